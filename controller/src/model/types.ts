@@ -1,0 +1,171 @@
+// The model: the contract between the steps of the flow.
+//
+// kube produces a Snapshot; model turns it into a Model (pure); diff compares two
+// Models; render turns a Model into nginx.conf; nginx applies it and pushes the
+// dynamic part (DynamicBackend) to Lua. Every step imports these types and
+// nothing of the other steps. Every string in a Model has passed a strict
+// validator: templates may trust it (they still quote it).
+//
+// Ordering is part of the contract: arrays are sorted so that the same cluster
+// state always gives a deep-equal Model and a byte-identical nginx.conf.
+
+import type {
+  V1ConfigMap,
+  V1EndpointSlice,
+  V1Ingress,
+  V1IngressClass,
+  V1Secret,
+  V1Service,
+} from '@kubernetes/client-node';
+
+/** A point-in-time, read-only view of the informer caches. Never mutated. */
+export interface Snapshot {
+  /** Every Ingress in the watched namespaces, ours or not (the builder filters by class). */
+  readonly ingresses: readonly V1Ingress[];
+  /** Every IngressClass (cluster-scoped). */
+  readonly ingressClasses: readonly V1IngressClass[];
+  /** Services in the watched namespaces. */
+  readonly services: readonly V1Service[];
+  /** discovery.k8s.io/v1 EndpointSlices in the watched namespaces. */
+  readonly endpointSlices: readonly V1EndpointSlice[];
+  /** Secrets in the watched namespaces (TLS comes later; kept so the shape is stable). */
+  readonly secrets: readonly V1Secret[];
+  /** ConfigMaps in the watched namespaces (the controller's own is found by --configmap). */
+  readonly configMaps: readonly V1ConfigMap[];
+}
+
+/** What the builder needs from the command line; no I/O, no clock. */
+export interface BuildOptions {
+  /** --ingress-class: value of the legacy `kubernetes.io/ingress.class` annotation we own. */
+  readonly ingressClass: string;
+  /** --controller-class: IngressClass `spec.controller` value we own. */
+  readonly controllerClass: string;
+  /** --watch-ingress-without-class: Ingresses with no class at all are ours. */
+  readonly watchIngressWithoutClass: boolean;
+  /** --annotations-prefix, without the trailing slash (default `nginx.ingress.kubernetes.io`). */
+  readonly annotationsPrefix: string;
+  /** --default-backend-service as `namespace/name`, or null for the built-in 404. */
+  readonly defaultBackendService: string | null;
+}
+
+/** The whole NGINX model. Built from scratch on every sync, never patched. */
+export interface Model {
+  /** Servers sorted by hostname; the catch-all server `_` is always present and first. */
+  readonly servers: readonly Server[];
+  /** Every backend some location routes to, sorted by name. */
+  readonly backends: readonly Backend[];
+}
+
+/** One NGINX `server {}`: one hostname. */
+export interface Server {
+  /** Lowercased host from the Ingress rule; `_` is the catch-all (rule host "" and unknown hosts). */
+  readonly hostname: string;
+  /** Locations in the order NGINX should see them (see LocationMatch), sorted deterministically. */
+  readonly locations: readonly Location[];
+}
+
+/**
+ * How a location matches, already translated from the Ingress pathType:
+ * - `exact`: `location = /path` (pathType Exact);
+ * - `prefix`: `/foo` matches `/foo` and `/foo/...` but not `/foobar` (pathType Prefix, and
+ *   ImplementationSpecific without use-regex). Rendered as `location = /foo` plus `location /foo/`.
+ * - `regex`: `location ~* ^/foo` (use-regex or rewrite-target, as ingress-nginx does).
+ */
+export type LocationMatch = 'exact' | 'prefix' | 'regex';
+
+/** Where a location sends its requests. */
+export type LocationTarget =
+  /** Proxy to a backend by name (Backend.name); 503 from Lua when it has no endpoints. */
+  | { readonly kind: 'backend'; readonly backend: string }
+  /** The built-in default backend: 404 answered by NGINX itself. */
+  | { readonly kind: 'not-found' };
+
+/** The Ingress an element came from: for Events, logs and per-request metrics. */
+export interface IngressRef {
+  readonly namespace: string;
+  readonly name: string;
+}
+
+/** One NGINX `location {}` inside a Server. */
+export interface Location {
+  /** The path as written in the Ingress (validated: starts with `/`, no whitespace, quotes, `;{}`, `$`). */
+  readonly path: string;
+  /** How `path` matches; see LocationMatch. */
+  readonly match: LocationMatch;
+  /** Where requests go. */
+  readonly target: LocationTarget;
+  /** The Ingress that owns this host+path (oldest wins), or null for generated locations. */
+  readonly ingress: IngressRef | null;
+  /** Per-location proxy settings from annotations (already validated and defaulted). */
+  readonly proxy: ProxySettings;
+  /** rewrite-target: the replacement for `rewrite "(?i)<path>" <target> break;`, or null. */
+  readonly rewriteTarget: string | null;
+}
+
+/** Per-location proxy settings. Every field is a validated NGINX token. */
+export interface ProxySettings {
+  /** proxy-body-size → `client_max_body_size` (e.g. `1m`, `0` = unlimited). */
+  readonly bodySize: string;
+  /** proxy-connect-timeout → `proxy_connect_timeout`, in seconds. */
+  readonly connectTimeout: number;
+  /** proxy-read-timeout → `proxy_read_timeout`, in seconds. */
+  readonly readTimeout: number;
+  /** proxy-send-timeout → `proxy_send_timeout`, in seconds. */
+  readonly sendTimeout: number;
+  /** backend-protocol → `proxy_pass http://` or `https://`. */
+  readonly protocol: 'HTTP' | 'HTTPS';
+}
+
+/** Load-balancing algorithms Lua implements (load-balance annotation). */
+export type LoadBalance = 'round_robin' | 'ewma';
+
+/** One upstream endpoint: an IP address (never a name) and a port. */
+export interface Endpoint {
+  readonly address: string;
+  readonly port: number;
+}
+
+/**
+ * One backend: a Service port. Static part: name/service/port (they shape
+ * nginx.conf only through the locations that name the backend). Dynamic part:
+ * endpoints and loadBalance, applied by Lua without a reload.
+ */
+export interface Backend {
+  /** `<namespace>-<service>-<port>` where port is the Service port number or name as referenced. */
+  readonly name: string;
+  /** Namespace of the Service. */
+  readonly namespace: string;
+  /** Service name. */
+  readonly service: string;
+  /** The Service port as the Ingress referenced it: number or name. */
+  readonly port: number | string;
+  /** Ready endpoints, sorted by address then port; empty = 503 (missing Service, none ready). DYNAMIC. */
+  readonly endpoints: readonly Endpoint[];
+  /** Balancing algorithm; when Ingresses disagree, the oldest Ingress's value wins. DYNAMIC. */
+  readonly loadBalance: LoadBalance;
+}
+
+/** The JSON Lua receives per backend on POST /configuration/backends (an array of these). */
+export interface DynamicBackend {
+  readonly name: string;
+  readonly endpoints: readonly Endpoint[];
+  readonly loadBalance: LoadBalance;
+}
+
+/** Something the builder refused; becomes a log line and a Warning Event on `ingress`. */
+export interface Failure {
+  /** The Ingress at fault, or null for cluster-wide problems (e.g. bad --default-backend-service). */
+  readonly ingress: IngressRef | null;
+  /** Stable machine-readable reason, e.g. `InvalidAnnotation`, `Conflict`, `InvalidPath`, `ServiceNotFound`. */
+  readonly reason: string;
+  /** The field at fault, e.g. `metadata.annotations[nginx.ingress.kubernetes.io/proxy-body-size]`. */
+  readonly field: string;
+  /** Human-readable message naming the value (sanitised: never more than 200 chars, no newlines). */
+  readonly message: string;
+}
+
+/** What buildModel returns: one bad Ingress is a failure, never a crash. */
+export interface BuildResult {
+  readonly model: Model;
+  readonly failures: readonly Failure[];
+}
