@@ -1,0 +1,74 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { decideApply, staticPart } from './decide.ts';
+import type { Backend, Location, Model } from '../model/types.ts';
+
+const proxy = { bodySize: '1m', connectTimeout: 5, readTimeout: 60, sendTimeout: 60, protocol: 'HTTP' } as const;
+
+function backend(name: string, addresses: string[], loadBalance: Backend['loadBalance'] = 'round_robin'): Backend {
+  return {
+    name, namespace: 'default', service: name, port: 80, loadBalance,
+    endpoints: addresses.map((address) => ({ address, port: 8080 })),
+  };
+}
+
+function location(path: string, target: string): Location {
+  return {
+    path, match: 'prefix', target: { kind: 'backend', backend: target },
+    ingress: { namespace: 'default', name: 'app' }, proxy, rewriteTarget: null,
+  };
+}
+
+function model(paths: Record<string, string>, backends: Backend[]): Model {
+  return {
+    servers: [
+      { hostname: '_', locations: [{ path: '/', match: 'prefix', target: { kind: 'not-found' }, ingress: null, proxy, rewriteTarget: null }] },
+      { hostname: 'app.example.com', locations: Object.entries(paths).map(([p, b]) => location(p, b)) },
+    ],
+    backends,
+  };
+}
+
+const base = model({ '/': 'default-app-80' }, [backend('default-app-80', ['127.0.1.1', '127.0.1.2'])]);
+
+const rows: { name: string; running: Model | null; empty?: boolean; next: Model; kind: string; changed?: string[] }[] = [
+  { name: 'first sync reloads', running: null, next: base, kind: 'reload', changed: ['default-app-80'] },
+  { name: 'identical state skips', running: base, next: structuredClone(base), kind: 'skip' },
+  {
+    name: 'scale up is dynamic', running: base, kind: 'dynamic', changed: ['default-app-80'],
+    next: model({ '/': 'default-app-80' }, [backend('default-app-80', ['127.0.1.1', '127.0.1.2', '127.0.1.3'])]),
+  },
+  {
+    name: 'scale to zero is dynamic', running: base, kind: 'dynamic', changed: ['default-app-80'],
+    next: model({ '/': 'default-app-80' }, [backend('default-app-80', [])]),
+  },
+  {
+    name: 'load-balance change is dynamic', running: base, kind: 'dynamic', changed: ['default-app-80'],
+    next: model({ '/': 'default-app-80' }, [backend('default-app-80', ['127.0.1.1', '127.0.1.2'], 'ewma')]),
+  },
+  {
+    name: 'new path reloads and names the new backend', running: base, kind: 'reload', changed: ['default-api-80'],
+    next: model({ '/': 'default-app-80', '/api': 'default-api-80' }, [
+      backend('default-api-80', ['127.0.2.1']), backend('default-app-80', ['127.0.1.1', '127.0.1.2']),
+    ]),
+  },
+  { name: 'empty data plane re-pushes everything', running: base, empty: true, next: base, kind: 'dynamic', changed: ['default-app-80'] },
+];
+
+for (const row of rows) {
+  test(`decideApply: ${row.name}`, () => {
+    const decision = decideApply({ model: row.running, dataplaneEmpty: row.empty ?? false }, row.next);
+    assert.equal(decision.kind, row.kind);
+    if (decision.kind !== 'skip') {
+      assert.deepEqual(decision.changed, row.changed);
+      assert.deepEqual(decision.backends.map((b) => b.name), row.next.backends.map((b) => b.name));
+      assert.deepEqual(decision.backends[0]?.endpoints, row.next.backends[0]?.endpoints);
+    }
+  });
+}
+
+test('staticPart blanks endpoints and balancing only', () => {
+  const next = model({ '/': 'default-app-80' }, [backend('default-app-80', ['127.0.9.9'], 'ewma')]);
+  assert.deepEqual(staticPart(next), staticPart(base));
+  assert.deepEqual(staticPart(next).servers, base.servers);
+});
