@@ -1,0 +1,84 @@
+// Where the data-plane runtime lives and how to run it: either an unpacked
+// Debian trixie tree (tests, the playground: `npm run setup` fills
+// <repo>/.cache/dataplane) run through its own dynamic loader, or the image's
+// system paths. Reads the environment only when called.
+import { existsSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export interface Dataplane {
+  /** argv prefix that runs nginx, e.g. [<root>/…/ld-linux-x86-64.so.2, '--library-path', <libdir>, <root>/usr/sbin/nginx] or ['/usr/sbin/nginx'] */
+  readonly command: readonly string[];
+  /** absolute paths for `load_module`, in load order (ndk before lua) */
+  readonly modules: readonly string[];
+  /** value for lua_package_path: our lua/ dir first, then lua-resty-core etc., ending in ';;' */
+  readonly luaPackagePath: string;
+  /** value for lua_package_cpath (cjson) */
+  readonly luaPackageCPath: string;
+}
+
+export interface FindDataplaneOptions {
+  /** The unpacked runtime; '/' (or none found) means the image's system paths. */
+  readonly root?: string;
+  /** The folder holding resty_ingress/*.lua. */
+  readonly luaDir?: string;
+}
+
+const LIB_DIR = 'usr/lib/x86_64-linux-gnu';
+// Debian's merged-/usr layout puts the loader in the multiarch dir; older trees only in lib64.
+const LOADER_CANDIDATES = [`${LIB_DIR}/ld-linux-x86-64.so.2`, 'usr/lib64/ld-linux-x86-64.so.2', 'lib64/ld-linux-x86-64.so.2'];
+const MODULE_FILES = ['ndk_http_module.so', 'ngx_http_lua_module.so'];
+const IMAGE_LUA_DIR = '/etc/nginx/lua';
+
+/** The repository root, found from this file's place (controller/src/nginx/). */
+export function repoRoot(): string {
+  return resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
+}
+
+function defaultRoot(): string | null {
+  const fromEnv = process.env.RESTY_DATAPLANE_ROOT;
+  if (fromEnv) return resolve(fromEnv);
+  const cache = join(repoRoot(), '.cache/dataplane');
+  return existsSync(cache) ? cache : null;
+}
+
+function packagePaths(root: string, luaDir: string): Pick<Dataplane, 'luaPackagePath' | 'luaPackageCPath'> {
+  const share = join(root, 'usr/share/lua/5.1');
+  return {
+    luaPackagePath: `${luaDir}/?.lua;${share}/?.lua;${share}/?/init.lua;;`,
+    luaPackageCPath: `${join(root, LIB_DIR, 'lua/5.1')}/?.so;;`,
+  };
+}
+
+/** The runtime unpacked under `root`, run through its own loader so its glibc and OpenSSL are used. */
+export function dataplaneAt(root: string, luaDir: string): Dataplane {
+  const loader = LOADER_CANDIDATES.map((rel) => join(root, rel)).find((path) => existsSync(path));
+  if (!loader) throw new Error(`dataplane: no ld-linux-x86-64.so.2 under ${root} (run npm run setup)`);
+  const nginx = join(root, 'usr/sbin/nginx');
+  if (!existsSync(nginx)) throw new Error(`dataplane: no nginx at ${nginx} (run npm run setup)`);
+  return {
+    command: [loader, '--library-path', join(root, LIB_DIR), nginx],
+    modules: MODULE_FILES.map((file) => join(root, 'usr/lib/nginx/modules', file)),
+    ...packagePaths(root, luaDir),
+  };
+}
+
+/** The image's own packages at their system paths. */
+export function systemDataplane(luaDir: string): Dataplane {
+  return {
+    command: ['/usr/sbin/nginx'],
+    modules: MODULE_FILES.map((file) => join('/usr/lib/nginx/modules', file)),
+    ...packagePaths('/', luaDir),
+  };
+}
+
+/**
+ * root: the unpacked runtime (default: env RESTY_DATAPLANE_ROOT, else
+ * <repo>/.cache/dataplane if present, else the system paths of the image).
+ * luaDir defaults to <repo>/lua for an unpacked runtime, /etc/nginx/lua in the image.
+ */
+export function findDataplane(opts: FindDataplaneOptions = {}): Dataplane {
+  const root = opts.root !== undefined ? resolve(opts.root) : defaultRoot();
+  if (root === null || root === '/') return systemDataplane(opts.luaDir ?? IMAGE_LUA_DIR);
+  return dataplaneAt(root, opts.luaDir ?? join(repoRoot(), 'lua'));
+}
