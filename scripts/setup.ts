@@ -5,6 +5,7 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { ensureDataplane } from './setup-dataplane.ts';
+import { ensureHelm } from './setup-helm.ts';
 
 const run = promisify(execFile);
 
@@ -45,6 +46,7 @@ async function main(): Promise<void> {
   const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
   const steps: ReadonlyArray<[string, () => Promise<string>]> = [
     ['dataplane', async () => (await ensureDataplane(root)).version],
+    ['helm', async () => await ensureHelm(resolve(root, '.cache'))],
     ['apt tools', async () => `installed: ${(await ensureAptTools(APT_TOOLS)).join(' ') || 'nothing new'}`],
   ];
   for (const [name, step] of steps) {
