@@ -1,0 +1,124 @@
+// Collects which Service ports the placed locations route to, then resolves
+// each into a Backend with its endpoints. Only backends some location uses
+// appear in the model. The claim with the lowest rank (the oldest Ingress;
+// generated locations rank last) decides the balancing algorithm.
+
+import type { V1Service } from '@kubernetes/client-node';
+import { backendName, type ServiceRef } from './backend-ref.ts';
+import type { ClusterIndex } from './cluster-index.ts';
+import { collectEndpoints, findServicePort } from './endpoints.ts';
+import { describeRef, makeFailure, quoteValue } from './failure.ts';
+import { compareText } from './order.ts';
+import type { Backend, Endpoint, Failure, IngressRef, LoadBalance } from './types.ts';
+
+/** One location's use of a backend. */
+export interface BackendClaim {
+  readonly ref: ServiceRef;
+  readonly loadBalance: LoadBalance;
+  /** Position of the claiming Ingress, oldest first; generated locations use +Infinity. */
+  readonly rank: number;
+  /** The claiming Ingress, or null for the global default backend. */
+  readonly ingress: IngressRef | null;
+  /** The field that named the Service, for failures. */
+  readonly field: string;
+}
+
+interface BackendEntry {
+  readonly ref: ServiceRef;
+  readonly claims: BackendClaim[];
+}
+
+/** Backends claimed by placed locations, keyed by Backend name. */
+export class BackendRegistry {
+  readonly #entries = new Map<string, BackendEntry>();
+
+  /** Why `ref` cannot use its name (another Service port already has it), or null. */
+  collision(ref: ServiceRef): string | null {
+    const existing = this.#entries.get(backendName(ref))?.ref;
+    if (!existing || (existing.namespace === ref.namespace && existing.service === ref.service && existing.port === ref.port)) {
+      return null;
+    }
+    return `backend name ${quoteValue(backendName(ref))} is already used by Service ${existing.namespace}/${existing.service} port ${existing.port}`;
+  }
+
+  /** Records a claim; call only after collision() returned null and the location was placed. */
+  add(claim: BackendClaim): void {
+    const name = backendName(claim.ref);
+    const entry = this.#entries.get(name) ?? { ref: claim.ref, claims: [] };
+    entry.claims.push(claim);
+    this.#entries.set(name, entry);
+  }
+
+  /** Resolves every claimed backend against the cluster; sorted by name. */
+  resolve(cluster: ClusterIndex): { backends: Backend[]; failures: Failure[] } {
+    const backends: Backend[] = [];
+    const failures: Failure[] = [];
+    const names = [...this.#entries.keys()].sort(compareText);
+    for (const name of names) {
+      const entry = this.#entries.get(name);
+      if (!entry) continue;
+      const winner = [...entry.claims].sort(byRank)[0];
+      const lookup = lookupEndpoints(entry.ref, cluster.service(entry.ref.namespace, entry.ref.service), cluster);
+      if (lookup.problem) failures.push(...claimFailures(entry, lookup.problem));
+      backends.push({
+        name,
+        namespace: entry.ref.namespace,
+        service: entry.ref.service,
+        port: entry.ref.port,
+        endpoints: lookup.endpoints,
+        loadBalance: winner?.loadBalance ?? 'round_robin',
+      });
+    }
+    return { backends, failures };
+  }
+}
+
+/** Oldest claim first; +Infinity (generated) last. Stable for equal ranks. */
+function byRank(a: BackendClaim, b: BackendClaim): number {
+  if (a.rank === b.rank) return 0;
+  return a.rank < b.rank ? -1 : 1;
+}
+
+interface Problem {
+  readonly reason: string;
+  readonly message: string;
+}
+
+function lookupEndpoints(
+  ref: ServiceRef,
+  service: V1Service | undefined,
+  cluster: ClusterIndex,
+): { endpoints: Endpoint[]; problem: Problem | null } {
+  const serviceKey = `${ref.namespace}/${ref.service}`;
+  if (!service) {
+    return { endpoints: [], problem: { reason: 'ServiceNotFound', message: `Service ${serviceKey} not found; requests get 503` } };
+  }
+  if (service.spec?.type === 'ExternalName') {
+    return {
+      endpoints: [],
+      problem: { reason: 'UnsupportedServiceType', message: `Service ${serviceKey} is of type ExternalName, which is not supported yet; requests get 503` },
+    };
+  }
+  const servicePort = findServicePort(service, ref.port);
+  if (!servicePort) {
+    return {
+      endpoints: [],
+      problem: { reason: 'ServicePortNotFound', message: `Service ${serviceKey} has no port ${quoteValue(ref.port)}; requests get 503` },
+    };
+  }
+  // Zero ready endpoints is normal (scale to 0, rollout): no failure.
+  return { endpoints: collectEndpoints(servicePort, cluster.slicesFor(ref.namespace, ref.service)), problem: null };
+}
+
+/** One failure per claiming Ingress (not per path), each naming the first field that referenced it. */
+function claimFailures(entry: BackendEntry, problem: Problem): Failure[] {
+  const seen = new Set<string>();
+  const failures: Failure[] = [];
+  for (const claim of [...entry.claims].sort(byRank)) {
+    const who = claim.ingress ? describeRef(claim.ingress) : '';
+    if (seen.has(who)) continue;
+    seen.add(who);
+    failures.push(makeFailure(claim.ingress, problem.reason, claim.field, problem.message));
+  }
+  return failures;
+}

@@ -1,0 +1,103 @@
+// buildModel: the whole cluster state → the NGINX model, as a pure function.
+// Phases, each deterministic:
+// 1. pick our Ingresses (ingress-class.ts), sort them oldest first (order.ts);
+//    per Ingress: names, annotations (a bad one skips the Ingress), rules →
+//    locations placed oldest-wins. Each Ingress is wrapped so that one that
+//    breaks the builder becomes a failure, not a crash;
+// 2. spec.defaultBackend locations; 3. the global default on every server
+//    still without `/`; 4. resolve the claimed backends to endpoints.
+
+import type { V1Ingress } from '@kubernetes/client-node';
+import { parseIngressAnnotations } from './annotations/index.ts';
+import { checkIngressBackend, type ServiceRef } from './backend-ref.ts';
+import { BackendRegistry } from './backends.ts';
+import { indexCluster } from './cluster-index.ts';
+import {
+  placeGlobalDefaults,
+  placeIngressDefaultBackends,
+  resolveGlobalDefault,
+  type AcceptedIngress,
+} from './default-backends.ts';
+import { ingressRefOf, makeFailure, quoteValue } from './failure.ts';
+import { indexIngressClasses, isOurIngress } from './ingress-class.ts';
+import { translateRules } from './ingress-rules.ts';
+import { checkNamespace, checkObjectName } from './names.ts';
+import { sortIngressesOldestFirst } from './order.ts';
+import { placeBackendLocation } from './placement.ts';
+import { ServerTable } from './server-table.ts';
+import type { BuildOptions, BuildResult, Failure, IngressRef, Snapshot } from './types.ts';
+
+interface BuildState {
+  readonly table: ServerTable;
+  readonly registry: BackendRegistry;
+  readonly failures: Failure[];
+  readonly accepted: AcceptedIngress[];
+}
+
+/** Validates one Ingress, places its rule locations, and records it for the default-backend phase. */
+function addIngress(ingress: V1Ingress, rank: number, options: BuildOptions, state: BuildState): void {
+  const ref = ingressRefOf(ingress);
+  const namespace = checkNamespace(ref.namespace);
+  const name = checkObjectName(ref.name);
+  if (!namespace.ok || !name.ok) {
+    state.failures.push(makeFailure(ref, 'InvalidName', 'metadata',
+      `Ingress ${quoteValue(`${ref.namespace}/${ref.name}`)} has an invalid namespace or name; skipped`));
+    return;
+  }
+  const annotations = parseIngressAnnotations(ingress.metadata?.annotations, options.annotationsPrefix, ref);
+  if (!annotations.ok) {
+    state.failures.push(...annotations.failures);
+    return;
+  }
+  const values = annotations.values;
+  const rules = translateRules(ingress, ref, values);
+  state.failures.push(...rules.failures);
+  for (const host of rules.hosts) state.table.ensure(host);
+  for (const candidate of rules.candidates) {
+    const failure = placeBackendLocation(state.table, state.registry, {
+      ...candidate, loadBalance: values.loadBalance, rank, serviceField: '.backend.service.name',
+    });
+    if (failure) state.failures.push(failure);
+  }
+  state.accepted.push({ ref, rank, values, hosts: rules.hosts, defaultBackend: defaultBackendOf(ingress, ref, state) });
+}
+
+function defaultBackendOf(ingress: V1Ingress, ref: IngressRef, state: BuildState): ServiceRef | null {
+  const spec = ingress.spec?.defaultBackend;
+  if (spec === undefined || spec === null) return null;
+  const checked = checkIngressBackend(spec, ref.namespace);
+  if (checked.ok) return checked.value;
+  state.failures.push(makeFailure(ref, 'InvalidBackend', 'spec.defaultBackend', `default backend refused: ${checked.reason}`));
+  return null;
+}
+
+function describeError(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** Builds the NGINX model from a snapshot. Pure: no I/O, no clock; never mutates the snapshot. */
+export function buildModel(snapshot: Snapshot, options: BuildOptions): BuildResult {
+  const cluster = indexCluster(snapshot);
+  const classes = indexIngressClasses(snapshot?.ingressClasses ?? [], options);
+  const ours = sortIngressesOldestFirst((snapshot?.ingresses ?? []).filter((ingress) => isOurIngress(ingress, classes, options)));
+  const state: BuildState = { table: new ServerTable(), registry: new BackendRegistry(), failures: [], accepted: [] };
+
+  ours.forEach((ingress, rank) => {
+    try {
+      addIngress(ingress, rank, options, state);
+    } catch (error) {
+      // A builder bug on strange data must cost one Ingress, not every route in the cluster.
+      state.failures.push(makeFailure(ingressRefOf(ingress), 'InternalError', 'metadata',
+        `the builder could not process this Ingress: ${quoteValue(describeError(error))}`));
+    }
+  });
+
+  state.failures.push(...placeIngressDefaultBackends(state.accepted, state.table, state.registry));
+  const global = resolveGlobalDefault(options, cluster);
+  state.failures.push(...global.failures);
+  state.failures.push(...placeGlobalDefaults(state.table, state.registry, global));
+
+  const resolved = state.registry.resolve(cluster);
+  state.failures.push(...resolved.failures);
+  return { model: { servers: state.table.toServers(), backends: resolved.backends }, failures: state.failures };
+}

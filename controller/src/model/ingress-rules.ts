@@ -1,0 +1,87 @@
+// One Ingress's rules → candidate locations. Each rule and each path is
+// checked on its own: a bad host drops that rule, a bad path or backend drops
+// that path, and the rest of the Ingress still serves (smaller blast radius).
+// Placement (conflicts, oldest wins) happens later, in placement.ts.
+
+import type { V1HTTPIngressPath, V1Ingress, V1IngressRule } from '@kubernetes/client-node';
+import { proxySettingsFrom, type AnnotationValues } from './annotations/index.ts';
+import { checkIngressBackend, backendName, type ServiceRef } from './backend-ref.ts';
+import { makeFailure, quoteValue } from './failure.ts';
+import { checkRuleHost } from './hosts.ts';
+import { resolvePath } from './paths.ts';
+import type { Failure, IngressRef, Location } from './types.ts';
+
+/** A location one Ingress asks for, not yet placed. */
+export interface LocationCandidate {
+  readonly host: string;
+  readonly location: Location;
+  readonly backend: ServiceRef;
+  /** `spec.rules[i].http.paths[j]`, the prefix of every field this path's failures name. */
+  readonly field: string;
+}
+
+/** What one Ingress's rules translate to. */
+export interface RuleTranslation {
+  /** Every valid rule host (lowercased; `_` for rule host ""), in rule order, without duplicates. */
+  readonly hosts: readonly string[];
+  readonly candidates: readonly LocationCandidate[];
+  readonly failures: readonly Failure[];
+}
+
+function arrayOf<T>(value: readonly T[] | undefined): readonly T[] {
+  return Array.isArray(value) ? value : [];
+}
+
+function translatePath(
+  item: V1HTTPIngressPath,
+  field: string,
+  host: string,
+  ingress: IngressRef,
+  values: AnnotationValues,
+): LocationCandidate | Failure {
+  const regexEnabled = values.useRegex || values.rewriteTarget !== null;
+  const resolved = resolvePath(item?.path, item?.pathType, regexEnabled);
+  if (!resolved.ok) {
+    return makeFailure(ingress, 'InvalidPath', `${field}.path`, `path ${quoteValue(item?.path)} refused: ${resolved.reason}`);
+  }
+  const backend = checkIngressBackend(item?.backend, ingress.namespace);
+  if (!backend.ok) {
+    return makeFailure(ingress, 'InvalidBackend', `${field}.backend`, `backend of path ${quoteValue(item?.path)} refused: ${backend.reason}`);
+  }
+  const location: Location = {
+    path: resolved.value.path,
+    match: resolved.value.match,
+    target: { kind: 'backend', backend: backendName(backend.value) },
+    ingress,
+    proxy: proxySettingsFrom(values),
+    rewriteTarget: values.rewriteTarget,
+  };
+  return { host, location, backend: backend.value, field };
+}
+
+function isFailure(value: LocationCandidate | Failure): value is Failure {
+  return 'reason' in value;
+}
+
+/** Translates the rules of a validated Ingress with its parsed annotations. */
+export function translateRules(ingress: V1Ingress, ref: IngressRef, values: AnnotationValues): RuleTranslation {
+  const hosts: string[] = [];
+  const candidates: LocationCandidate[] = [];
+  const failures: Failure[] = [];
+  arrayOf<V1IngressRule>(ingress.spec?.rules).forEach((rule, ruleIndex) => {
+    const host = checkRuleHost(rule?.host);
+    if (!host.ok) {
+      failures.push(makeFailure(ref, 'InvalidHost', `spec.rules[${ruleIndex}].host`,
+        `host ${quoteValue(rule?.host)} refused: ${host.reason}`));
+      return;
+    }
+    if (!hosts.includes(host.value)) hosts.push(host.value);
+    arrayOf(rule?.http?.paths).forEach((item, pathIndex) => {
+      const field = `spec.rules[${ruleIndex}].http.paths[${pathIndex}]`;
+      const outcome = translatePath(item, field, host.value, ref, values);
+      if (isFailure(outcome)) failures.push(outcome);
+      else candidates.push(outcome);
+    });
+  });
+  return { hosts, candidates, failures };
+}
