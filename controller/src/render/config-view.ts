@@ -1,0 +1,131 @@
+// Model + options → the plain object the templates print (the "view").
+// It holds exactly what nginx.conf depends on and nothing dynamic: backend
+// endpoints and load-balance algorithms never enter it, so an endpoint
+// change cannot change nginx.conf or its version.
+
+import type { Model, Server } from '../model/types.ts';
+import type { ResolvedRenderOptions } from './render-options.ts';
+import { buildLocationBlocks, type LocationBlock } from './location-blocks.ts';
+import { RenderError } from './nginx-values.ts';
+
+/** The catch-all server name: gets `default_server`, answers unknown hosts. */
+export const CATCH_ALL_HOSTNAME = '_';
+
+/** One `server {}` as the template prints it. */
+export interface ServerView {
+  readonly hostname: string;
+  /** Only the catch-all listens with `default_server`. */
+  readonly isDefault: boolean;
+  readonly locations: readonly LocationBlock[];
+}
+
+/** Files NGINX writes, all inside the prefix (NGINX runs unprivileged). */
+export interface PrefixPaths {
+  readonly pid: string;
+  readonly errorLog: string;
+  /** null = `access_log off`. */
+  readonly accessLog: string | null;
+  readonly clientBodyTemp: string;
+  readonly proxyTemp: string;
+  readonly fastcgiTemp: string;
+  readonly uwsgiTemp: string;
+  readonly scgiTemp: string;
+}
+
+/** NGINX server-name hash sizing; defaults are too small for thousands of hosts or long names. */
+export interface ServerNamesHash {
+  readonly maxSize: number;
+  readonly bucketSize: number;
+}
+
+/** Everything the templates read except the version. */
+export interface ConfigView {
+  /** The options minus templateDir: where the templates sit must not change the version. */
+  readonly options: Omit<ResolvedRenderOptions, 'templateDir'>;
+  readonly paths: PrefixPaths;
+  /** `listen` addresses: the public one, and the status server's (always loopback). */
+  readonly listen: { readonly public: string; readonly status: string };
+  readonly serverNamesHash: ServerNamesHash;
+  readonly servers: readonly ServerView[];
+}
+
+function nextPowerOfTwo(n: number): number {
+  let power = 1;
+  while (power < n) power *= 2;
+  return power;
+}
+
+/**
+ * NGINX needs a bucket to hold the longest name: two pointers plus the
+ * name and 2 bytes, aligned to 8 (ngx_hash_init). max_size bounds the
+ * number of buckets NGINX will try; keep it well above the name count so
+ * the search always succeeds.
+ */
+export function sizeServerNamesHash(hostnames: readonly string[]): ServerNamesHash {
+  const longest = hostnames.reduce((max, name) => Math.max(max, name.length), 0);
+  const pointer = 8;
+  const aligned = Math.ceil((longest + 2) / pointer) * pointer;
+  return {
+    maxSize: Math.max(1024, nextPowerOfTwo(hostnames.length) * 4),
+    bucketSize: Math.max(64, nextPowerOfTwo(pointer + aligned + pointer)),
+  };
+}
+
+function prefixPaths(options: ResolvedRenderOptions): PrefixPaths {
+  const inPrefix = (name: string): string => `${options.prefix}/${name}`;
+  return {
+    pid: inPrefix('nginx.pid'),
+    errorLog: inPrefix('error.log'),
+    accessLog: options.accessLog ? inPrefix('access.log') : null,
+    clientBodyTemp: inPrefix('client_body_temp'),
+    proxyTemp: inPrefix('proxy_temp'),
+    fastcgiTemp: inPrefix('fastcgi_temp'),
+    uwsgiTemp: inPrefix('uwsgi_temp'),
+    scgiTemp: inPrefix('scgi_temp'),
+  };
+}
+
+/**
+ * Servers in render order: the catch-all first (taken from the model, or an
+ * empty one that answers 404 when the model has none), then the others in
+ * model order. A hostname seen twice is a model bug and throws.
+ */
+function buildServerViews(model: Model): ServerView[] {
+  if (!Array.isArray(model.servers) || !Array.isArray(model.backends)) {
+    throw new RenderError('UnsafeValue', 'model: servers and backends must be arrays');
+  }
+  const knownBackends = new Set(model.backends.map((backend) => backend.name));
+  const seen = new Set<string>();
+  const catchAll: Server = model.servers.find((s) => s.hostname === CATCH_ALL_HOSTNAME) ?? {
+    hostname: CATCH_ALL_HOSTNAME,
+    locations: [],
+  };
+  const ordered = [catchAll, ...model.servers.filter((s) => s.hostname !== CATCH_ALL_HOSTNAME)];
+  return ordered.map((server) => {
+    if (seen.has(server.hostname)) {
+      throw new RenderError('DuplicateServer', `server ${JSON.stringify(server.hostname)} appears twice in the model`);
+    }
+    seen.add(server.hostname);
+    return {
+      hostname: server.hostname,
+      isDefault: server.hostname === CATCH_ALL_HOSTNAME,
+      locations: buildLocationBlocks(server.hostname, server.locations, knownBackends),
+    };
+  });
+}
+
+/** Builds the view of `model` under `options`; throws RenderError on a model that breaks the contract. */
+export function buildConfigView(model: Model, options: ResolvedRenderOptions): ConfigView {
+  const servers = buildServerViews(model);
+  const { templateDir: _templateDir, ...rendered } = options;
+  return {
+    options: rendered,
+    paths: prefixPaths(options),
+    listen: {
+      public: `${options.listenAddress}:${options.httpPort}`,
+      status: `127.0.0.1:${options.statusPort}`,
+    },
+    serverNamesHash: sizeServerNamesHash(servers.map((server) => server.hostname)),
+    servers,
+  };
+}

@@ -1,0 +1,70 @@
+// Model → nginx.conf text and its version. The version is what the status
+// server answers on GET /config-version; after a reload the controller polls
+// it to know the new workers run the new configuration.
+
+import { createHash } from 'node:crypto';
+import type { Model } from '../model/types.ts';
+import { buildConfigView, type ConfigView } from './config-view.ts';
+import { RenderError } from './nginx-values.ts';
+import { resolveRenderOptions, type RenderOptions } from './render-options.ts';
+import { createTemplateEnvironment, hashTemplates } from './template-environment.ts';
+
+/** The entry template; it includes the per-context templates. */
+export const MAIN_TEMPLATE = 'nginx.conf.njk';
+
+/** A rendered configuration. */
+export interface RenderedConfig {
+  /** The whole nginx.conf. */
+  readonly conf: string;
+  /** 16 hex chars of sha256 over the templates and everything rendered; served at /config-version. */
+  readonly version: string;
+}
+
+/** Renders models with one set of options; owns the template cache. */
+export interface ConfigRenderer {
+  render(model: Model): RenderedConfig;
+}
+
+/**
+ * The version hashes the view (the static part of the model, already
+ * stripped of endpoints, plus the options) and the template sources.
+ * JSON.stringify is deterministic here because the view is built by our
+ * own code with a fixed key order from arrays the model keeps sorted.
+ */
+function versionOf(templatesHash: string, view: ConfigView): string {
+  return createHash('sha256').update(templatesHash).update('\0').update(JSON.stringify(view)).digest('hex').slice(0, 16);
+}
+
+/**
+ * Checks the options, loads the templates once, and returns a renderer.
+ * Throws RenderError('InvalidOptions') on bad options or a missing template folder.
+ */
+export function createConfigRenderer(options: RenderOptions): ConfigRenderer {
+  const resolved = resolveRenderOptions(options);
+  const templatesHash = hashTemplates(resolved.templateDir);
+  const templates = createTemplateEnvironment(resolved.templateDir);
+  return {
+    render(model: Model): RenderedConfig {
+      const view = buildConfigView(model, resolved);
+      const version = versionOf(templatesHash, view);
+      let conf: string;
+      try {
+        conf = templates.env.render(MAIN_TEMPLATE, { ...view, version });
+      } catch (error) {
+        const fromFilter = templates.takeFilterError();
+        if (fromFilter !== null) throw fromFilter;
+        throw new RenderError('TemplateFailed', `rendering ${MAIN_TEMPLATE} failed: ${String(error)}`, { cause: error });
+      }
+      return { conf, version };
+    },
+  };
+}
+
+/**
+ * One-shot render: same model + options → byte-identical conf and version.
+ * Long-lived callers should keep a createConfigRenderer() instead, which
+ * reads the templates once.
+ */
+export function renderConfig(model: Model, options: RenderOptions): RenderedConfig {
+  return createConfigRenderer(options).render(model);
+}

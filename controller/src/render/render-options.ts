@@ -1,0 +1,115 @@
+// What render needs besides the Model: where NGINX lives and how it runs.
+// Everything here comes from the command line or the data-plane runtime
+// (controller/src/nginx/dataplane.ts); render receives plain values and
+// imports nothing of nginx/.
+
+import { isAbsolute, resolve } from 'node:path';
+import { RenderError } from './nginx-values.ts';
+
+/** The parts of the data-plane runtime that appear in nginx.conf (see Dataplane in CONTRACTS.md). */
+export interface DataplaneValues {
+  /** Absolute paths for `load_module`, in load order (ndk before lua). */
+  readonly modules: readonly string[];
+  /** Value for `lua_package_path` (our lua/ dir first, ending in `;;`). */
+  readonly luaPackagePath: string;
+  /** Value for `lua_package_cpath` (cjson). */
+  readonly luaPackageCPath: string;
+}
+
+/** NGINX error_log levels, least to most severe. */
+export const ERROR_LOG_LEVELS = ['debug', 'info', 'notice', 'warn', 'error', 'crit', 'alert', 'emerg'] as const;
+export type ErrorLogLevel = (typeof ERROR_LOG_LEVELS)[number];
+
+/** Everything about the NGINX instance that shapes nginx.conf, apart from the Model. */
+export interface RenderOptions {
+  /** Folder holding the `*.njk` templates (rootfs/etc/nginx/template in the repo and the image). */
+  readonly templateDir: string;
+  /** Absolute NGINX prefix folder (`nginx -p`): pid, logs and every temp path are put inside it. */
+  readonly prefix: string;
+  /** Address the public server(s) listen on: `0.0.0.0` in a pod, `127.0.0.1` in tests. */
+  readonly listenAddress: string;
+  /** Port of the public HTTP listener (ingress-nginx: --http-port, 80). */
+  readonly httpPort: number;
+  /** Port of the Lua configuration/status server; it always listens on 127.0.0.1 (ingress-nginx: 10246). */
+  readonly statusPort: number;
+  /** `worker_processes`: a count or `auto` (one per CPU). */
+  readonly workerProcesses: number | 'auto';
+  /** `worker_shutdown_timeout` in seconds: how long old workers may finish requests after a reload (default 240). */
+  readonly workerShutdownTimeout?: number;
+  /** Module and Lua paths of the data-plane runtime. */
+  readonly dataplane: DataplaneValues;
+  /** `error_log` level (default `notice`). */
+  readonly errorLogLevel?: ErrorLogLevel;
+  /** Write `<prefix>/access.log` (true) or `access_log off` (false; default true). */
+  readonly accessLog?: boolean;
+}
+
+/** RenderOptions with every default filled in; what the templates and the version hash see. */
+export interface ResolvedRenderOptions extends Required<Omit<RenderOptions, 'templateDir'>> {
+  readonly templateDir: string;
+}
+
+/** ingress-nginx's `worker-shutdown-timeout` default. */
+export const DEFAULT_WORKER_SHUTDOWN_TIMEOUT_SECONDS = 240;
+
+const IPV4_ADDRESS = /^(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)$/u;
+
+function invalid(field: string, value: unknown, expected: string): never {
+  throw new RenderError('InvalidOptions', `render options: ${field} must be ${expected}, got ${JSON.stringify(value)}`);
+}
+
+function checkPort(field: string, value: unknown): void {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > 65535) {
+    invalid(field, value, 'an integer port 1..65535');
+  }
+}
+
+function checkAbsolutePath(field: string, value: unknown): void {
+  if (typeof value !== 'string' || !isAbsolute(value)) invalid(field, value, 'an absolute path');
+}
+
+/** Checks options and fills defaults; throws RenderError('InvalidOptions') naming the bad field. */
+export function resolveRenderOptions(options: RenderOptions): ResolvedRenderOptions {
+  checkAbsolutePath('templateDir', options.templateDir);
+  checkAbsolutePath('prefix', options.prefix);
+  if (typeof options.listenAddress !== 'string' || !IPV4_ADDRESS.test(options.listenAddress)) {
+    invalid('listenAddress', options.listenAddress, 'an IPv4 address');
+  }
+  checkPort('httpPort', options.httpPort);
+  checkPort('statusPort', options.statusPort);
+  if (options.httpPort === options.statusPort) invalid('statusPort', options.statusPort, 'different from httpPort');
+  const workers = options.workerProcesses;
+  if (workers !== 'auto' && (typeof workers !== 'number' || !Number.isInteger(workers) || workers < 1)) {
+    invalid('workerProcesses', workers, "a positive integer or 'auto'");
+  }
+  const shutdown = options.workerShutdownTimeout ?? DEFAULT_WORKER_SHUTDOWN_TIMEOUT_SECONDS;
+  if (!Number.isInteger(shutdown) || shutdown < 0) {
+    invalid('workerShutdownTimeout', shutdown, 'a non-negative integer (seconds)');
+  }
+  const level = options.errorLogLevel ?? 'notice';
+  if (!(ERROR_LOG_LEVELS as readonly string[]).includes(level)) {
+    invalid('errorLogLevel', level, `one of ${ERROR_LOG_LEVELS.join(', ')}`);
+  }
+  const dataplane = options.dataplane;
+  if (dataplane === undefined || !Array.isArray(dataplane.modules)) {
+    invalid('dataplane.modules', dataplane?.modules, 'an array of absolute paths');
+  }
+  dataplane.modules.forEach((module, i) => checkAbsolutePath(`dataplane.modules[${i}]`, module));
+  return {
+    templateDir: options.templateDir,
+    // resolve() drops a trailing slash so `${prefix}/nginx.pid` stays clean
+    prefix: resolve(options.prefix),
+    listenAddress: options.listenAddress,
+    httpPort: options.httpPort,
+    statusPort: options.statusPort,
+    workerProcesses: workers,
+    workerShutdownTimeout: shutdown,
+    dataplane: {
+      modules: [...dataplane.modules],
+      luaPackagePath: dataplane.luaPackagePath,
+      luaPackageCPath: dataplane.luaPackageCPath,
+    },
+    errorLogLevel: level,
+    accessLog: options.accessLog ?? true,
+  };
+}

@@ -1,0 +1,91 @@
+// The nunjucks environment the templates run in. Built by a factory (never
+// at import time) so each renderer owns its loader cache and filters.
+
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createHash } from 'node:crypto';
+import nunjucks from 'nunjucks';
+import {
+  RenderError,
+  formatNginxInteger,
+  quoteLuaSearchPath,
+  quoteNginxLiteral,
+  quoteNginxString,
+} from './nginx-values.ts';
+
+/** A nunjucks environment plus the error its filters last raised. */
+export interface TemplateEnvironment {
+  readonly env: nunjucks.Environment;
+  /**
+   * Returns and forgets the RenderError a filter threw during the last
+   * render. Needed because nunjucks rewraps errors thrown in filters as a
+   * plain Error and drops the original (and with it the stable code).
+   */
+  takeFilterError(): RenderError | null;
+}
+
+/**
+ * Creates the environment: autoescape off (the output is nginx.conf, not
+ * HTML; the filters below do the escaping that matters), undefined values
+ * throw, block tags leave no blank lines. Filters:
+ * - `q`: NGINX double-quoted string; throws on characters that could break out;
+ * - `qlit`: as `q`, and also refuses `$` (names NGINX would interpolate);
+ * - `num`: non-negative integer; throws on anything else;
+ * - `qluapath`: a `;`-separated Lua search path, each entry checked as by `q`.
+ */
+export function createTemplateEnvironment(templateDir: string): TemplateEnvironment {
+  const env = new nunjucks.Environment(new nunjucks.FileSystemLoader(templateDir), {
+    autoescape: false,
+    throwOnUndefined: true,
+    trimBlocks: true,
+    lstripBlocks: true,
+  });
+  let filterError: RenderError | null = null;
+  const guarded =
+    (format: (value: unknown) => string) =>
+    (value: unknown): string => {
+      try {
+        return format(value);
+      } catch (error) {
+        if (error instanceof RenderError && filterError === null) filterError = error;
+        throw error;
+      }
+    };
+  env.addFilter('q', guarded(quoteNginxString));
+  env.addFilter('qlit', guarded(quoteNginxLiteral));
+  env.addFilter('num', guarded(formatNginxInteger));
+  env.addFilter('qluapath', guarded(quoteLuaSearchPath));
+  return {
+    env,
+    takeFilterError(): RenderError | null {
+      const error = filterError;
+      filterError = null;
+      return error;
+    },
+  };
+}
+
+/**
+ * sha256 of every `*.njk` in templateDir (names and contents, sorted), so a
+ * changed template changes the config version even for the same model.
+ */
+export function hashTemplates(templateDir: string): string {
+  const hash = createHash('sha256');
+  let names: string[];
+  try {
+    names = readdirSync(templateDir).filter((name) => name.endsWith('.njk')).sort();
+  } catch (error) {
+    throw new RenderError('InvalidOptions', `cannot read templateDir ${JSON.stringify(templateDir)}`, {
+      cause: error,
+    });
+  }
+  if (names.length === 0) {
+    throw new RenderError('InvalidOptions', `no *.njk templates in ${JSON.stringify(templateDir)}`);
+  }
+  for (const name of names) {
+    hash.update(`${name}\0`);
+    hash.update(readFileSync(join(templateDir, name)));
+    hash.update('\0');
+  }
+  return hash.digest('hex');
+}
