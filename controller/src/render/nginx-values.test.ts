@@ -14,7 +14,7 @@ function assertUnsafe(run: () => unknown): void {
   assert.throws(run, (error: unknown) => error instanceof RenderError && error.code === 'UnsafeValue');
 }
 
-describe('quoteNginxString', () => {
+void describe('quoteNginxString', () => {
   const accepted: [name: string, value: string, quoted: string][] = [
     ['path', '/app/v1', '"/app/v1"'],
     ['wildcard host', '*.example.com', '"*.example.com"'],
@@ -23,7 +23,7 @@ describe('quoteNginxString', () => {
     ['single quote', "it's", `"it's"`],
   ];
   for (const [name, value, quoted] of accepted) {
-    it(`accepts ${name}`, () => assert.equal(quoteNginxString(value), quoted));
+    void it(`accepts ${name}`, () => assert.equal(quoteNginxString(value), quoted));
   }
 
   const rejected: [name: string, value: unknown][] = [
@@ -43,10 +43,10 @@ describe('quoteNginxString', () => {
     ['null', null],
   ];
   for (const [name, value] of rejected) {
-    it(`rejects ${name}`, () => assertUnsafe(() => quoteNginxString(value)));
+    void it(`rejects ${name}`, () => assertUnsafe(() => quoteNginxString(value)));
   }
 
-  it('names the rejected character without echoing control characters raw', () => {
+  void it('names the rejected character without echoing control characters raw', () => {
     assert.throws(
       () => quoteNginxString('/a\nb'),
       (error: unknown) => error instanceof Error && error.message.includes('"\\n"') && !error.message.includes('\n'),
@@ -54,20 +54,20 @@ describe('quoteNginxString', () => {
   });
 });
 
-describe('quoteNginxLiteral', () => {
-  it('accepts a backend name', () => assert.equal(quoteNginxLiteral('default-web-80'), '"default-web-80"'));
-  it('rejects $ (NGINX would interpolate it)', () => assertUnsafe(() => quoteNginxLiteral('web-$host')));
-  it('rejects what quoteNginxString rejects', () => assertUnsafe(() => quoteNginxLiteral('a;b')));
+void describe('quoteNginxLiteral', () => {
+  void it('accepts a backend name', () => assert.equal(quoteNginxLiteral('default-web-80'), '"default-web-80"'));
+  void it('rejects $ (NGINX would interpolate it)', () => assertUnsafe(() => quoteNginxLiteral('web-$host')));
+  void it('rejects what quoteNginxString rejects', () => assertUnsafe(() => quoteNginxLiteral('a;b')));
 });
 
-describe('formatNginxInteger', () => {
+void describe('formatNginxInteger', () => {
   const accepted: [name: string, value: number, text: string][] = [
     ['zero', 0, '0'],
     ['timeout', 60, '60'],
     ['large', 2 ** 40, '1099511627776'],
   ];
   for (const [name, value, text] of accepted) {
-    it(`accepts ${name}`, () => assert.equal(formatNginxInteger(value), text));
+    void it(`accepts ${name}`, () => assert.equal(formatNginxInteger(value), text));
   }
   const rejected: [name: string, value: unknown][] = [
     ['fraction', 1.5],
@@ -78,19 +78,19 @@ describe('formatNginxInteger', () => {
     ['string with directive', '60; evil'],
   ];
   for (const [name, value] of rejected) {
-    it(`rejects ${name}`, () => assertUnsafe(() => formatNginxInteger(value)));
+    void it(`rejects ${name}`, () => assertUnsafe(() => formatNginxInteger(value)));
   }
 });
 
-describe('quoteLuaSearchPath', () => {
-  it('allows ; as the separator', () => {
+void describe('quoteLuaSearchPath', () => {
+  void it('allows ; as the separator', () => {
     assert.equal(quoteLuaSearchPath('/a/?.lua;/b/?.lua;;'), '"/a/?.lua;/b/?.lua;;"');
   });
-  it('rejects a quote inside an entry', () => assertUnsafe(() => quoteLuaSearchPath('/a/?.lua";evil')));
-  it('rejects a path of separators only', () => assertUnsafe(() => quoteLuaSearchPath(';;')));
+  void it('rejects a quote inside an entry', () => assertUnsafe(() => quoteLuaSearchPath('/a/?.lua";evil')));
+  void it('rejects a path of separators only', () => assertUnsafe(() => quoteLuaSearchPath(';;')));
 });
 
-describe('template filters', () => {
+void describe('template filters', () => {
   const cases: [name: string, template: string, value: unknown][] = [
     ['q', '{{ v | q }}', 'a;b'],
     ['qlit', '{{ v | qlit }}', '$x'],
@@ -98,7 +98,7 @@ describe('template filters', () => {
     ['qluapath', '{{ v | qluapath }}', '/a\n;;'],
   ];
   for (const [name, template, value] of cases) {
-    it(`${name} throws inside a template and keeps the RenderError`, () => {
+    void it(`${name} throws inside a template and keeps the RenderError`, () => {
       const templates = createTemplateEnvironment(TEMPLATE_DIR);
       assert.throws(() => templates.env.renderString(template, { v: value }));
       const kept = templates.takeFilterError();
@@ -106,7 +106,7 @@ describe('template filters', () => {
       assert.equal(templates.takeFilterError(), null, 'taking the error clears it');
     });
   }
-  it('throws on an undefined variable instead of printing nothing', () => {
+  void it('throws on an undefined variable instead of printing nothing', () => {
     const templates = createTemplateEnvironment(TEMPLATE_DIR);
     assert.throws(() => templates.env.renderString('listen {{ missing }};', {}));
   });
