@@ -1,0 +1,185 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Location, Model } from '../model/types.ts';
+import { renderConfig } from './render-config.ts';
+import { RenderError } from './nginx-values.ts';
+import { backend, goldenOptions, model, notFound, proxied, server } from './testdata/model-fixtures.ts';
+
+/** The text of the first `{ ... }` block whose header is exactly `header` (braces counted). */
+function block(conf: string, header: string, from = 0): string {
+  const start = conf.indexOf(`${header} {`, from);
+  assert.notEqual(start, -1, `no block "${header}" in:\n${conf.slice(from)}`);
+  let depth = 0;
+  for (let i = conf.indexOf('{', start); i < conf.length; i++) {
+    if (conf[i] === '{') depth++;
+    if (conf[i] === '}' && --depth === 0) return conf.slice(start, i + 1);
+  }
+  throw new Error(`unbalanced block "${header}"`);
+}
+
+/** The `server {}` block of `hostname`. */
+function serverBlock(conf: string, hostname: string): string {
+  const name = conf.indexOf(`server_name "${hostname}";`);
+  assert.notEqual(name, -1, `no server ${hostname}`);
+  return block(conf, '    server', conf.lastIndexOf('    server {', name));
+}
+
+const web = backend('default-web-80');
+const api = backend('default-api-80');
+const HTTPS_PROXY = { bodySize: '8m', connectTimeout: 3, readTimeout: 120, sendTimeout: 30, protocol: 'HTTPS' } as const;
+
+interface RenderCase {
+  readonly name: string;
+  readonly model: Model;
+  /** The server whose blocks are checked. */
+  readonly host: string;
+  /** header → directives that block must contain (in this order). */
+  readonly blocks: Record<string, readonly string[]>;
+  /** Strings that must not appear anywhere. */
+  readonly absent?: readonly string[];
+}
+
+const cases: RenderCase[] = [
+  {
+    name: 'catch-all only (empty model): default server answering 404',
+    host: '_',
+    model: model([], []),
+    blocks: {
+      'location "/"': ['return 404;'],
+    },
+    absent: ['proxy_pass http://upstream_balancer;\n        }\n    }\n}'],
+  },
+  {
+    name: 'hosts and paths of each match kind',
+    host: 'a.example.com',
+    model: model(
+      [
+        server('_', [notFound('/')]),
+        server('a.example.com', [
+          proxied('/', 'prefix', web.name),
+          proxied('/app', 'prefix', api.name),
+          proxied('/exact', 'exact', web.name),
+          proxied('/re/[a-z]+', 'regex', api.name),
+        ]),
+      ],
+      [api, web],
+    ),
+    blocks: {
+      'location "/"': ['set $proxy_upstream_name "default-web-80";', 'proxy_pass http://upstream_balancer;'],
+      'location = "/app"': ['set $proxy_upstream_name "default-api-80";', 'proxy_pass http://upstream_balancer;'],
+      'location "/app/"': ['set $proxy_upstream_name "default-api-80";'],
+      'location = "/exact"': ['set $proxy_upstream_name "default-web-80";'],
+      'location ~* "^/re/[a-z]+"': [
+        'set $proxy_upstream_name "default-api-80";',
+        'client_max_body_size "1m";',
+        'proxy_connect_timeout 5s;',
+        'proxy_send_timeout 60s;',
+        'proxy_read_timeout 60s;',
+        'rewrite_by_lua_block { require("resty_ingress.balancer").rewrite() }',
+        'proxy_pass http://upstream_balancer;',
+      ],
+    },
+    absent: ['location = "/" {', 'location "/exact/"', 'rewrite "'],
+  },
+  {
+    name: 'a trailing slash on a prefix path renders the same blocks',
+    host: 'b.example.com',
+    model: model([server('b.example.com', [proxied('/docs/', 'prefix', web.name)])], [web]),
+    blocks: { 'location = "/docs"': ['proxy_pass'], 'location "/docs/"': ['proxy_pass'], 'location "/"': ['return 404;'] },
+    absent: ['"/docs//"'],
+  },
+  {
+    name: 'exact wins over the exact half of a prefix on the same path',
+    host: 'c.example.com',
+    model: model([server('c.example.com', [proxied('/x', 'prefix', api.name), proxied('/x', 'exact', web.name)])], [api, web]),
+    blocks: { 'location = "/x"': ['"default-web-80"'], 'location "/x/"': ['"default-api-80"'] },
+  },
+  {
+    name: 'not-found target',
+    host: 'd.example.com',
+    model: model([server('d.example.com', [notFound('/gone'), proxied('/', 'prefix', web.name)])], [web]),
+    blocks: { 'location = "/gone"': ['return 404;'], 'location "/gone/"': ['return 404;'] },
+  },
+  {
+    name: 'HTTPS backend with its proxy settings',
+    host: 'e.example.com',
+    model: model([server('e.example.com', [proxied('/', 'prefix', web.name, { proxy: HTTPS_PROXY })])], [web]),
+    blocks: {
+      'location "/"': [
+        'client_max_body_size "8m";',
+        'proxy_connect_timeout 3s;',
+        'proxy_send_timeout 30s;',
+        'proxy_read_timeout 120s;',
+        'proxy_ssl_server_name on;',
+        'proxy_pass https://upstream_balancer;',
+      ],
+    },
+    absent: ['proxy_pass http://upstream_balancer;\n        }\n    }\n}'],
+  },
+  {
+    name: 'rewrite-target: set first, then rewrite ... break, then Lua',
+    host: 'f.example.com',
+    model: model([server('f.example.com', [proxied('/api(/|$)(.*)', 'regex', web.name, { rewriteTarget: '/$2' })])], [web]),
+    blocks: {
+      'location ~* "^/api(/|$)(.*)"': [
+        'set $proxy_upstream_name "default-web-80";',
+        'rewrite "(?i)/api(/|$)(.*)" "/$2" break;',
+        'rewrite_by_lua_block',
+        'proxy_pass http://upstream_balancer;',
+      ],
+    },
+  },
+];
+
+void describe('renderConfig: what each model renders', () => {
+  for (const row of cases) {
+    void it(row.name, () => {
+      const { conf, version } = renderConfig(row.model, goldenOptions());
+      const hostBlock = serverBlock(conf, row.host);
+      for (const [header, directives] of Object.entries(row.blocks)) {
+        const text = block(hostBlock, header);
+        let from = 0;
+        for (const directive of directives) {
+          const at = text.indexOf(directive, from);
+          assert.notEqual(at, -1, `"${directive}" missing (or out of order) in:\n${text}`);
+          from = at + directive.length;
+        }
+      }
+      for (const text of row.absent ?? []) assert.ok(!conf.includes(text), `unexpected "${text}"`);
+      assert.ok(block(conf, 'location = /config-version').includes(`return 200 "${version}";`));
+      assert.match(block(conf, 'server'), /listen "127\.0\.0\.1:10246";/u, 'the status server comes first');
+      const catchAll = conf.indexOf('server_name "_";');
+      assert.ok(catchAll > 0 && conf.lastIndexOf('default_server') < catchAll, 'only the catch-all is default_server');
+      assert.equal(conf.split('default_server').length, 2, 'exactly one default_server');
+    });
+  }
+});
+
+function withPath(path: string, extra: Partial<Location> = {}): Model {
+  return model([server('evil.example.com', [proxied(path, 'prefix', web.name, extra)])], [web]);
+}
+
+const hostile: [name: string, build: () => Model, code: RenderError['code']][] = [
+  ['newline in a path', () => withPath('/a\n}\nserver {'), 'UnsafeValue'],
+  ['semicolon in a hostname', () => model([server('a.com; include /etc/passwd', [])], []), 'UnsafeValue'],
+  ['brace in a rewrite target', () => withPath('/a', { rewriteTarget: '/}' }), 'UnsafeValue'],
+  ['quote in a body size', () => withPath('/a', { proxy: { ...HTTPS_PROXY, bodySize: '1m" ;' } }), 'UnsafeValue'],
+  ['fractional timeout', () => withPath('/a', { proxy: { ...HTTPS_PROXY, readTimeout: 1.5 } }), 'UnsafeValue'],
+  ['$ in a backend name', () => model([server('g.com', [proxied('/', 'prefix', 'web-$host')])], [backend('web-$host')]), 'UnsafeValue'],
+  ['path without a leading slash', () => withPath('a'), 'UnsafeValue'],
+  ['unknown match kind', () => withPath('/a', { match: 'glob' as Location['match'] }), 'UnsafeValue'],
+  ['backend missing from the model', () => model([server('h.com', [proxied('/', 'prefix', 'nope-80')])], []), 'UnknownBackend'],
+  ['the same host twice', () => model([server('i.com', []), server('i.com', [])], []), 'DuplicateServer'],
+  ['the same path twice', () => model([server('j.com', [notFound('/a'), notFound('/a/')])], []), 'DuplicateLocation'],
+];
+
+void describe('renderConfig: refuses what breaks the contract', () => {
+  for (const [name, build, code] of hostile) {
+    void it(name, () => {
+      assert.throws(
+        () => renderConfig(build(), goldenOptions()),
+        (error: unknown) => error instanceof RenderError && error.code === code,
+      );
+    });
+  }
+});
