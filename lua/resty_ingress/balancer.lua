@@ -1,0 +1,144 @@
+-- The request path. rewrite() answers 503 early when the location's backend
+-- is unknown or has no endpoints (a 503 from the balancer phase would come
+-- out as 500); balance() picks a peer with the backend's algorithm; log()
+-- feeds response times to EWMA. Backends live in a per-worker table kept in
+-- step with the shared dict by worker.lua through sync()/remove(). Hot paths
+-- make no closures, no pcall and no strings on a first try.
+local ngx = ngx
+local ngx_balancer = require("ngx.balancer")
+local cjson = require("cjson.safe")
+local round_robin = require("resty_ingress.round_robin")
+local ewma = require("resty_ingress.ewma")
+
+local var = ngx.var
+local ngx_exit = ngx.exit
+local ngx_log = ngx.log
+local ERR = ngx.ERR
+local WARN = ngx.WARN
+local HTTP_SERVICE_UNAVAILABLE = ngx.HTTP_SERVICE_UNAVAILABLE
+local set_current_peer = ngx_balancer.set_current_peer
+local set_more_tries = ngx_balancer.set_more_tries
+local get_last_failure = ngx_balancer.get_last_failure
+local str_find = string.find
+local str_match = string.match
+local str_gsub = string.gsub
+local tonumber = tonumber
+local math_min = math.min
+local tostring = tostring
+local ipairs = ipairs
+
+-- At most this many extra tries on proxy_next_upstream (ingress-nginx: 3 tries).
+local MAX_RETRIES = 2
+local PICKERS = { round_robin = round_robin, ewma = ewma }
+
+local _M = {}
+
+-- name -> { raw, algorithm, count, picker }
+local backends = {}
+
+-- Replaces a backend's picker only when its JSON changed: a no-op push keeps
+-- round-robin position and EWMA scores.
+function _M.sync(name, raw)
+    local current = backends[name]
+    if current and current.raw == raw then
+        return true
+    end
+    local decoded, err = cjson.decode(raw)
+    if not decoded then
+        return nil, "backend " .. name .. ": " .. tostring(err)
+    end
+    local endpoints = {}
+    for i, endpoint in ipairs(decoded.endpoints) do
+        local address = endpoint.address
+        local key = (str_find(address, ":", 1, true) and "[" .. address .. "]" or address)
+                    .. ":" .. endpoint.port
+        endpoints[i] = { address = address, port = endpoint.port, key = key,
+                         needle = " " .. key .. " " }
+    end
+    local picker_module = PICKERS[decoded.loadBalance] or round_robin
+    backends[name] = {
+        raw = raw,
+        algorithm = decoded.loadBalance,
+        count = #endpoints,
+        picker = picker_module.new(endpoints),
+    }
+    return true
+end
+
+function _M.remove(name)
+    backends[name] = nil
+end
+
+function _M.get(name)
+    return backends[name]
+end
+
+function _M.rewrite()
+    local backend = backends[var.proxy_upstream_name]
+    if not backend or backend.count == 0 then
+        return ngx_exit(HTTP_SERVICE_UNAVAILABLE)
+    end
+end
+
+-- On a retry, the peers tried so far are in $upstream_addr, separated by ", "
+-- or " : " ("a:1, b:2 : "). Spaces around every entry make a plain search exact.
+local function pick_retry(backend)
+    local tried = " " .. str_gsub(var.upstream_addr or "", ",", " ") .. " "
+    local picker = backend.picker
+    local last = str_match(tried, ".*%s(%S+:%d+)%s")
+    if last then
+        picker:failed(last)
+    end
+    for _ = 1, backend.count do
+        local peer = picker:find()
+        if not str_find(tried, peer.needle, 1, true) then
+            return peer
+        end
+    end
+    -- EWMA keeps choosing the best score; walk the list for one not tried yet.
+    local endpoints = picker.endpoints
+    for i = 1, #endpoints do
+        if not str_find(tried, endpoints[i].needle, 1, true) then
+            return endpoints[i]
+        end
+    end
+    return picker:find()
+end
+
+function _M.balance()
+    local backend = backends[var.proxy_upstream_name]
+    if not backend or backend.count == 0 then
+        -- This worker applied a change between rewrite and balance.
+        ngx_log(WARN, "backend ", var.proxy_upstream_name, " has no endpoints any more")
+        return ngx_exit(HTTP_SERVICE_UNAVAILABLE)
+    end
+    local peer
+    if get_last_failure() == nil then
+        peer = backend.picker:find()
+        if backend.count > 1 then
+            set_more_tries(math_min(backend.count - 1, MAX_RETRIES))
+        end
+    else
+        peer = pick_retry(backend)
+    end
+    local ok, err = set_current_peer(peer.address, peer.port)
+    if not ok then
+        ngx_log(ERR, "set_current_peer ", peer.key, ": ", err)
+    end
+end
+
+-- log_by_lua: feed the last try's response time to algorithms that learn.
+function _M.log()
+    local backend = backends[var.proxy_upstream_name]
+    if not backend or backend.algorithm ~= "ewma" then
+        return
+    end
+    local addr = str_match(var.upstream_addr or "", "([^%s,:]+:%d+)$")
+                 or str_match(var.upstream_addr or "", "(%[[^%]]+%]:%d+)$")
+    local rtt = tonumber(str_match(var.upstream_response_time or "", "([%d%.]+)$"))
+    if addr and rtt then
+        backend.picker:feedback(addr, rtt)
+    end
+end
+
+return _M

@@ -1,0 +1,106 @@
+-- The loopback-only configuration server (location /configuration):
+--   POST /configuration/backends  the full set of backends (201 / 400 + reason)
+--   GET  /configuration/backends  the set as loaded
+--   GET  /configuration/status    store version and the version each worker applied
+local ngx = ngx
+local cjson = require("cjson.safe")
+local store = require("resty_ingress.store")
+local validate = require("resty_ingress.validate")
+
+local io_open = io.open
+local next = next
+
+local LOCK_KEY = "configuration_lock"
+local LOCK_TTL = 10 -- seconds; a crashed holder must not block pushes forever
+
+local _M = {}
+
+local function respond(status, body, content_type)
+    ngx.status = status
+    ngx.header["Content-Type"] = content_type or "text/plain"
+    ngx.print(body)
+    return ngx.exit(status)
+end
+
+local function read_body()
+    ngx.req.read_body()
+    local body = ngx.req.get_body_data()
+    if body then
+        return body
+    end
+    -- The body went to a temp file (bigger than client_body_buffer_size).
+    local path = ngx.req.get_body_file()
+    if not path then
+        return nil
+    end
+    local file, err = io_open(path, "rb")
+    if not file then
+        return nil, err
+    end
+    body = file:read("*a")
+    file:close()
+    return body
+end
+
+-- Two concurrent POSTs would interleave their writes; serialise them.
+local function with_lock(fn, ...)
+    local dict = store.dict()
+    for _ = 1, 200 do
+        if dict:add(LOCK_KEY, true, LOCK_TTL) then
+            local result, err = fn(...)
+            dict:delete(LOCK_KEY)
+            return result, err
+        end
+        ngx.sleep(0.01)
+    end
+    return nil, "another configuration push holds the lock"
+end
+
+local function post_backends()
+    local body, read_err = read_body()
+    if not body then
+        return respond(400, "request body is empty" .. (read_err and (": " .. read_err) or "") .. "\n")
+    end
+    local parsed, reason = validate.parse_backends(body)
+    if not parsed then
+        return respond(400, reason .. "\n")
+    end
+    local version, err = with_lock(store.replace_backends, parsed)
+    if not version then
+        ngx.log(ngx.ERR, "configuration: ", err)
+        return respond(500, err .. "\n")
+    end
+    return respond(201, "version " .. version .. "\n")
+end
+
+local function get_status()
+    local workers = store.worker_status(ngx.worker.count())
+    -- An empty Lua table would encode as [], the contract says an object.
+    local body = cjson.encode({ version = store.version(), workers = workers })
+    if next(workers) == nil then
+        body = '{"version":' .. store.version() .. ',"workers":{}}'
+    end
+    return respond(200, body, "application/json")
+end
+
+local routes = {
+    ["/configuration/backends"] = {
+        GET = function() return respond(200, store.backends_json(), "application/json") end,
+        POST = post_backends,
+    },
+    ["/configuration/status"] = { GET = get_status },
+}
+
+function _M.call()
+    local route = routes[ngx.var.uri]
+    if not route then
+        return respond(404, "unknown configuration endpoint " .. ngx.var.uri .. "\n")
+    end
+    local handler = route[ngx.req.get_method()]
+    if not handler then
+        return respond(405, "method not allowed\n")
+    end
+    return handler()
+end
+
+return _M

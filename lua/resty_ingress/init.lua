@@ -1,0 +1,25 @@
+-- init_by_lua (master, before fork): load every module once so workers share
+-- the compiled code, and fail NGINX start-up with a clear message when the
+-- configuration lacks the shared dict the other modules rely on.
+local store = require("resty_ingress.store")
+
+local _M = {}
+
+local MODULES = {
+    "cjson.safe",
+    "resty_ingress.validate",
+    "resty_ingress.round_robin",
+    "resty_ingress.ewma",
+    "resty_ingress.balancer",
+    "resty_ingress.configuration",
+    "resty_ingress.worker",
+}
+
+function _M.init()
+    store.dict() -- raises when lua_shared_dict resty_backends is missing
+    for i = 1, #MODULES do
+        require(MODULES[i])
+    end
+end
+
+return _M

@@ -1,0 +1,131 @@
+-- Validates the body of POST /configuration/backends and turns each backend
+-- into a canonical JSON string. Canonical (fixed key order, no escaping
+-- needed: every string is checked against a narrow grammar) so that the store
+-- can tell "unchanged" by plain string comparison and never deep-compares.
+local ffi = require("ffi")
+local cjson = require("cjson.safe")
+
+local type = type
+local tostring = tostring
+local concat = table.concat
+local str_find = string.find
+local str_byte = string.byte
+local math_floor = math.floor
+local ffi_new = ffi.new
+local C = ffi.C
+
+-- inet_pton is the one authority on what an IP address is; a home-made
+-- pattern would let through names NGINX would then resolve.
+pcall(ffi.cdef, "int inet_pton(int af, const char *src, void *dst);")
+local AF_INET = 2
+local AF_INET6 = 10
+local addr_buf = ffi_new("unsigned char[16]")
+
+local ALGORITHMS = { round_robin = true, ewma = true }
+local MAX_NAME_LEN = 253
+
+local _M = {}
+
+local function is_ip(address)
+    if type(address) ~= "string" or #address == 0 or #address > 45 then
+        return false
+    end
+    if C.inet_pton(AF_INET, address, addr_buf) == 1 then
+        return true
+    end
+    return C.inet_pton(AF_INET6, address, addr_buf) == 1
+end
+_M.is_ip = is_ip
+
+-- A JSON array decodes to a Lua table with keys 1..n and nothing else.
+local function is_sequence(value)
+    if type(value) ~= "table" then
+        return false
+    end
+    local count = 0
+    for _ in pairs(value) do
+        count = count + 1
+    end
+    return count == #value
+end
+
+local function check_endpoint(endpoint, where)
+    if type(endpoint) ~= "table" then
+        return nil, where .. ": must be an object"
+    end
+    if not is_ip(endpoint.address) then
+        return nil, where .. ".address: must be an IPv4 or IPv6 address, got "
+                    .. tostring(endpoint.address)
+    end
+    local port = endpoint.port
+    if type(port) ~= "number" or port ~= math_floor(port) or port < 1 or port > 65535 then
+        return nil, where .. ".port: must be an integer 1..65535, got " .. tostring(port)
+    end
+    return '{"address":"' .. endpoint.address .. '","port":' .. port .. '}'
+end
+
+local function check_backend(backend, where)
+    if type(backend) ~= "table" or is_sequence(backend) and #backend > 0 then
+        return nil, where .. ": must be an object"
+    end
+    local name = backend.name
+    if type(name) ~= "string" or #name == 0 or #name > MAX_NAME_LEN
+       or str_find(name, "[^%w%._-]")
+    then
+        return nil, where .. ".name: must be 1.." .. MAX_NAME_LEN
+                    .. " characters of [A-Za-z0-9._-]"
+    end
+    if not ALGORITHMS[backend.loadBalance] then
+        return nil, where .. ".loadBalance: must be \"round_robin\" or \"ewma\""
+    end
+    local endpoints = backend.endpoints
+    if not is_sequence(endpoints) then
+        return nil, where .. ".endpoints: must be an array"
+    end
+    local parts = {}
+    for i = 1, #endpoints do
+        local json, err = check_endpoint(endpoints[i], where .. ".endpoints[" .. (i - 1) .. "]")
+        if not json then
+            return nil, err
+        end
+        parts[i] = json
+    end
+    return '{"name":"' .. name .. '","loadBalance":"' .. backend.loadBalance
+           .. '","endpoints":[' .. concat(parts, ",") .. ']}'
+end
+
+-- Returns an array of { name = ..., json = ... } in the order given, or nil
+-- and a reason fit for a 400 answer.
+function _M.parse_backends(body)
+    if type(body) ~= "string" then
+        return nil, "request body is empty"
+    end
+    -- cjson turns [] and {} into the same empty table: insist on an array here.
+    local first = str_find(body, "%S")
+    if not first or str_byte(body, first) ~= 91 then -- "["
+        return nil, "body must be a JSON array of backends"
+    end
+    local decoded, err = cjson.decode(body)
+    if decoded == nil then
+        return nil, "invalid JSON: " .. tostring(err)
+    end
+    if not is_sequence(decoded) then
+        return nil, "body must be a JSON array of backends"
+    end
+    local result, seen = {}, {}
+    for i = 1, #decoded do
+        local json, reason = check_backend(decoded[i], "[" .. (i - 1) .. "]")
+        if not json then
+            return nil, reason
+        end
+        local name = decoded[i].name
+        if seen[name] then
+            return nil, "[" .. (i - 1) .. "].name: duplicate backend " .. name
+        end
+        seen[name] = true
+        result[i] = { name = name, json = json }
+    end
+    return result
+end
+
+return _M

@@ -1,0 +1,89 @@
+-- Per-worker poll of the shared dict: every POLL_INTERVAL the worker compares
+-- the store version with the one it applied and, when it moved, re-decodes
+-- only the backends whose stamp changed (see store.lua for the layout).
+local ngx = ngx
+local store = require("resty_ingress.store")
+local balancer = require("resty_ingress.balancer")
+
+local pairs = pairs
+local ngx_log = ngx.log
+local ERR = ngx.ERR
+
+-- Short enough that endpoint changes reach every worker within ~10 ms.
+local POLL_INTERVAL = 0.005
+
+local _M = {}
+
+local applied_version = -1
+local applied_names_version = -1
+local names = {}
+local stamps = {} -- name -> stamp applied; also the set of backends this worker holds
+
+local function apply_names(dict)
+    names = store.split_names(dict:get("names"))
+    local present = {}
+    for i = 1, #names do
+        present[names[i]] = true
+    end
+    for name in pairs(stamps) do
+        if not present[name] then
+            balancer.remove(name)
+            stamps[name] = nil
+        end
+    end
+end
+
+-- Brings this worker's backends up to the store version; returns that version.
+function _M.apply()
+    local dict = store.dict()
+    local version = dict:get("version") or 0
+    if version == applied_version then
+        return version
+    end
+    local names_version = dict:get("names_version") or 0
+    if names_version ~= applied_names_version then
+        apply_names(dict)
+        applied_names_version = names_version
+    end
+    for i = 1, #names do
+        local name = names[i]
+        local stamp = dict:get("stamp:" .. name)
+        if stamp ~= stamps[name] then
+            local raw = dict:get("backend:" .. name)
+            if raw then -- nil when a concurrent push just removed it
+                local ok, err = balancer.sync(name, raw)
+                if ok then
+                    stamps[name] = stamp
+                else
+                    ngx_log(ERR, "applying ", err)
+                end
+            end
+        end
+    end
+    applied_version = version
+    local ok, err = store.set_worker_status(ngx.worker.id() or 0, ngx.worker.pid(), version)
+    if not ok then
+        ngx_log(ERR, "recording worker status: ", err)
+    end
+    return version
+end
+
+local function tick(premature)
+    if premature then
+        return
+    end
+    _M.apply()
+end
+
+function _M.init_worker()
+    -- Each worker needs its own random sequence (EWMA's two choices).
+    math.randomseed(ngx.now() * 1000 + ngx.worker.pid())
+    -- Apply now: a worker started by a reload must route before its first tick.
+    _M.apply()
+    local ok, err = ngx.timer.every(POLL_INTERVAL, tick)
+    if not ok then
+        ngx_log(ERR, "starting the backend poll: ", err)
+    end
+end
+
+return _M
