@@ -1,0 +1,57 @@
+import { strict as assert } from 'node:assert';
+import { describe, it } from 'node:test';
+import { buildModel } from './build.ts';
+import { LEGACY_CLASS_ANNOTATION } from './ingress-class.ts';
+import { ingress, ingressClass, options, path, rule, service, snapshot, svc } from './testdata/fixtures.ts';
+import { hostnames } from './testdata/inspect.ts';
+import type { BuildOptions } from './types.ts';
+import type { V1IngressClass } from '@kubernetes/client-node';
+
+const rules = [rule('app.example.com', path('/', svc('web', 80)))];
+
+interface ClassRow {
+  readonly name: string;
+  readonly className?: string | null;
+  readonly legacy?: string;
+  readonly classes?: V1IngressClass[];
+  readonly opts?: Partial<BuildOptions>;
+  readonly ours: boolean;
+}
+
+const rows: ClassRow[] = [
+  { name: 'ingressClassName of our controller', className: 'nginx', ours: true },
+  { name: 'ingressClassName of another controller', className: 'other',
+    classes: [ingressClass('nginx'), ingressClass('other', 'example.com/other')], ours: false },
+  { name: 'ingressClassName naming a class that does not exist', className: 'ghost', ours: false },
+  { name: 'class name differs but controller is ours', className: 'public',
+    classes: [ingressClass('public', 'k8s.io/ingress-nginx')], ours: true },
+  { name: 'custom --controller-class', className: 'resty',
+    classes: [ingressClass('resty', 'example.com/resty')], opts: { controllerClass: 'example.com/resty' }, ours: true },
+  { name: 'legacy annotation equal to --ingress-class', className: null, legacy: 'nginx', ours: true },
+  { name: 'legacy annotation of another class', className: null, legacy: 'traefik', ours: false },
+  { name: 'ingressClassName wins over a matching legacy annotation', className: 'ghost', legacy: 'nginx', ours: false },
+  { name: 'no class, not watching classless', className: null, ours: false },
+  { name: 'no class, --watch-ingress-without-class', className: null, opts: { watchIngressWithoutClass: true }, ours: true },
+  { name: 'no class, our IngressClass is the default', className: null,
+    classes: [ingressClass('nginx', 'k8s.io/ingress-nginx', true)], ours: true },
+  { name: 'no class, another controller holds the default', className: null,
+    classes: [ingressClass('nginx'), ingressClass('other', 'example.com/other', true)], ours: false },
+  { name: 'no class, legacy annotation of another class, watching classless', className: null, legacy: 'traefik',
+    opts: { watchIngressWithoutClass: true }, ours: false },
+];
+
+describe('class selection', () => {
+  for (const row of rows) {
+    it(row.name, () => {
+      const item = ingress('app', {
+        className: row.className,
+        rules,
+        ...(row.legacy === undefined ? {} : { annotations: { [LEGACY_CLASS_ANNOTATION]: row.legacy } }),
+      });
+      const result = buildModel(snapshot({ ingresses: [item], services: [service('web', [{ port: 80 }])], ...(row.classes ? { ingressClasses: row.classes } : {}) }), options(row.opts));
+      assert.equal(hostnames(result).includes('app.example.com'), row.ours);
+      // Ingresses that are not ours are ignored silently: they belong to someone else.
+      assert.deepEqual(result.failures, []);
+    });
+  }
+});
