@@ -95,7 +95,7 @@ void describe('balancer', () => {
 
   void it('ewma sends most traffic to the faster endpoint', async () => {
     slow = await startEchoBackends(['slow'], 40);
-    // startEchoBackends numbers from 127.0.0.2: move the slow one to its own port there.
+    // Both answer on 127.0.0.2 (different ports); the slow one waits 40 ms.
     await push([{ name: 'mixed', endpoints: [...endpointsOf(slow), ...endpointsOf(echo.slice(0, 1))], loadBalance: 'ewma' }]);
     const hits = await tally(fixture, 'mixed', 60);
     assert.ok((hits.a ?? 0) >= 45, `fast endpoint got too little: ${JSON.stringify(hits)}`);

@@ -1,0 +1,75 @@
+import assert from 'node:assert/strict';
+import { createServer, type RequestListener, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import { assertCleanErrorLog, startLuaNginx, type LuaNginx } from '../../../lua/test/lua-fixture.ts';
+import { freePort } from '../../../lua/test/nginx-harness.ts';
+import type { DynamicBackend } from '../model/types.ts';
+import { getBackends, getStatus, LuaClientError, postBackends, type LuaClientErrorCode } from './lua-client.ts';
+
+const backends: DynamicBackend[] = [
+  { name: 'default-api-8080', endpoints: [{ address: '127.0.0.2', port: 8080 }, { address: '127.0.0.3', port: 8080 }], loadBalance: 'ewma' },
+  { name: 'default-web-80', endpoints: [], loadBalance: 'round_robin' },
+];
+
+void describe('lua client against real NGINX', () => {
+  let fixture: LuaNginx;
+  before(async () => {
+    fixture = await startLuaNginx();
+  });
+  after(async () => {
+    await fixture?.nginx.stop();
+  });
+
+  void it('reads an empty store, pushes, reads back the same backends and versions', async () => {
+    assert.deepEqual(await getBackends(fixture.statusUrl), []);
+    const first = await getStatus(fixture.statusUrl);
+    assert.equal(first.version, 0);
+    const version = await postBackends(fixture.statusUrl, backends);
+    assert.equal(version, 1);
+    assert.deepEqual(await getBackends(fixture.statusUrl), backends);
+    assert.equal((await getStatus(fixture.statusUrl)).version, 1);
+    assert.equal(await postBackends(`${fixture.statusUrl}/`, []), 2, 'a trailing slash in baseUrl is fine');
+    assert.deepEqual(await getBackends(fixture.statusUrl), []);
+    assertCleanErrorLog(fixture);
+  });
+
+  void it('a refused push is LUA_REJECTED with Lua\'s reason, and the version stays', async () => {
+    const before = (await getStatus(fixture.statusUrl)).version;
+    const bad = [{ name: 'x', endpoints: [{ address: 'db.internal', port: 5432 }], loadBalance: 'round_robin' }] as DynamicBackend[];
+    await assert.rejects(postBackends(fixture.statusUrl, bad), (err: unknown) =>
+      err instanceof LuaClientError && err.code === 'LUA_REJECTED' && err.status === 400 && /address/.test(err.message));
+    assert.equal((await getStatus(fixture.statusUrl)).version, before);
+    assertCleanErrorLog(fixture);
+  });
+});
+
+async function fakeServer(handler: RequestListener): Promise<{ url: string; server: Server }> {
+  const server = createServer(handler);
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
+}
+
+void describe('lua client errors', () => {
+  const rows: ReadonlyArray<{ name: string; handler: RequestListener | null; call: (url: string) => Promise<unknown>; code: LuaClientErrorCode }> = [
+    { name: 'nothing listening', handler: null, call: (url) => getStatus(url), code: 'LUA_UNREACHABLE' },
+    { name: 'no answer in time', handler: () => undefined, call: (url) => getStatus(url, { timeoutMs: 200 }), code: 'LUA_TIMEOUT' },
+    { name: 'server error', handler: (_q, res) => res.writeHead(500).end('boom'), call: (url) => postBackends(url, []), code: 'LUA_HTTP_ERROR' },
+    { name: 'status not JSON', handler: (_q, res) => res.end('<html>'), call: (url) => getStatus(url), code: 'LUA_BAD_RESPONSE' },
+    { name: 'status of the wrong shape', handler: (_q, res) => res.end('{"version":"1","workers":{}}'), call: (url) => getStatus(url), code: 'LUA_BAD_RESPONSE' },
+    { name: 'backends not an array', handler: (_q, res) => res.end('{}'), call: (url) => getBackends(url), code: 'LUA_BAD_RESPONSE' },
+    { name: 'push answered without a version', handler: (_q, res) => res.writeHead(201).end('ok'), call: (url) => postBackends(url, []), code: 'LUA_BAD_RESPONSE' },
+  ];
+  for (const row of rows) {
+    void it(row.name, async () => {
+      const fake = row.handler ? await fakeServer(row.handler) : null;
+      const url = fake?.url ?? `http://127.0.0.1:${await freePort()}`;
+      try {
+        await assert.rejects(row.call(url), (err: unknown) => err instanceof LuaClientError && err.code === row.code);
+      } finally {
+        fake?.server.closeAllConnections();
+        fake?.server.close();
+      }
+    });
+  }
+});

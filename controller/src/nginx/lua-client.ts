@@ -1,0 +1,108 @@
+// Client of the Lua configuration server (lua/resty_ingress/configuration.lua)
+// on NGINX's loopback status port: push the dynamic part of the model, read it
+// back, read the per-worker applied versions. Errors carry stable codes so
+// callers decide retry vs. report without parsing messages.
+import type { DynamicBackend } from '../model/types.ts';
+
+export type LuaClientErrorCode =
+  /** No answer within the timeout. */
+  | 'LUA_TIMEOUT'
+  /** Connection refused/reset: NGINX is not (yet) listening. */
+  | 'LUA_UNREACHABLE'
+  /** 400: Lua refused the push (bad shape); the previous state is still in force. */
+  | 'LUA_REJECTED'
+  /** Any other non-success status. */
+  | 'LUA_HTTP_ERROR'
+  /** A success status with a body that is not what the contract says. */
+  | 'LUA_BAD_RESPONSE';
+
+export class LuaClientError extends Error {
+  readonly code: LuaClientErrorCode;
+  /** HTTP status, when there was a response. */
+  readonly status: number | null;
+
+  constructor(code: LuaClientErrorCode, message: string, status: number | null = null, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'LuaClientError';
+    this.code = code;
+    this.status = status;
+  }
+}
+
+export interface LuaClientOptions {
+  /** Whole-request timeout in ms (default 10 s: a large push is up to ~20 MB). */
+  readonly timeoutMs?: number;
+}
+
+/** GET /configuration/status: the store version and what each worker (by PID) applied. */
+export interface LuaStatus {
+  readonly version: number;
+  readonly workers: Readonly<Record<string, number>>;
+}
+
+const DEFAULT_TIMEOUT_MS = 10_000;
+
+async function call(baseUrl: string, path: string, init: RequestInit, opts: LuaClientOptions): Promise<{ status: number; text: string }> {
+  const url = `${baseUrl.replace(/\/+$/, '')}${path}`;
+  const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  try {
+    const res = await fetch(url, { ...init, signal: AbortSignal.timeout(timeoutMs) });
+    return { status: res.status, text: await res.text() };
+  } catch (err) {
+    if (err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError')) {
+      throw new LuaClientError('LUA_TIMEOUT', `${init.method ?? 'GET'} ${url}: no answer within ${timeoutMs} ms`, null, { cause: err });
+    }
+    const reason = err instanceof Error && err.cause instanceof Error ? err.cause.message : String(err);
+    throw new LuaClientError('LUA_UNREACHABLE', `${init.method ?? 'GET'} ${url}: ${reason}`, null, { cause: err });
+  }
+}
+
+function expectStatus(result: { status: number; text: string }, ok: number, what: string): void {
+  if (result.status === ok) return;
+  const reason = result.text.trim().slice(0, 300);
+  if (result.status === 400) throw new LuaClientError('LUA_REJECTED', `${what} refused: ${reason}`, 400);
+  throw new LuaClientError('LUA_HTTP_ERROR', `${what}: HTTP ${result.status}: ${reason}`, result.status);
+}
+
+function parseJson(text: string, what: string, status: number): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new LuaClientError('LUA_BAD_RESPONSE', `${what}: not JSON: ${text.slice(0, 100)}`, status);
+  }
+}
+
+/** POSTs the FULL set of dynamic backends; resolves with the store version it became. */
+export async function postBackends(baseUrl: string, backends: readonly DynamicBackend[], opts: LuaClientOptions = {}): Promise<number> {
+  const result = await call(baseUrl, '/configuration/backends', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(backends),
+  }, opts);
+  expectStatus(result, 201, 'POST /configuration/backends');
+  const match = /^version (\d+)\s*$/.exec(result.text);
+  if (!match) throw new LuaClientError('LUA_BAD_RESPONSE', `POST /configuration/backends: unexpected answer ${result.text.slice(0, 100)}`, 201);
+  return Number(match[1]);
+}
+
+/** The backends as Lua holds them (`[]` after an NGINX restart: push again). */
+export async function getBackends(baseUrl: string, opts: LuaClientOptions = {}): Promise<DynamicBackend[]> {
+  const result = await call(baseUrl, '/configuration/backends', { method: 'GET' }, opts);
+  expectStatus(result, 200, 'GET /configuration/backends');
+  const body = parseJson(result.text, 'GET /configuration/backends', 200);
+  if (!Array.isArray(body)) throw new LuaClientError('LUA_BAD_RESPONSE', 'GET /configuration/backends: not an array', 200);
+  return body as DynamicBackend[];
+}
+
+/** The store version and each worker's applied version. */
+export async function getStatus(baseUrl: string, opts: LuaClientOptions = {}): Promise<LuaStatus> {
+  const result = await call(baseUrl, '/configuration/status', { method: 'GET' }, opts);
+  expectStatus(result, 200, 'GET /configuration/status');
+  const body = parseJson(result.text, 'GET /configuration/status', 200) as Partial<LuaStatus> | null;
+  const workers = body?.workers;
+  if (typeof body?.version !== 'number' || typeof workers !== 'object' || workers === null
+    || Object.values(workers).some((v) => typeof v !== 'number')) {
+    throw new LuaClientError('LUA_BAD_RESPONSE', `GET /configuration/status: unexpected shape ${result.text.slice(0, 100)}`, 200);
+  }
+  return { version: body.version, workers };
+}
