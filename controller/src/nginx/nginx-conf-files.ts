@@ -1,0 +1,79 @@
+// Writing and validating configuration files. A reader (the master, on HUP
+// or restart) must only ever see a whole file, so files are written to a temp
+// name beside their target and renamed over it (rename is atomic on one file
+// system). Validation is `nginx -t` on the exact file that will be renamed in.
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { open, rename, rm } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import type { Dataplane } from './dataplane.ts';
+import { NginxConfigError, nginxProblems } from './nginx-errors.ts';
+
+/** Writes `content` to `path` so readers see the old file or the new one, never a part. */
+export async function writeFileAtomic(path: string, content: string): Promise<void> {
+  const temp = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
+  const handle = await open(temp, 'w', 0o644);
+  try {
+    await handle.writeFile(content, 'utf8');
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  try {
+    await rename(temp, path);
+  } catch (err) {
+    await rm(temp, { force: true });
+    throw err;
+  }
+}
+
+export interface TestConfOptions {
+  readonly dataplane: Dataplane;
+  readonly prefix: string;
+  readonly confPath: string;
+  /** Large configurations take seconds to parse; default 120 s. */
+  readonly timeoutMs?: number;
+  /** Kills the test early (the manager is stopping). */
+  readonly signal?: AbortSignal;
+}
+
+/** Runs a command to completion; its exit code (null when killed) and its output. */
+function run(
+  argv: readonly string[],
+  timeoutMs: number,
+  signal?: AbortSignal,
+): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(argv[0], argv.slice(1), { stdio: ['ignore', 'pipe', 'pipe'], timeout: timeoutMs, signal });
+    const chunks: Buffer[] = [];
+    child.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
+    child.stderr.on('data', (chunk: Buffer) => chunks.push(chunk));
+    // An abort also emits 'error' (AbortError); 'close' still follows and reports code null.
+    child.on('error', (err) => {
+      if (err.name !== 'AbortError') reject(err);
+    });
+    child.on('close', (code) => resolve({ code, output: Buffer.concat(chunks).toString('utf8') }));
+  });
+}
+
+/**
+ * `nginx -t -q -p prefix -c confPath`. Resolves when NGINX accepts the file;
+ * throws NginxConfigError carrying NGINX's error lines when it does not.
+ */
+export async function testNginxConf(options: TestConfOptions): Promise<void> {
+  const { dataplane, prefix, confPath } = options;
+  const timeoutMs = options.timeoutMs ?? 120_000;
+  const argv = [...dataplane.command, '-t', '-q', '-p', prefix, '-c', confPath];
+  const { code, output } = await run(argv, timeoutMs, options.signal);
+  if (code === 0) return;
+  const problems = nginxProblems(output);
+  const reason =
+    code === null
+      ? options.signal?.aborted
+        ? 'nginx -t was cancelled'
+        : `nginx -t did not finish within ${timeoutMs} ms`
+      : problems.length > 0
+        ? problems.join('; ')
+        : output.trim() || `nginx -t exited with code ${code}`;
+  throw new NginxConfigError(`invalid NGINX configuration: ${reason}`, output);
+}

@@ -1,0 +1,137 @@
+// The manager against the real NGINX runtime: start, confirmed reloads,
+// refused configurations, reloads that fail in the master.
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { describe, it, type TestContext } from 'node:test';
+import { fetchConfigVersion } from './config-version.ts';
+import { NginxConfigError, NginxReloadError } from './nginx-errors.ts';
+import { createNginx, type NginxManager } from './nginx-manager.ts';
+import { eventually, freePort, recordingLogger, requireDataplane, tempPrefix, testConf } from './nginx-test-support.ts';
+
+interface Harness {
+  readonly nginx: NginxManager;
+  readonly prefix: string;
+  readonly statusPort: number;
+  readonly lines: ReturnType<typeof recordingLogger>['lines'];
+  served(): Promise<string | null>;
+}
+
+async function startedNginx(t: TestContext, reloadMs = 10_000): Promise<Harness> {
+  const dataplane = requireDataplane();
+  const { prefix, remove } = await tempPrefix();
+  const statusPort = await freePort();
+  const { logger, lines } = recordingLogger();
+  const versionUrl = (): string => `http://127.0.0.1:${statusPort}/config-version`;
+  const nginx = createNginx({ dataplane, prefix, logger, versionUrl, timeouts: { reloadMs } });
+  t.after(async () => {
+    await nginx.stop();
+    await remove();
+  });
+  await nginx.start(testConf({ statusPort, version: 'v1' }), 'v1');
+  // Both workers up, so "every worker changed" below means something.
+  await eventually('two workers', () => nginx.workerPids().length === 2);
+  return { nginx, prefix, statusPort, lines, served: () => fetchConfigVersion(versionUrl(), 1_000) };
+}
+
+void describe('createNginx against the real NGINX', () => {
+  void it('starts the master and serves the configuration version', async (t) => {
+    const { nginx, served, prefix } = await startedNginx(t);
+    assert.equal(await served(), 'v1');
+    assert.equal(nginx.liveVersion(), 'v1');
+    assert.ok(nginx.started());
+    assert.ok((nginx.pid() ?? 0) > 0);
+    assert.deepEqual(nginx.stats(), { reloads: 0, reloadFailures: 0, invalidConfigs: 0, restarts: 0, lastReload: null });
+    assert.match(await readFile(join(prefix, 'nginx.conf'), 'utf8'), /return 200 "v1"/);
+  });
+
+  void it('reloads a changed configuration: same master, new workers, counted', async (t) => {
+    const { nginx, served, statusPort, prefix } = await startedNginx(t);
+    const masterBefore = nginx.pid();
+    const workersBefore = nginx.workerPids();
+    const appPort = await freePort();
+    const extraHttp = `server { listen 127.0.0.1:${appPort}; location / { return 200 "app"; } }`;
+    const conf = testConf({ statusPort, version: 'v2', extraHttp });
+
+    await nginx.apply(conf, 'v2');
+
+    assert.equal(await served(), 'v2');
+    assert.equal(await fetchConfigVersion(`http://127.0.0.1:${appPort}/`, 1_000), 'app');
+    assert.equal(nginx.pid(), masterBefore);
+    await eventually('a new set of workers', () => {
+      const now = nginx.workerPids();
+      return now.length === 2 && now.every((pid) => !workersBefore.includes(pid));
+    });
+    const stats = nginx.stats();
+    assert.equal(stats.reloads, 1);
+    assert.equal(stats.lastReload?.ok, true);
+    assert.equal(nginx.liveVersion(), 'v2');
+    assert.equal(await readFile(join(prefix, 'nginx.conf'), 'utf8'), conf);
+  });
+
+  const invalidRows = [
+    { name: 'unknown directive', extraHttp: 'bogus_directive on;', expect: /unknown directive "bogus_directive"/ },
+    { name: 'unbalanced brace', extraHttp: 'server {', expect: /unexpected end of file/ },
+    { name: 'invalid value', extraHttp: 'keepalive_timeout forever;', expect: /invalid value|is invalid/ },
+    { name: 'missing include', extraHttp: 'include does-not-exist.conf;', expect: /does-not-exist\.conf/ },
+  ];
+  for (const row of invalidRows) {
+    void it(`refuses an invalid configuration (${row.name}) and keeps serving the old one`, async (t) => {
+      const { nginx, served, statusPort, prefix } = await startedNginx(t);
+      const liveBefore = await readFile(join(prefix, 'nginx.conf'), 'utf8');
+      const workersBefore = nginx.workerPids();
+      const conf = testConf({ statusPort, version: 'v2', extraHttp: row.extraHttp });
+
+      const err = await nginx.apply(conf, 'v2').then(
+        () => assert.fail('apply accepted an invalid configuration'),
+        (e: unknown) => e,
+      );
+
+      assert.ok(err instanceof NginxConfigError, `got ${String(err)}`);
+      assert.equal(err.code, 'NGINX_CONFIG_INVALID');
+      assert.match(err.message, row.expect);
+      assert.match(err.nginxOutput, row.expect);
+      assert.equal(await served(), 'v1');
+      assert.equal(await readFile(join(prefix, 'nginx.conf'), 'utf8'), liveBefore);
+      assert.deepEqual(nginx.workerPids(), workersBefore);
+      assert.equal(nginx.liveVersion(), 'v1');
+      assert.deepEqual(
+        { ...nginx.stats(), lastReload: null },
+        { reloads: 0, reloadFailures: 0, invalidConfigs: 1, restarts: 0, lastReload: null },
+      );
+    });
+  }
+
+  void it('reports a reload the master refuses (port taken) and rolls the live file back', async (t) => {
+    const { nginx, served, statusPort, prefix, lines } = await startedNginx(t, 5_000);
+    const liveBefore = await readFile(join(prefix, 'nginx.conf'), 'utf8');
+    // `nginx -t` does not bind, so this passes validation and fails only in the master.
+    const squatter = createServer();
+    await new Promise<void>((resolve) => squatter.listen(0, '127.0.0.1', resolve));
+    t.after(() => new Promise<void>((resolve) => squatter.close(() => resolve())));
+    const takenPort = (squatter.address() as { port: number }).port;
+    const extraHttp = `server { listen 127.0.0.1:${takenPort}; location / { return 200 "app"; } }`;
+
+    const err = await nginx.apply(testConf({ statusPort, version: 'v2', extraHttp }), 'v2').then(
+      () => assert.fail('apply confirmed a reload that cannot bind'),
+      (e: unknown) => e,
+    );
+
+    assert.ok(err instanceof NginxReloadError, `got ${String(err)}`);
+    assert.equal(err.code, 'NGINX_RELOAD_FAILED');
+    assert.match(err.message, /bind\(\) to 127\.0\.0\.1:\d+ failed/);
+    assert.equal(await served(), 'v1');
+    assert.equal(await readFile(join(prefix, 'nginx.conf'), 'utf8'), liveBefore);
+    assert.equal(nginx.stats().reloadFailures, 1);
+    assert.equal(nginx.stats().reloads, 0);
+    assert.equal(nginx.stats().lastReload?.ok, false);
+    assert.ok(lines.some((line) => line.level === 50 && /bind\(\)/.test(line.msg)), 'the [emerg] line is logged as error');
+  });
+
+  void it('refuses to apply the version that is already live', async (t) => {
+    const { nginx, statusPort } = await startedNginx(t);
+    await assert.rejects(nginx.apply(testConf({ statusPort, version: 'v1' }), 'v1'), /already live/);
+    assert.equal(nginx.stats().reloads, 0);
+  });
+});

@@ -1,0 +1,271 @@
+// Runs NGINX for the controller: start, validated reloads confirmed by config
+// version, restart after a crash, graceful stop. Operations run one at a
+// time. Invariant: the live file (confPath) always holds the configuration
+// NGINX last confirmed, so a restart after a crash comes up with the last
+// good configuration, never with one that failed.
+import { mkdir, rename, rm } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+import type { Logger } from 'pino';
+import { waitForConfigVersion } from './config-version.ts';
+import type { Dataplane } from './dataplane.ts';
+import { testNginxConf, writeFileAtomic } from './nginx-conf-files.ts';
+import { NginxConfigError, NginxNotRunningError, NginxReloadError, NginxStartError } from './nginx-errors.ts';
+import type { NginxLogLine } from './nginx-log.ts';
+import { watchMaster, type MasterWatch } from './master-watch.ts';
+import { spawnMaster, type MasterProcess } from './master-process.ts';
+import { waitForGroupGone, workerPidsOf } from './nginx-processes.ts';
+import { createRestartPolicy, type RestartBackoff } from './restart-policy.ts';
+
+/** Bounds of each step, in ms. */
+export interface NginxTimeouts {
+  /** `nginx -t` (large configurations take seconds). */
+  readonly testMs: number;
+  /** A new master serving its version. */
+  readonly startMs: number;
+  /** New workers serving the new version after SIGHUP. */
+  readonly reloadMs: number;
+  /** SIGQUIT until the master exited, before SIGTERM. */
+  readonly stopMs: number;
+}
+
+const DEFAULT_TIMEOUTS: NginxTimeouts = { testMs: 120_000, startMs: 30_000, reloadMs: 10_000, stopMs: 10_000 };
+
+export interface NginxManagerOptions {
+  readonly dataplane: Dataplane;
+  /** NGINX's prefix (-p): pid file, temp paths and relative includes live here. Created if missing. */
+  readonly prefix: string;
+  /** The live configuration file; default <prefix>/nginx.conf. */
+  readonly confPath?: string;
+  readonly logger: Logger;
+  /** The status server's config-version URL, e.g. http://127.0.0.1:<statusPort>/config-version. */
+  readonly versionUrl: () => string;
+  /** Called after NGINX was restarted following a crash: its shared dicts are empty, push the dynamic state again. */
+  readonly onRestart?: () => Promise<void>;
+  readonly timeouts?: Partial<NginxTimeouts>;
+  readonly restartBackoff?: Partial<RestartBackoff>;
+}
+
+/** Counters for tests and metrics. */
+export interface NginxStats {
+  /** Reloads confirmed by config version. */
+  readonly reloads: number;
+  /** Reloads signalled but not confirmed (the old configuration kept serving). */
+  readonly reloadFailures: number;
+  /** Configurations `nginx -t` rejected (never signalled). */
+  readonly invalidConfigs: number;
+  /** Restarts after the master exited unexpectedly. */
+  readonly restarts: number;
+  readonly lastReload: { readonly at: Date; readonly ok: boolean; readonly durationMs: number } | null;
+}
+
+export interface NginxManager {
+  /** Validates `conf`, starts the master on it and waits until it serves `version`. */
+  start(conf: string, version: string): Promise<void>;
+  /** Validates `conf` (NginxConfigError), reloads and confirms `version` (NginxReloadError); on failure the old configuration keeps serving. */
+  apply(conf: string, version: string): Promise<void>;
+  /** Graceful stop; no restart afterwards. */
+  stop(): Promise<void>;
+  /** True once a configuration was confirmed, until stop(). */
+  started(): boolean;
+  /** The confirmed configuration's version, or null. */
+  liveVersion(): string | null;
+  pid(): number | null;
+  workerPids(): number[];
+  stats(): NginxStats;
+}
+
+interface Running {
+  readonly process: MasterProcess;
+  /** Aborted when this master exits. */
+  readonly gone: AbortSignal;
+  confirmed: boolean;
+}
+
+/** Creates the manager; nothing runs until start(). */
+export function createNginx(options: NginxManagerOptions): NginxManager {
+  const { dataplane, logger, versionUrl } = options;
+  const prefix = resolve(options.prefix);
+  const confPath = resolve(options.confPath ?? join(prefix, 'nginx.conf'));
+  // No `.conf` suffix, so an `include *.conf` beside the live file never picks it up.
+  const candidatePath = `${confPath}.candidate`;
+  const timeouts: NginxTimeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
+  const lifetime = new AbortController();
+  const counters = { reloads: 0, reloadFailures: 0, invalidConfigs: 0, restarts: 0 };
+  let lastReload: NginxStats['lastReload'] = null;
+  let live: { conf: string; version: string } | null = null;
+  let master: Running | null = null;
+  /** Process group of the last master that died, to be gone before the next one binds its ports. */
+  let deadGroup: number | null = null;
+  /** The master's error lines, watched while a start or reload waits for its version. */
+  let watch: MasterWatch | null = null;
+  let queue: Promise<unknown> = Promise.resolve();
+
+  const serialize = <T>(op: () => Promise<T>): Promise<T> => {
+    const run = queue.then(op);
+    queue = run.catch(() => undefined);
+    return run;
+  };
+  const killOnExit = (): void => master?.process.killGroup();
+
+  const onLine = (line: NginxLogLine): void => watch?.onLine(line);
+  const endWatch = (): string[] => {
+    const problems = watch?.problems() ?? [];
+    watch?.close();
+    watch = null;
+    return problems;
+  };
+
+  const validate = async (conf: string): Promise<void> => {
+    await writeFileAtomic(candidatePath, conf);
+    try {
+      await testNginxConf({ dataplane, prefix, confPath: candidatePath, timeoutMs: timeouts.testMs, signal: lifetime.signal });
+    } catch (err) {
+      await rm(candidatePath, { force: true });
+      if (err instanceof NginxConfigError) counters.invalidConfigs += 1;
+      throw err;
+    }
+  };
+
+  const onMasterExit = (running: Running, code: number | null, signal: string | null): void => {
+    if (master !== running) return;
+    master = null;
+    // Orphaned workers keep the old listening sockets and would block the new master.
+    running.process.killGroup();
+    deadGroup = running.process.pid;
+    if (!running.confirmed || lifetime.signal.aborted) return; // start() reports it / we are stopping
+    logger.error({ pid: running.process.pid, code, signal }, 'NGINX master exited unexpectedly');
+    restarts.schedule();
+  };
+
+  /** Spawns a master on the live file and waits until it serves `version`. */
+  const launch = async (version: string): Promise<Running> => {
+    const child = spawnMaster({ dataplane, prefix, confPath, logger, onLine });
+    const goneController = new AbortController();
+    const running: Running = { process: child, gone: goneController.signal, confirmed: false };
+    master = running;
+    watch = watchMaster(child.pid);
+    void child.exited.then((exit) => {
+      goneController.abort();
+      onMasterExit(running, exit.code, exit.signal);
+    });
+    const result = await waitForConfigVersion({
+      url: versionUrl,
+      version,
+      timeoutMs: timeouts.startMs,
+      signal: AbortSignal.any([lifetime.signal, running.gone]),
+    });
+    const problems = endWatch();
+    if (result.confirmed) {
+      running.confirmed = true;
+      return running;
+    }
+    const exitedByItself = running.gone.aborted;
+    child.killGroup();
+    await waitForGroupGone(child.pid, 2_000);
+    if (master === running) master = null;
+    const exit = exitedByItself ? await child.exited : null;
+    const why = exit
+      ? `exited (${exit.error?.message ?? exit.signal ?? `code ${exit.code}`})`
+      : lifetime.signal.aborted
+        ? 'was stopped'
+        : `did not serve version ${version} within ${timeouts.startMs} ms (last seen: ${result.lastSeen})`;
+    const detail = problems.length > 0 ? `: ${problems.join('; ')}` : '';
+    throw new NginxStartError(`NGINX ${why}${detail}`, problems.join('\n'));
+  };
+
+  const restarts = createRestartPolicy({
+    backoff: options.restartBackoff,
+    logger,
+    restart: () =>
+      serialize(async () => {
+        if (lifetime.signal.aborted || master || !live) return false;
+        if (deadGroup !== null && !(await waitForGroupGone(deadGroup, 2_000))) {
+          logger.warn({ pgid: deadGroup }, 'processes of the dead NGINX master linger');
+        }
+        const running = await launch(live.version);
+        counters.restarts += 1;
+        logger.info({ pid: running.process.pid, version: live.version }, 'NGINX restarted with the last good configuration');
+        return true;
+      }),
+    // Outside the queue: the callback may itself push or apply.
+    afterRestart: options.onRestart,
+  });
+
+  const reload = async (running: Running, previous: { conf: string; version: string }, conf: string, version: string): Promise<void> => {
+    await rename(candidatePath, confPath);
+    const began = Date.now();
+    watch = watchMaster(running.process.pid);
+    const refused = watch.refused;
+    running.process.signal('SIGHUP');
+    const result = await waitForConfigVersion({
+      url: versionUrl,
+      version,
+      timeoutMs: timeouts.reloadMs,
+      signal: AbortSignal.any([lifetime.signal, running.gone, refused]),
+    });
+    const problems = endWatch();
+    const durationMs = Date.now() - began;
+    lastReload = { at: new Date(), ok: result.confirmed, durationMs };
+    if (result.confirmed) {
+      live = { conf, version };
+      counters.reloads += 1;
+      logger.info({ version, durationMs, polls: result.polls }, 'NGINX reloaded');
+      return;
+    }
+    // Keep the invariant: the live file is what NGINX (still) runs.
+    await writeFileAtomic(confPath, previous.conf);
+    counters.reloadFailures += 1;
+    const why = running.gone.aborted
+      ? 'the master exited during the reload'
+      : refused.aborted
+        ? 'NGINX refused the configuration'
+        : result.aborted
+          ? 'stopped during the reload'
+          : `version ${version} not served within ${timeouts.reloadMs} ms (still ${result.lastSeen})`;
+    const detail = problems.length > 0 ? `: ${problems.join('; ')}` : '';
+    throw new NginxReloadError(`NGINX reload failed, ${why}${detail}`, problems.join('\n'));
+  };
+
+  return {
+    start: (conf, version) =>
+      serialize(async () => {
+        if (lifetime.signal.aborted) throw new NginxNotRunningError('NGINX manager was stopped');
+        if (live) throw new Error('NGINX is already started; use apply() to change its configuration');
+        await mkdir(prefix, { recursive: true });
+        await mkdir(dirname(confPath), { recursive: true });
+        await validate(conf);
+        await rename(candidatePath, confPath);
+        process.on('exit', killOnExit);
+        const running = await launch(version);
+        live = { conf, version };
+        logger.info({ pid: running.process.pid, version }, 'NGINX started');
+      }),
+    apply: (conf, version) =>
+      serialize(async () => {
+        const running = master;
+        const previous = live;
+        if (lifetime.signal.aborted || !previous) throw new NginxNotRunningError('NGINX is not started');
+        if (!running) throw new NginxNotRunningError('NGINX is restarting; apply again once it runs');
+        if (version === previous.version) {
+          throw new Error(`version ${JSON.stringify(version)} is already live: a changed configuration needs a new version`);
+        }
+        await validate(conf);
+        await reload(running, previous, conf, version);
+      }),
+    stop: async () => {
+      lifetime.abort();
+      restarts.cancel();
+      await serialize(async () => {
+        const running = master;
+        if (running) await running.process.stop(timeouts.stopMs);
+        master = null;
+        process.off('exit', killOnExit);
+      });
+    },
+    started: () => live !== null && !lifetime.signal.aborted,
+    liveVersion: () => live?.version ?? null,
+    pid: () => master?.process.pid ?? null,
+    workerPids: () => (master ? workerPidsOf(master.process.pid) : []),
+    stats: () => ({ ...counters, lastReload }),
+  };
+}
