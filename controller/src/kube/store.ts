@@ -1,0 +1,116 @@
+// The store: one resilient informer per watched kind, and cheap immutable
+// snapshots of their caches.
+//
+// Every add/update/delete calls onChange(kind); the sync queue coalesces, so
+// the store does not. A snapshot reuses each kind's frozen array until that
+// kind changes, so taking one after an EndpointSlice update rebuilds only the
+// EndpointSlice array.
+
+import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
+import type { Logger } from 'pino';
+
+import type { Snapshot } from '../model/types.ts';
+import type { BackoffOptions } from './backoff.ts';
+import type { WatchTiming } from './bounded-watch.ts';
+import { KINDS } from './kinds.ts';
+import type { KindDescriptor, KindName } from './kinds.ts';
+import { startResilientInformer } from './resilient-informer.ts';
+import type { ResilientInformer } from './resilient-informer.ts';
+
+/** Options of createStore. */
+export interface StoreOptions {
+  /** --watch-namespace: namespaced kinds are listed/watched there only; null/undefined = all. */
+  readonly namespace?: string | null;
+  /** Called after every change to any cache, with the kind that changed. Must not throw. */
+  readonly onChange: (kind: KindName) => void;
+  readonly logger: Logger;
+  /** Restart backoff for failed lists/watches (defaults: 100 ms doubling to 10 s). */
+  readonly backoff?: Partial<BackoffOptions>;
+  /** Watch duration bounds (defaults: server timeout 5–10 min, 30 s idle grace). */
+  readonly watchTiming?: WatchTiming;
+  /** A list taking longer than this is abandoned and retried (default 60 s). */
+  readonly listTimeoutMs?: number;
+}
+
+/** The informer caches of every watched kind. */
+export interface Store {
+  /** Resolves once every informer has applied its first list; rejects if stop() comes first. */
+  waitForInitialSync(): Promise<void>;
+  /** A point-in-time view; arrays are frozen and sorted by namespace/name; objects are frozen. */
+  snapshot(): Snapshot;
+  /** Stops every informer. */
+  stop(): Promise<void>;
+}
+
+/** Sort key that makes a snapshot independent of the order events arrived in. */
+function objectKey(obj: KubernetesObject): string {
+  return `${obj.metadata?.namespace ?? ''}/${obj.metadata?.name ?? ''}`;
+}
+
+function sortedFrozen(objects: readonly KubernetesObject[]): readonly KubernetesObject[] {
+  const keyed = objects.map((obj) => ({ key: objectKey(obj), obj }));
+  keyed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  return Object.freeze(keyed.map((entry) => entry.obj));
+}
+
+/** Starts one informer per watched kind and returns the store over their caches. */
+export function createStore(kc: KubeConfig, options: StoreOptions): Store {
+  const namespace = options.namespace ?? null;
+  const logger = options.logger.child({ component: 'kube-store' });
+  const arrays = new Map<KindName, readonly KubernetesObject[]>();
+  let current: Snapshot | null = null;
+
+  const onKindChange = (kind: KindName): void => {
+    arrays.delete(kind);
+    current = null;
+    try {
+      options.onChange(kind);
+    } catch (err) {
+      // A throw here would unwind into the informer's cache update.
+      logger.error({ err, kind }, 'onChange handler threw');
+    }
+  };
+
+  const informers = new Map<KindDescriptor, ResilientInformer>();
+  for (const descriptor of KINDS) {
+    informers.set(descriptor, startResilientInformer(kc, {
+      descriptor,
+      namespace,
+      logger,
+      onChange: () => onKindChange(descriptor.kind),
+      backoff: options.backoff,
+      watchTiming: options.watchTiming,
+      listTimeoutMs: options.listTimeoutMs,
+    }));
+  }
+  logger.info({ namespace: namespace ?? '(all)', kinds: KINDS.map((k) => k.kind) }, 'watching');
+
+  const arrayOf = (descriptor: KindDescriptor, informer: ResilientInformer): readonly KubernetesObject[] => {
+    let array = arrays.get(descriptor.kind);
+    if (array === undefined) {
+      array = sortedFrozen(informer.list());
+      arrays.set(descriptor.kind, array);
+    }
+    return array;
+  };
+
+  return {
+    async waitForInitialSync(): Promise<void> {
+      await Promise.all([...informers.values()].map((informer) => informer.synced));
+    },
+    snapshot(): Snapshot {
+      if (current === null) {
+        const fields: Record<string, readonly KubernetesObject[]> = {};
+        for (const [descriptor, informer] of informers) {
+          fields[descriptor.snapshotKey] = arrayOf(descriptor, informer);
+        }
+        // The descriptors map each kind to its Snapshot field and client-node type.
+        current = Object.freeze(fields) as unknown as Snapshot;
+      }
+      return current;
+    },
+    async stop(): Promise<void> {
+      await Promise.all([...informers.values()].map((informer) => informer.stop()));
+    },
+  };
+}

@@ -1,0 +1,238 @@
+// A minimal Kubernetes API server for the store's tests: list and watch
+// (chunked JSON lines) for any `/api/v1/...` or `/apis/<g>/<v>/...` collection,
+// with resourceVersions, 410 Gone after a "compaction", and knobs to break
+// things (drop watches, fail lists). Not a general API server: the e2e
+// cluster is that. Objects are keyed by plural resource name.
+
+import { createServer } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+import { KubeConfig } from '@kubernetes/client-node';
+
+/** A stored object: only metadata matters to the server. */
+export interface FakeObject {
+  metadata: { name: string; namespace?: string; resourceVersion?: string; [key: string]: unknown };
+  [key: string]: unknown;
+}
+
+interface StoredEvent {
+  readonly plural: string;
+  readonly type: 'ADDED' | 'MODIFIED' | 'DELETED';
+  readonly object: FakeObject;
+  readonly rv: number;
+}
+
+interface OpenWatch {
+  readonly plural: string;
+  readonly namespace: string | null;
+  readonly res: ServerResponse;
+}
+
+/** One request the server saw, for assertions on paths and timing. */
+export interface SeenRequest {
+  readonly path: string;
+  readonly watch: boolean;
+  readonly query: URLSearchParams;
+  readonly at: number;
+}
+
+/** How the server answers a watch from a resourceVersion older than the last compaction. */
+export type ExpiredWatchReply = 'status-410' | 'error-event' | 'error-event-keep-open';
+
+const COLLECTION = /^\/(?:api\/v1|apis\/[^/]+\/[^/]+)(?:\/namespaces\/([^/]+))?\/([^/]+)$/;
+
+export class FakeApiServer {
+  readonly requests: SeenRequest[] = [];
+  /** What a watch from an expired resourceVersion gets. */
+  expiredWatchReply: ExpiredWatchReply = 'status-410';
+  private readonly server: Server;
+  private readonly objects = new Map<string, Map<string, FakeObject>>();
+  private readonly events: StoredEvent[] = [];
+  private readonly watches = new Set<OpenWatch>();
+  /** Streams that sent an ERROR event and were left open: they get nothing more. */
+  private readonly heldOpen = new Set<ServerResponse>();
+  private rv = 1;
+  private compactedRv = 0;
+  private listFailures = 0;
+  private listFailurePlural: string | null = null;
+
+  private constructor() {
+    this.server = createServer((req, res) => this.handle(req, res));
+  }
+
+  /** Starts a server on 127.0.0.1 and a free port. */
+  static async start(): Promise<FakeApiServer> {
+    const fake = new FakeApiServer();
+    await new Promise<void>((resolve) => fake.server.listen(0, '127.0.0.1', resolve));
+    return fake;
+  }
+
+  get url(): string {
+    const { port } = this.server.address() as AddressInfo;
+    return `http://127.0.0.1:${port}`;
+  }
+
+  /** A KubeConfig pointing at this server. */
+  kubeConfig(): KubeConfig {
+    const kc = new KubeConfig();
+    kc.loadFromOptions({
+      clusters: [{ name: 'fake', server: this.url, skipTLSVerify: true }],
+      users: [{ name: 'fake' }],
+      contexts: [{ name: 'fake', cluster: 'fake', user: 'fake' }],
+      currentContext: 'fake',
+    });
+    return kc;
+  }
+
+  /** Creates or replaces an object; emits ADDED or MODIFIED unless silent. */
+  upsert(plural: string, object: FakeObject, silent = false): void {
+    const bucket = this.bucket(plural);
+    const key = keyOf(object);
+    const type = bucket.has(key) ? 'MODIFIED' : 'ADDED';
+    const stored: FakeObject = { ...object, metadata: { ...object.metadata, resourceVersion: String(++this.rv) } };
+    bucket.set(key, stored);
+    if (!silent) this.emit({ plural, type, object: stored, rv: this.rv });
+  }
+
+  /** Deletes an object; emits DELETED unless silent (a change the watch never delivered). */
+  remove(plural: string, namespace: string | undefined, name: string, silent = false): void {
+    const bucket = this.bucket(plural);
+    const key = `${namespace ?? ''}/${name}`;
+    const found = bucket.get(key);
+    if (found === undefined) throw new Error(`no ${plural} ${key}`);
+    bucket.delete(key);
+    const rv = ++this.rv;
+    if (!silent) this.emit({ plural, type: 'DELETED', object: { ...found, metadata: { ...found.metadata, resourceVersion: String(rv) } }, rv });
+  }
+
+  /** Forgets history up to now (like etcd compaction) and drops every open watch. */
+  expireHistory(): void {
+    this.compactedRv = ++this.rv;
+    this.dropWatches('end');
+  }
+
+  /** Ends every open watch: 'end' closes it cleanly, 'destroy' resets the connection. */
+  dropWatches(how: 'end' | 'destroy'): void {
+    for (const watch of this.watches) {
+      if (how === 'end') watch.res.end();
+      else watch.res.destroy();
+    }
+    this.watches.clear();
+  }
+
+  /** The next n list requests (of `plural` only, when given) answer 500. */
+  failNextLists(n: number, plural: string | null = null): void {
+    this.listFailures = n;
+    this.listFailurePlural = plural;
+  }
+
+  openWatchCount(): number {
+    return this.watches.size;
+  }
+
+  /** Streams still open after an ERROR event (the client should close them). */
+  heldOpenCount(): number {
+    return this.heldOpen.size;
+  }
+
+  async close(): Promise<void> {
+    this.dropWatches('destroy');
+    for (const res of this.heldOpen) res.destroy();
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  private bucket(plural: string): Map<string, FakeObject> {
+    let bucket = this.objects.get(plural);
+    if (bucket === undefined) {
+      bucket = new Map();
+      this.objects.set(plural, bucket);
+    }
+    return bucket;
+  }
+
+  private emit(event: StoredEvent): void {
+    this.events.push(event);
+    for (const watch of this.watches) {
+      if (matches(watch, event)) writeEvent(watch.res, event.type, event.object);
+    }
+  }
+
+  private handle(req: IncomingMessage, res: ServerResponse): void {
+    const url = new URL(req.url ?? '/', 'http://fake');
+    const watch = url.searchParams.get('watch') === 'true';
+    this.requests.push({ path: url.pathname, watch, query: url.searchParams, at: Date.now() });
+    const route = COLLECTION.exec(url.pathname);
+    if (req.method !== 'GET' || route === null) {
+      sendStatus(res, 404, 'NotFound', `no route for ${req.method} ${url.pathname}`);
+      return;
+    }
+    const namespace = route[1] === undefined ? null : decodeURIComponent(route[1]);
+    const plural = route[2];
+    if (watch) this.serveWatch(res, plural, namespace, Number(url.searchParams.get('resourceVersion') ?? '0'));
+    else this.serveList(res, plural, namespace);
+  }
+
+  private serveList(res: ServerResponse, plural: string, namespace: string | null): void {
+    if (this.listFailures > 0 && (this.listFailurePlural === null || this.listFailurePlural === plural)) {
+      this.listFailures -= 1;
+      sendStatus(res, 500, 'InternalError', 'injected list failure');
+      return;
+    }
+    const items = [...this.bucket(plural).values()].filter((obj) => inNamespace(namespace, obj));
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ kind: 'List', apiVersion: 'v1', metadata: { resourceVersion: String(this.rv) }, items }));
+  }
+
+  private serveWatch(res: ServerResponse, plural: string, namespace: string | null, fromRv: number): void {
+    if (fromRv < this.compactedRv) {
+      const message = `too old resource version: ${fromRv} (${this.compactedRv})`;
+      if (this.expiredWatchReply === 'status-410') {
+        sendStatus(res, 410, 'Expired', message);
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.flushHeaders();
+      const status = { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'Expired', code: 410, message };
+      res.write(`${JSON.stringify({ type: 'ERROR', object: status })}\n`);
+      if (this.expiredWatchReply === 'error-event') {
+        res.end();
+      } else {
+        this.heldOpen.add(res);
+        res.on('close', () => this.heldOpen.delete(res));
+      }
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'application/json', 'transfer-encoding': 'chunked' });
+    // A real API server sends headers at once; Node would hold them until the first event.
+    res.flushHeaders();
+    const watch: OpenWatch = { plural, namespace, res };
+    this.watches.add(watch);
+    res.on('close', () => this.watches.delete(watch));
+    for (const event of this.events) {
+      if (event.rv > fromRv && matches(watch, event)) writeEvent(res, event.type, event.object);
+    }
+  }
+}
+
+function keyOf(object: FakeObject): string {
+  return `${object.metadata.namespace ?? ''}/${object.metadata.name}`;
+}
+
+function inNamespace(namespace: string | null, object: FakeObject): boolean {
+  return namespace === null || object.metadata.namespace === namespace;
+}
+
+function matches(watch: OpenWatch, event: StoredEvent): boolean {
+  return watch.plural === event.plural && inNamespace(watch.namespace, event.object);
+}
+
+function writeEvent(res: ServerResponse, type: string, object: FakeObject): void {
+  res.write(`${JSON.stringify({ type, object })}\n`);
+}
+
+function sendStatus(res: ServerResponse, code: number, reason: string, message: string): void {
+  res.writeHead(code, { 'content-type': 'application/json' });
+  res.end(JSON.stringify({ kind: 'Status', apiVersion: 'v1', status: 'Failure', reason, message, code }));
+}
