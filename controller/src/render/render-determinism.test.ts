@@ -75,6 +75,7 @@ void describe('render options are checked', () => {
     ['zero workers', { workerProcesses: 0 }],
     ['fractional shutdown timeout', { workerShutdownTimeout: 1.5 }],
     ['unknown error log level', { errorLogLevel: 'loud' as RenderOptions['errorLogLevel'] }],
+    ['quote in the Lua path', { dataplane: { modules: [], luaPackagePath: '/a/"?.lua;;', luaPackageCPath: '/a/?.so;;' } }],
     ['relative module path', { dataplane: { modules: ['lua.so'], luaPackagePath: '/a/?.lua;;', luaPackageCPath: '/a/?.so;;' } }],
   ];
   for (const [name, patch] of bad) {

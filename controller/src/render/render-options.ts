@@ -4,7 +4,7 @@
 // imports nothing of nginx/.
 
 import { isAbsolute, resolve } from 'node:path';
-import { RenderError } from './nginx-values.ts';
+import { RenderError, quoteLuaSearchPath } from './nginx-values.ts';
 
 /** The parts of the data-plane runtime that appear in nginx.conf (see Dataplane in CONTRACTS.md). */
 export interface DataplaneValues {
@@ -95,6 +95,13 @@ export function resolveRenderOptions(options: RenderOptions): ResolvedRenderOpti
     invalid('dataplane.modules', dataplane?.modules, 'an array of absolute paths');
   }
   dataplane.modules.forEach((module, i) => checkAbsolutePath(`dataplane.modules[${i}]`, module));
+  for (const field of ['luaPackagePath', 'luaPackageCPath'] as const) {
+    try {
+      quoteLuaSearchPath(dataplane[field]);
+    } catch {
+      invalid(`dataplane.${field}`, dataplane[field], 'a ;-separated Lua search path of safe entries');
+    }
+  }
   return {
     templateDir: options.templateDir,
     // resolve() drops a trailing slash so `${prefix}/nginx.pid` stays clean
