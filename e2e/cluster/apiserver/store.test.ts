@@ -1,0 +1,142 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Store } from './store.ts';
+import type { JsonObject } from './patch.ts';
+import type { WatchEvent } from './watch.ts';
+
+const code = (c: number) => (err: unknown): boolean => (err as { code?: number }).code === c;
+const meta = (o: JsonObject): JsonObject => o.metadata as JsonObject;
+
+function freshStore(opts: { eventWindow?: number } = {}): Store {
+  const store = new Store({ ...opts, namespaceFinalizeMs: 10 });
+  store.create('namespaces', { metadata: { name: 'default' } });
+  return store;
+}
+
+const cm = (name: string, labels: Record<string, string> = {}): JsonObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'default', labels }, data: { k: 'v' } });
+
+test('create assigns identity and rejects duplicates, bad names and missing namespaces', () => {
+  const store = freshStore();
+  const created = store.create('configmaps', cm('a'));
+  assert.match(String(meta(created).uid), /^[0-9a-f-]{36}$/);
+  assert.match(String(meta(created).creationTimestamp), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+  assert.equal(meta(created).generation, 1);
+  assert.equal(meta(created).resourceVersion, store.resourceVersion);
+  const generated = store.create('configmaps', { metadata: { generateName: 'gen-', namespace: 'default' } });
+  assert.match(String(meta(generated).name), /^gen-[a-z0-9]{5}$/);
+  const rows: { name: string; body: JsonObject; want: number }[] = [
+    { name: 'duplicate', body: cm('a'), want: 409 },
+    { name: 'no name', body: { metadata: { namespace: 'default' } }, want: 422 },
+    { name: 'upper-case name', body: cm('Bad_Name'), want: 422 },
+    { name: 'missing namespace', body: { metadata: { name: 'x', namespace: 'nope' } }, want: 404 },
+    { name: 'wrong kind', body: { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'x' } }, want: 400 },
+    { name: 'bad ingress path', body: { apiVersion: 'networking.k8s.io/v1', kind: 'Ingress', metadata: { name: 'i' }, spec: { rules: [{ http: { paths: [{ path: 'nope', pathType: 'Prefix', backend: { service: { name: 's', port: { number: 80 } } } }] } }] } }, want: 422 },
+  ];
+  for (const row of rows) {
+    const kind = row.body.kind === 'Ingress' ? 'ingresses.networking.k8s.io' : 'configmaps';
+    assert.throws(() => store.create(kind, row.body), code(row.want), row.name);
+  }
+  assert.throws(() => store.create('services', { metadata: { name: 's', namespace: 'default' }, spec: { ports: [{ port: 70000 }] } }),
+    (err: { code?: number; details?: { causes?: { field?: string }[] } }) => err.code === 422 && err.details?.causes?.[0]?.field === 'spec.ports[0].port');
+});
+
+test('update is optimistic and the status subresource owns .status', () => {
+  const store = freshStore();
+  const dep = store.create('deployments.apps', {
+    metadata: { name: 'web', namespace: 'default' },
+    spec: { selector: { matchLabels: { app: 'web' } }, template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'web', image: 'nginx' }] } } },
+  });
+  assert.equal((dep.spec as JsonObject).replicas, 1, 'defaulted');
+  const stale = structuredClone(dep);
+  const scaled = store.update('deployments.apps', { ...dep, spec: { ...(dep.spec as JsonObject), replicas: 3 }, status: { replicas: 99 } });
+  assert.equal(meta(scaled).generation, 2);
+  assert.deepEqual(scaled.status, {}, 'main resource update ignores status');
+  assert.throws(() => store.update('deployments.apps', stale), code(409));
+  const withStatus = store.update('deployments.apps', { ...scaled, spec: { replicas: 0 }, status: { replicas: 3 } }, { subresource: 'status' });
+  assert.deepEqual(withStatus.status, { replicas: 3 });
+  assert.equal((withStatus.spec as JsonObject).replicas, 3, 'status update ignores spec');
+  assert.equal(meta(withStatus).generation, 2, 'status does not bump generation');
+  const rv = store.resourceVersion;
+  store.update('deployments.apps', withStatus);
+  assert.equal(store.resourceVersion, rv, 'a no-op update writes nothing');
+});
+
+test('list filters by selectors and pages with limit/continue', () => {
+  const store = freshStore();
+  for (let i = 0; i < 5; i++) store.create('configmaps', cm(`c${i}`, { idx: String(i), even: String(i % 2 === 0) }));
+  assert.deepEqual(store.list('configmaps', { labelSelector: 'even=true' }).items.map((o) => meta(o).name), ['c0', 'c2', 'c4']);
+  assert.deepEqual(store.list('configmaps', { fieldSelector: 'metadata.name=c3' }).items.map((o) => meta(o).name), ['c3']);
+  const names: unknown[] = [];
+  let token: string | undefined;
+  let pages = 0;
+  do {
+    const page = store.list('configmaps', { limit: 2, continue: token });
+    names.push(...page.items.map((o) => meta(o).name));
+    token = page.continue;
+    pages++;
+  } while (token);
+  assert.deepEqual(names, ['c0', 'c1', 'c2', 'c3', 'c4']);
+  assert.equal(pages, 3);
+  const first = store.list('configmaps', { limit: 2 });
+  store.create('configmaps', cm('later'));
+  store.expireResourceVersions();
+  assert.throws(() => store.list('configmaps', { limit: 2, continue: first.continue }), code(410));
+  assert.throws(() => store.list('configmaps', { continue: 'garbage' }), code(400));
+});
+
+test('watch replays from a resourceVersion, projects selectors, and 410s when expired', () => {
+  const store = freshStore({ eventWindow: 3 });
+  const start = store.resourceVersion;
+  const a = store.create('configmaps', cm('a', { app: 'x' }));
+  store.update('configmaps', { ...a, metadata: { ...meta(a), labels: { app: 'y' } } });
+  const seen: WatchEvent[] = [];
+  let closed = false;
+  const stop = store.watch('configmaps', { resourceVersion: start, labelSelector: 'app=x' }, { onEvent: (e) => seen.push(e), onClose: () => { closed = true; } });
+  assert.deepEqual(seen.map((e) => e.type), ['ADDED', 'DELETED'], 'leaving the selector reads as DELETED');
+  store.create('configmaps', cm('b', { app: 'x' }));
+  assert.deepEqual(seen.map((e) => e.type), ['ADDED', 'DELETED', 'ADDED']);
+  stop();
+  store.create('configmaps', cm('c', { app: 'x' }));
+  assert.equal(seen.length, 3, 'no events after stop');
+  assert.equal(closed, false);
+  for (const n of ['d', 'e', 'f']) store.create('configmaps', cm(n));
+  const expired: WatchEvent[] = [];
+  store.watch('configmaps', { resourceVersion: start }, { onEvent: (e) => expired.push(e), onClose: () => { closed = true; } });
+  assert.equal(expired[0].type, 'ERROR');
+  assert.equal((expired[0].object as JsonObject).code, 410);
+  assert.equal(closed, true, 'the expired watch is ended');
+  const initial: WatchEvent[] = [];
+  store.watch('configmaps', { resourceVersion: '0' }, { onEvent: (e) => initial.push(e), onClose: () => undefined });
+  assert.equal(initial.filter((e) => e.type === 'ADDED').length, 6, 'rv 0 starts with the current state');
+});
+
+test('namespace deletion terminates, then removes its objects', async () => {
+  const store = freshStore();
+  store.create('namespaces', { metadata: { name: 'gone' } });
+  store.create('configmaps', { metadata: { name: 'c', namespace: 'gone' } });
+  const terminating = store.delete('namespaces', undefined, 'gone');
+  assert.equal((terminating.status as JsonObject).phase, 'Terminating');
+  assert.throws(() => store.create('configmaps', { metadata: { name: 'd', namespace: 'gone' } }), code(403));
+  store.delete('configmaps', 'gone', 'c');
+  store.create('configmaps', { metadata: { name: 'e', namespace: 'default' } });
+  await new Promise((r) => setTimeout(r, 50));
+  assert.throws(() => store.get('namespaces', undefined, 'gone'), code(404));
+  assert.equal(store.list('configmaps').items.length, 1, 'other namespaces keep their objects');
+  store.close();
+});
+
+test('patch kinds through the store, and server-side apply creates', () => {
+  const store = freshStore();
+  store.create('configmaps', cm('p'));
+  const rows: { name: string; kind: 'merge' | 'json' | 'strategic' | 'apply'; body: unknown; want: JsonObject }[] = [
+    { name: 'merge', kind: 'merge', body: { data: { m: '1' } }, want: { k: 'v', m: '1' } },
+    { name: 'json', kind: 'json', body: [{ op: 'remove', path: '/data/m' }], want: { k: 'v' } },
+    { name: 'strategic', kind: 'strategic', body: { data: { s: '2' } }, want: { k: 'v', s: '2' } },
+    { name: 'apply', kind: 'apply', body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'p' }, data: { a: '3' } }, want: { k: 'v', s: '2', a: '3' } },
+  ];
+  for (const row of rows) assert.deepEqual(store.patch('configmaps', 'default', 'p', row.kind, row.body as never).data, row.want, row.name);
+  assert.throws(() => store.patch('configmaps', 'default', 'p', 'merge', { metadata: { resourceVersion: '1' } }), code(409), 'stale rv in a patch');
+  assert.throws(() => store.patch('configmaps', 'default', 'missing', 'merge', {}), code(404));
+  const created = store.patch('configmaps', 'default', 'ssa', 'apply', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'ssa' }, data: { x: 'y' } });
+  assert.equal(meta(created).namespace, 'default');
+});
