@@ -101,9 +101,9 @@ const rows: DefaultRow[] = [
   },
 ];
 
-describe('default backends', () => {
+void describe('default backends', () => {
   for (const row of rows) {
-    it(row.name, () => {
+    void it(row.name, () => {
       const result = buildModel(snapshot({ ingresses: row.ingresses, services: row.services ?? services }), options(row.opts));
       assert.deepEqual(hostnames(result), Object.keys(row.roots));
       for (const [host, want] of Object.entries(row.roots)) {
@@ -117,7 +117,7 @@ describe('default backends', () => {
     });
   }
 
-  it('generated locations carry no Ingress, default proxy settings and no rewrite', () => {
+  void it('generated locations carry no Ingress, default proxy settings and no rewrite', () => {
     const result = buildModel(snapshot({ services }), options({ defaultBackendService: 'system/fallback' }));
     const root = findLocation(result, '_', '/');
     assert.equal(root?.ingress, null);

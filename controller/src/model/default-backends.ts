@@ -12,8 +12,7 @@ import { backendName, parseServiceKey, type ServiceRef } from './backend-ref.ts'
 import type { BackendRegistry } from './backends.ts';
 import type { ClusterIndex } from './cluster-index.ts';
 import { makeFailure, quoteValue } from './failure.ts';
-import { CATCH_ALL_HOST } from './hosts.ts';
-import { checkServicePort } from './names.ts';
+import { CATCH_ALL_HOST, checkServicePort } from './names.ts';
 import { placeBackendLocation } from './placement.ts';
 import type { ServerTable } from './server-table.ts';
 import type { BuildOptions, Failure, IngressRef, Location } from './types.ts';

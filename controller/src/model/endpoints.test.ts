@@ -100,9 +100,9 @@ const rows: EndpointRow[] = [
   },
 ];
 
-describe('endpoints', () => {
+void describe('endpoints', () => {
   for (const row of rows) {
-    it(row.name, () => {
+    void it(row.name, () => {
       const result = buildModel(snapshot({
         ingresses: [ingress('app', { rules: [rule('h.example', path('/', row.backend))] })],
         services: row.services,
@@ -124,7 +124,7 @@ describe('endpoints', () => {
     });
   }
 
-  it('one ServiceNotFound per Ingress, not per path', () => {
+  void it('one ServiceNotFound per Ingress, not per path', () => {
     const result = buildModel(snapshot({
       ingresses: [ingress('app', { rules: [rule('h.example', path('/a', svc('gone', 80)), path('/b', svc('gone', 80)))] })],
     }), options());

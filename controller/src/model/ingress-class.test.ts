@@ -40,9 +40,9 @@ const rows: ClassRow[] = [
     opts: { watchIngressWithoutClass: true }, ours: false },
 ];
 
-describe('class selection', () => {
+void describe('class selection', () => {
   for (const row of rows) {
-    it(row.name, () => {
+    void it(row.name, () => {
       const item = ingress('app', {
         className: row.className,
         rules,

@@ -7,7 +7,7 @@ import type { V1HTTPIngressPath, V1Ingress, V1IngressRule } from '@kubernetes/cl
 import { proxySettingsFrom, type AnnotationValues } from './annotations/index.ts';
 import { checkIngressBackend, backendName, type ServiceRef } from './backend-ref.ts';
 import { makeFailure, quoteValue } from './failure.ts';
-import { checkRuleHost } from './hosts.ts';
+import { checkRuleHost } from './names.ts';
 import { resolvePath } from './paths.ts';
 import type { Failure, IngressRef, Location } from './types.ts';
 

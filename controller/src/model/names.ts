@@ -1,12 +1,40 @@
-// Kubernetes name grammars. The API server enforces them, but the builder
-// trusts nothing it did not check itself: these strings end up in backend
-// names and IngressRefs, which the renderer writes into nginx.conf.
+// Kubernetes name grammars and Ingress rule hosts. The API server enforces
+// them, but the builder trusts nothing it did not check itself: these strings
+// end up in backend names, IngressRefs and server_names, which the renderer
+// writes into nginx.conf. Rule hosts are RFC 1123 names, optionally with one
+// leading `*.` wildcard label; an empty host is the catch-all.
 
 import { accept, refuse, type Checked } from './checked.ts';
+
+/** The hostname of the catch-all server (rule host "" and unknown hosts). */
+export const CATCH_ALL_HOST = '_';
 
 const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const DNS1035_LABEL = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
 const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+const MAX_HOST_CHARS = 253;
+const MAX_LABEL_CHARS = 63;
+
+/** Lowercases and validates a rule host; "" or absent → the catch-all `_`. */
+export function checkRuleHost(raw: unknown): Checked<string> {
+  if (raw === undefined || raw === null || raw === '') return accept(CATCH_ALL_HOST);
+  if (typeof raw !== 'string') return refuse('host must be a string');
+  const host = raw.toLowerCase();
+  if (host.length > MAX_HOST_CHARS) return refuse(`host is longer than ${MAX_HOST_CHARS} characters`);
+  const labels = host.split('.');
+  // `*.example.com`: the wildcard is a whole first label, never a partial one.
+  const named = labels[0] === '*' ? labels.slice(1) : labels;
+  if (named.length === 0) {
+    return refuse('wildcard host needs a domain after "*."');
+  }
+  for (const label of named) {
+    if (label.length > MAX_LABEL_CHARS || !DNS1123_LABEL.test(label)) {
+      return refuse('host is not a valid DNS name (RFC 1123, optional leading "*.")');
+    }
+  }
+  return accept(host);
+}
+
 
 /** A namespace name (DNS-1123 label, at most 63 characters). */
 export function checkNamespace(value: unknown): Checked<string> {

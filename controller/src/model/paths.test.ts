@@ -35,6 +35,8 @@ const rows: PathRow[] = [
   { name: 'named group refused', path: '/(?<id>x)', pathType: 'ImplementationSpecific', regex: true, want: null },
   { name: 'inline flags refused', path: '/(?i)x', pathType: 'ImplementationSpecific', regex: true, want: null },
   { name: 'POSIX class refused', path: '/[[:alpha:]]', pathType: 'ImplementationSpecific', regex: true, want: null },
+  { name: 'bracket opening with ] refused', path: '/[]a]', pathType: 'ImplementationSpecific', regex: true, want: null },
+  { name: 'character class allowed', path: '/v[0-9]+/.*', pathType: 'ImplementationSpecific', regex: true, want: 'regex /v[0-9]+/.*' },
   { name: 'non-capturing group allowed', path: '/(?:a|b)', pathType: 'ImplementationSpecific', regex: true, want: 'regex /(?:a|b)' },
   { name: 'space', path: '/a b', pathType: 'Prefix', want: null },
   { name: 'newline', path: '/a\nb', pathType: 'Exact', want: null },
@@ -52,9 +54,9 @@ const rows: PathRow[] = [
   { name: 'too long', path: `/${'a'.repeat(1024)}`, pathType: 'Exact', want: null },
 ];
 
-describe('resolvePath', () => {
+void describe('resolvePath', () => {
   for (const row of rows) {
-    it(row.name, () => {
+    void it(row.name, () => {
       const result = resolvePath(row.path, row.pathType, row.regex ?? false);
       const got = result.ok ? `${result.value.match} ${result.value.path}` : null;
       assert.equal(got, row.want, result.ok ? undefined : result.reason);
@@ -63,9 +65,9 @@ describe('resolvePath', () => {
   }
 });
 
-describe('paths in the model', () => {
+void describe('paths in the model', () => {
   const web = service('web', [{ port: 80 }]);
-  it('Exact and Prefix of the same path are both present, exact first', () => {
+  void it('Exact and Prefix of the same path are both present, exact first', () => {
     const result = buildModel(snapshot({
       ingresses: [ingress('a', { rules: [rule('h.example', path('/foo', svc('web', 80), 'Prefix'), path('/foo', svc('web', 80), 'Exact'))] })],
       services: [web],
@@ -75,7 +77,7 @@ describe('paths in the model', () => {
     assert.deepEqual(result.failures, []);
   });
 
-  it('Prefix /foo/ and /foo are the same location (second is a conflict)', () => {
+  void it('Prefix /foo/ and /foo are the same location (second is a conflict)', () => {
     const result = buildModel(snapshot({
       ingresses: [ingress('a', { rules: [rule('h.example', path('/foo/', svc('web', 80)), path('/foo', svc('web', 80)))] })],
       services: [web],
@@ -84,7 +86,7 @@ describe('paths in the model', () => {
     assert.equal(failuresWith(result, 'Conflict').length, 1);
   });
 
-  it('a bad path drops only that path', () => {
+  void it('a bad path drops only that path', () => {
     const result = buildModel(snapshot({
       ingresses: [ingress('a', { rules: [rule('h.example', path('/ok', svc('web', 80)), path('/bad;', svc('web', 80)))] })],
       services: [web],
@@ -94,7 +96,7 @@ describe('paths in the model', () => {
     assert.equal(failure?.field, 'spec.rules[0].http.paths[1].path');
   });
 
-  it('location order: exact, then regex and prefix by length', () => {
+  void it('location order: exact, then regex and prefix by length', () => {
     const result = buildModel(snapshot({
       ingresses: [ingress('a', {
         annotations: { [ann('use-regex')]: 'true' },

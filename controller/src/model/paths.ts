@@ -6,7 +6,6 @@
 // ingress-nginx's strict-validate-path-type does.
 
 import { accept, refuse, type Checked } from './checked.ts';
-import { checkRegexPath } from './regex-path.ts';
 import type { LocationMatch } from './types.ts';
 
 /** A validated path and how it matches. */
@@ -20,6 +19,38 @@ const MAX_PATH_CHARS = 1024;
 const SAFE_PATH = /^\/[!%&()*+,\-./0-9:<=>?@A-Z[\]^_a-z|~]*$/;
 /** Literal paths: URL path characters that carry no regex meaning in NGINX's eyes. */
 const LITERAL_PATH = /^\/[!%&,\-./0-9:=@A-Z_a-z~]*$/;
+
+// Regex paths (use-regex / rewrite-target) are compiled by NGINX's PCRE2, but
+// checked here with JavaScript's RegExp. The check only vouches for the
+// syntax both engines read the same way, so constructs whose meaning differs
+// (or that only one engine knows) are refused before compiling:
+// any `(?` group other than `(?:`, `(?=` and `(?!` (lookbehind, named groups,
+// inline flags, PCRE verbs), POSIX classes `[:alpha:]`, and `[]` / `[^]`
+// (empty or any-character in JavaScript, a literal `]` in PCRE). Backslashes,
+// `$` and braces never get this far: SAFE_PATH refuses them for every path.
+const ALLOWED_GROUP_OPENERS = new Set(['(?:', '(?=', '(?!']);
+
+/** Accepts a regex path that PCRE2 and JavaScript both compile to the same meaning. */
+export function checkRegexPath(path: string): Checked<string> {
+  for (let i = path.indexOf('(?'); i !== -1; i = path.indexOf('(?', i + 1)) {
+    if (!ALLOWED_GROUP_OPENERS.has(path.slice(i, i + 3))) {
+      return refuse('regex groups other than (?:, (?= and (?! are not supported');
+    }
+  }
+  if (path.includes('[:') || path.includes('[=') || path.includes('[.')) {
+    return refuse('POSIX bracket expressions are not supported in regex paths');
+  }
+  if (path.includes('[]') || path.includes('[^]')) {
+    return refuse('a "]" right after "[" or "[^" reads differently in PCRE; move it later in the class');
+  }
+  try {
+    // The `u` flag makes JavaScript strict about stray `]` and quantifiers, closer to PCRE.
+    new RegExp(path, 'u');
+  } catch {
+    return refuse('path is not a valid regular expression');
+  }
+  return accept(path);
+}
 
 /** Prefix `/foo/` ≡ `/foo`: the renderer adds the `/foo/` form itself. */
 export function normalisePrefix(path: string): string {

@@ -35,10 +35,13 @@ export function placeBackendLocation(
   }
   const placement = table.place(host, location);
   if (!placement.placed) {
-    const loser = location.ingress ? describeRef(location.ingress) : 'a generated location';
-    return makeFailure(location.ingress, 'Conflict', `${request.field}.path`,
-      `${location.match} path ${quoteValue(location.path)} on host ${quoteValue(host)} is already served by ` +
-      `${holderName(placement.holder)} (older); ignored for ${loser}`);
+    const what = `${location.match} path ${quoteValue(location.path)} on host ${quoteValue(host)}`;
+    const holder = placement.holder.ingress;
+    const sameIngress = holder !== null && location.ingress !== null && describeRef(holder) === describeRef(location.ingress);
+    const message = sameIngress
+      ? `${what} appears twice in ${describeRef(holder)}; the first one is used`
+      : `${what} is already served by ${holderName(placement.holder)} (older); ignored for ${location.ingress ? describeRef(location.ingress) : 'a generated location'}`;
+    return makeFailure(location.ingress, 'Conflict', `${request.field}.path`, message);
   }
   registry.add({
     ref: request.backend,

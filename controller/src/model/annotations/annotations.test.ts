@@ -54,9 +54,9 @@ const rows: ValueRow[] = [
   { name: 'value not a string', key: 'use-regex', value: true, want: null },
 ];
 
-describe('annotation values', () => {
+void describe('annotation values', () => {
   for (const row of rows) {
-    it(row.name, () => {
+    void it(row.name, () => {
       const fullKey = `${PREFIX}/${row.key}`;
       const result = parseIngressAnnotations({ [fullKey]: row.value }, PREFIX, REF);
       if (row.want === null) {
@@ -76,7 +76,7 @@ describe('annotation values', () => {
   }
 });
 
-describe('annotation framework', () => {
+void describe('annotation framework', () => {
   const cases: { name: string; annotations: Record<string, unknown> | undefined; prefix?: string; want: string[] | 'ok' }[] = [
     { name: 'no annotations: defaults', annotations: undefined, want: 'ok' },
     { name: 'unknown key under the prefix is ignored', annotations: { [`${PREFIX}/enable-cors`]: 'true' }, want: 'ok' },
@@ -93,14 +93,14 @@ describe('annotation framework', () => {
     { name: 'custom prefix ignores the default one', annotations: { [`${PREFIX}/proxy-body-size`]: 'bad' }, prefix: 'resty.example', want: 'ok' },
   ];
   for (const row of cases) {
-    it(row.name, () => {
+    void it(row.name, () => {
       const result = parseIngressAnnotations(row.annotations, row.prefix ?? PREFIX, REF);
       if (row.want === 'ok') assert.deepEqual(result, { ok: true, values: DEFAULT_ANNOTATION_VALUES });
       else assert.deepEqual(result.ok ? 'ok' : result.failures.map((failure) => failure.reason), row.want);
     });
   }
 
-  it('a long hostile value is truncated and quoted in the message', () => {
+  void it('a long hostile value is truncated and quoted in the message', () => {
     const value = `1m;\n${'x'.repeat(500)}`;
     const result = parseIngressAnnotations({ [`${PREFIX}/proxy-body-size`]: value }, PREFIX, REF);
     assert.equal(result.ok, false);

@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
-import { checkRuleHost } from './hosts.ts';
+import { checkRuleHost } from './names.ts';
 
 const rows: { name: string; host: unknown; want: string | null }[] = [
   { name: 'empty host is the catch-all', host: '', want: '_' },
@@ -26,9 +26,9 @@ const rows: { name: string; host: unknown; want: string | null }[] = [
   { name: 'not a string', host: 7, want: null },
 ];
 
-describe('checkRuleHost', () => {
+void describe('checkRuleHost', () => {
   for (const row of rows) {
-    it(row.name, () => {
+    void it(row.name, () => {
       const result = checkRuleHost(row.host);
       assert.equal(result.ok ? result.value : null, row.want);
     });
