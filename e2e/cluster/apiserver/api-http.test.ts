@@ -6,7 +6,7 @@ import { call, openWatch } from './testing.ts';
 const NS = '/api/v1/namespaces/default';
 const cm = (name: string, labels: Record<string, string> = {}): object => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, labels }, data: { k: 'v' } });
 
-test('errors are Status objects with the right codes', async () => {
+void test('errors are Status objects with the right codes', async () => {
   const server = await startApiServer();
   try {
     const rows: { name: string; method: string; path: string; raw?: string; body?: unknown; contentType?: string; want: number; reason: string }[] = [
@@ -28,7 +28,7 @@ test('errors are Status objects with the right codes', async () => {
   } finally { await server.stop(); }
 });
 
-test('create, conflict, patch types and the status subresource over HTTP', async () => {
+void test('create, conflict, patch types and the status subresource over HTTP', async () => {
   const server = await startApiServer();
   try {
     const created = await call(server, 'POST', `${NS}/configmaps`, { body: cm('a') });
@@ -66,7 +66,7 @@ test('create, conflict, patch types and the status subresource over HTTP', async
   } finally { await server.stop(); }
 });
 
-test('list with selectors, limit/continue, and Table output', async () => {
+void test('list with selectors, limit/continue, and Table output', async () => {
   const server = await startApiServer();
   try {
     for (const [name, tier] of [['a', 'web'], ['b', 'db'], ['c', 'web']]) await call(server, 'POST', `${NS}/configmaps`, { body: cm(name, { tier }) });
@@ -86,7 +86,7 @@ test('list with selectors, limit/continue, and Table output', async () => {
   } finally { await server.stop(); }
 });
 
-test('watch over HTTP: initial state, resume from RV, bookmarks, 410, dropWatches', async () => {
+void test('watch over HTTP: initial state, resume from RV, bookmarks, 410, dropWatches', async () => {
   const server = await startApiServer({ bookmarkIntervalMs: 100 });
   try {
     const first = await call(server, 'POST', `${NS}/configmaps`, { body: cm('a') });
@@ -119,7 +119,7 @@ test('watch over HTTP: initial state, resume from RV, bookmarks, 410, dropWatche
   } finally { await server.stop(); }
 });
 
-test('restart keeps objects and the port', async () => {
+void test('restart keeps objects and the port', async () => {
   const server = await startApiServer();
   try {
     await call(server, 'POST', `${NS}/configmaps`, { body: cm('kept') });

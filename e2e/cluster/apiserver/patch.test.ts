@@ -14,7 +14,7 @@ const deployment: JsonObject = {
 };
 const containers = (obj: Json): JsonObject[] => (((obj as JsonObject).spec as JsonObject).template as { spec: { containers: JsonObject[] } }).spec.containers;
 
-test('merge patch (RFC 7386)', () => {
+void test('merge patch (RFC 7386)', () => {
   const out = mergePatch(deployment, { metadata: { labels: { app: null, tier: 'x' } }, spec: { replicas: 3 } }) as JsonObject;
   assert.deepEqual((out.metadata as JsonObject).labels, { tier: 'x' });
   assert.equal((out.spec as JsonObject).replicas, 3);
@@ -22,7 +22,7 @@ test('merge patch (RFC 7386)', () => {
   assert.equal(((deployment.spec as JsonObject).replicas), 1, 'input not mutated');
 });
 
-test('json patch (RFC 6902) operations', () => {
+void test('json patch (RFC 6902) operations', () => {
   const rows: { name: string; ops: Json; check: (out: JsonObject) => void }[] = [
     { name: 'replace', ops: [{ op: 'replace', path: '/spec/replicas', value: 5 }], check: (o) => assert.equal((o.spec as JsonObject).replicas, 5) },
     { name: 'add to array end', ops: [{ op: 'add', path: '/metadata/finalizers/-', value: 'b' }], check: (o) => assert.deepEqual((o.metadata as JsonObject).finalizers, ['a', 'b']) },
@@ -41,7 +41,7 @@ test('json patch (RFC 6902) operations', () => {
   for (const row of failing) assert.throws(() => jsonPatch(deployment, row.ops), (e: { code?: number }) => e.code === row.code, row.name);
 });
 
-test('strategic merge patch merges lists by their patch merge key', () => {
+void test('strategic merge patch merges lists by their patch merge key', () => {
   const out = applyPatch('strategic', deployment, {
     metadata: { finalizers: ['b'] },
     spec: { template: { spec: { containers: [
@@ -56,7 +56,7 @@ test('strategic merge patch merges lists by their patch merge key', () => {
   assert.deepEqual((out.metadata as JsonObject).finalizers, ['a', 'b'], 'finalizers are a merged set');
 });
 
-test('strategic merge directives used by kubectl apply', () => {
+void test('strategic merge directives used by kubectl apply', () => {
   const out = applyPatch('strategic', deployment, {
     spec: { template: { spec: {
       containers: [{ name: 'side', $patch: 'delete' }, { name: 'web', env: [{ name: 'A', $patch: 'delete' }] }],
@@ -75,7 +75,7 @@ test('strategic merge directives used by kubectl apply', () => {
   assert.throws(() => applyPatch('strategic', deployment, { spec: { template: { spec: { containers: [{ image: 'x' }] } } } }), (e: { code?: number }) => e.code === 400);
 });
 
-test('patch content types', () => {
+void test('patch content types', () => {
   const rows: { name: string; type: string | undefined; want: string | number }[] = [
     { name: 'merge', type: 'application/merge-patch+json', want: 'merge' },
     { name: 'json', type: 'application/json-patch+json; charset=utf-8', want: 'json' },

@@ -5,7 +5,7 @@ import { fieldValue, matchesSelector, parseFieldSelector, parseLabelSelector } f
 const labels: Record<string, string> = { app: 'web', tier: 'front', 'example.com/team': 'a' };
 const lookup = (k: string): string | undefined => labels[k];
 
-test('label selectors match as the API server does', () => {
+void test('label selectors match as the API server does', () => {
   const rows: { name: string; selector: string; want: boolean }[] = [
     { name: 'empty matches all', selector: '', want: true },
     { name: 'equals', selector: 'app=web', want: true },
@@ -29,13 +29,13 @@ test('label selectors match as the API server does', () => {
   }
 });
 
-test('malformed label selectors are 400s', () => {
+void test('malformed label selectors are 400s', () => {
   for (const bad of ['app=we b', '=x', 'a in (b c)', 'bad key=1']) {
     assert.throws(() => parseLabelSelector(bad), (err: { code?: number }) => err.code === 400, bad);
   }
 });
 
-test('field selectors read dotted paths', () => {
+void test('field selectors read dotted paths', () => {
   const obj = { metadata: { name: 'x', namespace: 'ns' }, involvedObject: { kind: 'Pod' } };
   const rows: { name: string; selector: string; want: boolean }[] = [
     { name: 'name', selector: 'metadata.name=x', want: true },

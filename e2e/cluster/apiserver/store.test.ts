@@ -15,7 +15,7 @@ function freshStore(opts: { eventWindow?: number } = {}): Store {
 
 const cm = (name: string, labels: Record<string, string> = {}): JsonObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'default', labels }, data: { k: 'v' } });
 
-test('create assigns identity and rejects duplicates, bad names and missing namespaces', () => {
+void test('create assigns identity and rejects duplicates, bad names and missing namespaces', () => {
   const store = freshStore();
   const created = store.create('configmaps', cm('a'));
   assert.match(String(meta(created).uid), /^[0-9a-f-]{36}$/);
@@ -40,7 +40,7 @@ test('create assigns identity and rejects duplicates, bad names and missing name
     (err: { code?: number; details?: { causes?: { field?: string }[] } }) => err.code === 422 && err.details?.causes?.[0]?.field === 'spec.ports[0].port');
 });
 
-test('update is optimistic and the status subresource owns .status', () => {
+void test('update is optimistic and the status subresource owns .status', () => {
   const store = freshStore();
   const dep = store.create('deployments.apps', {
     metadata: { name: 'web', namespace: 'default' },
@@ -61,7 +61,7 @@ test('update is optimistic and the status subresource owns .status', () => {
   assert.equal(store.resourceVersion, rv, 'a no-op update writes nothing');
 });
 
-test('list filters by selectors and pages with limit/continue', () => {
+void test('list filters by selectors and pages with limit/continue', () => {
   const store = freshStore();
   for (let i = 0; i < 5; i++) store.create('configmaps', cm(`c${i}`, { idx: String(i), even: String(i % 2 === 0) }));
   assert.deepEqual(store.list('configmaps', { labelSelector: 'even=true' }).items.map((o) => meta(o).name), ['c0', 'c2', 'c4']);
@@ -84,7 +84,7 @@ test('list filters by selectors and pages with limit/continue', () => {
   assert.throws(() => store.list('configmaps', { continue: 'garbage' }), code(400));
 });
 
-test('watch replays from a resourceVersion, projects selectors, and 410s when expired', () => {
+void test('watch replays from a resourceVersion, projects selectors, and 410s when expired', () => {
   const store = freshStore({ eventWindow: 3 });
   const start = store.resourceVersion;
   const a = store.create('configmaps', cm('a', { app: 'x' }));
@@ -110,7 +110,7 @@ test('watch replays from a resourceVersion, projects selectors, and 410s when ex
   assert.equal(initial.filter((e) => e.type === 'ADDED').length, 6, 'rv 0 starts with the current state');
 });
 
-test('namespace deletion terminates, then removes its objects', async () => {
+void test('namespace deletion terminates, then removes its objects', async () => {
   const store = freshStore();
   store.create('namespaces', { metadata: { name: 'gone' } });
   store.create('configmaps', { metadata: { name: 'c', namespace: 'gone' } });
@@ -125,7 +125,7 @@ test('namespace deletion terminates, then removes its objects', async () => {
   store.close();
 });
 
-test('patch kinds through the store, and server-side apply creates', () => {
+void test('patch kinds through the store, and server-side apply creates', () => {
   const store = freshStore();
   store.create('configmaps', cm('p'));
   const rows: { name: string; kind: 'merge' | 'json' | 'strategic' | 'apply'; body: unknown; want: JsonObject }[] = [
