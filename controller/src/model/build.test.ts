@@ -161,6 +161,17 @@ void describe('robustness', () => {
     assert.deepEqual(failuresWith(result, 'InvalidName').length, 2);
   });
 
+  void it('an Ingress that breaks the builder costs only itself (InternalError)', () => {
+    const exploding = ingress('exploding', { created: '2023-01-01T00:00:00Z' });
+    Object.defineProperty(exploding.spec, 'rules', { get: () => { throw new Error('boom\nsecond line'); } });
+    const fine = ingress('fine', { rules: [rule('fine.example', path('/', svc('web', 80)))] });
+    const result = buildModel(snapshot({ ingresses: [exploding, fine], services: [web] }), options());
+    assert.deepEqual(hostnames(result), ['_', 'fine.example']);
+    const [failure] = failuresWith(result, 'InternalError');
+    assert.deepEqual(failure?.ingress, { namespace: 'default', name: 'exploding' });
+    assert.doesNotMatch(failure?.message ?? '', /\n/);
+  });
+
   void it('never mutates the snapshot (frozen input)', () => {
     const frozen = deepFreeze(snapshot({
       ingresses: [older, newer, ingress('d', { defaultBackend: svc('web', 80), annotations: { [ann('use-regex')]: 'true' } })],
