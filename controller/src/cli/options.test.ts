@@ -1,0 +1,191 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+
+import packageJson from '../../../package.json' with { type: 'json' };
+import { CommandLineExit, printCommandLineExit } from './command-line-exit.ts';
+import { helpText, parseOptions } from './options.ts';
+import type { ControllerOptions } from './options.ts';
+
+const DEFAULTS: ControllerOptions = {
+  kubeconfig: null,
+  ingressClass: 'resty',
+  controllerClass: 'resty-ingress.dev/controller',
+  watchIngressWithoutClass: false,
+  ingressClassByName: false,
+  watchNamespace: null,
+  configMap: null,
+  defaultBackendService: null,
+  annotationsPrefix: 'nginx.ingress.kubernetes.io',
+  httpPort: 80,
+  httpsPort: 443,
+  statusPort: 10246,
+  healthzPort: 10254,
+  bindAddress: '0.0.0.0',
+  nginxPrefix: '/tmp/resty-ingress',
+  workerProcesses: 'auto',
+  syncRateLimit: 10,
+  logLevel: 'info',
+  publishService: null,
+  electionId: 'ingress-controller-leader',
+  updateStatus: true,
+};
+
+/** Runs parseOptions and returns the CommandLineExit it must throw. */
+function exitOf(argv: string[]): CommandLineExit {
+  try {
+    parseOptions(argv);
+  } catch (err) {
+    if (err instanceof CommandLineExit) return err;
+    throw err;
+  }
+  return assert.fail(`parseOptions(${JSON.stringify(argv)}) did not exit`);
+}
+
+void describe('parseOptions', () => {
+  void it('defaults: no flags give ingress-nginx defaults except the class names', () => {
+    const options = parseOptions([]);
+    assert.deepEqual(options, DEFAULTS);
+    assert.ok(Object.isFrozen(options));
+  });
+
+  const flagRows: { name: string; argv: string[]; expected: Partial<ControllerOptions> }[] = [
+    { name: '--kubeconfig', argv: ['--kubeconfig', '/home/me/.kube/dev'], expected: { kubeconfig: '/home/me/.kube/dev' } },
+    { name: '--ingress-class (= form)', argv: ['--ingress-class=nginx'], expected: { ingressClass: 'nginx' } },
+    { name: '--controller-class', argv: ['--controller-class', 'k8s.io/ingress-nginx'], expected: { controllerClass: 'k8s.io/ingress-nginx' } },
+    { name: '--watch-ingress-without-class bare', argv: ['--watch-ingress-without-class'], expected: { watchIngressWithoutClass: true } },
+    { name: '--watch-ingress-without-class=true', argv: ['--watch-ingress-without-class=true'], expected: { watchIngressWithoutClass: true } },
+    { name: '--ingress-class-by-name=1', argv: ['--ingress-class-by-name=1'], expected: { ingressClassByName: true } },
+    { name: '--watch-namespace', argv: ['--watch-namespace', 'team-a'], expected: { watchNamespace: 'team-a' } },
+    { name: '--watch-namespace "" means all', argv: ['--watch-namespace', ''], expected: { watchNamespace: null } },
+    { name: '--configmap', argv: ['--configmap', 'ingress/resty-config'], expected: { configMap: 'ingress/resty-config' } },
+    { name: '--default-backend-service', argv: ['--default-backend-service=ingress/fallback'], expected: { defaultBackendService: 'ingress/fallback' } },
+    { name: '--annotations-prefix', argv: ['--annotations-prefix', 'resty.example.com'], expected: { annotationsPrefix: 'resty.example.com' } },
+    { name: '--http-port', argv: ['--http-port', '8080'], expected: { httpPort: 8080 } },
+    { name: '--https-port', argv: ['--https-port', '8443'], expected: { httpsPort: 8443 } },
+    { name: '--status-port', argv: ['--status-port', '18080'], expected: { statusPort: 18080 } },
+    { name: '--healthz-port', argv: ['--healthz-port', '1'], expected: { healthzPort: 1 } },
+    { name: '--bind-address IPv4', argv: ['--bind-address', '127.0.0.1'], expected: { bindAddress: '127.0.0.1' } },
+    { name: '--bind-address IPv6', argv: ['--bind-address', '::1'], expected: { bindAddress: '::1' } },
+    { name: '--nginx-prefix', argv: ['--nginx-prefix', '/var/run/resty'], expected: { nginxPrefix: '/var/run/resty' } },
+    { name: '--worker-processes number', argv: ['--worker-processes', '4'], expected: { workerProcesses: 4 } },
+    { name: '--sync-rate-limit fraction', argv: ['--sync-rate-limit', '0.3'], expected: { syncRateLimit: 0.3 } },
+    { name: '--log-level', argv: ['--log-level', 'debug'], expected: { logLevel: 'debug' } },
+    { name: '--publish-service', argv: ['--publish-service', 'ingress/resty-controller'], expected: { publishService: 'ingress/resty-controller' } },
+    { name: '--election-id', argv: ['--election-id', 'resty-leader'], expected: { electionId: 'resty-leader' } },
+    { name: '--update-status=false', argv: ['--update-status=false'], expected: { updateStatus: false } },
+    { name: 'the last repeat wins', argv: ['--http-port', '81', '--http-port', '82'], expected: { httpPort: 82 } },
+  ];
+  for (const row of flagRows) {
+    void it(`flag ${row.name}`, () => {
+      assert.deepEqual(parseOptions(row.argv), { ...DEFAULTS, ...row.expected });
+    });
+  }
+
+  const badRows: { name: string; argv: string[]; flag: string }[] = [
+    { name: 'port not a number', argv: ['--http-port', 'eighty'], flag: '--http-port' },
+    { name: 'port 0', argv: ['--https-port', '0'], flag: '--https-port' },
+    { name: 'port above 65535', argv: ['--status-port', '65536'], flag: '--status-port' },
+    { name: 'port with a fraction', argv: ['--healthz-port', '10.5'], flag: '--healthz-port' },
+    { name: 'ports that clash', argv: ['--https-port', '80'], flag: '--https-port' },
+    { name: 'configmap without a namespace', argv: ['--configmap', 'just-a-name'], flag: '--configmap' },
+    { name: 'default backend with three parts', argv: ['--default-backend-service', 'a/b/c'], flag: '--default-backend-service' },
+    { name: 'publish service with upper case', argv: ['--publish-service', 'NS/svc'], flag: '--publish-service' },
+    { name: 'namespace with a slash', argv: ['--watch-namespace', 'a/b'], flag: '--watch-namespace' },
+    { name: 'log level not in the enum', argv: ['--log-level', 'verbose'], flag: '--log-level' },
+    { name: 'sync rate 0', argv: ['--sync-rate-limit', '0'], flag: '--sync-rate-limit' },
+    { name: 'sync rate negative', argv: ['--sync-rate-limit=-1'], flag: '--sync-rate-limit' },
+    { name: 'sync rate not a number', argv: ['--sync-rate-limit', 'fast'], flag: '--sync-rate-limit' },
+    { name: 'worker processes 0', argv: ['--worker-processes', '0'], flag: '--worker-processes' },
+    { name: 'bind address a host name', argv: ['--bind-address', 'localhost'], flag: '--bind-address' },
+    { name: 'nginx prefix relative', argv: ['--nginx-prefix', 'tmp/x'], flag: '--nginx-prefix' },
+    { name: 'nginx prefix with a semicolon', argv: ['--nginx-prefix', '/tmp/x;evil'], flag: '--nginx-prefix' },
+    { name: 'nginx prefix climbing out', argv: ['--nginx-prefix', '/tmp/../etc'], flag: '--nginx-prefix' },
+    { name: 'boolean not a boolean', argv: ['--update-status=maybe'], flag: '--update-status' },
+    { name: 'ingress class with spaces', argv: ['--ingress-class', 'my class'], flag: '--ingress-class' },
+    { name: 'controller class without a domain', argv: ['--controller-class', 'controller'], flag: '--controller-class' },
+    { name: 'annotations prefix with trailing slash', argv: ['--annotations-prefix', 'nginx.ingress.kubernetes.io/'], flag: '--annotations-prefix' },
+    { name: 'election id with upper case', argv: ['--election-id', 'Leader'], flag: '--election-id' },
+    { name: 'missing value', argv: ['--http-port'], flag: '--http-port' },
+    { name: 'unknown flag', argv: ['--enable-ssl-passthrough'], flag: '--enable-ssl-passthrough' },
+    { name: 'misspelt flag', argv: ['--ingress-clas', 'x'], flag: '--ingress-clas' },
+  ];
+  for (const row of badRows) {
+    void it(`rejects ${row.name} with exit 2 and one line naming ${row.flag}`, () => {
+      const exit = exitOf(row.argv);
+      assert.equal(exit.kind, 'usage');
+      assert.equal(exit.exitCode, 2);
+      assert.match(exit.output, /^error: [^\n]+\n$/, 'exactly one line');
+      assert.ok(exit.output.includes(row.flag), `"${exit.output.trim()}" names ${row.flag}`);
+    });
+  }
+
+  void it('rejects a positional argument', () => {
+    assert.equal(exitOf(['serve']).exitCode, 2);
+  });
+
+  void it('--version prints the package version and exits 0', () => {
+    const exit = exitOf(['--version']);
+    assert.deepEqual([exit.kind, exit.exitCode, exit.output], ['version', 0, `${packageJson.version}\n`]);
+  });
+});
+
+void describe('--help', () => {
+  const expectedLines: [flag: string, defaultText: string][] = [
+    ['--kubeconfig <path>', '""'], ['--ingress-class <name>', '"resty"'],
+    ['--controller-class <class>', '"resty-ingress.dev/controller"'],
+    ['--watch-ingress-without-class [bool]', 'false'], ['--ingress-class-by-name [bool]', 'false'],
+    ['--watch-namespace <namespace>', '""'], ['--configmap <namespace/name>', '""'],
+    ['--default-backend-service <namespace/name>', '""'],
+    ['--annotations-prefix <prefix>', '"nginx.ingress.kubernetes.io"'],
+    ['--http-port <port>', '80'], ['--https-port <port>', '443'], ['--status-port <port>', '10246'],
+    ['--healthz-port <port>', '10254'], ['--bind-address <ip>', '"0.0.0.0"'],
+    ['--nginx-prefix <dir>', '"/tmp/resty-ingress"'], ['--worker-processes <n>', '"auto"'],
+    ['--sync-rate-limit <per-second>', '10'], ['--log-level <level>', '"info"'],
+    ['--publish-service <namespace/name>', '""'], ['--election-id <name>', '"ingress-controller-leader"'],
+    ['--update-status [bool]', 'true'],
+  ];
+  const exit = exitOf(['--help']);
+  const text = exit.output.replace(/\s+/g, ' ');
+
+  void it('exits 0 with the same text helpText() gives', () => {
+    assert.deepEqual([exit.kind, exit.exitCode], ['help', 0]);
+    assert.equal(exit.output, helpText());
+  });
+  for (const [flag, defaultText] of expectedLines) {
+    void it(`lists ${flag} with its default ${defaultText}`, () => {
+      const start = text.indexOf(`${flag} `);
+      assert.ok(start >= 0, `${flag} is listed`);
+      const defaultAt = text.indexOf('(default: ', start);
+      const entry = text.slice(start, text.indexOf(')', defaultAt) + 1);
+      assert.ok(entry.endsWith(`(default: ${defaultText})`), `entry "${entry}"`);
+      const others = expectedLines.filter(([other]) => other !== flag && entry.includes(other));
+      assert.deepEqual(others, [], `the default read belongs to ${flag}`);
+    });
+  }
+  void it('lists --version and --help', () => {
+    assert.ok(text.includes('--version') && text.includes('-h, --help'));
+  });
+});
+
+void describe('printCommandLineExit', () => {
+  const rows: { name: string; exit: CommandLineExit; stream: 'stdout' | 'stderr'; code: number }[] = [
+    { name: 'usage errors go to stderr with exit 2', exit: CommandLineExit.usage('bad\nflag'), stream: 'stderr', code: 2 },
+    { name: 'help goes to stdout with exit 0', exit: new CommandLineExit('help', 'Usage: x'), stream: 'stdout', code: 0 },
+  ];
+  for (const row of rows) {
+    void it(row.name, () => {
+      const written = { stdout: '', stderr: '' };
+      const code = printCommandLineExit(row.exit, {
+        stdout: { write: (text: string) => (written.stdout += text) },
+        stderr: { write: (text: string) => (written.stderr += text) },
+      });
+      assert.equal(code, row.code);
+      assert.equal(written[row.stream], row.exit.output);
+      assert.equal(written[row.stream === 'stdout' ? 'stderr' : 'stdout'], '');
+      assert.match(row.exit.output, /\n$/);
+    });
+  }
+  void it('usage() forces one line and the error: prefix', () => {
+    assert.equal(CommandLineExit.usage('bad\n  flag').output, 'error: bad flag\n');
+  });
+});

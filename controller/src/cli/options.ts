@@ -1,0 +1,174 @@
+// The controller's command line. Flag names and defaults follow ingress-nginx
+// wherever the concept is the same, so existing manifests keep working; the
+// differences are the class defaults (`resty`, `resty-ingress.dev/controller`)
+// and --sync-rate-limit (see below). Every value is validated here, before
+// anything starts.
+
+import { Command, CommanderError, Option } from 'commander';
+
+import type { BuildOptions } from '../model/types.ts';
+import packageJson from '../../../package.json' with { type: 'json' };
+import { CommandLineExit } from './command-line-exit.ts';
+import * as parse from './validators.ts';
+import type { LogLevel } from './validators.ts';
+
+/** Everything the controller process is configured with. `null` = flag not set. */
+export interface ControllerOptions extends BuildOptions {
+  /** --kubeconfig: kubeconfig file; null = KUBECONFIG, in-cluster, or ~/.kube/config. */
+  readonly kubeconfig: string | null;
+  /**
+   * --ingress-class-by-name: also accept Ingresses whose spec.ingressClassName
+   * equals --ingress-class even when no IngressClass with our controller exists
+   * (ingress-nginx's meaning). Accepted and stored; the builder decides its use.
+   */
+  readonly ingressClassByName: boolean;
+  /** --watch-namespace: the only namespace watched for namespaced kinds; null = all. */
+  readonly watchNamespace: string | null;
+  /** --configmap: `namespace/name` of the controller's ConfigMap, or null. */
+  readonly configMap: string | null;
+  /** --http-port: NGINX's HTTP listener. */
+  readonly httpPort: number;
+  /** --https-port: NGINX's HTTPS listener. */
+  readonly httpsPort: number;
+  /** --status-port: NGINX's loopback status server (Lua configuration API). */
+  readonly statusPort: number;
+  /** --healthz-port: the controller's /healthz and /metrics server. */
+  readonly healthzPort: number;
+  /** --bind-address: address NGINX's HTTP/HTTPS listeners bind to. */
+  readonly bindAddress: string;
+  /** --nginx-prefix: NGINX prefix directory, holding nginx.conf, pid, temp paths and logs. */
+  readonly nginxPrefix: string;
+  /** --worker-processes: NGINX `worker_processes`. */
+  readonly workerProcesses: number | 'auto';
+  /** --sync-rate-limit: most syncs per second. */
+  readonly syncRateLimit: number;
+  /** --log-level: pino level. */
+  readonly logLevel: LogLevel;
+  /** --publish-service: `namespace/name` of the Service whose address goes into Ingress status, or null. */
+  readonly publishService: string | null;
+  /** --election-id: name of the leader-election Lease. */
+  readonly electionId: string;
+  /** --update-status: write the load-balancer address into Ingress status. */
+  readonly updateStatus: boolean;
+}
+
+/** One flag: its commander spelling, help text, default (already typed) and parser. */
+interface FlagSpec {
+  readonly flags: string;
+  readonly description: string;
+  readonly defaultValue: string | number | boolean;
+  readonly parser: (value: string) => unknown;
+}
+
+const bool = (flags: string, description: string, defaultValue: boolean): FlagSpec =>
+  ({ flags: `${flags} [bool]`, description, defaultValue, parser: parse.parseBoolean });
+
+/** Every flag, in help order. Empty-string defaults mean "not set". */
+const FLAGS: readonly FlagSpec[] = [
+  { flags: '--kubeconfig <path>', description: 'kubeconfig file; unset: KUBECONFIG, in-cluster service account, ~/.kube/config', defaultValue: '', parser: parse.parseFilePath },
+  { flags: '--ingress-class <name>', description: 'value of the kubernetes.io/ingress.class annotation and IngressClass name this controller owns', defaultValue: 'resty', parser: parse.parseObjectName },
+  { flags: '--controller-class <class>', description: 'IngressClass spec.controller value this controller owns', defaultValue: 'resty-ingress.dev/controller', parser: parse.parseControllerClass },
+  bool('--watch-ingress-without-class', 'also handle Ingresses that name no class at all', false),
+  bool('--ingress-class-by-name', 'also handle Ingresses whose spec.ingressClassName equals --ingress-class, without checking the IngressClass controller', false),
+  { flags: '--watch-namespace <namespace>', description: 'watch only this namespace (IngressClasses stay cluster-wide); "" = all', defaultValue: '', parser: parse.parseNamespace },
+  { flags: '--configmap <namespace/name>', description: 'ConfigMap with global NGINX settings', defaultValue: '', parser: parse.parseNamespacedName },
+  { flags: '--default-backend-service <namespace/name>', description: 'Service answering requests no rule matches; "" = built-in 404', defaultValue: '', parser: parse.parseNamespacedName },
+  { flags: '--annotations-prefix <prefix>', description: 'prefix of the annotations read from Ingresses', defaultValue: 'nginx.ingress.kubernetes.io', parser: parse.parseAnnotationsPrefix },
+  { flags: '--http-port <port>', description: 'port NGINX serves HTTP on', defaultValue: 80, parser: parse.parsePort },
+  { flags: '--https-port <port>', description: 'port NGINX serves HTTPS on', defaultValue: 443, parser: parse.parsePort },
+  { flags: '--status-port <port>', description: 'loopback port of NGINX\'s status and configuration server', defaultValue: 10246, parser: parse.parsePort },
+  { flags: '--healthz-port <port>', description: 'port of the controller\'s /healthz and /metrics', defaultValue: 10254, parser: parse.parsePort },
+  { flags: '--bind-address <ip>', description: 'address NGINX\'s HTTP and HTTPS listeners bind to', defaultValue: '0.0.0.0', parser: parse.parseIpAddress },
+  { flags: '--nginx-prefix <dir>', description: 'NGINX prefix directory for nginx.conf, pid, temp files and logs', defaultValue: '/tmp/resty-ingress', parser: parse.parseSafeAbsolutePath },
+  { flags: '--worker-processes <n>', description: 'NGINX worker processes: "auto" (one per core) or a number', defaultValue: 'auto', parser: parse.parseWorkerProcesses },
+  // ingress-nginx defaults to 0.3/s because every sync may reload NGINX; here
+  // most syncs only push endpoints to Lua, which is cheap, so 10/s keeps
+  // rolling deploys responsive. Reloads are still bounded by this rate.
+  { flags: '--sync-rate-limit <per-second>', description: 'most syncs per second (ingress-nginx: 0.3; higher here because endpoint pushes need no reload)', defaultValue: 10, parser: parse.parsePositiveNumber },
+  { flags: '--log-level <level>', description: `log level: ${parse.LOG_LEVELS.join(', ')}`, defaultValue: 'info', parser: parse.parseLogLevel },
+  { flags: '--publish-service <namespace/name>', description: 'Service whose load-balancer address is written into Ingress status', defaultValue: '', parser: parse.parseNamespacedName },
+  { flags: '--election-id <name>', description: 'name of the leader-election Lease', defaultValue: 'ingress-controller-leader', parser: parse.parseObjectName },
+  bool('--update-status', 'write the load-balancer address into Ingress status', true),
+];
+
+/** Port flags that must all differ (NGINX and the controller listen on each). */
+const PORT_KEYS = [
+  ['httpPort', '--http-port'], ['httpsPort', '--https-port'],
+  ['statusPort', '--status-port'], ['healthzPort', '--healthz-port'],
+] as const;
+
+function buildCommand(output: { out: string; err: string }): Command {
+  const command = new Command('resty-ingress')
+    .description('Kubernetes Ingress controller driving an OpenResty (NGINX + ngx_lua) data plane')
+    .version(packageJson.version, '--version', 'print the version and exit')
+    .helpOption('-h, --help', 'list the flags and exit')
+    .allowExcessArguments(false)
+    .exitOverride()
+    .configureOutput({
+      writeOut: (text) => { output.out += text; },
+      writeErr: (text) => { output.err += text; },
+      outputError: () => {}, // the CommanderError carries the same message
+    });
+  for (const spec of FLAGS) {
+    // A bare boolean flag (no value) is true: commander skips the parser for it.
+    command.addOption(new Option(spec.flags, spec.description).default(spec.defaultValue).argParser(spec.parser));
+  }
+  return command;
+}
+
+const orNull = (value: string): string | null => (value === '' ? null : value);
+
+function toControllerOptions(raw: Record<string, unknown>): ControllerOptions {
+  const options: ControllerOptions = {
+    kubeconfig: orNull(raw.kubeconfig as string),
+    ingressClass: raw.ingressClass as string,
+    controllerClass: raw.controllerClass as string,
+    watchIngressWithoutClass: raw.watchIngressWithoutClass as boolean,
+    ingressClassByName: raw.ingressClassByName as boolean,
+    watchNamespace: orNull(raw.watchNamespace as string),
+    configMap: orNull(raw.configmap as string),
+    defaultBackendService: orNull(raw.defaultBackendService as string),
+    annotationsPrefix: raw.annotationsPrefix as string,
+    httpPort: raw.httpPort as number,
+    httpsPort: raw.httpsPort as number,
+    statusPort: raw.statusPort as number,
+    healthzPort: raw.healthzPort as number,
+    bindAddress: raw.bindAddress as string,
+    nginxPrefix: raw.nginxPrefix as string,
+    workerProcesses: raw.workerProcesses as number | 'auto',
+    syncRateLimit: raw.syncRateLimit as number,
+    logLevel: raw.logLevel as LogLevel,
+    publishService: orNull(raw.publishService as string),
+    electionId: raw.electionId as string,
+    updateStatus: raw.updateStatus as boolean,
+  };
+  for (const [i, [key, flag]] of PORT_KEYS.entries()) {
+    const clash = PORT_KEYS.slice(0, i).find(([other]) => options[other] === options[key]);
+    if (clash) throw CommandLineExit.usage(`${flag} ${options[key]} is the same port as ${clash[1]}`);
+  }
+  return Object.freeze(options);
+}
+
+/**
+ * Parses the user's arguments (process.argv.slice(2)) into validated options.
+ * Throws CommandLineExit for --help/--version (exit 0) and for any unknown
+ * flag or bad value (exit 2, a one-line message naming the flag).
+ */
+export function parseOptions(argv: readonly string[]): ControllerOptions {
+  const output = { out: '', err: '' };
+  const command = buildCommand(output);
+  try {
+    command.parse([...argv], { from: 'user' });
+  } catch (err) {
+    if (!(err instanceof CommanderError)) throw err;
+    if (err.code === 'commander.helpDisplayed') throw new CommandLineExit('help', output.out);
+    if (err.code === 'commander.version') throw new CommandLineExit('version', output.out);
+    throw CommandLineExit.usage(err.message);
+  }
+  return toControllerOptions(command.opts());
+}
+
+/** The --help text (what `resty-ingress --help` prints). */
+export function helpText(): string {
+  return buildCommand({ out: '', err: '' }).helpInformation();
+}
