@@ -1,6 +1,7 @@
 // Test helpers: a local API server with a simulator on it, plain-JSON calls
 // as the admin, and polling. Used by the simulator's tests only.
 import { KubeConfig } from '@kubernetes/client-node';
+import { Agent, fetch, type Response } from 'undici';
 import { startApiServer, type ApiServer } from '../apiserver/server.ts';
 import type { EndpointSliceObject } from './endpoint-slices.ts';
 import { startSimulator, type Simulator } from './simulator.ts';
@@ -19,10 +20,12 @@ export async function startTestCluster(addressPool: string): Promise<TestCluster
   const kc = new KubeConfig();
   kc.loadFromString(api.kubeconfigFor());
   const sim = await startSimulator({ kc, addressPool, readyDelayMs: 100 });
+  // The API may serve HTTPS with a self-signed certificate: trust exactly that one.
+  const dispatcher = new Agent(api.caPem ? { connect: { ca: api.caPem } } : {});
   const call = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
     const headers: Record<string, string> = { authorization: `Bearer ${api.adminToken}` };
     if (body !== undefined) headers['content-type'] = method === 'PATCH' ? 'application/merge-patch+json' : 'application/json';
-    const send = (): Promise<Response> => fetch(api.url + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    const send = (): Promise<Response> => fetch(api.url + path, { dispatcher, method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
     // After api.restart() the first request may ride a keep-alive socket the old listener closed: one retry.
     const res = await send().catch(send);
     const text = await res.text();
@@ -41,6 +44,7 @@ export async function startTestCluster(addressPool: string): Promise<TestCluster
     async stop(): Promise<void> {
       await sim.stop();
       await api.stop();
+      await dispatcher.close();
     },
   };
 }
