@@ -53,7 +53,7 @@ void describe('sliceFingerprint', () => {
   void it('ignores what the API adds (metadata, defaulted protocol) and sees real changes', () => {
     const [slice] = desiredEndpointSlices(service, [pod(0, 'ready')]);
     const stored = { ...slice, metadata: { ...slice.metadata, resourceVersion: '7', uid: 'x' }, ports: [{ name: 'http', port: 8080 }] };
-    assert.equal(sliceFingerprint(stored as typeof slice), sliceFingerprint(slice));
+    assert.equal(sliceFingerprint(stored), sliceFingerprint(slice));
     const [terminating] = desiredEndpointSlices(service, [pod(0, 'terminating', true)]);
     assert.notEqual(sliceFingerprint(terminating), sliceFingerprint(slice));
   });

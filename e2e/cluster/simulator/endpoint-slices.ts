@@ -127,8 +127,16 @@ export function desiredEndpointSlices(service: ServiceObject, pods: readonly Sim
   return slices;
 }
 
+/** A slice as read back from the API: fields the server defaults may be absent. */
+export interface SliceLike {
+  metadata?: { labels?: Record<string, string> };
+  addressType?: string;
+  endpoints?: { addresses: string[]; conditions?: Partial<SliceEndpoint['conditions']>; targetRef?: { uid?: string } }[] | null;
+  ports?: { name?: string; port: number; protocol?: string; appProtocol?: string }[] | null;
+}
+
 /** What matters of a slice, in a canonical form: equal fingerprints mean no write is needed. */
-export function sliceFingerprint(slice: Partial<EndpointSliceObject> & { metadata?: { labels?: Record<string, string> } }): string {
+export function sliceFingerprint(slice: SliceLike): string {
   const labels = slice.metadata?.labels ?? {};
   return JSON.stringify({
     service: labels[SERVICE_NAME_LABEL] ?? null,
