@@ -143,6 +143,23 @@ void describe('createStore against a fake API server', () => {
     });
   }
 
+  void it('restarts after a watch ERROR event other than 410, without relisting', async () => {
+    const logLines: string[] = [];
+    const logger = pino({ level: 'warn' }, { write: (line: string) => logLines.push(line) });
+    const live = await startSeeded({ logger });
+    await waitFor('six watches', () => server.openWatchCount() === 6);
+    const listsBefore = server.requests.filter((req) => !req.watch).length;
+    server.failNextWatch(500);
+    server.dropWatches('end');
+    await waitFor('six watches again', () => server.openWatchCount() === 6);
+    server.upsert('ingresses', object('b', 'late'));
+    await waitFor('change after the error', () => names(live.snapshot(), 'ingresses').includes('b/late'));
+    assert.equal(server.requests.filter((req) => !req.watch).length, listsBefore, 'resumed from its resourceVersion');
+    const failures = logLines.map((line) => JSON.parse(line) as { msg: string; err?: { code?: number } });
+    assert.ok(failures.some((entry) => entry.msg.includes('restarting after backoff') && entry.err?.code === 500),
+      'the ERROR event was reported as a failure and backed off');
+  });
+
   void it('backs off (growing delays) while lists fail with 500, then syncs', async () => {
     server.failNextLists(3, 'services');
     await startSeeded({ backoff: { initialMs: 40, maxMs: 1000, jitter: 0 } });

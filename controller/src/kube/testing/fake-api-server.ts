@@ -54,6 +54,7 @@ export class FakeApiServer {
   private readonly heldOpen = new Set<ServerResponse>();
   private rv = 1;
   private compactedRv = 0;
+  private watchErrorCode: number | null = null;
   private listFailures = 0;
   private listFailurePlural: string | null = null;
 
@@ -127,6 +128,11 @@ export class FakeApiServer {
     this.listFailurePlural = plural;
   }
 
+  /** The next watch request gets one ERROR event with this code, then the stream ends. */
+  failNextWatch(code: number): void {
+    this.watchErrorCode = code;
+  }
+
   openWatchCount(): number {
     return this.watches.size;
   }
@@ -186,6 +192,14 @@ export class FakeApiServer {
   }
 
   private serveWatch(res: ServerResponse, plural: string, namespace: string | null, fromRv: number): void {
+    if (this.watchErrorCode !== null) {
+      const code = this.watchErrorCode;
+      this.watchErrorCode = null;
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const status = { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'InternalError', code, message: 'injected' };
+      res.end(`${JSON.stringify({ type: 'ERROR', object: status })}\n`);
+      return;
+    }
     if (fromRv < this.compactedRv) {
       const message = `too old resource version: ${fromRv} (${this.compactedRv})`;
       if (this.expiredWatchReply === 'status-410') {
