@@ -2,7 +2,8 @@
 // simulator and the playground run kubectl, helm and the controller against.
 // Owns: HTTP listening, authentication (bearer tokens), RBAC, and the fault
 // hooks; the object semantics live in store.ts.
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import { randomBytes } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
@@ -14,6 +15,7 @@ import { authorize, defaultGroups, type UserInfo } from './rbac.ts';
 import { forbidden, notFound, unauthorized } from './errors.ts';
 import { kubeconfigYaml } from './kubeconfig.ts';
 import { openApiDocument } from './openapi.ts';
+import { makeServingCert } from './tls.ts';
 
 export interface ApiServerOptions {
   readonly host?: string;
@@ -23,6 +25,8 @@ export interface ApiServerOptions {
   readonly rbac?: boolean;
   /** bearer token → identity; when given (or rbac is on) requests without a valid token are 401 */
   readonly tokens?: Readonly<Record<string, UserInfo>>;
+  /** HTTPS with a fresh self-signed certificate (default); client-go sends tokens only over TLS */
+  readonly tls?: boolean;
   readonly bookmarkIntervalMs?: number;
   /** how many change events are kept for watch resumption */
   readonly eventWindow?: number;
@@ -32,6 +36,8 @@ export interface ApiServer {
   readonly url: string;
   readonly store: Store;
   readonly adminToken: string;
+  /** the self-signed serving certificate (PEM) to trust, when serving HTTPS */
+  readonly caPem: string | undefined;
   /** a token for `user` (registered on first use; service accounts get their groups) */
   tokenFor(user: string, groups?: readonly string[]): string;
   /** kubeconfig YAML with a bearer token for `user` (default: the admin) */
@@ -99,7 +105,12 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiSe
     }
   };
 
-  let server: Server = createServer((req, res) => { void handle(req, res); });
+  const serving = opts.tls === false ? undefined : await makeServingCert(host);
+  const newServer = (): Server => {
+    const listener = (req: IncomingMessage, res: ServerResponse): void => { void handle(req, res); };
+    return serving ? createHttpsServer({ key: serving.key, cert: serving.cert }, listener) : createHttpServer(listener);
+  };
+  let server = newServer();
   const listen = async (): Promise<void> => {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -125,15 +136,16 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiSe
     return token;
   };
   const api: ApiServer = {
-    get url() { return `http://${host}:${port}`; },
+    get url() { return `${serving ? 'https' : 'http'}://${host}:${port}`; },
+    caPem: serving?.cert,
     store,
     adminToken,
     tokenFor,
-    kubeconfigFor: (user = ADMIN.user) => kubeconfigYaml(api.url, user, tokenFor(user)),
+    kubeconfigFor: (user = ADMIN.user) => kubeconfigYaml(api.url, user, tokenFor(user), serving?.cert),
     writeKubeconfig: async (path, user) => { await writeFile(path, api.kubeconfigFor(user), { mode: 0o600 }); return path; },
     dropWatches: () => { store.log.closeAll(); },
     expireResourceVersions: () => { store.expireResourceVersions(); },
-    restart: async () => { await close(); server = createServer((req, res) => { void handle(req, res); }); await listen(); },
+    restart: async () => { await close(); server = newServer(); await listen(); },
     stop: async () => { store.close(); await close(); },
   };
   return api;

@@ -4,7 +4,19 @@ import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Agent, fetch } from 'undici';
 import type { ApiServer } from './server.ts';
+
+const agents = new WeakMap<ApiServer, Agent>();
+/** An undici dispatcher that trusts this server's self-signed certificate. */
+function dispatcherFor(server: ApiServer): Agent {
+  let agent = agents.get(server);
+  if (!agent) {
+    agent = new Agent({ connect: server.caPem ? { ca: server.caPem } : {} });
+    agents.set(server, agent);
+  }
+  return agent;
+}
 
 export interface HttpResult { readonly status: number; readonly body: Record<string, unknown> & { items?: Record<string, unknown>[] } }
 
@@ -15,7 +27,7 @@ export async function call(server: ApiServer, method: string, path: string,
   if (token) headers.Authorization = `Bearer ${token}`;
   if (opts.accept) headers.Accept = opts.accept;
   const res = await fetch(server.url + path, {
-    method, headers, body: opts.raw ?? (opts.body === undefined ? undefined : JSON.stringify(opts.body)),
+    method, headers, body: opts.raw ?? (opts.body === undefined ? undefined : JSON.stringify(opts.body)), dispatcher: dispatcherFor(server),
   });
   const text = await res.text();
   let body: HttpResult['body'];
@@ -33,7 +45,7 @@ export interface WatchStream {
 
 export async function openWatch(server: ApiServer, path: string): Promise<WatchStream> {
   const controller = new AbortController();
-  const res = await fetch(server.url + path, { headers: { Authorization: `Bearer ${server.adminToken}` }, signal: controller.signal });
+  const res = await fetch(server.url + path, { headers: { Authorization: `Bearer ${server.adminToken}` }, signal: controller.signal, dispatcher: dispatcherFor(server) });
   if (res.status !== 200 || !res.body) throw new Error(`watch ${path}: HTTP ${res.status} ${await res.text()}`);
   const events: { type: string; object: Record<string, unknown> }[] = [];
   let buffered = '';
