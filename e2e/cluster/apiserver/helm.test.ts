@@ -61,7 +61,7 @@ void test('helm install, upgrade, history and uninstall', async () => {
       assert.equal(res.code, 0, `helm ${args.join(' ')} failed:\n${res.stderr}`);
       return res;
     };
-    await server.store.create('namespaces', { metadata: { name: 'apps' } });
+    server.store.create('namespaces', { metadata: { name: 'apps' } });
 
     const installed = await helm('install', 'r1', chart, '-n', 'apps');
     assert.match(installed.stdout, /STATUS: deployed/);
