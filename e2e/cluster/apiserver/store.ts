@@ -3,13 +3,14 @@
 // here, so in-process users (the simulator) get the same semantics as HTTP.
 import { randomUUID } from 'node:crypto';
 import equal from 'fast-deep-equal';
-import { apiVersionOf, findResource, KINDS, resourceKey, type KindInfo } from './kinds.ts';
+import { findResource, KINDS, resourceKey, type KindInfo } from './kinds.ts';
 import { applyPatch, isObject, type Json, type JsonObject, type PatchKind } from './patch.ts';
 import { alreadyExists, ApiError, badRequest, conflict, gone, notFound } from './errors.ts';
 import { validateObject } from './validate.ts';
+import { bumpGeneration, generatedName, namespaceFor, nextForUpdate, normalise, now } from './object-meta.ts';
 import { applyDefaults, ClusterIpAllocator, initialStatus } from './defaults.ts';
 import { EventLog, type WatchSink } from './watch.ts';
-import { fieldValue, matchesSelector, parseFieldSelector, parseLabelSelector } from './selectors.ts';
+import { decodeContinue, encodeContinue, objectFilter } from './paging.ts';
 
 export type KindRef = KindInfo | string;
 export type Subresource = 'status' | undefined;
@@ -44,10 +45,8 @@ export function resolveKind(ref: KindRef): KindInfo {
   return info;
 }
 
-const now = (): string => new Date().toISOString().replace(/\.\d+Z$/, 'Z');
 const meta = (obj: JsonObject): JsonObject => obj.metadata as JsonObject;
 const keyOf = (ns: string | undefined, name: string): string => `${ns ?? ''}/${name}`;
-const NAME_SUFFIX = 'bcdfghjklmnpqrstvwxz2456789';
 
 export class Store {
   private rv = 0;
@@ -81,34 +80,15 @@ export class Store {
     return structuredClone(frozen);
   }
 
-  private namespaceFor(info: KindInfo, obj: JsonObject, namespace: string | undefined): string | undefined {
-    const m = meta(obj);
-    if (!info.namespaced) { delete m.namespace; return undefined; }
-    const ns = namespace ?? (typeof m.namespace === 'string' && m.namespace ? m.namespace : 'default');
-    if (typeof m.namespace === 'string' && m.namespace !== '' && m.namespace !== ns) {
-      throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
-    }
-    m.namespace = ns;
-    return ns;
-  }
 
-  private normalise(info: KindInfo, body: Json): JsonObject {
-    if (!isObject(body)) throw badRequest('the request body must be a JSON object');
-    const obj = structuredClone(body);
-    if ((obj.apiVersion !== undefined && obj.apiVersion !== apiVersionOf(info)) || (obj.kind !== undefined && obj.kind !== info.kind)) {
-      throw badRequest(`the API version in the data (${String(obj.apiVersion)}) does not match the expected API version (${apiVersionOf(info)}) for kind ${info.kind}`);
-    }
-    obj.apiVersion = apiVersionOf(info);
-    obj.kind = info.kind;
-    if (!isObject(obj.metadata)) obj.metadata = {};
-    return obj;
-  }
+
+
 
   create(ref: KindRef, body: Json, opts: { namespace?: string; dryRun?: boolean } = {}): JsonObject {
     const info = resolveKind(ref);
-    const obj = this.normalise(info, body);
+    const obj = normalise(info, body);
     const m = meta(obj);
-    const ns = this.namespaceFor(info, obj, opts.namespace);
+    const ns = namespaceFor(info, obj, opts.namespace);
     if (ns !== undefined) {
       const namespace = this.table(resolveKind('namespaces')).get(keyOf(undefined, ns));
       if (!namespace) throw notFound('namespaces', '', ns);
@@ -117,7 +97,7 @@ export class Store {
       }
     }
     if (!m.name && typeof m.generateName === 'string' && m.generateName) {
-      m.name = m.generateName + Array.from({ length: 5 }, () => NAME_SUFFIX[Math.floor(Math.random() * NAME_SUFFIX.length)]).join('');
+      m.name = generatedName(m.generateName);
     }
     applyDefaults(info, obj, this.ips);
     if (info.status) obj.status = initialStatus(info) ?? {};
@@ -138,21 +118,10 @@ export class Store {
 
   list(ref: KindRef, opts: ListOptions = {}): ListResult {
     const info = resolveKind(ref);
-    const labels = parseLabelSelector(opts.labelSelector);
-    const fields = parseFieldSelector(opts.fieldSelector);
-    let after = '';
-    if (opts.continue) {
-      let token: { k?: unknown; rv?: unknown };
-      try { token = JSON.parse(Buffer.from(opts.continue, 'base64url').toString()) as typeof token; } catch { throw badRequest('invalid continue token'); }
-      if (typeof token.k !== 'string' || typeof token.rv !== 'number') throw badRequest('invalid continue token');
-      if (!this.log.isResumable(token.rv)) throw gone('The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.');
-      after = token.k;
-    }
-    const scoped = info.namespaced && opts.namespace ? opts.namespace : undefined;
+    const matches = objectFilter({ ...opts, namespace: info.namespaced ? opts.namespace || undefined : undefined });
+    const after = opts.continue ? decodeContinue(opts.continue, (rv) => this.log.isResumable(rv)).key : '';
     const all = [...this.table(info).entries()]
-      .filter(([key, obj]) => key > after && (scoped === undefined || meta(obj).namespace === scoped)
-        && matchesSelector(labels, (k) => (meta(obj).labels as Record<string, string> | undefined)?.[k])
-        && matchesSelector(fields, (k) => fieldValue(obj, k)))
+      .filter(([key, obj]) => key > after && matches(obj))
       .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     const limit = opts.limit && opts.limit > 0 ? opts.limit : all.length;
     const page = all.slice(0, limit);
@@ -160,17 +129,14 @@ export class Store {
     return {
       items: page.map(([, obj]) => structuredClone(obj)),
       resourceVersion: this.resourceVersion,
-      ...(more ? {
-        continue: Buffer.from(JSON.stringify({ k: page[page.length - 1][0], rv: this.rv })).toString('base64url'),
-        remainingItemCount: all.length - page.length,
-      } : {}),
+      ...(more ? { continue: encodeContinue({ key: page[page.length - 1][0], rv: this.rv }), remainingItemCount: all.length - page.length } : {}),
     };
   }
 
   update(ref: KindRef, body: Json, opts: { namespace?: string; subresource?: Subresource; dryRun?: boolean } = {}): JsonObject {
     const info = resolveKind(ref);
-    const obj = this.normalise(info, body);
-    const ns = this.namespaceFor(info, obj, opts.namespace);
+    const obj = normalise(info, body);
+    const ns = namespaceFor(info, obj, opts.namespace);
     const name = String(meta(obj).name ?? '');
     const existing = this.table(info).get(keyOf(ns, name));
     if (!existing) throw notFound(info.plural, info.group, name);
@@ -178,24 +144,13 @@ export class Store {
     if (sentRv !== undefined && sentRv !== '' && sentRv !== meta(existing).resourceVersion) {
       throw conflict(info.plural, info.group, name, 'the object has been modified; please apply your changes to the latest version and try again');
     }
-    let next: JsonObject;
-    if (opts.subresource === 'status') {
-      next = { ...structuredClone(existing), status: obj.status ?? {} };
-    } else {
-      next = obj;
-      if (info.status) next.status = structuredClone(existing.status ?? {});
-      for (const k of ['uid', 'creationTimestamp', 'generation', 'deletionTimestamp']) {
-        if (meta(existing)[k] === undefined) delete meta(next)[k];
-        else meta(next)[k] = meta(existing)[k];
-      }
+    const next = nextForUpdate(info, existing, obj, opts.subresource === 'status');
+    if (!opts.subresource) {
       applyDefaults(info, next, this.ips);
       validateObject(info, next);
     }
-    meta(next).resourceVersion = meta(existing).resourceVersion;
     if (equal(next, existing)) return structuredClone(existing);
-    const { metadata: _a, status: _b, ...restNext } = next;
-    const { metadata: _c, status: _d, ...restOld } = existing;
-    if (!equal(restNext, restOld)) meta(next).generation = Number(meta(existing).generation ?? 0) + 1;
+    bumpGeneration(next, existing);
     if (opts.dryRun) return next;
     return this.record(info, 'MODIFIED', next, existing);
   }
@@ -207,7 +162,7 @@ export class Store {
     const existing = this.table(info).get(keyOf(info.namespaced ? namespace : undefined, name));
     if (!existing) {
       if (kind !== 'apply' || opts.subresource) throw notFound(info.plural, info.group, name);
-      const fresh = this.normalise(info, body);
+      const fresh = normalise(info, body);
       meta(fresh).name ??= name;
       if (meta(fresh).name !== name) throw badRequest('the name of the object does not match the name on the URL');
       return this.create(info, fresh, { namespace, dryRun: opts.dryRun });
@@ -267,15 +222,7 @@ export class Store {
   /** Subscribe to changes; returns the function that ends the watch. */
   watch(ref: KindRef, opts: WatchOptions, sink: WatchSink): () => void {
     const info = resolveKind(ref);
-    const labels = parseLabelSelector(opts.labelSelector);
-    const fields = parseFieldSelector(opts.fieldSelector);
-    const ns = info.namespaced ? opts.namespace : undefined;
-    const filter = {
-      resource: resourceKey(info),
-      matches: (obj: JsonObject): boolean => (ns === undefined || meta(obj).namespace === ns)
-        && matchesSelector(labels, (k) => (meta(obj).labels as Record<string, string> | undefined)?.[k])
-        && matchesSelector(fields, (k) => fieldValue(obj, k)),
-    };
+    const filter = { resource: resourceKey(info), matches: objectFilter({ ...opts, namespace: info.namespaced ? opts.namespace || undefined : undefined }) };
     const from = opts.resourceVersion;
     if (from === undefined || from === '' || from === '0') {
       for (const obj of this.list(info, opts).items) sink.onEvent({ type: 'ADDED', object: obj });
