@@ -1,0 +1,154 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { pino } from 'pino';
+import { createSync, type DataPlane } from './sync.ts';
+import type { Backend, DynamicBackend, Model, Snapshot } from '../model/types.ts';
+
+const proxy = { bodySize: '1m', connectTimeout: 5, readTimeout: 60, sendTimeout: 60, protocol: 'HTTP' } as const;
+const emptySnapshot: Snapshot = { ingresses: [], ingressClasses: [], services: [], endpointSlices: [], secrets: [], configMaps: [] };
+
+function model(paths: string[], addresses: string[]): Model {
+  const backend: Backend = {
+    name: 'default-app-80', namespace: 'default', service: 'app', port: 80, loadBalance: 'round_robin',
+    endpoints: addresses.map((address) => ({ address, port: 8080 })),
+  };
+  return {
+    servers: [{
+      hostname: 'app.test',
+      locations: paths.map((path) => ({
+        path, match: 'prefix', target: { kind: 'backend', backend: backend.name }, ingress: null, proxy, rewriteTarget: null,
+      })),
+    }],
+    backends: [backend],
+  };
+}
+
+/** A data plane that records what it was asked to do, in order. */
+function fakeDataplane(): DataPlane & { log: string[]; failReload: boolean; holdReload: Promise<void> | null; failPush: number } {
+  let started = false;
+  const dp = {
+    log: [] as string[],
+    failReload: false,
+    holdReload: null as Promise<void> | null,
+    failPush: 0,
+    started: () => started,
+    async start(_conf: string, version: string) { started = true; dp.log.push(`start ${version}`); },
+    async reload(_conf: string, version: string) {
+      dp.log.push(`reload ${version}`);
+      if (dp.holdReload) await dp.holdReload;
+      if (dp.failReload) throw new Error('nginx: [emerg] bad');
+      dp.log.push(`live ${version}`);
+    },
+    async pushBackends(backends: readonly DynamicBackend[]) {
+      if (dp.failPush > 0) { dp.failPush--; throw new Error('connection refused'); }
+      dp.log.push(`push ${backends.map((b) => b.endpoints.length).join(',')}`);
+    },
+  };
+  return dp;
+}
+
+function harness() {
+  let state = model(['/'], ['127.0.1.1']);
+  const dp = fakeDataplane();
+  const sync = createSync({
+    steps: {
+      snapshot: () => emptySnapshot,
+      build: () => ({ model: state, failures: [] }),
+      render: (m) => ({ conf: 'conf', version: m.servers[0]!.locations.map((l) => l.path).join('+') }),
+    },
+    dataplane: dp,
+    logger: pino({ level: 'silent' }),
+    minIntervalMs: 0,
+  });
+  const set = (m: Model) => { state = m; };
+  const step = async (m?: Model) => { if (m) set(m); sync.kick(); await sync.idle(); };
+  return { dp, sync, step, set };
+}
+
+/** Waits until `cond` holds; fails after 2 s. */
+async function until(cond: () => boolean): Promise<void> {
+  const deadline = Date.now() + 2000;
+  while (!cond()) {
+    if (Date.now() > deadline) throw new Error('condition not reached within 2 s');
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+test('sync: the first sync starts NGINX, then pushes endpoints', async () => {
+  const { dp, sync, step } = harness();
+  await step();
+  assert.deepEqual(dp.log, ['start /', 'push 1']);
+  assert.ok(sync.running());
+  await sync.stop();
+});
+
+test('sync: identical state does nothing; endpoint changes push without a reload', async () => {
+  const { dp, sync, step } = harness();
+  await step();
+  await step();
+  await step(model(['/'], ['127.0.1.1', '127.0.1.2']));
+  await step(model(['/'], []));
+  assert.deepEqual(dp.log, ['start /', 'push 1', 'push 2', 'push 0']);
+  await sync.stop();
+});
+
+test('sync: a new path pushes endpoints before it reloads', async () => {
+  const { dp, sync, step } = harness();
+  await step();
+  await step(model(['/', '/api'], ['127.0.1.1', '127.0.1.2']));
+  assert.deepEqual(dp.log, ['start /', 'push 1', 'push 2', 'reload /+/api', 'live /+/api']);
+  assert.deepEqual(sync.running()!.servers[0]!.locations.map((l) => l.path), ['/', '/api']);
+  await sync.stop();
+});
+
+test('sync: endpoint changes flow while a reload is still running', async () => {
+  const { dp, sync, step, set } = harness();
+  await step();
+  let release!: () => void;
+  dp.holdReload = new Promise((resolve) => { release = resolve; });
+  const reloading = step(model(['/', '/api'], ['127.0.1.1']));
+  await until(() => dp.log.includes('reload /+/api'));
+  // an endpoint-only change is pushed although the reload has not finished
+  set(model(['/', '/api'], ['127.0.1.1', '127.0.1.2', '127.0.1.3']));
+  sync.kick();
+  await until(() => dp.log.includes('push 3'));
+  assert.ok(!dp.log.includes('live /+/api'), 'reload still held');
+  release();
+  await reloading;
+  await sync.idle();
+  assert.deepEqual(dp.log.filter((l) => l.startsWith('reload')), ['reload /+/api']);
+  await sync.stop();
+});
+
+test('sync: a failed reload keeps the last good model and is not retried until the config changes', async () => {
+  const { dp, sync, step } = harness();
+  await step();
+  dp.failReload = true;
+  await step(model(['/', '/bad'], ['127.0.1.1']));
+  assert.deepEqual(sync.running()!.servers[0]!.locations.map((l) => l.path), ['/']);
+  await step(model(['/', '/bad'], ['127.0.1.1', '127.0.1.2']));
+  assert.equal(dp.log.filter((l) => l === 'reload /+/bad').length, 1, 'same bad config not re-validated');
+  assert.equal(dp.log.at(-1), 'push 2', 'endpoints still pushed while the config is bad');
+  dp.failReload = false;
+  await step(model(['/', '/good'], ['127.0.1.1']));
+  assert.equal(dp.log.at(-1), 'live /+/good');
+  await sync.stop();
+});
+
+test('sync: after the data plane lost its state everything is pushed again', async () => {
+  const { dp, sync, step } = harness();
+  await step();
+  sync.dataplaneReset();
+  await sync.idle();
+  assert.deepEqual(dp.log, ['start /', 'push 1', 'push 1']);
+  await sync.stop();
+});
+
+test('sync: a failed push is retried', async () => {
+  const { dp, sync, step } = harness();
+  await step();
+  dp.failPush = 2;
+  await step(model(['/'], ['127.0.1.1', '127.0.1.2']));
+  assert.deepEqual(dp.log, ['start /', 'push 1', 'push 2']);
+  await sync.stop();
+});

@@ -1,0 +1,165 @@
+// The one orchestrator: snapshot → build → decide → apply, run by a coalescing
+// queue. It knows the model types and the decision; every other step is
+// handed in by main as a function, so this file has no I/O of its own.
+//
+// Apply order matters: dynamic state is pushed BEFORE a reload, so the new
+// workers never meet a backend they do not know. A reload runs in the
+// background: endpoint-only changes keep flowing while NGINX validates and
+// reloads, and a reload wanted meanwhile starts when the current one ends.
+
+import type { Logger } from 'pino';
+import { decideApply } from '../diff/decide.ts';
+import type { BuildResult, DynamicBackend, Failure, Model, Snapshot } from '../model/types.ts';
+import { createSyncQueue } from './queue.ts';
+
+/** What the sync needs from the data plane (implemented by main over nginx/). */
+export interface DataPlane {
+  /** True once NGINX runs some configuration. */
+  started(): boolean;
+  /** Validate, start NGINX and confirm it serves `version`. */
+  start(conf: string, version: string): Promise<void>;
+  /** Validate, reload and confirm the new workers serve `version`; throws and keeps the old config on failure. */
+  reload(conf: string, version: string): Promise<void>;
+  /** POST the full dynamic state to Lua. */
+  pushBackends(backends: readonly DynamicBackend[]): Promise<void>;
+}
+
+/** The pure steps, handed in by main. */
+export interface SyncSteps {
+  snapshot(): Snapshot;
+  build(snapshot: Snapshot): BuildResult;
+  render(model: Model): { conf: string; version: string };
+}
+
+/** Outcome of one sync, for logs and metrics. */
+export type SyncResult = 'skip' | 'dynamic' | 'reload' | 'reload-queued' | 'known-bad';
+
+export interface SyncHooks {
+  /** Every sync's failures (the full current set). */
+  onFailures?(failures: readonly Failure[]): void;
+  /** After each sync, with its outcome and duration. */
+  onSynced?(result: SyncResult, ms: number): void;
+  /** A reload was refused or failed; NGINX keeps the last good configuration. */
+  onReloadFailed?(err: unknown, model: Model): void;
+  /** A reload went live. */
+  onReloaded?(model: Model): void;
+}
+
+export interface SyncOptions {
+  readonly steps: SyncSteps;
+  readonly dataplane: DataPlane;
+  readonly logger: Logger;
+  readonly minIntervalMs: number;
+  /** How long a configuration that failed to reload is not retried unless it changes (ms). */
+  readonly badConfigHoldMs?: number;
+  readonly hooks?: SyncHooks;
+  readonly now?: () => number;
+}
+
+export interface Sync {
+  /** Ask for a sync (any watched object changed). */
+  kick(): void;
+  /** The data plane lost its dynamic state (NGINX restarted): push everything again. */
+  dataplaneReset(): void;
+  /** Resolves when no sync or reload is running or pending. */
+  idle(): Promise<void>;
+  stop(): Promise<void>;
+  /** The model whose configuration NGINX confirmed running, or null. */
+  running(): Model | null;
+}
+
+export function createSync(options: SyncOptions): Sync {
+  const { steps, dataplane, logger, hooks = {} } = options;
+  const now = options.now ?? Date.now;
+  const holdMs = options.badConfigHoldMs ?? 30_000;
+  let current: Model | null = null; // in effect: static part running or reloading, dynamic part pushed
+  let confirmed: Model | null = null; // static part confirmed running
+  let dataplaneEmpty = false;
+  let inFlight: Promise<void> | null = null;
+  let badVersion: { version: string; until: number } | null = null;
+
+  const push = async (backends: readonly DynamicBackend[]): Promise<void> => {
+    try {
+      await dataplane.pushBackends(backends);
+      dataplaneEmpty = false;
+    } catch (err) {
+      dataplaneEmpty = true; // unknown state: the next sync pushes everything again
+      throw err;
+    }
+  };
+
+  const startReload = (model: Model, conf: string, version: string): void => {
+    current = model;
+    inFlight = dataplane.reload(conf, version).then(
+      () => {
+        confirmed = model;
+        badVersion = null;
+        hooks.onReloaded?.(model);
+      },
+      (err: unknown) => {
+        badVersion = { version, until: now() + holdMs };
+        current = confirmed;
+        logger.error({ err, version }, 'reload failed; NGINX keeps the last good configuration');
+        hooks.onReloadFailed?.(err, model);
+        setTimeout(() => queue.kick(), holdMs).unref(); // try the same configuration again later
+      },
+    ).finally(() => {
+      inFlight = null;
+      queue.kick();
+    });
+  };
+
+  const syncOnce = async (): Promise<SyncResult> => {
+    const { model, failures } = steps.build(steps.snapshot());
+    hooks.onFailures?.(failures);
+    const decision = decideApply({ model: current, dataplaneEmpty }, model);
+    if (decision.kind === 'skip') return 'skip';
+    if (decision.kind === 'dynamic') {
+      await push(decision.backends);
+      current = model;
+      return 'dynamic';
+    }
+    const { conf, version } = steps.render(model);
+    if (!dataplane.started()) {
+      await dataplane.start(conf, version);
+      await push(decision.backends);
+      current = confirmed = model;
+      hooks.onReloaded?.(model);
+      return 'reload';
+    }
+    await push(decision.backends);
+    if (inFlight) return 'reload-queued';
+    if (badVersion && badVersion.version === version && now() < badVersion.until) return 'known-bad';
+    startReload(model, conf, version);
+    return 'reload';
+  };
+
+  const queue = createSyncQueue(async () => {
+    const started = now();
+    const result = await syncOnce();
+    const ms = now() - started;
+    hooks.onSynced?.(result, ms);
+    if (result !== 'skip') logger.info({ result, ms }, 'sync');
+    else logger.debug({ result, ms }, 'sync');
+  }, { minIntervalMs: options.minIntervalMs }, (err) => logger.error({ err }, 'sync failed; retrying'));
+
+  return {
+    kick: () => queue.kick(),
+    dataplaneReset(): void {
+      dataplaneEmpty = true;
+      queue.kick();
+    },
+    async idle(): Promise<void> {
+      do {
+        await queue.idle();
+        await inFlight;
+      } while (inFlight);
+      await queue.idle();
+    },
+    async stop(): Promise<void> {
+      await queue.stop();
+      await inFlight;
+    },
+    running: () => confirmed,
+  };
+}
