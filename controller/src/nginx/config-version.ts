@@ -32,7 +32,7 @@ export interface WaitForVersionOptions {
   readonly signal?: AbortSignal;
 }
 
-/** Outcome of a wait: confirmed, or what was last seen (null: nothing answered). */
+/** Outcome of a wait: confirmed, or the last version answered (null: nothing answered). */
 export type WaitForVersionResult =
   | { readonly confirmed: true; readonly polls: number }
   | { readonly confirmed: false; readonly polls: number; readonly lastSeen: string | null; readonly aborted: boolean };
@@ -48,8 +48,10 @@ export async function waitForConfigVersion(options: WaitForVersionOptions): Prom
     const left = deadline - Date.now();
     if (left <= 0) return { confirmed: false, polls, lastSeen, aborted: false };
     polls += 1;
-    lastSeen = await fetchConfigVersion(options.url(), Math.max(1, Math.min(left, 2_000)));
-    if (lastSeen === options.version) return { confirmed: true, polls };
+    // At least 100 ms per poll: a poll squeezed into the last milliseconds would only ever time out.
+    const answer = await fetchConfigVersion(options.url(), Math.max(100, Math.min(left, 2_000)));
+    if (answer === options.version) return { confirmed: true, polls };
+    if (answer !== null) lastSeen = answer;
     try {
       await sleep(Math.min(interval, Math.max(0, deadline - Date.now())), undefined, { signal: options.signal });
     } catch {

@@ -56,7 +56,8 @@ void describe('createNginx against the real NGINX', () => {
 
     await nginx.apply(conf, 'v2');
 
-    assert.equal(await served(), 'v2');
+    // Confirmed means every new connection reaches a new worker, not just one.
+    for (let i = 0; i < 20; i += 1) assert.equal(await served(), 'v2', `connection ${i} after the reload`);
     assert.equal(await fetchConfigVersion(`http://127.0.0.1:${appPort}/`, 1_000), 'app');
     assert.equal(nginx.pid(), masterBefore);
     await eventually('a new set of workers', () => {

@@ -5,74 +5,23 @@
 // good configuration, never with one that failed.
 import { mkdir, rename, rm } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import type { Logger } from 'pino';
 import { waitForConfigVersion } from './config-version.ts';
-import type { Dataplane } from './dataplane.ts';
 import { testNginxConf, writeFileAtomic } from './nginx-conf-files.ts';
 import { NginxConfigError, NginxNotRunningError, NginxReloadError, NginxStartError } from './nginx-errors.ts';
 import type { NginxLogLine } from './nginx-log.ts';
 import { watchMaster, type MasterWatch } from './master-watch.ts';
 import { spawnMaster, type MasterProcess } from './master-process.ts';
-import { waitForGroupGone, workerPidsOf } from './nginx-processes.ts';
-import { createRestartPolicy, type RestartBackoff } from './restart-policy.ts';
+import { waitForGroupGone, waitForWorkersReplaced, workerPidsOf } from './nginx-processes.ts';
+import { createRestartPolicy } from './restart-policy.ts';
+import {
+  DEFAULT_TIMEOUTS,
+  type NginxManager,
+  type NginxManagerOptions,
+  type NginxStats,
+  type NginxTimeouts,
+} from './nginx-manager-types.ts';
 
-/** Bounds of each step, in ms. */
-export interface NginxTimeouts {
-  /** `nginx -t` (large configurations take seconds). */
-  readonly testMs: number;
-  /** A new master serving its version. */
-  readonly startMs: number;
-  /** New workers serving the new version after SIGHUP. */
-  readonly reloadMs: number;
-  /** SIGQUIT until the master exited, before SIGTERM. */
-  readonly stopMs: number;
-}
-
-const DEFAULT_TIMEOUTS: NginxTimeouts = { testMs: 120_000, startMs: 30_000, reloadMs: 10_000, stopMs: 10_000 };
-
-export interface NginxManagerOptions {
-  readonly dataplane: Dataplane;
-  /** NGINX's prefix (-p): pid file, temp paths and relative includes live here. Created if missing. */
-  readonly prefix: string;
-  /** The live configuration file; default <prefix>/nginx.conf. */
-  readonly confPath?: string;
-  readonly logger: Logger;
-  /** The status server's config-version URL, e.g. http://127.0.0.1:<statusPort>/config-version. */
-  readonly versionUrl: () => string;
-  /** Called after NGINX was restarted following a crash: its shared dicts are empty, push the dynamic state again. */
-  readonly onRestart?: () => Promise<void>;
-  readonly timeouts?: Partial<NginxTimeouts>;
-  readonly restartBackoff?: Partial<RestartBackoff>;
-}
-
-/** Counters for tests and metrics. */
-export interface NginxStats {
-  /** Reloads confirmed by config version. */
-  readonly reloads: number;
-  /** Reloads signalled but not confirmed (the old configuration kept serving). */
-  readonly reloadFailures: number;
-  /** Configurations `nginx -t` rejected (never signalled). */
-  readonly invalidConfigs: number;
-  /** Restarts after the master exited unexpectedly. */
-  readonly restarts: number;
-  readonly lastReload: { readonly at: Date; readonly ok: boolean; readonly durationMs: number } | null;
-}
-
-export interface NginxManager {
-  /** Validates `conf`, starts the master on it and waits until it serves `version`. */
-  start(conf: string, version: string): Promise<void>;
-  /** Validates `conf` (NginxConfigError), reloads and confirms `version` (NginxReloadError); on failure the old configuration keeps serving. */
-  apply(conf: string, version: string): Promise<void>;
-  /** Graceful stop; no restart afterwards. */
-  stop(): Promise<void>;
-  /** True once a configuration was confirmed, until stop(). */
-  started(): boolean;
-  /** The confirmed configuration's version, or null. */
-  liveVersion(): string | null;
-  pid(): number | null;
-  workerPids(): number[];
-  stats(): NginxStats;
-}
+export type { NginxManager, NginxManagerOptions, NginxStats, NginxTimeouts } from './nginx-manager-types.ts';
 
 interface Running {
   readonly process: MasterProcess;
@@ -196,6 +145,7 @@ export function createNginx(options: NginxManagerOptions): NginxManager {
     const began = Date.now();
     watch = watchMaster(running.process.pid);
     const refused = watch.refused;
+    const oldWorkers = workerPidsOf(running.process.pid);
     running.process.signal('SIGHUP');
     const result = await waitForConfigVersion({
       url: versionUrl,
@@ -204,6 +154,10 @@ export function createNginx(options: NginxManagerOptions): NginxManager {
       signal: AbortSignal.any([lifetime.signal, running.gone, refused]),
     });
     const problems = endWatch();
+    // One new worker answered; old ones may still accept until the master told them to quit.
+    if (result.confirmed && !(await waitForWorkersReplaced(running.process.pid, oldWorkers, timeouts.reloadMs))) {
+      logger.warn({ version, oldWorkers }, 'NGINX serves the new version but old workers still accept connections');
+    }
     const durationMs = Date.now() - began;
     lastReload = { at: new Date(), ok: result.confirmed, durationMs };
     if (result.confirmed) {

@@ -94,3 +94,18 @@ export async function waitForGroupGone(pgid: number, timeoutMs: number): Promise
   }
   return true;
 }
+
+/**
+ * Polls until none of `oldWorkers` is still a current worker of the master
+ * (each exited or is "shutting down", which closes its listening sockets);
+ * false on timeout. After a reload this is when every new connection reaches
+ * a new worker.
+ */
+export async function waitForWorkersReplaced(masterPid: number, oldWorkers: readonly number[], timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (workerPidsOf(masterPid).some((pid) => oldWorkers.includes(pid))) {
+    if (Date.now() >= deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  return true;
+}

@@ -1,0 +1,63 @@
+// The NGINX manager's public shape: what main and tests hand in, and what
+// they get back. The implementation is nginx-manager.ts.
+import type { Logger } from 'pino';
+import type { Dataplane } from './dataplane.ts';
+import type { RestartBackoff } from './restart-policy.ts';
+
+/** Bounds of each step, in ms. */
+export interface NginxTimeouts {
+  /** `nginx -t` (large configurations take seconds). */
+  readonly testMs: number;
+  /** A new master serving its version. */
+  readonly startMs: number;
+  /** New workers serving the new version after SIGHUP. */
+  readonly reloadMs: number;
+  /** SIGQUIT until the master exited, before SIGTERM. */
+  readonly stopMs: number;
+}
+
+export const DEFAULT_TIMEOUTS: NginxTimeouts = { testMs: 120_000, startMs: 30_000, reloadMs: 10_000, stopMs: 10_000 };
+
+export interface NginxManagerOptions {
+  readonly dataplane: Dataplane;
+  /** NGINX's prefix (-p): pid file, temp paths and relative includes live here. Created if missing. */
+  readonly prefix: string;
+  /** The live configuration file; default <prefix>/nginx.conf. */
+  readonly confPath?: string;
+  readonly logger: Logger;
+  /** The status server's config-version URL, e.g. http://127.0.0.1:<statusPort>/config-version. */
+  readonly versionUrl: () => string;
+  /** Called after NGINX was restarted following a crash: its shared dicts are empty, push the dynamic state again. */
+  readonly onRestart?: () => Promise<void>;
+  readonly timeouts?: Partial<NginxTimeouts>;
+  readonly restartBackoff?: Partial<RestartBackoff>;
+}
+
+/** Counters for tests and metrics. */
+export interface NginxStats {
+  /** Reloads confirmed by config version. */
+  readonly reloads: number;
+  /** Reloads signalled but not confirmed (the old configuration kept serving). */
+  readonly reloadFailures: number;
+  /** Configurations `nginx -t` rejected (never signalled). */
+  readonly invalidConfigs: number;
+  /** Restarts after the master exited unexpectedly. */
+  readonly restarts: number;
+  readonly lastReload: { readonly at: Date; readonly ok: boolean; readonly durationMs: number } | null;
+}
+
+export interface NginxManager {
+  /** Validates `conf`, starts the master on it and waits until it serves `version`. */
+  start(conf: string, version: string): Promise<void>;
+  /** Validates `conf` (NginxConfigError), reloads and confirms `version` (NginxReloadError); on failure the old configuration keeps serving. */
+  apply(conf: string, version: string): Promise<void>;
+  /** Graceful stop; no restart afterwards. */
+  stop(): Promise<void>;
+  /** True once a configuration was confirmed, until stop(). */
+  started(): boolean;
+  /** The confirmed configuration's version, or null. */
+  liveVersion(): string | null;
+  pid(): number | null;
+  workerPids(): number[];
+  stats(): NginxStats;
+}
