@@ -129,3 +129,30 @@ void test('restart keeps objects and the port', async () => {
     assert.equal((await call(server, 'GET', `${NS}/configmaps/kept`)).status, 200);
   } finally { await server.stop(); }
 });
+
+void test('events.k8s.io/v1 is a view of core/v1 events', async () => {
+  const server = await startApiServer();
+  try {
+    const eventsV1 = '/apis/events.k8s.io/v1/namespaces/default/events';
+    const watch = await openWatch(server, `${eventsV1}?watch=true&resourceVersion=${server.store.resourceVersion}`);
+    const created = await call(server, 'POST', eventsV1, { body: {
+      apiVersion: 'events.k8s.io/v1', kind: 'Event', metadata: { name: 'e1' }, eventTime: '2025-01-01T00:00:00.000000Z',
+      regarding: { kind: 'Ingress', name: 'web', namespace: 'default' }, reason: 'Sync', note: 'synced', type: 'Normal',
+      reportingController: 'resty-ingress', reportingInstance: 'pod-1', action: 'Sync',
+    } });
+    assert.equal(created.status, 201);
+    assert.equal(created.body.note, 'synced', 'the response is in the events.k8s.io layout');
+    const core = await call(server, 'GET', '/api/v1/namespaces/default/events/e1');
+    assert.equal(core.body.message, 'synced');
+    assert.deepEqual(core.body.involvedObject, { kind: 'Ingress', name: 'web', namespace: 'default' });
+    assert.equal(core.body.reportingComponent, 'resty-ingress');
+    const byRegarding = await call(server, 'GET', `${eventsV1}?fieldSelector=regarding.name%3Dweb,regarding.kind%3DIngress`);
+    assert.deepEqual(byRegarding.body.items?.map((e) => e.note), ['synced']);
+    const patched = await call(server, 'PATCH', `${eventsV1}/e1`, { body: { note: 'again' }, contentType: 'application/merge-patch+json' });
+    assert.equal(patched.body.note, 'again');
+    assert.equal((await call(server, 'GET', '/api/v1/namespaces/default/events/e1')).body.message, 'again');
+    const events = await watch.next(2);
+    assert.deepEqual(events.map((e) => [e.type, e.object.note]), [['ADDED', 'synced'], ['MODIFIED', 'again']]);
+    watch.close();
+  } finally { await server.stop(); }
+});

@@ -9,6 +9,7 @@ import { badRequest, conflict, gone, methodNotAllowed } from './errors.ts';
 import type { Store } from './store.ts';
 import { toPartial, toTable } from './table.ts';
 import { serveWatch } from './watch-http.ts';
+import { mapFieldSelector, viewFor } from './event-view.ts';
 
 export interface HandlerContext {
   readonly store: Store;
@@ -63,15 +64,21 @@ async function body(req: IncomingMessage): Promise<Json> {
 export async function handleResource(ctx: HandlerContext, req: IncomingMessage, res: ServerResponse, route: ResourceRoute, verb: string, query: URLSearchParams): Promise<void> {
   const { store } = ctx;
   const { info, namespace: ns, name, subresource } = route;
+  const view = viewFor(info);
+  const stored = view.storage;
+  const inbound = (b: Json): Json => (isObject(b) ? view.toStorage(b) : b);
   const dryRun = query.get('dryRun') === 'All';
   const rendering = renderingOf(req.headers.accept);
-  const render = (obj: JsonObject): JsonObject => (rendering === 'table' ? toTable(info, [obj], { resourceVersion: String((obj.metadata as JsonObject).resourceVersion) }, Date.now())
-    : rendering === 'partial' ? toPartial(obj) : obj);
-  const selectors = { namespace: ns, labelSelector: query.get('labelSelector') ?? undefined, fieldSelector: query.get('fieldSelector') ?? undefined };
+  const render = (stored: JsonObject): JsonObject => {
+    const obj = view.fromStorage(stored);
+    if (rendering === 'table') return toTable(info, [obj], { resourceVersion: String((obj.metadata as JsonObject).resourceVersion) }, Date.now());
+    return rendering === 'partial' ? toPartial(obj) : obj;
+  };
+  const selectors = { namespace: ns, labelSelector: query.get('labelSelector') ?? undefined, fieldSelector: mapFieldSelector(query.get('fieldSelector') ?? undefined, view) };
   const sub = subresource === 'status' ? 'status' as const : undefined;
   switch (verb) {
     case 'get': {
-      const obj = store.get(info, ns, name!);
+      const obj = store.get(stored, ns, name!);
       sendJson(res, 200, subresource === 'scale' ? toScale(obj) : render(obj));
       return;
     }
@@ -79,26 +86,29 @@ export async function handleResource(ctx: HandlerContext, req: IncomingMessage, 
       const rv = query.get('resourceVersion');
       if (query.get('resourceVersionMatch') === 'Exact' && rv && !store.log.isResumable(Number(rv))) throw gone(`too old resource version: ${rv}`);
       const limit = query.get('limit') ? Number(query.get('limit')) : undefined;
-      const result = store.list(info, { ...selectors, limit, continue: query.get('continue') ?? undefined });
+      const result = store.list(stored, { ...selectors, limit, continue: query.get('continue') ?? undefined });
       const meta = listMeta(result);
-      if (rendering === 'table') sendJson(res, 200, toTable(info, result.items, meta, Date.now()));
-      else if (rendering === 'partial') sendJson(res, 200, { kind: 'PartialObjectMetadataList', apiVersion: 'meta.k8s.io/v1', metadata: meta, items: result.items.map(toPartial) });
-      else sendJson(res, 200, { kind: `${info.kind}List`, apiVersion: apiVersionOf(info), metadata: meta, items: result.items });
+      const items = result.items.map(view.fromStorage);
+      if (rendering === 'table') sendJson(res, 200, toTable(info, items, meta, Date.now()));
+      else if (rendering === 'partial') sendJson(res, 200, { kind: 'PartialObjectMetadataList', apiVersion: 'meta.k8s.io/v1', metadata: meta, items: items.map(toPartial) });
+      else sendJson(res, 200, { kind: `${info.kind}List`, apiVersion: apiVersionOf(info), metadata: meta, items });
       return;
     }
     case 'watch':
-      serveWatch(ctx, req, res, info, { ...selectors, resourceVersion: query.get('resourceVersion') ?? undefined },
-        { timeoutSeconds: Number(query.get('timeoutSeconds') ?? 0), bookmarks: query.get('allowWatchBookmarks') === 'true', partial: rendering === 'partial' });
+      serveWatch(ctx, req, res, stored, { ...selectors, resourceVersion: query.get('resourceVersion') ?? undefined }, {
+        timeoutSeconds: Number(query.get('timeoutSeconds') ?? 0), bookmarks: query.get('allowWatchBookmarks') === 'true',
+        render: (obj) => (rendering === 'partial' ? toPartial(view.fromStorage(obj)) : view.fromStorage(obj)),
+      });
       return;
     case 'create':
       if (name) throw methodNotAllowed('POST is not allowed on a named object');
-      sendJson(res, 201, render(store.create(info, await body(req), { namespace: ns, dryRun })));
+      sendJson(res, 201, render(store.create(stored, inbound(await body(req)), { namespace: ns, dryRun })));
       return;
     case 'update': {
       const obj = await body(req);
       if (subresource === 'scale') { sendJson(res, 200, writeScale(store, info, ns, name!, obj, dryRun)); return; }
       if (!isObject(obj) || !isObject(obj.metadata) || obj.metadata.name !== name) throw badRequest('the name of the object does not match the name on the URL');
-      sendJson(res, 200, render(store.update(info, obj, { namespace: ns, subresource: sub, dryRun })));
+      sendJson(res, 200, render(store.update(stored, inbound(obj), { namespace: ns, subresource: sub, dryRun })));
       return;
     }
     case 'patch': {
@@ -110,8 +120,10 @@ export async function handleResource(ctx: HandlerContext, req: IncomingMessage, 
         return;
       }
       let existed = true;
-      try { store.get(info, ns, name!); } catch { existed = false; }
-      const obj = store.patch(info, ns, name!, kind, patchBody, { subresource: sub, dryRun });
+      try { store.get(stored, ns, name!); } catch { existed = false; }
+      // A view of another kind's storage is patched in its own field layout, then stored back.
+      const obj = stored === info || !existed ? store.patch(stored, ns, name!, kind, stored === info ? patchBody : inbound(patchBody), { subresource: sub, dryRun })
+        : store.update(stored, inbound(applyPatch(kind, view.fromStorage(store.get(stored, ns, name!)), patchBody)), { namespace: ns, subresource: sub, dryRun });
       sendJson(res, existed ? 200 : 201, render(obj));
       return;
     }
@@ -119,13 +131,13 @@ export async function handleResource(ctx: HandlerContext, req: IncomingMessage, 
       const raw = await readBody(req);
       const opts = raw.length > 0 && raw.toString('utf8').trim() !== '' ? decodeBody(raw, req.headers['content-type']) : {};
       const pre = isObject(opts) && isObject(opts.preconditions) ? opts.preconditions : {};
-      const deleted = store.delete(info, ns, name!, { uid: pre.uid as string | undefined, resourceVersion: pre.resourceVersion as string | undefined, dryRun });
+      const deleted = store.delete(stored, ns, name!, { uid: pre.uid as string | undefined, resourceVersion: pre.resourceVersion as string | undefined, dryRun });
       sendJson(res, 200, render(deleted));
       return;
     }
     case 'deletecollection': {
-      const items = store.list(info, selectors).items;
-      const deleted = items.map((o) => store.delete(info, (o.metadata as JsonObject).namespace as string | undefined, String((o.metadata as JsonObject).name), { dryRun }));
+      const items = store.list(stored, selectors).items;
+      const deleted = items.map((o) => view.fromStorage(store.delete(stored, (o.metadata as JsonObject).namespace as string | undefined, String((o.metadata as JsonObject).name), { dryRun })));
       sendJson(res, 200, { kind: `${info.kind}List`, apiVersion: apiVersionOf(info), metadata: { resourceVersion: store.resourceVersion }, items: deleted });
       return;
     }

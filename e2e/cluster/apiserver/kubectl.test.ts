@@ -73,8 +73,12 @@ void test('kubectl apply/get/describe/scale/rollout restart/apply again/delete',
     assert.match(listed.stdout, /deployment\.apps\/web\s+0\/2/);
     assert.match(listed.stdout, /service\/web\s+ClusterIP\s+10\.96\./);
     assert.match(listed.stdout, /ingress\.networking\.k8s\.io\/web/);
+    const uid = String((deployment().metadata as JsonObject).uid);
+    server.store.create('events', { metadata: { name: 'web.1', namespace: 'demo' }, involvedObject: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web', namespace: 'demo', uid },
+      reason: 'ScalingReplicaSet', message: 'Scaled up replica set web-1 to 2', type: 'Normal', count: 1, firstTimestamp: new Date().toISOString(), lastTimestamp: new Date().toISOString(), source: { component: 'simulator' } });
     const described = await kubectl('describe', '-n', 'demo', 'deployment', 'web');
     assert.match(described.stdout, /Replicas:\s+2 desired/);
+    assert.match(described.stdout, /ScalingReplicaSet\s+.*Scaled up replica set web-1 to 2/, 'describe found the event by its field selector');
     assert.match(described.stdout, /Port:\s+8080\/TCP/);
 
     await kubectl('scale', '-n', 'demo', 'deployment/web', '--replicas=4');

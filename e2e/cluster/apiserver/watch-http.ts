@@ -7,12 +7,13 @@ import { apiVersionOf, type KindInfo } from './kinds.ts';
 import type { WatchOptions } from './store.ts';
 import type { WatchEvent } from './watch.ts';
 import type { HandlerContext } from './handlers.ts';
-import { toPartial } from './table.ts';
+import type { JsonObject } from './patch.ts';
 
 export interface WatchParams {
   readonly timeoutSeconds: number;
   readonly bookmarks: boolean;
-  readonly partial: boolean;
+  /** the stored object → what this URL serves (another view, metadata only) */
+  readonly render: (obj: JsonObject) => JsonObject;
 }
 
 export function serveWatch(ctx: HandlerContext, req: IncomingMessage, res: ServerResponse, info: KindInfo, opts: WatchOptions, params: WatchParams): void {
@@ -23,7 +24,7 @@ export function serveWatch(ctx: HandlerContext, req: IncomingMessage, res: Serve
   const timers: NodeJS.Timeout[] = [];
   const write = (event: WatchEvent): void => {
     if (ended) return;
-    const object = params.partial && event.type !== 'ERROR' && event.type !== 'BOOKMARK' ? toPartial(event.object) : event.object;
+    const object = event.type !== 'ERROR' && event.type !== 'BOOKMARK' ? params.render(event.object) : event.object;
     res.write(JSON.stringify({ type: event.type, object }) + '\n');
   };
   let stop: () => void = () => undefined;
