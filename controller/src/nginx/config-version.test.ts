@@ -20,34 +20,34 @@ async function versionServer(t: TestContext, answer: (n: number) => { status: nu
   return { url: `http://127.0.0.1:${port}/config-version`, counts: () => ({ requests, connections }) };
 }
 
-void describe('fetchConfigVersion', () => {
+describe('fetchConfigVersion', () => {
   const rows = [
     { name: '200 gives the trimmed body', status: 200, body: 'abc123\n', expect: 'abc123' },
     { name: 'non-200 gives null', status: 503, body: 'abc123', expect: null },
   ];
   for (const row of rows) {
-    void it(row.name, async (t) => {
+    it(row.name, async (t) => {
       const { url } = await versionServer(t, () => ({ status: row.status, body: row.body }));
       assert.equal(await fetchConfigVersion(url, 1_000), row.expect);
     });
   }
 
-  void it('a refused connection gives null', async (t) => {
+  it('a refused connection gives null', async (t) => {
     const { url } = await versionServer(t, () => ({ status: 200, body: 'x' }));
     const closedPort = url.replace(/:\d+\//, ':1/');
     assert.equal(await fetchConfigVersion(closedPort, 1_000), null);
   });
 });
 
-void describe('waitForConfigVersion', () => {
-  void it('confirms once the version appears, one fresh connection per poll', async (t) => {
+describe('waitForConfigVersion', () => {
+  it('confirms once the version appears, one fresh connection per poll', async (t) => {
     const { url, counts } = await versionServer(t, (n) => ({ status: 200, body: n < 4 ? 'old' : 'new' }));
     const result = await waitForConfigVersion({ url: () => url, version: 'new', timeoutMs: 5_000, intervalMs: 5 });
     assert.deepEqual(result, { confirmed: true, polls: 4 });
     assert.deepEqual(counts(), { requests: 4, connections: 4 });
   });
 
-  void it('times out with what it saw last', async (t) => {
+  it('times out with what it saw last', async (t) => {
     const { url } = await versionServer(t, () => ({ status: 200, body: 'old' }));
     const began = Date.now();
     const result = await waitForConfigVersion({ url: () => url, version: 'new', timeoutMs: 200, intervalMs: 10 });
@@ -56,7 +56,7 @@ void describe('waitForConfigVersion', () => {
     assert.ok(Date.now() - began < 1_000, 'bounded by the timeout');
   });
 
-  void it('stops when the signal aborts', async (t) => {
+  it('stops when the signal aborts', async (t) => {
     const { url } = await versionServer(t, () => ({ status: 200, body: 'old' }));
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 50);
@@ -64,7 +64,7 @@ void describe('waitForConfigVersion', () => {
     assert.ok(!result.confirmed && result.aborted);
   });
 
-  void it('reads the URL before every poll', async (t) => {
+  it('reads the URL before every poll', async (t) => {
     const first = await versionServer(t, () => ({ status: 200, body: 'old' }));
     const second = await versionServer(t, () => ({ status: 200, body: 'new' }));
     let calls = 0;

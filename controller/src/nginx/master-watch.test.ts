@@ -45,9 +45,9 @@ const rows = [
   },
 ];
 
-void describe('watchMaster', () => {
+describe('watchMaster', () => {
   for (const row of rows) {
-    void it(row.name, async () => {
+    it(row.name, async () => {
       const watch = watchMaster(MASTER, 10);
       for (const line of row.lines) watch.onLine(parseNginxLogLine(line));
       await sleep(40);
@@ -57,7 +57,7 @@ void describe('watchMaster', () => {
     });
   }
 
-  void it('does not refuse after close()', async () => {
+  it('does not refuse after close()', async () => {
     const watch = watchMaster(MASTER, 10);
     watch.onLine(parseNginxLogLine(at('emerg', MASTER, 'fatal')));
     watch.close();

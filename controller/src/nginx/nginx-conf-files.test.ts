@@ -7,8 +7,8 @@ import { testNginxConf, writeFileAtomic } from './nginx-conf-files.ts';
 import { NginxConfigError } from './nginx-errors.ts';
 import { freePort, requireDataplane, tempPrefix, testConf } from './nginx-test-support.ts';
 
-void describe('writeFileAtomic', () => {
-  void it('replaces the content and leaves no temp file', async (t) => {
+describe('writeFileAtomic', () => {
+  it('replaces the content and leaves no temp file', async (t) => {
     const { prefix, remove } = await tempPrefix();
     t.after(remove);
     const path = join(prefix, 'nginx.conf');
@@ -18,12 +18,12 @@ void describe('writeFileAtomic', () => {
     assert.deepEqual(await readdir(prefix), ['nginx.conf']);
   });
 
-  void it('fails clearly when the folder does not exist', async () => {
+  it('fails clearly when the folder does not exist', async () => {
     await assert.rejects(writeFileAtomic('/nonexistent-dir-for-test/nginx.conf', 'x'), { code: 'ENOENT' });
   });
 });
 
-void describe('testNginxConf', () => {
+describe('testNginxConf', () => {
   const rows = [
     { name: 'a valid configuration', extraHttp: '', expect: null },
     { name: 'an unknown directive', extraHttp: 'frobnicate on;', expect: /\[emerg\] unknown directive "frobnicate" in .*:\d+/ },
@@ -31,7 +31,7 @@ void describe('testNginxConf', () => {
     { name: 'a duplicate location', extraHttp: 'server { location /a {} location /a {} }', expect: /duplicate location "\/a"/ },
   ];
   for (const row of rows) {
-    void it(row.name, async (t) => {
+    it(row.name, async (t) => {
       const dataplane = requireDataplane();
       const { prefix, remove } = await tempPrefix();
       t.after(remove);
@@ -51,7 +51,7 @@ void describe('testNginxConf', () => {
     });
   }
 
-  void it('reports a file that does not exist', async (t) => {
+  it('reports a file that does not exist', async (t) => {
     const { prefix, remove } = await tempPrefix();
     t.after(remove);
     await assert.rejects(

@@ -40,8 +40,8 @@ async function setup(t: { after: (fn: () => Promise<void>) => void }, startMs = 
   return { nginx, prefix, statusPort, lines, restarted, served: () => fetchConfigVersion(versionUrl(), 1_000) };
 }
 
-void describe('NGINX master lifecycle', () => {
-  void it('restarts a killed master on the last good configuration and calls onRestart', async (t) => {
+describe('NGINX master lifecycle', () => {
+  it('restarts a killed master on the last good configuration and calls onRestart', async (t) => {
     const { nginx, statusPort, prefix, lines, restarted, served } = await setup(t);
     await nginx.start(testConf({ statusPort, version: 'v1' }), 'v1');
     const good = testConf({ statusPort, version: 'v2' });
@@ -64,7 +64,7 @@ void describe('NGINX master lifecycle', () => {
     assert.ok(lines.some((line) => line.level === 50 && /exited unexpectedly/.test(line.msg)));
   });
 
-  void it('stops gracefully, leaves no process and does not restart', async (t) => {
+  it('stops gracefully, leaves no process and does not restart', async (t) => {
     const { nginx, statusPort, served } = await setup(t);
     await nginx.start(testConf({ statusPort, version: 'v1' }), 'v1');
     const master = nginx.pid() ?? 0;
@@ -111,7 +111,7 @@ void describe('NGINX master lifecycle', () => {
     },
   ];
   for (const row of startFailures) {
-    void it(`fails to start with ${row.name}, leaving nothing running`, async (t) => {
+    it(`fails to start with ${row.name}, leaving nothing running`, async (t) => {
       const { nginx, statusPort } = await setup(t, row.startMs);
       const squatter = createServer();
       await new Promise<void>((resolve) => squatter.listen(0, '127.0.0.1', resolve));
@@ -129,7 +129,7 @@ void describe('NGINX master lifecycle', () => {
     });
   }
 
-  void it('kills NGINX when the controller process exits', async (t) => {
+  it('kills NGINX when the controller process exits', async (t) => {
     const { prefix, remove } = await tempPrefix();
     t.after(remove);
     const statusPort = await freePort();

@@ -44,13 +44,13 @@ const parseRows: { name: string; line: string; expect: NginxLogLine }[] = [
   },
 ];
 
-void describe('parseNginxLogLine', () => {
+describe('parseNginxLogLine', () => {
   for (const row of parseRows) {
-    void it(row.name, () => assert.deepEqual(parseNginxLogLine(row.line), row.expect));
+    it(row.name, () => assert.deepEqual(parseNginxLogLine(row.line), row.expect));
   }
 });
 
-void describe('nginxProblems', () => {
+describe('nginxProblems', () => {
   const rows = [
     {
       name: 'keeps emerg, drops notice and the summary line',
@@ -61,12 +61,12 @@ void describe('nginxProblems', () => {
     { name: 'nothing to report', output: 'nginx: the configuration file /c syntax is ok\n', expect: [] },
   ];
   for (const row of rows) {
-    void it(row.name, () => assert.deepEqual(nginxProblems(row.output), row.expect));
+    it(row.name, () => assert.deepEqual(nginxProblems(row.output), row.expect));
   }
 });
 
-void describe('forwardNginxLog', () => {
-  void it('logs each line at its level and hands it on', async () => {
+describe('forwardNginxLog', () => {
+  it('logs each line at its level and hands it on', async () => {
     const { logger, lines } = recordingLogger();
     const stream = new PassThrough();
     const seen: NginxLogLine[] = [];

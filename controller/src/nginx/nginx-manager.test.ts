@@ -35,8 +35,8 @@ async function startedNginx(t: TestContext, reloadMs = 10_000): Promise<Harness>
   return { nginx, prefix, statusPort, lines, served: () => fetchConfigVersion(versionUrl(), 1_000) };
 }
 
-void describe('createNginx against the real NGINX', () => {
-  void it('starts the master and serves the configuration version', async (t) => {
+describe('createNginx against the real NGINX', () => {
+  it('starts the master and serves the configuration version', async (t) => {
     const { nginx, served, prefix } = await startedNginx(t);
     assert.equal(await served(), 'v1');
     assert.equal(nginx.liveVersion(), 'v1');
@@ -46,7 +46,7 @@ void describe('createNginx against the real NGINX', () => {
     assert.match(await readFile(join(prefix, 'nginx.conf'), 'utf8'), /return 200 "v1"/);
   });
 
-  void it('reloads a changed configuration: same master, new workers, counted', async (t) => {
+  it('reloads a changed configuration: same master, new workers, counted', async (t) => {
     const { nginx, served, statusPort, prefix } = await startedNginx(t);
     const masterBefore = nginx.pid();
     const workersBefore = nginx.workerPids();
@@ -78,7 +78,7 @@ void describe('createNginx against the real NGINX', () => {
     { name: 'missing include', extraHttp: 'include does-not-exist.conf;', expect: /does-not-exist\.conf/ },
   ];
   for (const row of invalidRows) {
-    void it(`refuses an invalid configuration (${row.name}) and keeps serving the old one`, async (t) => {
+    it(`refuses an invalid configuration (${row.name}) and keeps serving the old one`, async (t) => {
       const { nginx, served, statusPort, prefix } = await startedNginx(t);
       const liveBefore = await readFile(join(prefix, 'nginx.conf'), 'utf8');
       const workersBefore = nginx.workerPids();
@@ -104,7 +104,7 @@ void describe('createNginx against the real NGINX', () => {
     });
   }
 
-  void it('reports a reload the master refuses (port taken) and rolls the live file back', async (t) => {
+  it('reports a reload the master refuses (port taken) and rolls the live file back', async (t) => {
     const { nginx, served, statusPort, prefix, lines } = await startedNginx(t, 5_000);
     const liveBefore = await readFile(join(prefix, 'nginx.conf'), 'utf8');
     // `nginx -t` does not bind, so this passes validation and fails only in the master.
@@ -130,9 +130,17 @@ void describe('createNginx against the real NGINX', () => {
     assert.ok(lines.some((line) => line.level === 50 && /bind\(\)/.test(line.msg)), 'the [emerg] line is logged as error');
   });
 
-  void it('refuses to apply the version that is already live', async (t) => {
-    const { nginx, statusPort } = await startedNginx(t);
-    await assert.rejects(nginx.apply(testConf({ statusPort, version: 'v1' }), 'v1'), /already live/);
-    assert.equal(nginx.stats().reloads, 0);
-  });
+  const badVersionRows = [
+    { name: 'the version already live', version: 'v1', expect: /already live/ },
+    { name: 'an empty version', version: '', expect: /must be non-empty/ },
+    { name: 'a version with whitespace', version: 'v 2', expect: /without whitespace/ },
+  ];
+  for (const row of badVersionRows) {
+    it(`refuses to apply ${row.name}`, async (t) => {
+      const { nginx, statusPort, served } = await startedNginx(t);
+      await assert.rejects(nginx.apply(testConf({ statusPort, version: 'v2' }), row.version), row.expect);
+      assert.equal(nginx.stats().reloads, 0);
+      assert.equal(await served(), 'v1');
+    });
+  }
 });

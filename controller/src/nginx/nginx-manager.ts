@@ -55,6 +55,10 @@ export function createNginx(options: NginxManagerOptions): NginxManager {
     return run;
   };
   const killOnExit = (): void => master?.process.killGroup();
+  // /config-version answers are trimmed, so a version must survive trimming to ever be confirmed.
+  const checkVersion = (version: string): void => {
+    if (!/^\S+$/.test(version)) throw new Error(`config version ${JSON.stringify(version)} must be non-empty, without whitespace`);
+  };
 
   const onLine = (line: NginxLogLine): void => watch?.onLine(line);
   const endWatch = (): string[] => {
@@ -185,10 +189,13 @@ export function createNginx(options: NginxManagerOptions): NginxManager {
       serialize(async () => {
         if (lifetime.signal.aborted) throw new NginxNotRunningError('NGINX manager was stopped');
         if (live) throw new Error('NGINX is already started; use apply() to change its configuration');
+        checkVersion(version);
         await mkdir(prefix, { recursive: true });
         await mkdir(dirname(confPath), { recursive: true });
         await validate(conf);
         await rename(candidatePath, confPath);
+        // Synchronous last resort: on exit no graceful stop can run, but no NGINX may outlive us.
+        process.off('exit', killOnExit);
         process.on('exit', killOnExit);
         const running = await launch(version);
         live = { conf, version };
@@ -200,6 +207,7 @@ export function createNginx(options: NginxManagerOptions): NginxManager {
         const previous = live;
         if (lifetime.signal.aborted || !previous) throw new NginxNotRunningError('NGINX is not started');
         if (!running) throw new NginxNotRunningError('NGINX is restarting; apply again once it runs');
+        checkVersion(version);
         if (version === previous.version) {
           throw new Error(`version ${JSON.stringify(version)} is already live: a changed configuration needs a new version`);
         }

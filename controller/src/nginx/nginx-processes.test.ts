@@ -6,7 +6,7 @@ import { describe, it } from 'node:test';
 import { childPids, isAlive, parseProcStat, processGroupPids, waitForGroupGone, workerPidsOf } from './nginx-processes.ts';
 import { eventually } from './nginx-test-support.ts';
 
-void describe('parseProcStat', () => {
+describe('parseProcStat', () => {
   const rows = [
     { name: 'a plain command', text: '42 (nginx) S 7 42 42 0 -1', expect: { pid: 42, state: 'S', ppid: 7, pgid: 42 } },
     {
@@ -18,12 +18,12 @@ void describe('parseProcStat', () => {
     { name: 'truncated after the name', text: '44 (nginx)', expect: null },
   ];
   for (const row of rows) {
-    void it(row.name, () => assert.deepEqual(parseProcStat(row.text), row.expect));
+    it(row.name, () => assert.deepEqual(parseProcStat(row.text), row.expect));
   }
 });
 
-void describe('process tree from /proc', () => {
-  void it('finds the children and the group of a detached shell, then sees them gone', async (t) => {
+describe('process tree from /proc', () => {
+  it('finds the children and the group of a detached shell, then sees them gone', async (t) => {
     const shell = spawn('sh', ['-c', 'sleep 30 & sleep 30 & wait'], { detached: true, stdio: 'ignore' });
     const leader = shell.pid ?? 0;
     t.after(() => {
@@ -44,13 +44,13 @@ void describe('process tree from /proc', () => {
     assert.equal(isAlive(leader), false);
   });
 
-  void it('times out on a group that stays', async (t) => {
+  it('times out on a group that stays', async (t) => {
     const shell = spawn('sleep', ['30'], { detached: true, stdio: 'ignore' });
     t.after(() => shell.kill('SIGKILL'));
     assert.equal(await waitForGroupGone(shell.pid ?? 0, 100), false);
   });
 
-  void it('a pid that does not exist is not alive', () => {
+  it('a pid that does not exist is not alive', () => {
     assert.equal(isAlive(2 ** 30), false);
   });
 });

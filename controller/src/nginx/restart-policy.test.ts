@@ -18,14 +18,14 @@ function scriptedRestart(failures: number) {
   };
 }
 
-void describe('createRestartPolicy', () => {
+describe('createRestartPolicy', () => {
   const rows = [
     { name: 'first attempt succeeds', failures: 0, delays: [10] },
     { name: 'two failures double the delay', failures: 2, delays: [10, 20, 40] },
     { name: 'the delay is capped', failures: 4, delays: [10, 20, 40, 50, 50] },
   ];
   for (const row of rows) {
-    void it(row.name, async () => {
+    it(row.name, async () => {
       const { logger, lines } = recordingLogger();
       const script = scriptedRestart(row.failures);
       let pushes = 0;
@@ -48,7 +48,7 @@ void describe('createRestartPolicy', () => {
     });
   }
 
-  void it('nothing runs after cancel', async () => {
+  it('nothing runs after cancel', async () => {
     const { logger } = recordingLogger();
     const script = scriptedRestart(0);
     const policy = createRestartPolicy({ backoff: { initialMs: 10 }, logger, restart: script.restart });
@@ -59,7 +59,7 @@ void describe('createRestartPolicy', () => {
     assert.equal(script.attempts.length, 0);
   });
 
-  void it('a failing state push is logged, not retried as a restart', async () => {
+  it('a failing state push is logged, not retried as a restart', async () => {
     const { logger, lines } = recordingLogger();
     const script = scriptedRestart(0);
     const policy = createRestartPolicy({
