@@ -126,8 +126,11 @@ void describe('hostile strings never reach the model', () => {
   hostile.forEach((bad, index) => {
     ingresses.push(ingress(`host-${index}`, { rules: [rule(`a${bad}b.example`, path('/', svc('web', 80)))] }));
     ingresses.push(ingress(`path-${index}`, { rules: [rule('p.example', path(`/p${index}${bad}x`, svc('web', 80)))] }));
-    ingresses.push(ingress(`regex-${index}`, { annotations: { [ann('use-regex')]: 'true' },
-      rules: [rule('r.example', path(`/r${index}${bad}x`, svc('web', 80), 'ImplementationSpecific'))] }));
+    // `$` is a legal anchor in regex paths (NGINX never expands variables there), so not hostile for them.
+    if (bad !== '$host') {
+      ingresses.push(ingress(`regex-${index}`, { annotations: { [ann('use-regex')]: 'true' },
+        rules: [rule('r.example', path(`/r${index}${bad}x`, svc('web', 80), 'ImplementationSpecific'))] }));
+    }
     ingresses.push(ingress(`ann-${index}`, { annotations: { [ann('rewrite-target')]: `/x${bad}y` },
       rules: [rule('w.example', path(`/w${index}`, svc('web', 80)))] }));
     ingresses.push(ingress(`svc-${index}`, { rules: [rule('s.example', path(`/s${index}`, svc(`web${bad}`, 80)))] }));
@@ -140,8 +143,8 @@ void describe('hostile strings never reach the model', () => {
       assert.doesNotMatch(text, /\$(?![1-9])/, text);
     }
     for (const failure of result.failures) assert.doesNotMatch(failure.message, /[\n\r]/);
-    // One failure per hostile Ingress (5 kinds × each character) plus the bad flag.
-    assert.equal(result.failures.length, hostile.length * 5 + 1);
+    // One failure per hostile Ingress (5 kinds × each character, less the regex `$` row) plus the bad flag.
+    assert.equal(result.failures.length, hostile.length * 5 - 1 + 1);
   });
 });
 

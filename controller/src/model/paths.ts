@@ -17,6 +17,8 @@ export interface ResolvedPath {
 const MAX_PATH_CHARS = 1024;
 /** Printable ASCII minus whitespace, quotes, backslash, `;{}$#` and backtick. */
 const SAFE_PATH = /^\/[!%&()*+,\-./0-9:<=>?@A-Z[\]^_a-z|~]*$/;
+/** Regex paths may also use `$` as an anchor (`/api(/|$)(.*)`): NGINX never expands variables in location or rewrite regexes. */
+const SAFE_REGEX_PATH = /^\/[!$%&()*+,\-./0-9:<=>?@A-Z[\]^_a-z|~]*$/;
 /** Literal paths: URL path characters that carry no regex meaning in NGINX's eyes. */
 const LITERAL_PATH = /^\/[!%&,\-./0-9:=@A-Z_a-z~]*$/;
 
@@ -26,8 +28,8 @@ const LITERAL_PATH = /^\/[!%&,\-./0-9:=@A-Z_a-z~]*$/;
 // (or that only one engine knows) are refused before compiling:
 // any `(?` group other than `(?:`, `(?=` and `(?!` (lookbehind, named groups,
 // inline flags, PCRE verbs), POSIX classes `[:alpha:]`, and `[]` / `[^]`
-// (empty or any-character in JavaScript, a literal `]` in PCRE). Backslashes,
-// `$` and braces never get this far: SAFE_PATH refuses them for every path.
+// (empty or any-character in JavaScript, a literal `]` in PCRE). Backslashes
+// and braces never get this far: SAFE_REGEX_PATH refuses them.
 const ALLOWED_GROUP_OPENERS = new Set(['(?:', '(?=', '(?!']);
 
 /** Accepts a regex path that PCRE2 and JavaScript both compile to the same meaning. */
@@ -69,15 +71,17 @@ export function resolvePath(rawPath: unknown, rawPathType: unknown, regexEnabled
   if (typeof path !== 'string') return refuse('path must be a string');
   if (!path.startsWith('/')) return refuse('path must start with "/"');
   if (path.length > MAX_PATH_CHARS) return refuse(`path is longer than ${MAX_PATH_CHARS} characters`);
-  if (!SAFE_PATH.test(path)) {
-    return refuse('path may not contain whitespace, control characters, quotes, backslash, ";", "{", "}", "$" or "#"');
-  }
   const pathType = rawPathType ?? 'ImplementationSpecific';
   let match: LocationMatch;
   if (pathType === 'Exact') match = 'exact';
   else if (pathType === 'Prefix') match = 'prefix';
   else if (pathType === 'ImplementationSpecific') match = regexEnabled ? 'regex' : 'prefix';
   else return refuse('pathType must be Exact, Prefix or ImplementationSpecific');
+  if (!(match === 'regex' ? SAFE_REGEX_PATH : SAFE_PATH).test(path)) {
+    return refuse(match === 'regex'
+      ? 'regex path may not contain whitespace, control characters, quotes, backslash, ";", "{", "}" or "#"'
+      : 'path may not contain whitespace, control characters, quotes, backslash, ";", "{", "}", "$" or "#"');
+  }
 
   if (match === 'regex') {
     const compiled = checkRegexPath(path);

@@ -88,7 +88,7 @@ export interface IngressRef {
 
 /** One NGINX `location {}` inside a Server. */
 export interface Location {
-  /** The path as written in the Ingress (validated: starts with `/`, no whitespace, quotes, `;{}`, `$`). */
+  /** The path as written in the Ingress (validated: starts with `/`, no whitespace, quotes, backslash, `;{}#`; `$` only in regex paths, as an anchor). */
   readonly path: string;
   /** How `path` matches; see LocationMatch. */
   readonly match: LocationMatch;

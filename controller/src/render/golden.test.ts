@@ -15,17 +15,15 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Model } from '../model/types.ts';
-import { findDataplane, type Dataplane } from '../nginx/dataplane.ts';
 import { renderConfig } from './render-config.ts';
-import { backend, deepFreeze, goldenOptions, model, PLACEHOLDER_DATAPLANE, proxied, server } from './testdata/model-fixtures.ts';
-import { checkConfig, makePrefix } from './testdata/nginx-runner.ts';
+import { assertNginxAccepts } from './testdata/golden-check.ts';
+import { backend, deepFreeze, goldenOptions, model, proxied, server } from './testdata/model-fixtures.ts';
 
 const TESTDATA = fileURLToPath(new URL('./testdata', import.meta.url));
-const GOLDEN_PREFIX = '/golden/prefix';
 
 const caseNames = readdirSync(TESTDATA, { withFileTypes: true })
   .filter((entry) => entry.isDirectory() && existsSync(join(TESTDATA, entry.name, 'model.json')))
@@ -34,31 +32,6 @@ const caseNames = readdirSync(TESTDATA, { withFileTypes: true })
 
 function readModel(caseName: string): Model {
   return deepFreeze(JSON.parse(readFileSync(join(TESTDATA, caseName, 'model.json'), 'utf8')) as Model);
-}
-
-/** Replaces one placeholder string everywhere, failing if it is absent (the golden file would be stale). */
-function swap(conf: string, placeholder: string, real: string): string {
-  assert.ok(conf.includes(placeholder), `placeholder ${placeholder} not in the golden conf`);
-  return conf.replaceAll(placeholder, real);
-}
-
-/** The golden conf with the placeholder prefix and data-plane paths replaced by real ones. */
-function materialize(conf: string, dataplane: Dataplane, prefix: string): string {
-  const placeholderModules = PLACEHOLDER_DATAPLANE.modules.map((path) => `load_module "${path}";`).join('\n');
-  const realModules = dataplane.modules.map((path) => `load_module "${path}";`).join('\n');
-  let real = swap(conf, placeholderModules, realModules);
-  real = swap(real, `"${PLACEHOLDER_DATAPLANE.luaPackagePath}"`, `"${dataplane.luaPackagePath}"`);
-  real = swap(real, `"${PLACEHOLDER_DATAPLANE.luaPackageCPath}"`, `"${dataplane.luaPackageCPath}"`);
-  return swap(real, GOLDEN_PREFIX, prefix);
-}
-
-async function assertNginxAccepts(conf: string): Promise<void> {
-  const prefix = makePrefix();
-  try {
-    await checkConfig(findDataplane(), prefix, materialize(conf, findDataplane(), prefix));
-  } finally {
-    rmSync(prefix, { recursive: true, force: true });
-  }
 }
 
 void describe('golden files', () => {
