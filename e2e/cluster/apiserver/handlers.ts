@@ -113,6 +113,8 @@ export async function handleResource(ctx: HandlerContext, req: IncomingMessage, 
     }
     case 'patch': {
       const kind = patchKindOf(req.headers['content-type']);
+      const fieldManager = query.get('fieldManager') ?? undefined;
+      if (kind === 'apply' && !fieldManager) throw badRequest('PATCH with application/apply-patch+yaml requires the fieldManager query parameter');
       const patchBody = await body(req);
       if (subresource === 'scale') {
         const scale = applyPatch(kind, toScale(store.get(info, ns, name!)), patchBody);
@@ -122,7 +124,7 @@ export async function handleResource(ctx: HandlerContext, req: IncomingMessage, 
       let existed = true;
       try { store.get(stored, ns, name!); } catch { existed = false; }
       // A view of another kind's storage is patched in its own field layout, then stored back.
-      const obj = stored === info || !existed ? store.patch(stored, ns, name!, kind, stored === info ? patchBody : inbound(patchBody), { subresource: sub, dryRun })
+      const obj = stored === info || !existed ? store.patch(stored, ns, name!, kind, stored === info ? patchBody : inbound(patchBody), { subresource: sub, dryRun, fieldManager })
         : store.update(stored, inbound(applyPatch(kind, view.fromStorage(store.get(stored, ns, name!)), patchBody)), { namespace: ns, subresource: sub, dryRun });
       sendJson(res, existed ? 200 : 201, render(obj));
       return;

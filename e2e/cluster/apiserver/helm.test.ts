@@ -12,7 +12,11 @@ import { findHelm, runTool, type ToolResult } from './testing.ts';
 const TEMPLATES = {
   'configmap.yaml': `apiVersion: v1
 kind: ConfigMap
-metadata: {name: "{{ .Release.Name }}-cfg"}
+metadata:
+  name: "{{ .Release.Name }}-cfg"
+  {{- if .Values.annotate }}
+  annotations: {note: "annotated"}
+  {{- end }}
 data:
   message: {{ .Values.message | quote }}
 `,
@@ -43,7 +47,7 @@ async function writeChart(dir: string): Promise<string> {
   const chart = join(dir, 'tiny');
   await mkdir(join(chart, 'templates'), { recursive: true });
   await writeFile(join(chart, 'Chart.yaml'), 'apiVersion: v2\nname: tiny\nversion: 0.1.0\n');
-  await writeFile(join(chart, 'values.yaml'), 'replicas: 1\nmessage: hello\nservice: true\n');
+  await writeFile(join(chart, 'values.yaml'), 'replicas: 1\nmessage: hello\nservice: true\nannotate: true\n');
   for (const [name, text] of Object.entries(TEMPLATES)) await writeFile(join(chart, 'templates', name), text);
   return chart;
 }
@@ -66,12 +70,14 @@ void test('helm install, upgrade, history and uninstall', async () => {
     const installed = await helm('install', 'r1', chart, '-n', 'apps');
     assert.match(installed.stdout, /STATUS: deployed/);
     assert.deepEqual(server.store.get('configmaps', 'apps', 'r1-cfg').data, { message: 'hello' });
+    assert.equal((server.store.get('configmaps', 'apps', 'r1-cfg').metadata as { annotations?: Record<string, string> }).annotations?.note, 'annotated');
     assert.equal(server.store.get('services', 'apps', 'r1-svc').kind, 'Service');
     const releases = server.store.list('secrets', { namespace: 'apps', labelSelector: 'owner=helm,name=r1' }).items;
     assert.equal(releases.length, 1, 'helm stored its release as a Secret');
 
-    await helm('upgrade', 'r1', chart, '-n', 'apps', '--set', 'message=bye', '--set', 'replicas=3', '--set', 'service=false');
+    await helm('upgrade', 'r1', chart, '-n', 'apps', '--set', 'message=bye', '--set', 'replicas=3', '--set', 'service=false', '--set', 'annotate=false');
     assert.deepEqual(server.store.get('configmaps', 'apps', 'r1-cfg').data, { message: 'bye' });
+    assert.equal((server.store.get('configmaps', 'apps', 'r1-cfg').metadata as { annotations?: Record<string, string> }).annotations?.note, undefined, 'server-side apply dropped the annotation');
     assert.equal((server.store.get('deployments.apps', 'apps', 'r1-web').spec as { replicas: number }).replicas, 3);
     assert.throws(() => server.store.get('services', 'apps', 'r1-svc'), (e: { code?: number }) => e.code === 404, 'the dropped template was deleted');
     const history = await helm('history', 'r1', '-n', 'apps');

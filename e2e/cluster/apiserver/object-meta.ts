@@ -54,6 +54,8 @@ export function nextForUpdate(info: KindInfo, existing: JsonObject, sent: JsonOb
     if (meta(existing)[k] === undefined) delete meta(next)[k];
     else meta(next)[k] = meta(existing)[k];
   }
+  // An update that leaves managedFields out keeps them, as the API server does.
+  if (meta(next).managedFields === undefined && meta(existing).managedFields !== undefined) meta(next).managedFields = meta(existing).managedFields;
   return next;
 }
 

@@ -7,6 +7,7 @@ import { findResource, KINDS, resourceKey, type KindInfo } from './kinds.ts';
 import { applyPatch, isObject, type Json, type JsonObject, type PatchKind } from './patch.ts';
 import { alreadyExists, ApiError, badRequest, conflict, gone, notFound } from './errors.ts';
 import { validateObject } from './validate.ts';
+import { serverSideApply } from './ssa.ts';
 import { bumpGeneration, generatedName, namespaceFor, nextForUpdate, normalise, now } from './object-meta.ts';
 import { applyDefaults, ClusterIpAllocator, initialStatus } from './defaults.ts';
 import { EventLog, type WatchSink } from './watch.ts';
@@ -155,22 +156,20 @@ export class Store {
     return this.record(info, 'MODIFIED', next, existing);
   }
 
-  /** PATCH semantics; `apply` (server-side apply) creates the object when absent. */
+  /** PATCH semantics; `apply` (server-side apply, see ssa.ts) creates the object when absent. */
   patch(ref: KindRef, namespace: string | undefined, name: string, kind: PatchKind, body: Json,
-    opts: { subresource?: Subresource; dryRun?: boolean } = {}): JsonObject {
+    opts: { subresource?: Subresource; dryRun?: boolean; fieldManager?: string } = {}): JsonObject {
     const info = resolveKind(ref);
     const existing = this.table(info).get(keyOf(info.namespaced ? namespace : undefined, name));
-    if (!existing) {
-      if (kind !== 'apply' || opts.subresource) throw notFound(info.plural, info.group, name);
-      const fresh = normalise(info, body);
-      meta(fresh).name ??= name;
-      if (meta(fresh).name !== name) throw badRequest('the name of the object does not match the name on the URL');
-      return this.create(info, fresh, { namespace, dryRun: opts.dryRun });
-    }
-    const patched = applyPatch(kind, structuredClone(existing), body);
+    if (!existing && (kind !== 'apply' || opts.subresource)) throw notFound(info.plural, info.group, name);
+    const patched = kind === 'apply'
+      ? serverSideApply(existing, normalise(info, body), opts.fieldManager ?? 'in-process')
+      : applyPatch(kind, structuredClone(existing!), body);
     if (!isObject(patched) || !isObject(patched.metadata)) throw badRequest('the patch removed the object metadata');
-    if (meta(patched).name !== name) throw badRequest('the name of the object may not be changed by a patch');
-    return this.update(info, patched, { namespace, subresource: opts.subresource, dryRun: opts.dryRun });
+    if (!existing) meta(patched).name ??= name;
+    if (meta(patched).name !== name) throw badRequest('the name of the object does not match the name on the URL');
+    const writeOpts = { namespace, subresource: opts.subresource, dryRun: opts.dryRun };
+    return existing ? this.update(info, patched, writeOpts) : this.create(info, patched, writeOpts);
   }
 
   delete(ref: KindRef, namespace: string | undefined, name: string, opts: { uid?: string; resourceVersion?: string; dryRun?: boolean } = {}): JsonObject {

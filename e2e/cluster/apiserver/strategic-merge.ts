@@ -11,7 +11,7 @@ function isObject(value: unknown): value is JsonObject {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
-type ListStrategy = { readonly mergeKey: string } | 'union' | 'replace';
+export type ListStrategy = { readonly mergeKey: string } | 'union' | 'replace';
 
 const MERGE_KEY_BY_FIELD: Readonly<Record<string, string>> = {
   containers: 'name', initContainers: 'name', ephemeralContainers: 'name',
@@ -22,7 +22,7 @@ const MERGE_KEY_BY_FIELD: Readonly<Record<string, string>> = {
 };
 
 /** How the list at `field` (under `parentPath`) merges. */
-function listStrategy(parentPath: readonly string[], field: string): ListStrategy {
+export function listStrategy(parentPath: readonly string[], field: string): ListStrategy {
   if (field === 'finalizers' && parentPath[parentPath.length - 1] === 'metadata') return 'union';
   if (field === 'ports') {
     const parent = parentPath[parentPath.length - 1];
