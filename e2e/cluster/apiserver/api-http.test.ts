@@ -9,6 +9,7 @@ const cm = (name: string, labels: Record<string, string> = {}): object => ({ api
 void test('errors are Status objects with the right codes', async () => {
   const server = await startApiServer();
   try {
+    server.store.create('configmaps', { metadata: { name: 'kept', namespace: 'default' }, data: { a: '1' } });
     const rows: { name: string; method: string; path: string; raw?: string; body?: unknown; contentType?: string; want: number; reason: string }[] = [
       { name: 'bad JSON', method: 'POST', path: `${NS}/configmaps`, raw: '{"metadata":', want: 400, reason: 'BadRequest' },
       { name: 'bad YAML', method: 'POST', path: `${NS}/configmaps`, raw: 'a: [', contentType: 'application/yaml', want: 400, reason: 'BadRequest' },
@@ -16,6 +17,11 @@ void test('errors are Status objects with the right codes', async () => {
       { name: 'unknown resource', method: 'GET', path: `${NS}/widgets`, want: 404, reason: 'NotFound' },
       { name: 'invalid', method: 'POST', path: `${NS}/configmaps`, body: cm('Not_Valid'), want: 422, reason: 'Invalid' },
       { name: 'bad patch type', method: 'PATCH', path: `${NS}/configmaps/x`, body: {}, contentType: 'text/plain', want: 415, reason: 'UnsupportedMediaType' },
+      { name: 'bad percent-encoding', method: 'GET', path: `${NS}/configmaps/%E0%A4%A`, want: 400, reason: 'BadRequest' },
+      { name: 'body is not an object', method: 'POST', path: `${NS}/configmaps`, raw: '[1,2]', want: 400, reason: 'BadRequest' },
+      { name: 'merge patch that is not an object', method: 'PATCH', path: `${NS}/configmaps/kept`, raw: '[1]', contentType: 'application/merge-patch+json', want: 400, reason: 'BadRequest' },
+      { name: 'apply without fieldManager', method: 'PATCH', path: `${NS}/configmaps/kept`, raw: '{}', contentType: 'application/apply-patch+yaml', want: 400, reason: 'BadRequest' },
+      { name: 'watch from a bad resourceVersion', method: 'GET', path: `${NS}/configmaps?watch=true&resourceVersion=abc`, want: 400, reason: 'BadRequest' },
       { name: 'bad selector', method: 'GET', path: `${NS}/configmaps?labelSelector=a%20b`, want: 400, reason: 'BadRequest' },
     ];
     for (const row of rows) {
@@ -25,6 +31,10 @@ void test('errors are Status objects with the right codes', async () => {
       assert.equal(res.body.reason, row.reason, row.name);
       assert.equal(res.body.code, row.want, row.name);
     }
+    assert.deepEqual(server.store.get('configmaps', 'default', 'kept').data, { a: '1' }, 'no bad request touched the stored object');
+    const dry = await call(server, 'POST', `${NS}/configmaps?dryRun=All`, { body: cm('dry') });
+    assert.equal(dry.status, 201);
+    assert.equal((await call(server, 'GET', `${NS}/configmaps/dry`)).status, 404, 'dryRun stores nothing');
   } finally { await server.stop(); }
 });
 

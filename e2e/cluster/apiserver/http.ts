@@ -27,7 +27,12 @@ export type Route = ResourceRoute | PathRoute;
 
 /** Map a request path onto a kind and object, per the API's URL layout. */
 export function parseRoute(pathname: string): Route {
-  const parts = pathname.split('/').filter((p) => p !== '').map(decodeURIComponent);
+  let parts: string[];
+  try {
+    parts = pathname.split('/').filter((p) => p !== '').map(decodeURIComponent);
+  } catch {
+    throw badRequest(`malformed URL path "${pathname}"`);
+  }
   let group: string; let version: string; let rest: string[];
   if (parts[0] === 'api' && parts.length >= 2) { group = ''; version = parts[1]; rest = parts.slice(2); }
   else if (parts[0] === 'apis' && parts.length >= 3) { group = parts[1]; version = parts[2]; rest = parts.slice(3); }
