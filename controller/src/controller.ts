@@ -8,10 +8,10 @@ import type { Logger } from 'pino';
 import type { ControllerOptions } from './cli/index.ts';
 import { createStore, loadKubeConfig, type Store } from './kube/index.ts';
 import { buildModel } from './model/index.ts';
-import { createNginx, findDataplane, postBackends, repoRoot, type NginxManager } from './nginx/index.ts';
+import { createNginx, findDataplane, NginxNotRunningError, postBackends, repoRoot, type NginxManager } from './nginx/index.ts';
 import { createConfigRenderer } from './render/index.ts';
 import { createFailureReporter } from './status/failure-reporter.ts';
-import { createSync, type Sync } from './sync/sync.ts';
+import { createSync, RetryLater, type Sync } from './sync/sync.ts';
 
 export interface Controller {
   readonly nginx: NginxManager;
@@ -59,7 +59,9 @@ export async function startController(opts: ControllerOptions, logger: Logger): 
     dataplane: {
       started: () => nginx.started(),
       start: (conf, version) => nginx.start(conf, version),
-      reload: (conf, version) => nginx.apply(conf, version),
+      reload: (conf, version) => nginx.apply(conf, version).catch((err: unknown) => {
+        throw err instanceof NginxNotRunningError ? new RetryLater(err.message) : err;
+      }),
       pushBackends: async (backends) => { await postBackends(luaUrl, backends); },
     },
     logger: logger.child({ component: 'sync' }),

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { pino } from 'pino';
-import { createSync, type DataPlane } from './sync.ts';
+import { createSync, RetryLater, type DataPlane } from './sync.ts';
 import type { Backend, DynamicBackend, Model, Snapshot } from '../model/types.ts';
 
 const proxy = { bodySize: '1m', connectTimeout: 5, readTimeout: 60, sendTimeout: 60, protocol: 'HTTP' } as const;
@@ -24,11 +24,12 @@ function model(paths: string[], addresses: string[]): Model {
 }
 
 /** A data plane that records what it was asked to do, in order. */
-function fakeDataplane(): DataPlane & { log: string[]; failReload: boolean; holdReload: Promise<void> | null; failPush: number } {
+function fakeDataplane(): DataPlane & { log: string[]; failReload: boolean; busyReloads: number; holdReload: Promise<void> | null; failPush: number } {
   let started = false;
   const dp = {
     log: [] as string[],
     failReload: false,
+    busyReloads: 0,
     holdReload: null as Promise<void> | null,
     failPush: 0,
     started: () => started,
@@ -36,6 +37,7 @@ function fakeDataplane(): DataPlane & { log: string[]; failReload: boolean; hold
     async reload(_conf: string, version: string) {
       dp.log.push(`reload ${version}`);
       if (dp.holdReload) await dp.holdReload;
+      if (dp.busyReloads > 0) { dp.busyReloads--; throw new RetryLater('NGINX is restarting'); }
       if (dp.failReload) throw new Error('nginx: [emerg] bad');
       dp.log.push(`live ${version}`);
     },
@@ -66,10 +68,10 @@ function harness() {
 }
 
 /** Waits until `cond` holds; fails after 2 s. */
-async function until(cond: () => boolean): Promise<void> {
-  const deadline = Date.now() + 2000;
+async function until(cond: () => boolean, ms = 2000): Promise<void> {
+  const deadline = Date.now() + ms;
   while (!cond()) {
-    if (Date.now() > deadline) throw new Error('condition not reached within 2 s');
+    if (Date.now() > deadline) throw new Error(`condition not reached within ${ms} ms`);
     await new Promise((r) => setTimeout(r, 5));
   }
 }
@@ -150,5 +152,16 @@ test('sync: a failed push is retried', async () => {
   dp.failPush = 2;
   await step(model(['/'], ['127.0.1.1', '127.0.1.2']));
   assert.deepEqual(dp.log, ['start /', 'push 1', 'push 2']);
+  await sync.stop();
+});
+
+test('sync: a reload refused because NGINX is restarting is retried soon, not held as bad', async () => {
+  const { dp, sync, step } = harness();
+  await step();
+  dp.busyReloads = 1;
+  await step(model(['/', '/api'], ['127.0.1.1']));
+  assert.equal(sync.running()!.servers[0]!.locations.length, 1);
+  await until(() => dp.log.includes('live /+/api'), 3000);
+  assert.deepEqual(dp.log.filter((l) => l.startsWith('reload')), ['reload /+/api', 'reload /+/api']);
   await sync.stop();
 });

@@ -12,6 +12,9 @@ import { decideApply } from '../diff/decide.ts';
 import type { BuildResult, DynamicBackend, Failure, Model, Snapshot } from '../model/types.ts';
 import { createSyncQueue } from './queue.ts';
 
+/** A data-plane failure that says nothing about the configuration (e.g. NGINX is restarting): retry soon, do not hold the config as bad. */
+export class RetryLater extends Error {}
+
 /** What the sync needs from the data plane (implemented by main over nginx/). */
 export interface DataPlane {
   /** True once NGINX runs some configuration. */
@@ -77,6 +80,7 @@ export function createSync(options: SyncOptions): Sync {
   let dataplaneEmpty = false;
   let inFlight: Promise<void> | null = null;
   let badVersion: { version: string; until: number } | null = null;
+  let retryAfter = 0; // after RetryLater: no reload attempt before this time
 
   const push = async (backends: readonly DynamicBackend[]): Promise<void> => {
     try {
@@ -97,8 +101,14 @@ export function createSync(options: SyncOptions): Sync {
         hooks.onReloaded?.(model);
       },
       (err: unknown) => {
-        badVersion = { version, until: now() + holdMs };
         current = confirmed;
+        if (err instanceof RetryLater) {
+          logger.warn({ err: err.message, version }, 'reload postponed');
+          retryAfter = now() + 1000;
+          setTimeout(() => queue.kick(), 1000).unref();
+          return;
+        }
+        badVersion = { version, until: now() + holdMs };
         logger.error({ err, version }, 'reload failed; NGINX keeps the last good configuration');
         hooks.onReloadFailed?.(err, model);
         setTimeout(() => queue.kick(), holdMs).unref(); // try the same configuration again later
@@ -128,7 +138,7 @@ export function createSync(options: SyncOptions): Sync {
       return 'reload';
     }
     await push(decision.backends);
-    if (inFlight) return 'reload-queued';
+    if (inFlight || now() < retryAfter) return 'reload-queued';
     if (badVersion && badVersion.version === version && now() < badVersion.until) return 'known-bad';
     startReload(model, conf, version);
     return 'reload';
