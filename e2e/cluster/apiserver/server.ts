@@ -13,9 +13,8 @@ import { handleResource, verbOf, type HandlerContext } from './handlers.ts';
 import { apiGroup, apiGroupList, apiResourceList, coreVersions, versionInfo } from './discovery.ts';
 import { authorize, defaultGroups, type UserInfo } from './rbac.ts';
 import { forbidden, notFound, unauthorized } from './errors.ts';
-import { kubeconfigYaml } from './kubeconfig.ts';
 import { openApiDocument } from './openapi.ts';
-import { makeServingCert } from './tls.ts';
+import { kubeconfigYaml, makeServingCert } from './connection.ts';
 
 export interface ApiServerOptions {
   readonly host?: string;

@@ -1,11 +1,13 @@
-// A throw-away self-signed serving certificate, made with openssl at start.
-// client-go (kubectl, helm) sends bearer tokens only over TLS, so the API
-// server speaks HTTPS and the kubeconfig carries this certificate as its CA.
+// How clients reach the server: a throw-away self-signed serving
+// certificate made with openssl at start (client-go, so kubectl and helm,
+// send bearer tokens only over TLS), and kubeconfigs that carry a user's
+// bearer token with that certificate as the cluster CA.
 import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isIP } from 'node:net';
+import { stringify } from 'yaml';
 
 export interface ServingCert {
   readonly key: string;
@@ -37,4 +39,19 @@ export async function makeServingCert(host: string): Promise<ServingCert> {
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+export function kubeconfigYaml(server: string, user: string, token: string, caPem?: string): string {
+  const name = 'resty-e2e';
+  const cluster: Record<string, string> = { server };
+  if (caPem) cluster['certificate-authority-data'] = Buffer.from(caPem).toString('base64');
+  return stringify({
+    apiVersion: 'v1',
+    kind: 'Config',
+    clusters: [{ name, cluster }],
+    users: [{ name: user, user: { token } }],
+    contexts: [{ name, context: { cluster: name, user, namespace: 'default' } }],
+    'current-context': name,
+    preferences: {},
+  });
 }
