@@ -133,7 +133,8 @@ export async function handleResource(ctx: HandlerContext, req: IncomingMessage, 
       const raw = await readBody(req);
       const opts = raw.length > 0 && raw.toString('utf8').trim() !== '' ? decodeBody(raw, req.headers['content-type']) : {};
       const pre = isObject(opts) && isObject(opts.preconditions) ? opts.preconditions : {};
-      const deleted = store.delete(stored, ns, name!, { uid: pre.uid as string | undefined, resourceVersion: pre.resourceVersion as string | undefined, dryRun });
+      const propagationPolicy = query.get('propagationPolicy') ?? (isObject(opts) && typeof opts.propagationPolicy === 'string' ? opts.propagationPolicy : undefined);
+      const deleted = store.delete(stored, ns, name!, { uid: pre.uid as string | undefined, resourceVersion: pre.resourceVersion as string | undefined, dryRun, propagationPolicy });
       sendJson(res, 200, render(deleted));
       return;
     }

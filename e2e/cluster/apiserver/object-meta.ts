@@ -1,6 +1,10 @@
 // Pure steps of a write: the object's kind and namespace checked against
 // the request, generated names, what an update may change (metadata the
-// server owns, .status behind the status subresource), and generation.
+// server owns, .status behind the status subresource), generation; and of
+// a delete: garbage collection by ownerReferences, as the controller
+// manager's collector does for background deletion — once an owner is
+// deleted, each object that listed it goes too unless another owner lives
+// (applied transitively: Deployment → ReplicaSet → Pod).
 import equal from 'fast-deep-equal';
 import { apiVersionOf, type KindInfo } from './kinds.ts';
 import { isObject, type Json, type JsonObject } from './patch.ts';
@@ -64,4 +68,24 @@ export function bumpGeneration(next: JsonObject, existing: JsonObject): void {
   const { metadata: _a, status: _b, ...restNext } = next;
   const { metadata: _c, status: _d, ...restOld } = existing;
   if (!equal(restNext, restOld)) meta(next).generation = Number(meta(existing).generation ?? 0) + 1;
+}
+
+export interface StoredObject {
+  readonly info: KindInfo;
+  readonly obj: JsonObject;
+}
+
+function ownerUids(obj: JsonObject): string[] {
+  const refs = isObject(obj.metadata) && Array.isArray(obj.metadata.ownerReferences) ? obj.metadata.ownerReferences : [];
+  return refs.filter(isObject).map((ref) => String(ref.uid ?? '')).filter((uid) => uid !== '');
+}
+
+/** The objects to delete now that the object with `deletedUid` is gone. */
+export function dependentsToCollect(deletedUid: string, stored: readonly StoredObject[]): StoredObject[] {
+  const live = new Set(stored.map(({ obj }) => String((obj.metadata as JsonObject).uid)));
+  live.delete(deletedUid);
+  return stored.filter(({ obj }) => {
+    const owners = ownerUids(obj);
+    return owners.includes(deletedUid) && owners.every((uid) => uid === deletedUid || !live.has(uid));
+  });
 }

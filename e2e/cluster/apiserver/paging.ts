@@ -5,6 +5,29 @@ import { badRequest, gone } from './errors.ts';
 import type { JsonObject } from './patch.ts';
 import { fieldValue, matchesSelector, parseFieldSelector, parseLabelSelector } from './selectors.ts';
 
+export interface ListOptions {
+  readonly namespace?: string;
+  readonly labelSelector?: string;
+  readonly fieldSelector?: string;
+  readonly limit?: number;
+  readonly continue?: string;
+}
+
+export interface ListResult {
+  readonly items: JsonObject[];
+  readonly resourceVersion: string;
+  readonly continue?: string;
+  readonly remainingItemCount?: number;
+}
+
+export interface WatchOptions {
+  readonly namespace?: string;
+  readonly labelSelector?: string;
+  readonly fieldSelector?: string;
+  /** absent or "0": synthetic ADDED for the current state first */
+  readonly resourceVersion?: string;
+}
+
 export interface FilterOptions {
   /** namespace to keep, or undefined for all (and for cluster-scoped kinds) */
   readonly namespace?: string;

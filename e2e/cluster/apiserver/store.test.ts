@@ -140,3 +140,23 @@ void test('patch kinds through the store, and server-side apply creates', () => 
   const created = store.patch('configmaps', 'default', 'ssa', 'apply', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'ssa' }, data: { x: 'y' } });
   assert.equal(meta(created).namespace, 'default');
 });
+
+void test('deleting an owner collects its dependents unless orphaned or co-owned', () => {
+  const rows: { name: string; policy?: string; secondOwnerLives: boolean; wantLeft: string[] }[] = [
+    { name: 'background cascade through two levels', secondOwnerLives: false, wantLeft: [] },
+    { name: 'a dependent with a live second owner stays', secondOwnerLives: true, wantLeft: ['pod'] },
+    { name: 'orphan policy keeps dependents', policy: 'Orphan', secondOwnerLives: false, wantLeft: ['pod', 'rs'] },
+  ];
+  for (const row of rows) {
+    const store = freshStore();
+    const ref = (o: JsonObject, kind: string): JsonObject => ({ apiVersion: 'v1', kind, name: meta(o).name, uid: meta(o).uid });
+    const owner = store.create('configmaps', cm('owner'));
+    const other = store.create('configmaps', cm('other'));
+    const rs = store.create('configmaps', { metadata: { name: 'rs', namespace: 'default', ownerReferences: [ref(owner, 'ConfigMap')] } });
+    const podOwners = [ref(rs, 'ConfigMap'), ...(row.secondOwnerLives ? [ref(other, 'ConfigMap')] : [])];
+    store.create('secrets', { metadata: { name: 'pod', namespace: 'default', ownerReferences: podOwners } });
+    store.delete('configmaps', 'default', 'owner', { propagationPolicy: row.policy });
+    const left = [...store.list('configmaps').items, ...store.list('secrets').items].map((o) => String(meta(o).name)).filter((n) => n !== 'other').sort();
+    assert.deepEqual(left, row.wantLeft, row.name);
+  }
+});

@@ -8,36 +8,15 @@ import { applyPatch, isObject, type Json, type JsonObject, type PatchKind } from
 import { alreadyExists, ApiError, badRequest, conflict, gone, notFound } from './errors.ts';
 import { validateObject } from './validate.ts';
 import { serverSideApply } from './ssa.ts';
-import { bumpGeneration, generatedName, namespaceFor, nextForUpdate, normalise, now } from './object-meta.ts';
+import { bumpGeneration, dependentsToCollect, generatedName, namespaceFor, nextForUpdate, normalise, now } from './object-meta.ts';
 import { applyDefaults, ClusterIpAllocator, initialStatus } from './defaults.ts';
 import { EventLog, type WatchSink } from './watch.ts';
-import { decodeContinue, encodeContinue, objectFilter } from './paging.ts';
+import { decodeContinue, encodeContinue, objectFilter, type ListOptions, type ListResult, type WatchOptions } from './paging.ts';
 
 export type KindRef = KindInfo | string;
 export type Subresource = 'status' | undefined;
 
-export interface ListOptions {
-  readonly namespace?: string;
-  readonly labelSelector?: string;
-  readonly fieldSelector?: string;
-  readonly limit?: number;
-  readonly continue?: string;
-}
-
-export interface ListResult {
-  readonly items: JsonObject[];
-  readonly resourceVersion: string;
-  readonly continue?: string;
-  readonly remainingItemCount?: number;
-}
-
-export interface WatchOptions {
-  readonly namespace?: string;
-  readonly labelSelector?: string;
-  readonly fieldSelector?: string;
-  /** absent or "0": synthetic ADDED for the current state first */
-  readonly resourceVersion?: string;
-}
+export type { ListOptions, ListResult, WatchOptions } from './paging.ts';
 
 export function resolveKind(ref: KindRef): KindInfo {
   if (typeof ref !== 'string') return ref;
@@ -80,10 +59,6 @@ export class Store {
     this.log.append({ rv: this.rv, resource: resourceKey(info), type, object: frozen, previous });
     return structuredClone(frozen);
   }
-
-
-
-
 
   create(ref: KindRef, body: Json, opts: { namespace?: string; dryRun?: boolean } = {}): JsonObject {
     const info = resolveKind(ref);
@@ -172,7 +147,8 @@ export class Store {
     return existing ? this.update(info, patched, writeOpts) : this.create(info, patched, writeOpts);
   }
 
-  delete(ref: KindRef, namespace: string | undefined, name: string, opts: { uid?: string; resourceVersion?: string; dryRun?: boolean } = {}): JsonObject {
+  delete(ref: KindRef, namespace: string | undefined, name: string,
+    opts: { uid?: string; resourceVersion?: string; dryRun?: boolean; propagationPolicy?: string } = {}): JsonObject {
     const info = resolveKind(ref);
     const existing = this.table(info).get(keyOf(info.namespaced ? namespace : undefined, name));
     if (!existing) throw notFound(info.plural, info.group, name);
@@ -181,7 +157,21 @@ export class Store {
     }
     if (opts.dryRun) return structuredClone(existing);
     if (info.kind === 'Namespace') return this.terminateNamespace(info, existing);
-    return this.record(info, 'DELETED', structuredClone(existing));
+    const deleted = this.record(info, 'DELETED', structuredClone(existing));
+    if (opts.propagationPolicy !== 'Orphan') this.collectGarbage(String(meta(existing).uid));
+    return deleted;
+  }
+
+  /** The garbage collector: delete, transitively, objects whose every owner is gone. */
+  private collectGarbage(ownerUid: string): void {
+    const queue = [ownerUid];
+    while (queue.length > 0) {
+      const stored = KINDS.flatMap((info) => [...this.table(info).values()].map((obj) => ({ info, obj })));
+      for (const { info, obj } of dependentsToCollect(queue.shift()!, stored)) {
+        this.record(info, 'DELETED', structuredClone(obj));
+        queue.push(String(meta(obj).uid));
+      }
+    }
   }
 
   /**
