@@ -10,12 +10,15 @@ import type { Store } from './store.ts';
 import { toPartial, toTable } from './table.ts';
 import { serveWatch } from './watch-http.ts';
 import { mapFieldSelector, viewFor } from './event-view.ts';
+import type { Admission, Operation } from './admission.ts';
+import type { UserInfo } from './rbac.ts';
 
 export interface HandlerContext {
   readonly store: Store;
   readonly bookmarkIntervalMs: number;
   /** open watch responses, so stop()/dropWatches() can end them */
   readonly openWatches: Set<ServerResponse>;
+  readonly admission: Admission;
 }
 
 export function verbOf(method: string, route: ResourceRoute, query: URLSearchParams): string {
@@ -61,7 +64,8 @@ async function body(req: IncomingMessage): Promise<Json> {
   return decodeBody(await readBody(req), req.headers['content-type']);
 }
 
-export async function handleResource(ctx: HandlerContext, req: IncomingMessage, res: ServerResponse, route: ResourceRoute, verb: string, query: URLSearchParams): Promise<void> {
+export async function handleResource(ctx: HandlerContext, req: IncomingMessage, res: ServerResponse, route: ResourceRoute,
+  verb: string, query: URLSearchParams, user: UserInfo): Promise<void> {
   const { store } = ctx;
   const { info, namespace: ns, name, subresource } = route;
   const view = viewFor(info);
@@ -76,6 +80,15 @@ export async function handleResource(ctx: HandlerContext, req: IncomingMessage, 
   };
   const selectors = { namespace: ns, labelSelector: query.get('labelSelector') ?? undefined, fieldSelector: mapFieldSelector(query.get('fieldSelector') ?? undefined, view) };
   const sub = subresource === 'status' ? 'status' as const : undefined;
+  /** Run `write` for real, after a dry run reviewed by the matching admission webhooks. */
+  const admitted = async (operation: Operation, write: (dry: boolean) => JsonObject, oldObject: JsonObject | null = null): Promise<JsonObject> => {
+    if (!dryRun && ctx.admission.wants({ operation, info, subresource, namespace: ns, name })) {
+      const candidate = operation === 'DELETE' ? null : view.fromStorage(write(true));
+      await ctx.admission.review({ operation, info, subresource, namespace: ns, name, object: candidate, oldObject: oldObject && view.fromStorage(oldObject), user });
+    }
+    return write(dryRun);
+  };
+  const current = (): JsonObject | null => { try { return store.get(stored, ns, name!); } catch { return null; } };
   switch (verb) {
     case 'get': {
       const obj = store.get(stored, ns, name!);
@@ -100,15 +113,17 @@ export async function handleResource(ctx: HandlerContext, req: IncomingMessage, 
         render: (obj) => (rendering === 'partial' ? toPartial(view.fromStorage(obj)) : view.fromStorage(obj)),
       });
       return;
-    case 'create':
+    case 'create': {
       if (name) throw methodNotAllowed('POST is not allowed on a named object');
-      sendJson(res, 201, render(store.create(stored, inbound(await body(req)), { namespace: ns, dryRun })));
+      const created = inbound(await body(req));
+      sendJson(res, 201, render(await admitted('CREATE', (dry) => store.create(stored, created, { namespace: ns, dryRun: dry }))));
       return;
+    }
     case 'update': {
       const obj = await body(req);
       if (subresource === 'scale') { sendJson(res, 200, writeScale(store, info, ns, name!, obj, dryRun)); return; }
       if (!isObject(obj) || !isObject(obj.metadata) || obj.metadata.name !== name) throw badRequest('the name of the object does not match the name on the URL');
-      sendJson(res, 200, render(store.update(stored, inbound(obj), { namespace: ns, subresource: sub, dryRun })));
+      sendJson(res, 200, render(await admitted('UPDATE', (dry) => store.update(stored, inbound(obj), { namespace: ns, subresource: sub, dryRun: dry }), current())));
       return;
     }
     case 'patch': {
@@ -121,12 +136,12 @@ export async function handleResource(ctx: HandlerContext, req: IncomingMessage, 
         sendJson(res, 200, writeScale(store, info, ns, name!, scale, dryRun));
         return;
       }
-      let existed = true;
-      try { store.get(stored, ns, name!); } catch { existed = false; }
+      const before = current();
       // A view of another kind's storage is patched in its own field layout, then stored back.
-      const obj = stored === info || !existed ? store.patch(stored, ns, name!, kind, stored === info ? patchBody : inbound(patchBody), { subresource: sub, dryRun, fieldManager })
-        : store.update(stored, inbound(applyPatch(kind, view.fromStorage(store.get(stored, ns, name!)), patchBody)), { namespace: ns, subresource: sub, dryRun });
-      sendJson(res, existed ? 200 : 201, render(obj));
+      const obj = await admitted(before ? 'UPDATE' : 'CREATE', (dry) => (stored === info || !before
+        ? store.patch(stored, ns, name!, kind, stored === info ? patchBody : inbound(patchBody), { subresource: sub, dryRun: dry, fieldManager })
+        : store.update(stored, inbound(applyPatch(kind, view.fromStorage(before), patchBody)), { namespace: ns, subresource: sub, dryRun: dry })), before);
+      sendJson(res, before ? 200 : 201, render(obj));
       return;
     }
     case 'delete': {
@@ -134,7 +149,8 @@ export async function handleResource(ctx: HandlerContext, req: IncomingMessage, 
       const opts = raw.length > 0 && raw.toString('utf8').trim() !== '' ? decodeBody(raw, req.headers['content-type']) : {};
       const pre = isObject(opts) && isObject(opts.preconditions) ? opts.preconditions : {};
       const propagationPolicy = query.get('propagationPolicy') ?? (isObject(opts) && typeof opts.propagationPolicy === 'string' ? opts.propagationPolicy : undefined);
-      const deleted = store.delete(stored, ns, name!, { uid: pre.uid as string | undefined, resourceVersion: pre.resourceVersion as string | undefined, dryRun, propagationPolicy });
+      const deleted = await admitted('DELETE', (dry) => store.delete(stored, ns, name!,
+        { uid: pre.uid as string | undefined, resourceVersion: pre.resourceVersion as string | undefined, dryRun: dry, propagationPolicy }), current());
       sendJson(res, 200, render(deleted));
       return;
     }

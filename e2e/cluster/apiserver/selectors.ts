@@ -93,3 +93,19 @@ export function fieldValue(obj: unknown, path: string): string {
   if (cur === undefined || cur === null) return '';
   return typeof cur === 'object' ? JSON.stringify(cur) : String(cur);
 }
+
+/**
+ * A structured LabelSelector ({matchLabels, matchExpressions}) against a
+ * label map; absent or empty selects everything, as in the API.
+ */
+export function labelSelectorMatches(selector: unknown, labels: Readonly<Record<string, string>>): boolean {
+  if (selector === null || typeof selector !== 'object') return true;
+  const { matchLabels, matchExpressions } = selector as { matchLabels?: Record<string, string>; matchExpressions?: { key: string; operator: string; values?: string[] }[] };
+  const reqs: Requirement[] = Object.entries(matchLabels ?? {}).map(([key, value]) => ({ key, op: 'in' as const, values: [String(value)] }));
+  for (const e of Array.isArray(matchExpressions) ? matchExpressions : []) {
+    const op = { In: 'in', NotIn: 'notin', Exists: 'exists', DoesNotExist: '!exists' }[e.operator];
+    if (!op) return false; // an unknown operator selects nothing, as the API would reject it
+    reqs.push(op === 'exists' || op === '!exists' ? { key: e.key, op } : { key: e.key, op: op as 'in' | 'notin', values: e.values ?? [] });
+  }
+  return matchesSelector(reqs, (k) => labels[k]);
+}

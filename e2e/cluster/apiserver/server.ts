@@ -14,6 +14,7 @@ import { apiGroup, apiGroupList, apiResourceList, coreVersions, versionInfo } fr
 import { authorize, defaultGroups, type UserInfo } from './rbac.ts';
 import { forbidden, notFound, unauthorized } from './errors.ts';
 import { openApiDocument } from './openapi.ts';
+import { Admission, type ServiceResolver } from './admission.ts';
 import { kubeconfigYaml, makeServingCert } from './connection.ts';
 
 export interface ApiServerOptions {
@@ -27,6 +28,8 @@ export interface ApiServerOptions {
   /** HTTPS with a fresh self-signed certificate (default); client-go sends tokens only over TLS */
   readonly tls?: boolean;
   readonly bookmarkIntervalMs?: number;
+  /** where a webhook's clientConfig.service is served (Service IPs do not route here) */
+  readonly resolveService?: ServiceResolver;
   /** how many change events are kept for watch resumption */
   readonly eventWindow?: number;
 }
@@ -74,7 +77,9 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiSe
   const tokens = new Map<string, UserInfo>(Object.entries(opts.tokens ?? {}));
   tokens.set(adminToken, ADMIN);
   const authRequired = opts.rbac === true || opts.tokens !== undefined;
-  const ctx: HandlerContext = { store, bookmarkIntervalMs: opts.bookmarkIntervalMs ?? 10_000, openWatches: new Set() };
+  const ctx: HandlerContext = {
+    store, bookmarkIntervalMs: opts.bookmarkIntervalMs ?? 10_000, openWatches: new Set(), admission: new Admission(store, opts.resolveService),
+  };
   let port = opts.port ?? 0;
 
   const authenticate = (req: IncomingMessage): UserInfo => {
@@ -98,7 +103,7 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiSe
       const verb = verbOf(req.method ?? 'GET', route, url.searchParams);
       const attrs = { verb, group: route.info.group, resource: route.info.plural, subresource: route.subresource, namespace: route.namespace, name: route.name };
       if (opts.rbac && !authorize(store, user, attrs)) throw forbidden(user.user, verb, route.info.plural, route.info.group, route.namespace);
-      await handleResource(ctx, req, res, route, verb, url.searchParams);
+      await handleResource(ctx, req, res, route, verb, url.searchParams, user);
     } catch (err) {
       sendError(res, err);
     }
