@@ -1,0 +1,87 @@
+// startCluster: the local Kubernetes API server and the simulator in this
+// process, a kubeconfig file in a temp folder, and real kubectl against it.
+// What a test sees is what a user sees: `kubectl apply -f` and echo pods
+// on their own loopback addresses.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { KubeConfig } from '@kubernetes/client-node';
+import { startApiServer, type ApiServer } from '../cluster/apiserver/index.ts';
+import { startSimulator, type PodInfo, type Simulator } from '../cluster/simulator/index.ts';
+import { KubectlError, runKubectl, type KubectlResult } from './kubectl.ts';
+import { randomLoopbackPool } from './ports.ts';
+import { runCleanups } from './wait.ts';
+
+export interface ClusterOptions {
+  /** Authorize requests from the stored RBAC objects (the admin kubeconfig bypasses). */
+  readonly rbac?: boolean;
+  /** Loopback CIDR for pod addresses; default a random 127.X.Y.0/24 (see randomLoopbackPool). */
+  readonly addressPool?: string;
+  /** Delay from a pod listening to it being ready (simulator default 150 ms). */
+  readonly readyDelayMs?: number;
+}
+
+export interface Cluster {
+  readonly api: ApiServer;
+  readonly simulator: Simulator;
+  /** Path of the admin kubeconfig file. */
+  readonly kubeconfig: string;
+  /** Temp folder holding the kubeconfigs; removed by stop(). */
+  readonly dir: string;
+  readonly addressPool: string;
+  /** Real kubectl with KUBECONFIG=kubeconfig; resolves with the exit code, never rejects on failure. */
+  kubectl(args: readonly string[], stdin?: string): Promise<KubectlResult>;
+  /** Like kubectl, but throws KubectlError on a non-zero exit; resolves with stdout. */
+  kubectlOk(args: readonly string[], stdin?: string): Promise<string>;
+  /** `kubectl apply -f -` with `yaml` on stdin; throws KubectlError on failure. */
+  apply(yaml: string): Promise<string>;
+  /** Writes a kubeconfig with a bearer token for `user` (e.g. system:serviceaccount:ns:name); resolves with its path. */
+  kubeconfigFor(user: string): Promise<string>;
+  /** Simulated pods of a Deployment (all namespaces' when `namespace` is omitted), in creation order. */
+  pods(deployment?: string, namespace?: string): PodInfo[];
+  stop(): Promise<void>;
+}
+
+export async function startCluster(options: ClusterOptions = {}): Promise<Cluster> {
+  const cleanups: Array<() => Promise<unknown>> = [];
+  try {
+    const dir = await mkdtemp(join(tmpdir(), 'resty-e2e-cluster-'));
+    cleanups.push(() => rm(dir, { recursive: true, force: true }));
+    const api = await startApiServer({ rbac: options.rbac === true });
+    cleanups.push(() => api.stop());
+    const kubeconfig = await api.writeKubeconfig(join(dir, 'kubeconfig'));
+    const kc = new KubeConfig();
+    kc.loadFromString(api.kubeconfigFor());
+    const addressPool = options.addressPool ?? randomLoopbackPool();
+    const simulator = await startSimulator({ kc, addressPool, readyDelayMs: options.readyDelayMs });
+    cleanups.push(() => simulator.stop());
+
+    const kubectl = (args: readonly string[], stdin?: string): Promise<KubectlResult> => runKubectl(kubeconfig, args, stdin);
+    const kubectlOk = async (args: readonly string[], stdin?: string): Promise<string> => {
+      const result = await kubectl(args, stdin);
+      if (result.code !== 0) throw new KubectlError(args, result);
+      return result.stdout;
+    };
+    let stopped = false;
+    return {
+      api,
+      simulator,
+      kubeconfig,
+      dir,
+      addressPool,
+      kubectl,
+      kubectlOk,
+      apply: (yaml) => kubectlOk(['apply', '-f', '-'], yaml),
+      kubeconfigFor: (user) => api.writeKubeconfig(join(dir, `kubeconfig-${user.replace(/[^\w.-]/g, '_')}`), user),
+      pods: (deployment, namespace) => simulator.pods(namespace, deployment),
+      async stop(): Promise<void> {
+        if (stopped) return;
+        stopped = true;
+        await runCleanups(cleanups);
+      },
+    };
+  } catch (err) {
+    await runCleanups(cleanups).catch(() => undefined);
+    throw err;
+  }
+}

@@ -1,0 +1,138 @@
+// startController: the real controller process (`node bin/resty-ingress.js`)
+// with its real NGINX, on free loopback ports and a temp NGINX prefix,
+// against a harness cluster. Resolves once the controller logs that its
+// first configuration is live; stop() checks that no NGINX process remains.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Cluster } from './cluster.ts';
+import { collectLogs, type LogCollector, type LogEntry, type LogMatcher } from './log-collector.ts';
+import { mastersOf, nginxProcessesOf, signalAll } from './processes.ts';
+import { freePorts } from './ports.ts';
+import { probeHttps, probeMetrics } from './listeners.ts';
+import { runCleanups, sleep } from './wait.ts';
+
+export const REPO_ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
+const LAUNCHER = join(REPO_ROOT, 'bin/resty-ingress.js');
+export const READY_MESSAGE = 'first configuration is live';
+export const RELOADED_MESSAGE = 'NGINX reloaded';
+
+export interface ControllerHarnessOptions {
+  /** Extra flags, after the harness's own (a repeated flag overrides the harness's value). */
+  readonly args?: readonly string[];
+  /** Kubeconfig the controller uses (default: the cluster's admin one; see cluster.kubeconfigFor). */
+  readonly kubeconfig?: string;
+  /** How long to wait for the first configuration (default 30 s). */
+  readonly readyTimeoutMs?: number;
+}
+
+export interface ControllerHandle {
+  /** NGINX's HTTP listener, e.g. http://127.0.0.1:40123 */
+  readonly http: string;
+  /** NGINX's HTTPS listener when it accepts TLS connections at start, else undefined. */
+  readonly https: string | undefined;
+  readonly ports: { readonly http: number; readonly https: number; readonly status: number; readonly healthz: number };
+  /** NGINX's loopback status server (Lua configuration API), e.g. http://127.0.0.1:40124 */
+  readonly statusUrl: string;
+  /** The controller's /healthz (served once issue "operating it" lands). */
+  readonly healthzUrl: string;
+  /** The controller's /metrics when it answers 200 at start, else undefined. */
+  readonly metricsUrl: string | undefined;
+  /** The NGINX prefix folder (nginx.conf, logs). */
+  readonly prefix: string;
+  readonly process: ChildProcess;
+  /** "NGINX reloaded" lines so far (the first configuration is a start, not a reload). */
+  reloadCount(): number;
+  logs(): readonly LogEntry[];
+  /** Waits for a log line at or after index `from` (default 0) that matches. */
+  waitForLog(match: LogMatcher, opts?: { timeoutMs?: number; from?: number }): Promise<LogEntry>;
+  /** Pid of the running NGINX master, or null. */
+  nginxMasterPid(): number | null;
+  /** SIGTERM, wait for exit; rejects if the process or any NGINX process outlives it (after killing them). */
+  stop(): Promise<void>;
+}
+
+function exitOf(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => child.once('exit', () => resolve()));
+}
+
+async function waitForExit(child: ChildProcess, timeoutMs: number): Promise<boolean> {
+  return Promise.race([exitOf(child).then(() => true), sleep(timeoutMs).then(() => false)]);
+}
+
+export async function startController(cluster: Cluster, options: ControllerHarnessOptions = {}): Promise<ControllerHandle> {
+  const cleanups: Array<() => Promise<unknown>> = [];
+  try {
+    const dir = await mkdtemp(join(tmpdir(), 'resty-e2e-ctl-'));
+    cleanups.push(() => rm(dir, { recursive: true, force: true }));
+    const prefix = join(dir, 'nginx');
+    const [http, https, status, healthz] = await freePorts(4);
+    const argv = [
+      LAUNCHER,
+      '--kubeconfig', options.kubeconfig ?? cluster.kubeconfig,
+      '--http-port', String(http), '--https-port', String(https),
+      '--status-port', String(status), '--healthz-port', String(healthz),
+      '--bind-address', '127.0.0.1', '--nginx-prefix', prefix,
+      // Two workers, fixed: endpoint updates must reach every worker, on any machine.
+      '--worker-processes', '2',
+      ...(options.args ?? []),
+    ];
+    // process.execPath is Node 24 under npm (and ./node_modules/.bin/node), which runs the .ts sources.
+    const child = spawn(process.execPath, argv, { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const logs: LogCollector = collectLogs([child.stdout, child.stderr]);
+    const masters = new Set<number>();
+    const nginxProcesses = (): ReturnType<typeof nginxProcessesOf> => {
+      const found = child.pid === undefined ? [] : nginxProcessesOf(child.pid, masters);
+      for (const proc of mastersOf(found)) masters.add(proc.pid);
+      return found;
+    };
+    let stopped = false;
+    const stop = async (): Promise<void> => {
+      if (stopped) return;
+      stopped = true;
+      nginxProcesses(); // remember the current master's group before it goes
+      child.kill('SIGTERM');
+      const exited = await waitForExit(child, 15_000);
+      if (!exited) child.kill('SIGKILL');
+      await exitOf(child);
+      const left = nginxProcesses();
+      signalAll(left.map((proc) => proc.pid), 'SIGKILL');
+      await logs.ended;
+      await runCleanups(cleanups);
+      if (!exited) throw new Error(`controller did not exit within 15 s of SIGTERM; last lines:\n${logs.tail()}`);
+      if (left.length > 0) throw new Error(`NGINX processes outlived the controller: ${left.map((p) => `${p.pid} ${p.cmdline}`).join('; ')}`);
+    };
+    // Cleanups run last-first: the controller, then any NGINX it left, then the folder.
+    cleanups.push(async () => { signalAll(nginxProcesses().map((p) => p.pid), 'SIGKILL'); });
+    cleanups.push(async () => { if (!stopped) { child.kill('SIGKILL'); await exitOf(child); } });
+
+    const ready = logs.waitFor((e) => e.msg === READY_MESSAGE, options.readyTimeoutMs ?? 30_000);
+    const died = exitOf(child).then(() => { throw new Error(`controller exited (${child.exitCode ?? child.signalCode}) before ready:\n${logs.tail()}`); });
+    await Promise.race([ready, died]);
+    void died.catch(() => undefined); // exits after stop() are expected
+    nginxProcesses();
+
+    const handle: ControllerHandle = {
+      http: `http://127.0.0.1:${http}`,
+      https: (await probeHttps('127.0.0.1', https)) ? `https://127.0.0.1:${https}` : undefined,
+      ports: { http, https, status, healthz },
+      statusUrl: `http://127.0.0.1:${status}`,
+      healthzUrl: `http://127.0.0.1:${healthz}/healthz`,
+      metricsUrl: (await probeMetrics(`http://127.0.0.1:${healthz}/metrics`)) ? `http://127.0.0.1:${healthz}/metrics` : undefined,
+      prefix,
+      process: child,
+      reloadCount: () => logs.entries().filter((e) => e.msg === RELOADED_MESSAGE).length,
+      logs: () => logs.entries(),
+      waitForLog: (match, opts = {}) => logs.waitFor(match, opts.timeoutMs ?? 10_000, opts.from),
+      nginxMasterPid: () => mastersOf(nginxProcesses()).find((p) => p.ppid === child.pid)?.pid ?? null,
+      stop,
+    };
+    return handle;
+  } catch (err) {
+    await runCleanups(cleanups).catch(() => undefined);
+    throw err;
+  }
+}

@@ -1,0 +1,22 @@
+// e2e/harness — what an end-to-end test needs to drive resty-ingress the way
+// users do: the local cluster (API server + simulator, in-process), real
+// kubectl against it, the real controller process with its real NGINX, and
+// HTTP through NGINX (single requests and paced load).
+// May import: ../cluster/*, node, yaml, @kubernetes/client-node. Imports nothing of controller/.
+//
+//   const cluster = await startCluster();               t.after(() => cluster.stop());
+//   const ctl = await startController(cluster);         t.after(() => ctl.stop());
+//   await cluster.apply(ingressClassManifest() + '---\n' + appManifest({ name: 'web' }));
+//   const res = await request(ctl.http, { host: 'web.test', path: '/' });   // res.pod, res.echo
+//   const report = await loadLoop({ url: ctl.http, host: 'web.test', rate: 50, durationMs: 5_000 });
+export { startCluster, type Cluster, type ClusterOptions } from './cluster.ts';
+export { startController, READY_MESSAGE, RELOADED_MESSAGE, REPO_ROOT, type ControllerHandle, type ControllerHarnessOptions } from './controller.ts';
+export { KubectlError, runKubectl, KUBECTL_PATH, type KubectlResult } from './kubectl.ts';
+export { request, type HttpResponse, type RequestOptions } from './http.ts';
+export { loadLoop, type LoadOptions, type LoadReport, type LoadSample } from './load.ts';
+export { appManifest, ingressClassManifest, ingressManifest, yamlDocuments, type AppInput, type IngressInput, type IngressPathInput } from './manifests.ts';
+export { collectLogs, parseLogLine, type LogCollector, type LogEntry, type LogMatcher } from './log-collector.ts';
+export { nginxProcessesOf, listProcesses, mastersOf, type ProcessInfo } from './processes.ts';
+export { freePort, freePorts, randomLoopbackPool } from './ports.ts';
+export { probeTcp } from './listeners.ts';
+export { sleep, waitFor, runCleanups } from './wait.ts';

@@ -1,0 +1,34 @@
+// Ports and loopback ranges that do not collide with tests running in
+// parallel: free ports come from the kernel (listen on 0), and each cluster's
+// pods get their own random 127.X.Y.0/24 away from the simulator's default.
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { randomInt } from 'node:crypto';
+
+/** A TCP port that was free on `host` a moment ago (the kernel picked it). */
+export async function freePort(host = '127.0.0.1'): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, host, () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/** `count` distinct free ports (the kernel may hand the same port out twice in a row). */
+export async function freePorts(count: number, host = '127.0.0.1'): Promise<number[]> {
+  const ports = new Set<number>();
+  while (ports.size < count) ports.add(await freePort(host));
+  return [...ports];
+}
+
+/**
+ * A random loopback /24 for one cluster's pods: 127.64.0.0–127.127.255.0,
+ * i.e. 16,384 ranges, outside 127.0.x.x where the simulator's default and
+ * fixed test ranges live. Two files running at once collide with odds 1/16,384.
+ */
+export function randomLoopbackPool(): string {
+  return `127.${64 + randomInt(64)}.${randomInt(256)}.0/24`;
+}

@@ -1,0 +1,45 @@
+// Polling with a deadline, for conditions that become true "soon" (a watch
+// event travelled, a pod became ready). Fails with what it waited for and the
+// last error or value seen, so a timeout explains itself.
+
+/** Resolves after `ms`. */
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/**
+ * Polls `probe` every `intervalMs` until it returns a value other than
+ * undefined (and does not throw); fails naming `what` after `timeoutMs`.
+ */
+export async function waitFor<T>(
+  what: string,
+  probe: () => Promise<T | undefined> | T | undefined,
+  { timeoutMs = 10_000, intervalMs = 50 }: { timeoutMs?: number; intervalMs?: number } = {},
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: string;
+  for (;;) {
+    try {
+      const value = await probe();
+      if (value !== undefined) return value;
+      last = 'condition not met';
+    } catch (err) {
+      last = (err as Error).message;
+    }
+    if (Date.now() >= deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}: ${last}`);
+    await sleep(intervalMs);
+  }
+}
+
+/** Runs `cleanups` in reverse order, all of them even when some throw; rethrows the first error. */
+export async function runCleanups(cleanups: ReadonlyArray<() => Promise<unknown> | unknown>): Promise<void> {
+  let first: unknown = null;
+  for (const cleanup of [...cleanups].reverse()) {
+    try {
+      await cleanup();
+    } catch (err) {
+      first ??= err;
+    }
+  }
+  if (first !== null) throw first;
+}
