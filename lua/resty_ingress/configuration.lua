@@ -6,6 +6,7 @@ local ngx = ngx
 local cjson = require("cjson.safe")
 local store = require("resty_ingress.store")
 local validate = require("resty_ingress.validate")
+local monitor = require("resty_ingress.monitor")
 
 local io_open = io.open
 local next = next
@@ -89,6 +90,15 @@ local routes = {
         POST = post_backends,
     },
     ["/configuration/status"] = { GET = get_status },
+    -- Drains the per-request metrics batches (monitor.lua); 404 when metrics are off.
+    ["/configuration/metrics"] = {
+        GET = function()
+            if not monitor.enabled() then
+                return respond(404, "per-request metrics are off (no lua_shared_dict resty_monitor)\n")
+            end
+            return respond(200, monitor.drain(), "application/json")
+        end,
+    },
 }
 
 function _M.call()

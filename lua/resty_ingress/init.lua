@@ -13,6 +13,8 @@ local MODULES = {
     "resty_ingress.balancer",
     "resty_ingress.configuration",
     "resty_ingress.worker",
+    "resty_ingress.monitor",
+    "resty_ingress.log_phase",
 }
 
 function _M.init()

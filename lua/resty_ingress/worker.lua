@@ -4,6 +4,7 @@
 local ngx = ngx
 local store = require("resty_ingress.store")
 local balancer = require("resty_ingress.balancer")
+local monitor = require("resty_ingress.monitor")
 
 local pairs = pairs
 local ngx_log = ngx.log
@@ -84,6 +85,7 @@ function _M.init_worker()
     if not ok then
         ngx_log(ERR, "starting the backend poll: ", err)
     end
+    monitor.init_worker()
 end
 
 return _M

@@ -94,7 +94,7 @@ function buildServerViews(model: Model): ServerView[] {
   if (!Array.isArray(model.servers) || !Array.isArray(model.backends)) {
     throw new RenderError('UnsafeValue', 'model: servers and backends must be arrays');
   }
-  const knownBackends = new Set(model.backends.map((backend) => backend.name));
+  const knownBackends = new Map(model.backends.map((backend) => [backend.name, backend]));
   const seen = new Set<string>();
   const catchAll: Server = model.servers.find((s) => s.hostname === CATCH_ALL_HOSTNAME) ?? {
     hostname: CATCH_ALL_HOSTNAME,

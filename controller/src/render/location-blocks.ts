@@ -3,7 +3,7 @@
 // `location /` so that no request ever falls through to NGINX's static file
 // handler: those decisions live here, the template only prints.
 
-import type { Location } from '../model/types.ts';
+import type { Backend, Location } from '../model/types.ts';
 import { RenderError } from './nginx-values.ts';
 
 /** NGINX location modifier: exact, plain prefix, case-insensitive regex. */
@@ -13,6 +13,14 @@ export type LocationModifier = '=' | '' | '~*';
 export interface ProxyView {
   /** Backend.name, for `set $proxy_upstream_name` (Lua looks the backend up by it). */
   readonly upstreamName: string;
+  /**
+   * `set $resty_metrics_labels`: "<host> <namespace> <ingress> <service> <path>", the
+   * location's label set for per-request metrics (lua/resty_ingress/monitor.lua,
+   * controller/src/metrics/monitor-payload.ts). "-" = none; every field is a
+   * validated name or path without whitespace; `$` in a regex path is written
+   * as a backtick (never valid in a path) so NGINX does not read a variable.
+   */
+  readonly metricsLabels: string;
   /** `proxy_pass <scheme>://upstream_balancer`. */
   readonly scheme: 'http' | 'https';
   readonly bodySize: string;
@@ -30,11 +38,22 @@ export interface LocationBlock {
   readonly proxy: ProxyView | null;
 }
 
-function proxyViewOf(location: Location): ProxyView | null {
+/** What a location's metrics labels need of its backend. */
+export type BackendLabels = Pick<Backend, 'namespace' | 'service'>;
+
+function metricsLabelsOf(hostname: string, location: Location, backend: BackendLabels): string {
+  const namespace = location.ingress?.namespace ?? backend.namespace;
+  const path = location.path.replaceAll('$', '`');
+  return [hostname, namespace || '-', location.ingress?.name ?? '-', backend.service || '-', path].join(' ');
+}
+
+function proxyViewOf(hostname: string, location: Location, backends: ReadonlyMap<string, BackendLabels>): ProxyView | null {
   if (location.target.kind === 'not-found') return null;
   const settings = location.proxy;
+  const backend = backends.get(location.target.backend) ?? { namespace: '', service: '' };
   return {
     upstreamName: location.target.backend,
+    metricsLabels: metricsLabelsOf(hostname, location, backend),
     scheme: settings.protocol === 'HTTPS' ? 'https' : 'http',
     bodySize: settings.bodySize,
     connectTimeout: settings.connectTimeout,
@@ -72,12 +91,12 @@ const NOT_FOUND_ROOT: LocationBlock = { modifier: '', path: '/', proxy: null };
  * The location blocks of server `hostname`, in model order. Exact paths win
  * over the exact half of a Prefix path of the same text (Kubernetes: on equal
  * length, Exact has precedence); any other repeat is a model bug and throws.
- * Backends must be listed in `knownBackends` (the Model's backends).
+ * Backends must be listed in `knownBackends` (the Model's backends, by name).
  */
 export function buildLocationBlocks(
   hostname: string,
   locations: readonly Location[],
-  knownBackends: ReadonlySet<string>,
+  knownBackends: ReadonlyMap<string, BackendLabels>,
 ): LocationBlock[] {
   const exactPaths = new Set(locations.filter((l) => l.match === 'exact').map((l) => l.path));
   const seen = new Set<string>();
@@ -92,7 +111,7 @@ export function buildLocationBlocks(
         `server ${hostname}, location ${location.path}: backend ${JSON.stringify(location.target.backend)} is not in the model`,
       );
     }
-    const proxy = proxyViewOf(location);
+    const proxy = proxyViewOf(hostname, location, knownBackends);
     for (const matcher of matchersOf(location)) {
       const key = `${matcher.modifier} ${matcher.path}`;
       if (location.match === 'prefix' && matcher.modifier === '=' && exactPaths.has(matcher.path)) continue;
