@@ -28,6 +28,14 @@ const DEFAULTS: ControllerOptions = {
   publishService: null,
   electionId: 'ingress-controller-leader',
   updateStatus: true,
+  publishStatusAddress: [],
+  updateStatusOnShutdown: true,
+  electionTtlMs: 30_000,
+  disableLeaderElection: false,
+  disableSyncEvents: false,
+  validatingWebhook: null,
+  validatingWebhookCertificate: null,
+  validatingWebhookKey: null,
 };
 
 /** Runs parseOptions and returns the CommandLineExit it must throw. */
@@ -73,6 +81,17 @@ void describe('parseOptions', () => {
     { name: '--publish-service', argv: ['--publish-service', 'ingress/resty-controller'], expected: { publishService: 'ingress/resty-controller' } },
     { name: '--election-id', argv: ['--election-id', 'resty-leader'], expected: { electionId: 'resty-leader' } },
     { name: '--update-status=false', argv: ['--update-status=false'], expected: { updateStatus: false } },
+    { name: '--publish-status-address list', argv: ['--publish-status-address', '10.0.0.1, lb.example.com,::1'], expected: { publishStatusAddress: ['10.0.0.1', 'lb.example.com', '::1'] } },
+    { name: '--update-status-on-shutdown=false', argv: ['--update-status-on-shutdown=false'], expected: { updateStatusOnShutdown: false } },
+    { name: '--election-ttl 1m', argv: ['--election-ttl', '1m'], expected: { electionTtlMs: 60_000 } },
+    { name: '--election-ttl 1500ms', argv: ['--election-ttl=1500ms'], expected: { electionTtlMs: 1500 } },
+    { name: '--disable-leader-election', argv: ['--disable-leader-election'], expected: { disableLeaderElection: true } },
+    { name: '--disable-sync-events', argv: ['--disable-sync-events'], expected: { disableSyncEvents: true } },
+    {
+      name: '--validating-webhook with its certificate and key',
+      argv: ['--validating-webhook', ':8443', '--validating-webhook-certificate', '/certs/tls.crt', '--validating-webhook-key', '/certs/tls.key'],
+      expected: { validatingWebhook: ':8443', validatingWebhookCertificate: '/certs/tls.crt', validatingWebhookKey: '/certs/tls.key' },
+    },
     { name: 'the last repeat wins', argv: ['--http-port', '81', '--http-port', '82'], expected: { httpPort: 82 } },
   ];
   for (const row of flagRows) {
@@ -105,6 +124,12 @@ void describe('parseOptions', () => {
     { name: 'controller class without a domain', argv: ['--controller-class', 'controller'], flag: '--controller-class' },
     { name: 'annotations prefix with trailing slash', argv: ['--annotations-prefix', 'nginx.ingress.kubernetes.io/'], flag: '--annotations-prefix' },
     { name: 'election id with upper case', argv: ['--election-id', 'Leader'], flag: '--election-id' },
+    { name: 'status address with a space inside', argv: ['--publish-status-address', '10.0.0.1,a b'], flag: '--publish-status-address' },
+    { name: 'election ttl without a number', argv: ['--election-ttl', 'soon'], flag: '--election-ttl' },
+    { name: 'election ttl 0', argv: ['--election-ttl', '0s'], flag: '--election-ttl' },
+    { name: 'webhook address without a port', argv: ['--validating-webhook', '127.0.0.1'], flag: '--validating-webhook' },
+    { name: 'webhook address with a host name', argv: ['--validating-webhook', 'localhost:8443'], flag: '--validating-webhook' },
+    { name: 'webhook without certificate and key', argv: ['--validating-webhook', ':8443'], flag: '--validating-webhook-certificate' },
     { name: 'missing value', argv: ['--http-port'], flag: '--http-port' },
     { name: 'unknown flag', argv: ['--enable-ssl-passthrough'], flag: '--enable-ssl-passthrough' },
     { name: 'misspelt flag', argv: ['--ingress-clas', 'x'], flag: '--ingress-clas' },
@@ -142,7 +167,10 @@ void describe('--help', () => {
     ['--nginx-prefix <dir>', '"/tmp/resty-ingress"'], ['--worker-processes <n>', '"auto"'],
     ['--sync-rate-limit <per-second>', '10'], ['--log-level <level>', '"info"'],
     ['--publish-service <namespace/name>', '""'], ['--election-id <name>', '"ingress-controller-leader"'],
-    ['--update-status [bool]', 'true'],
+    ['--update-status [bool]', 'true'], ['--publish-status-address <addresses>', '""'],
+    ['--update-status-on-shutdown [bool]', 'true'], ['--election-ttl <duration>', '"30s"'],
+    ['--disable-leader-election [bool]', 'false'], ['--disable-sync-events [bool]', 'false'],
+    ['--validating-webhook <[ip]:port>', '""'],
   ];
   const exit = exitOf(['--help']);
   const text = exit.output.replace(/\s+/g, ' ');

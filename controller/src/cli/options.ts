@@ -50,6 +50,21 @@ export interface ControllerOptions extends BuildOptions {
   readonly electionId: string;
   /** --update-status: write the load-balancer address into Ingress status. */
   readonly updateStatus: boolean;
+  /** --publish-status-address: addresses (IPs or DNS names) written into Ingress status; wins over --publish-service. Empty = not set. */
+  readonly publishStatusAddress: readonly string[];
+  /** --update-status-on-shutdown: the leader removes its address from Ingress status when it stops. */
+  readonly updateStatusOnShutdown: boolean;
+  /** --election-ttl: how long the leader Lease stays valid without renewal, in ms. */
+  readonly electionTtlMs: number;
+  /** --disable-leader-election: this replica always acts as the leader. */
+  readonly disableLeaderElection: boolean;
+  /** --disable-sync-events: no Normal `Sync` Events (Warnings are still written). */
+  readonly disableSyncEvents: boolean;
+  /** --validating-webhook: `[ip]:port` of the admission webhook's HTTPS server, or null (off). */
+  readonly validatingWebhook: string | null;
+  /** --validating-webhook-certificate / --validating-webhook-key: PEM files for the webhook's TLS. */
+  readonly validatingWebhookCertificate: string | null;
+  readonly validatingWebhookKey: string | null;
 }
 
 /** One flag: its commander spelling, help text, default (already typed) and parser. */
@@ -89,6 +104,14 @@ const FLAGS: readonly FlagSpec[] = [
   { flags: '--publish-service <namespace/name>', description: 'Service whose load-balancer address is written into Ingress status', defaultValue: '', parser: parse.parseNamespacedName },
   { flags: '--election-id <name>', description: 'name of the leader-election Lease', defaultValue: 'ingress-controller-leader', parser: parse.parseObjectName },
   bool('--update-status', 'write the load-balancer address into Ingress status', true),
+  { flags: '--publish-status-address <addresses>', description: 'comma list of IPs and DNS names written into Ingress status (wins over --publish-service)', defaultValue: '', parser: parse.parseAddressList },
+  bool('--update-status-on-shutdown', 'the leader removes its address from Ingress status when it stops', true),
+  { flags: '--election-ttl <duration>', description: 'how long the leader-election Lease stays valid without renewal', defaultValue: '30s', parser: parse.parseDurationMs },
+  bool('--disable-leader-election', 'act as the leader without a Lease (one replica only)', false),
+  bool('--disable-sync-events', 'write no Normal "Sync" Events (Warning Events stay)', false),
+  { flags: '--validating-webhook <[ip]:port>', description: 'serve the validating admission webhook (HTTPS) on this address, e.g. :8443; "" = off', defaultValue: '', parser: parse.parseListenAddress },
+  { flags: '--validating-webhook-certificate <path>', description: 'PEM certificate of the admission webhook', defaultValue: '', parser: parse.parseFilePath },
+  { flags: '--validating-webhook-key <path>', description: 'PEM private key of the admission webhook', defaultValue: '', parser: parse.parseFilePath },
 ];
 
 /** Port flags that must all differ (NGINX and the controller listen on each). */
@@ -141,7 +164,19 @@ function toControllerOptions(raw: Record<string, unknown>): ControllerOptions {
     publishService: orNull(raw.publishService as string),
     electionId: raw.electionId as string,
     updateStatus: raw.updateStatus as boolean,
+    publishStatusAddress: (raw.publishStatusAddress as string).split(',').filter((entry) => entry !== ''),
+    updateStatusOnShutdown: raw.updateStatusOnShutdown as boolean,
+    // commander does not parse defaults: the default stays the text shown in --help.
+    electionTtlMs: typeof raw.electionTtl === 'string' ? parse.parseDurationMs(raw.electionTtl) : raw.electionTtl as number,
+    disableLeaderElection: raw.disableLeaderElection as boolean,
+    disableSyncEvents: raw.disableSyncEvents as boolean,
+    validatingWebhook: orNull(raw.validatingWebhook as string),
+    validatingWebhookCertificate: orNull(raw.validatingWebhookCertificate as string),
+    validatingWebhookKey: orNull(raw.validatingWebhookKey as string),
   };
+  if (options.validatingWebhook !== null && (options.validatingWebhookCertificate === null || options.validatingWebhookKey === null)) {
+    throw CommandLineExit.usage('--validating-webhook needs --validating-webhook-certificate and --validating-webhook-key (the API server calls webhooks over HTTPS only)');
+  }
   for (const [i, [key, flag]] of PORT_KEYS.entries()) {
     const clash = PORT_KEYS.slice(0, i).find(([other]) => options[other] === options[key]);
     if (clash) throw CommandLineExit.usage(`${flag} ${options[key]} is the same port as ${clash[1]}`);

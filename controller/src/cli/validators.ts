@@ -123,3 +123,45 @@ export function parseFilePath(value: string): string {
   if (value !== value.trim()) throw new InvalidArgumentError('Expected a path without surrounding spaces.');
   return value;
 }
+
+/** --publish-status-address: a comma list of IP addresses and DNS names ("" = not set). */
+export function parseAddressList(value: string): string {
+  if (value === '') return '';
+  const entries = value.split(',').map((entry) => entry.trim());
+  for (const entry of entries) {
+    if (isIP(entry) === 0 && !isDnsSubdomain(entry)) {
+      throw new InvalidArgumentError(`Expected a comma list of IP addresses and DNS names; ${JSON.stringify(entry)} is neither.`);
+    }
+  }
+  return entries.join(',');
+}
+
+const DURATION = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/;
+const DURATION_UNIT_MS: Readonly<Record<string, number>> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+
+/** A Go-style duration of one unit (`30s`, `1m`, `500ms`; a bare number is seconds) → milliseconds, > 0. */
+export function parseDurationMs(value: string): number {
+  const match = DURATION.exec(value);
+  const ms = match ? Number(match[1]) * DURATION_UNIT_MS[match[2] ?? 's'] : Number.NaN;
+  if (!(ms > 0) || ms > 24 * 3_600_000) throw new InvalidArgumentError('Expected a duration such as 30s, 1m or 500ms (up to 24h).');
+  return ms;
+}
+
+/** `[host]:port` as Go writes listen addresses (`:8443`, `127.0.0.1:8443`, `[::1]:8443`); "" = not set. */
+export function parseListenAddress(value: string): string {
+  if (value === '') return '';
+  const match = /^(?:\[([0-9a-fA-F:.]+)\]|([0-9.]*))?:(\d{1,5})$/.exec(value);
+  const host = match?.[1] ?? match?.[2] ?? '';
+  const port = Number(match?.[3]);
+  if (!match || (host !== '' && isIP(host) === 0) || !(port >= 1 && port <= 65535)) {
+    throw new InvalidArgumentError('Expected [ip]:port, e.g. :8443 or 127.0.0.1:8443.');
+  }
+  return value;
+}
+
+/** Splits a value accepted by parseListenAddress; an empty host means every address. */
+export function splitListenAddress(value: string): { host: string; port: number } {
+  const at = value.lastIndexOf(':');
+  const host = value.slice(0, at).replace(/^\[|\]$/g, '');
+  return { host: host === '' ? '0.0.0.0' : host, port: Number(value.slice(at + 1)) };
+}
