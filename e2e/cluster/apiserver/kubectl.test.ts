@@ -118,3 +118,33 @@ void test('kubectl apply/get/describe/scale/rollout restart/apply again/delete',
     await rm(dir, { recursive: true, force: true });
   }
 });
+
+void test('kubectl typed create commands (protobuf bodies) and RBAC denial', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'apiserver-kubectl-'));
+  const server = await startApiServer({ rbac: true });
+  try {
+    const admin = { KUBECONFIG: await server.writeKubeconfig(join(dir, 'admin')), HOME: dir };
+    const rows: { name: string; args: string[]; check: () => void }[] = [
+      { name: 'namespace', args: ['create', 'namespace', 'team'], check: () => assert.equal((server.store.get('namespaces', undefined, 'team').status as JsonObject).phase, 'Active') },
+      { name: 'secret', args: ['create', 'secret', 'generic', 's', '-n', 'team', '--from-literal=user=admin'], check: () => assert.deepEqual(server.store.get('secrets', 'team', 's').data, { user: Buffer.from('admin').toString('base64') }) },
+      { name: 'configmap', args: ['create', 'configmap', 'c', '-n', 'team', '--from-literal=k=v'], check: () => assert.deepEqual(server.store.get('configmaps', 'team', 'c').data, { k: 'v' }) },
+      { name: 'serviceaccount', args: ['create', 'serviceaccount', 'bot', '-n', 'team'], check: () => assert.equal(server.store.get('serviceaccounts', 'team', 'bot').kind, 'ServiceAccount') },
+      { name: 'role', args: ['create', 'role', 'pod-reader', '-n', 'team', '--verb=get,list', '--resource=pods'], check: () => assert.deepEqual(server.store.get('roles.rbac.authorization.k8s.io', 'team', 'pod-reader').rules, [{ verbs: ['get', 'list'], apiGroups: [''], resources: ['pods'] }]) },
+      { name: 'rolebinding', args: ['create', 'rolebinding', 'bot-reads', '-n', 'team', '--role=pod-reader', '--serviceaccount=team:bot'], check: () => assert.deepEqual(server.store.get('rolebindings.rbac.authorization.k8s.io', 'team', 'bot-reads').subjects, [{ kind: 'ServiceAccount', name: 'bot', namespace: 'team' }]) },
+    ];
+    for (const row of rows) {
+      const res = await runTool(KUBECTL, row.args, admin, dir);
+      assert.equal(res.code, 0, `${row.name}: ${res.stderr}`);
+      row.check();
+    }
+    const bot = { KUBECONFIG: await server.writeKubeconfig(join(dir, 'bot'), 'system:serviceaccount:team:bot'), HOME: dir };
+    const allowed = await runTool(KUBECTL, ['get', 'pods', '-n', 'team'], bot, dir);
+    assert.equal(allowed.code, 0, allowed.stderr);
+    const denied = await runTool(KUBECTL, ['get', 'secrets', '-n', 'team'], bot, dir);
+    assert.notEqual(denied.code, 0);
+    assert.match(denied.stderr, /Forbidden.*"system:serviceaccount:team:bot" cannot list resource "secrets"/);
+  } finally {
+    await server.stop();
+    await rm(dir, { recursive: true, force: true });
+  }
+});

@@ -1,8 +1,11 @@
-// Decoding of the Kubernetes protobuf wire format for the few request
-// bodies clients send that way: helm's release storage (client-go typed
-// clients prefer protobuf for core kinds) writes Secrets (or ConfigMaps)
-// and DeleteOptions as `application/vnd.kubernetes.protobuf`. Responses
-// are always JSON, which those clients also accept.
+// Decoding of the Kubernetes protobuf wire format for the request bodies
+// clients send that way: client-go typed clients prefer protobuf for
+// built-in kinds, so helm's release storage (Secrets, DeleteOptions) and
+// kubectl's typed `create` commands (namespace, secret, configmap,
+// serviceaccount, role, rolebinding, ...) arrive as
+// `application/vnd.kubernetes.protobuf`. Other kinds get a clear 400 asking
+// for JSON (`kubectl apply -f` always sends JSON). Responses are always
+// JSON, which those clients also accept.
 import { badRequest } from './errors.ts';
 import type { Json, JsonObject } from './patch.ts';
 
@@ -22,7 +25,29 @@ const OBJECT_META: Schema = {
   11: { name: 'labels', type: 'map' }, 12: { name: 'annotations', type: 'map' },
   13: { name: 'ownerReferences', type: OWNER_REF, repeated: true }, 14: { name: 'finalizers', type: 'string', repeated: true },
 };
+const POLICY_RULE: Schema = {
+  1: { name: 'verbs', type: 'string', repeated: true }, 2: { name: 'apiGroups', type: 'string', repeated: true },
+  3: { name: 'resources', type: 'string', repeated: true }, 4: { name: 'resourceNames', type: 'string', repeated: true },
+  5: { name: 'nonResourceURLs', type: 'string', repeated: true },
+};
+const BINDING: Schema = {
+  1: { name: 'metadata', type: OBJECT_META },
+  2: { name: 'subjects', type: { 1: { name: 'kind', type: 'string' }, 2: { name: 'apiGroup', type: 'string' }, 3: { name: 'name', type: 'string' }, 4: { name: 'namespace', type: 'string' } }, repeated: true },
+  3: { name: 'roleRef', type: { 1: { name: 'apiGroup', type: 'string' }, 2: { name: 'kind', type: 'string' }, 3: { name: 'name', type: 'string' } } },
+};
+const ROLE: Schema = { 1: { name: 'metadata', type: OBJECT_META }, 2: { name: 'rules', type: POLICY_RULE, repeated: true } };
+const NAME_REF: Schema = { 1: { name: 'name', type: 'string' } };
+/** The kinds kubectl's typed commands (create namespace/secret/configmap/serviceaccount/role/rolebinding) and helm's storage send. */
 const SCHEMAS: Readonly<Record<string, Schema>> = {
+  'v1/Namespace': { 1: { name: 'metadata', type: OBJECT_META }, 2: { name: 'spec', type: { 1: { name: 'finalizers', type: 'string', repeated: true } } } },
+  'v1/ServiceAccount': {
+    1: { name: 'metadata', type: OBJECT_META }, 2: { name: 'secrets', type: { 2: { name: 'namespace', type: 'string' }, 3: { name: 'name', type: 'string' } }, repeated: true },
+    3: { name: 'imagePullSecrets', type: NAME_REF, repeated: true }, 4: { name: 'automountServiceAccountToken', type: 'bool' },
+  },
+  'rbac.authorization.k8s.io/v1/Role': ROLE,
+  'rbac.authorization.k8s.io/v1/ClusterRole': ROLE,
+  'rbac.authorization.k8s.io/v1/RoleBinding': BINDING,
+  'rbac.authorization.k8s.io/v1/ClusterRoleBinding': BINDING,
   'v1/Secret': { 1: { name: 'metadata', type: OBJECT_META }, 2: { name: 'data', type: 'bytesMap' }, 3: { name: 'type', type: 'string' }, 4: { name: 'stringData', type: 'map' }, 5: { name: 'immutable', type: 'bool' } },
   'v1/ConfigMap': { 1: { name: 'metadata', type: OBJECT_META }, 2: { name: 'data', type: 'map' }, 3: { name: 'binaryData', type: 'bytesMap' }, 4: { name: 'immutable', type: 'bool' } },
   'v1/DeleteOptions': {
@@ -84,7 +109,7 @@ function decodeMessage(buf: Buffer, schema: Schema): JsonObject {
       default: value = decodeMessage(bytes(), spec.type);
     }
     if (spec.repeated) out[spec.name] = [...((out[spec.name] as Json[] | undefined) ?? []), value];
-    else out[spec.name] = value;
+    else if (value !== '') out[spec.name] = value; // an empty single string reads as unset, as JSON's omitempty
   }
   return out;
 }
