@@ -1,6 +1,6 @@
 {{/*
 The controller's command line. Every flag here must be one `resty-ingress
---help` lists: charts/chart-args.test.ts parses each rendered container's
+--help` lists: e2e/chart-args.test.ts parses each rendered container's
 args with the controller's own parseOptions. The NGINX prefix is an emptyDir
 (the root filesystem is read-only).
 */}}

@@ -1,10 +1,14 @@
 {{/*
-The controller's permissions, least privilege (charts/chart-rbac.test.ts
+The controller's permissions, least privilege (e2e/chart-rbac.test.ts
 checks the exact set): read what it watches, write only Ingress status and
 Events, and keep its leader-election Lease in its own namespace.
 */}}
 
-{{/* Namespaced kinds the controller lists and watches, plus its two writes. */}}
+{{/*
+Namespaced kinds the controller lists and watches, plus its two writes:
+Ingress status (a merge patch of loadBalancer.ingress, so `patch` on the
+status subresource only) and Events (create, then patch count on repeats).
+*/}}
 {{- define "resty-ingress.rbac.namespacedRules" -}}
 - apiGroups: [""]
   resources: [configmaps, secrets, services]
@@ -17,7 +21,7 @@ Events, and keep its leader-election Lease in its own namespace.
   verbs: [list, watch]
 - apiGroups: [networking.k8s.io]
   resources: [ingresses/status]
-  verbs: [update]
+  verbs: [patch]
 - apiGroups: [""]
   resources: [events]
   verbs: [create, patch]
@@ -44,4 +48,23 @@ Events, and keep its leader-election Lease in its own namespace.
   resources: [leases]
   resourceNames: [{{ include "resty-ingress.electionID" . }}]
   verbs: [get, update]
+{{- end -}}
+
+{{/* `namespace/name` of the Service whose address goes into Ingress status, split; empty when not published. */}}
+{{- define "resty-ingress.publishServiceRef" -}}
+{{- if .Values.controller.publishService.enabled -}}
+{{- $parts := splitList "/" (include "resty-ingress.publishService" .) -}}
+{{- if ne (len $parts) 2 -}}
+{{- fail (printf "controller.publishService.pathOverride must be namespace/name, not %q" .Values.controller.publishService.pathOverride) -}}
+{{- end -}}
+{{- toJson (dict "namespace" (index $parts 0) "name" (index $parts 1)) -}}
+{{- end -}}
+{{- end -}}
+
+{{/* Status reads the published Service by name (get), outside the informer. */}}
+{{- define "resty-ingress.rbac.publishServiceRules" -}}
+- apiGroups: [""]
+  resources: [services]
+  resourceNames: [{{ .name }}]
+  verbs: [get]
 {{- end -}}
