@@ -63,6 +63,7 @@ export async function startController(opts: ControllerOptions, logger: Logger): 
         throw err instanceof NginxNotRunningError ? new RetryLater(err.message) : err;
       }),
       pushBackends: async (backends) => { await postBackends(luaUrl, backends); },
+      pushCertificates: async () => {}, // TLS (issue 5): wired once Lua serves /configuration/certificates
     },
     logger: logger.child({ component: 'sync' }),
     minIntervalMs: 1000 / opts.syncRateLimit,

@@ -4,6 +4,9 @@ import { decideApply, staticPart } from './decide.ts';
 import type { Backend, Location, Model } from '../model/types.ts';
 
 const proxy = { bodySize: '1m', connectTimeout: 5, readTimeout: 60, sendTimeout: 60, protocol: 'HTTP' } as const;
+const redirect = { sslRedirect: true, forceSslRedirect: false } as const;
+const noTls: Model['tls'] = { certificates: [], hosts: [], defaultCertificate: null };
+const settings: Model['settings'] = { sslProtocols: ['TLSv1.2', 'TLSv1.3'], sslCiphers: 'HIGH:!aNULL', hsts: { enabled: true, maxAge: 31536000, includeSubdomains: true, preload: false }, httpRedirectCode: 308 };
 
 function backend(name: string, addresses: string[], loadBalance: Backend['loadBalance'] = 'round_robin'): Backend {
   return {
@@ -15,17 +18,19 @@ function backend(name: string, addresses: string[], loadBalance: Backend['loadBa
 function location(path: string, target: string): Location {
   return {
     path, match: 'prefix', target: { kind: 'backend', backend: target },
-    ingress: { namespace: 'default', name: 'app' }, proxy, rewriteTarget: null,
+    ingress: { namespace: 'default', name: 'app' }, proxy, rewriteTarget: null, ...redirect,
   };
 }
 
 function model(paths: Record<string, string>, backends: Backend[]): Model {
   return {
     servers: [
-      { hostname: '_', locations: [{ path: '/', match: 'prefix', target: { kind: 'not-found' }, ingress: null, proxy, rewriteTarget: null }] },
-      { hostname: 'app.example.com', locations: Object.entries(paths).map(([p, b]) => location(p, b)) },
+      { hostname: '_', tls: false, locations: [{ path: '/', match: 'prefix', target: { kind: 'not-found' }, ingress: null, proxy, rewriteTarget: null, ...redirect }] },
+      { hostname: 'app.example.com', tls: false, locations: Object.entries(paths).map(([p, b]) => location(p, b)) },
     ],
     backends,
+    tls: noTls,
+    settings,
   };
 }
 

@@ -6,16 +6,19 @@
 // May import: model/types.ts and fast-deep-equal. Nothing else of the flow.
 
 import deepEqual from 'fast-deep-equal';
-import type { Backend, DynamicBackend, Model } from '../model/types.ts';
+import type { Backend, DynamicBackend, DynamicCertificates, Model } from '../model/types.ts';
 
 /** Why a decision was taken, for the sync log line and metrics. */
 export type Decision =
   /** Nothing to do: NGINX already runs this model. */
   | { readonly kind: 'skip' }
-  /** Only dynamic parts changed: POST `backends` (the full set) to Lua, no reload. */
-  | { readonly kind: 'dynamic'; readonly backends: readonly DynamicBackend[]; readonly changed: readonly string[] }
-  /** nginx.conf changes: POST `backends` first (new backends must be known before traffic reaches them), then reload. */
-  | { readonly kind: 'reload'; readonly backends: readonly DynamicBackend[]; readonly changed: readonly string[] };
+  /**
+   * Only dynamic parts changed: POST `backends` (the full set) to Lua, and
+   * `certificates` when not null (null = certificates unchanged), no reload.
+   */
+  | { readonly kind: 'dynamic'; readonly backends: readonly DynamicBackend[]; readonly changed: readonly string[]; readonly certificates: DynamicCertificates | null }
+  /** nginx.conf changes: POST `backends` (and `certificates` unless null) first (new backends must be known before traffic reaches them), then reload. */
+  | { readonly kind: 'reload'; readonly backends: readonly DynamicBackend[]; readonly changed: readonly string[]; readonly certificates: DynamicCertificates | null };
 
 /** What NGINX currently runs, as far as the controller knows. */
 export interface RunningState {
@@ -35,12 +38,31 @@ export function dynamicBackends(model: Model): DynamicBackend[] {
   return model.backends.map(toDynamicBackend);
 }
 
+/** What Lua receives for the certificates of a model (the full set). */
+export function dynamicCertificates(model: Model): DynamicCertificates {
+  return {
+    certificates: model.tls.certificates.map((c) => ({ id: c.id, cert: c.cert, key: c.key })),
+    hosts: Object.fromEntries(model.tls.hosts.map((h) => [h.host, h.certificate])),
+    defaultCertificate: model.tls.defaultCertificate,
+  };
+}
+
+const NO_TLS: Model['tls'] = { certificates: [], hosts: [], defaultCertificate: null };
+
 /** The model with every dynamic field blanked: what nginx.conf depends on. */
 export function staticPart(model: Model): Model {
   return {
     ...model,
     backends: model.backends.map((b) => ({ ...b, endpoints: [], loadBalance: 'round_robin' })),
+    // Certificates, rotations and the host map live in Lua only.
+    tls: NO_TLS,
   };
+}
+
+/** The certificates to push: null when what Lua holds is already this (and it still holds it). */
+function certificatesToPush(running: RunningState, next: Model): DynamicCertificates | null {
+  if (running.model !== null && !running.dataplaneEmpty && deepEqual(running.model.tls, next.tls)) return null;
+  return dynamicCertificates(next);
 }
 
 /** Names of backends whose dynamic part differs (added, removed or changed), sorted. */
@@ -59,11 +81,12 @@ export function changedBackends(before: Model | null, after: Model): string[] {
 /** Decide how to apply `next` given what runs. Pure. */
 export function decideApply(running: RunningState, next: Model): Decision {
   const backends = dynamicBackends(next);
+  const certificates = certificatesToPush(running, next);
   if (running.model === null || !deepEqual(staticPart(running.model), staticPart(next))) {
-    return { kind: 'reload', backends, changed: changedBackends(running.model, next) };
+    return { kind: 'reload', backends, changed: changedBackends(running.model, next), certificates };
   }
   const changed = changedBackends(running.model, next);
-  if (running.dataplaneEmpty) return { kind: 'dynamic', backends, changed: next.backends.map((b) => b.name) };
-  if (changed.length === 0) return { kind: 'skip' };
-  return { kind: 'dynamic', backends, changed };
+  if (running.dataplaneEmpty) return { kind: 'dynamic', backends, changed: next.backends.map((b) => b.name), certificates };
+  if (changed.length === 0 && certificates === null) return { kind: 'skip' };
+  return { kind: 'dynamic', backends, changed, certificates };
 }

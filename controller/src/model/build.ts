@@ -5,7 +5,9 @@
 //    locations placed oldest-wins. Each Ingress is wrapped so that one that
 //    breaks the builder becomes a failure, not a crash;
 // 2. spec.defaultBackend locations; 3. the global default on every server
-//    still without `/`; 4. resolve the claimed backends to endpoints.
+//    still without `/`; 4. resolve the claimed backends to endpoints;
+// 5. spec.tls → certificates (tls-hosts.ts). The ConfigMap (config-map.ts)
+//    gives global settings and the annotation defaults used throughout.
 
 import type { V1Ingress } from '@kubernetes/client-node';
 import { parseIngressAnnotations } from './annotations/index.ts';
@@ -23,8 +25,11 @@ import { indexIngressClasses, isOurIngress } from './ingress-class.ts';
 import { translateRules } from './ingress-rules.ts';
 import { checkNamespace, checkObjectName } from './names.ts';
 import { sortIngressesOldestFirst } from './order.ts';
+import { readControllerConfig } from './config-map.ts';
 import { placeBackendLocation } from './placement.ts';
+import { readIngressTls, resolveTls, type IngressTls } from './tls-hosts.ts';
 import { ServerTable } from './server-table.ts';
+import type { AnnotationValues } from './annotations/index.ts';
 import type { BuildOptions, BuildResult, Failure, IngressRef, Snapshot } from './types.ts';
 
 interface BuildState {
@@ -32,6 +37,9 @@ interface BuildState {
   readonly registry: BackendRegistry;
   readonly failures: Failure[];
   readonly accepted: AcceptedIngress[];
+  readonly tls: IngressTls[];
+  /** Annotation defaults after the ConfigMap. */
+  readonly defaults: AnnotationValues;
 }
 
 /** Validates one Ingress, places its rule locations, and records it for the default-backend phase. */
@@ -44,7 +52,7 @@ function addIngress(ingress: V1Ingress, rank: number, options: BuildOptions, sta
       `Ingress ${quoteValue(`${ref.namespace}/${ref.name}`)} has an invalid namespace or name; skipped`));
     return;
   }
-  const annotations = parseIngressAnnotations(ingress.metadata?.annotations, options.annotationsPrefix, ref);
+  const annotations = parseIngressAnnotations(ingress.metadata?.annotations, options.annotationsPrefix, ref, undefined, state.defaults);
   if (!annotations.ok) {
     state.failures.push(...annotations.failures);
     return;
@@ -60,6 +68,9 @@ function addIngress(ingress: V1Ingress, rank: number, options: BuildOptions, sta
     if (failure) state.failures.push(failure);
   }
   state.accepted.push({ ref, rank, values, hosts: rules.hosts, defaultBackend: defaultBackendOf(ingress, ref, state) });
+  const tls = readIngressTls(ingress, ref, rules.hosts);
+  state.failures.push(...tls.failures);
+  state.tls.push(tls.tls);
 }
 
 function defaultBackendOf(ingress: V1Ingress, ref: IngressRef, state: BuildState): ServiceRef | null {
@@ -80,7 +91,11 @@ export function buildModel(snapshot: Snapshot, options: BuildOptions): BuildResu
   const cluster = indexCluster(snapshot);
   const classes = indexIngressClasses(snapshot?.ingressClasses ?? [], options);
   const ours = sortIngressesOldestFirst((snapshot?.ingresses ?? []).filter((ingress) => isOurIngress(ingress, classes, options)));
-  const state: BuildState = { table: new ServerTable(), registry: new BackendRegistry(), failures: [], accepted: [] };
+  const config = readControllerConfig(snapshot?.configMaps ?? [], options.configMap);
+  const state: BuildState = {
+    table: new ServerTable(), registry: new BackendRegistry(), failures: [...config.failures], accepted: [], tls: [],
+    defaults: config.annotationDefaults,
+  };
 
   ours.forEach((ingress, rank) => {
     try {
@@ -95,9 +110,14 @@ export function buildModel(snapshot: Snapshot, options: BuildOptions): BuildResu
   state.failures.push(...placeIngressDefaultBackends(state.accepted, state.table, state.registry));
   const global = resolveGlobalDefault(options, cluster);
   state.failures.push(...global.failures);
-  state.failures.push(...placeGlobalDefaults(state.table, state.registry, global));
+  state.failures.push(...placeGlobalDefaults(state.table, state.registry, global, state.defaults));
 
   const resolved = state.registry.resolve(cluster);
   state.failures.push(...resolved.failures);
-  return { model: { servers: state.table.toServers(), backends: resolved.backends }, failures: state.failures };
+  const tls = resolveTls(state.tls, snapshot?.secrets ?? [], options);
+  state.failures.push(...tls.failures);
+  return {
+    model: { servers: state.table.toServers(tls.tlsHosts), backends: resolved.backends, tls: tls.state, settings: config.settings },
+    failures: state.failures,
+  };
 }

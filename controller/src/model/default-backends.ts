@@ -7,7 +7,7 @@
 // 3. --default-backend-service (its first port), else NGINX's own 404.
 
 import type { V1Service } from '@kubernetes/client-node';
-import { DEFAULT_ANNOTATION_VALUES, proxySettingsFrom, type AnnotationValues } from './annotations/index.ts';
+import { DEFAULT_ANNOTATION_VALUES, proxySettingsFrom, redirectSettingsFrom, type AnnotationValues } from './annotations/index.ts';
 import { backendName, parseServiceKey, type ServiceRef } from './backend-ref.ts';
 import type { BackendRegistry } from './backends.ts';
 import type { ClusterIndex } from './cluster-index.ts';
@@ -47,6 +47,7 @@ export function placeIngressDefaultBackends(
         ingress: ingress.ref,
         proxy: proxySettingsFrom(ingress.values),
         rewriteTarget: null,
+        ...redirectSettingsFrom(ingress.values),
       };
       const failure = placeBackendLocation(table, registry, {
         host, location, backend: ingress.defaultBackend, loadBalance: ingress.values.loadBalance,
@@ -93,16 +94,23 @@ export function resolveGlobalDefault(options: BuildOptions, cluster: ClusterInde
 }
 
 /** Phase 3: every server still without a `/` prefix gets one to the global default. */
-export function placeGlobalDefaults(table: ServerTable, registry: BackendRegistry, global: GlobalDefault): Failure[] {
+export function placeGlobalDefaults(
+  table: ServerTable,
+  registry: BackendRegistry,
+  global: GlobalDefault,
+  defaults: AnnotationValues = DEFAULT_ANNOTATION_VALUES,
+): Failure[] {
   const failures: Failure[] = [];
-  const proxy = proxySettingsFrom(DEFAULT_ANNOTATION_VALUES);
-  const notFound: Location = { path: '/', match: 'prefix', target: { kind: 'not-found' }, ingress: null, proxy, rewriteTarget: null };
+  const proxy = proxySettingsFrom(defaults);
+  const notFound: Location = {
+    path: '/', match: 'prefix', target: { kind: 'not-found' }, ingress: null, proxy, rewriteTarget: null, ...redirectSettingsFrom(defaults),
+  };
   for (const host of table.hostnames()) {
     if (table.hasRootPrefix(host)) continue;
     if (global.backend !== null) {
       const location: Location = { ...notFound, target: { kind: 'backend', backend: backendName(global.backend) } };
       const failure = placeBackendLocation(table, registry, {
-        host, location, backend: global.backend, loadBalance: DEFAULT_ANNOTATION_VALUES.loadBalance,
+        host, location, backend: global.backend, loadBalance: defaults.loadBalance,
         rank: Number.POSITIVE_INFINITY, field: FLAG, serviceField: '',
       });
       if (failure === null) continue;

@@ -4,7 +4,7 @@
 // Placement (conflicts, oldest wins) happens later, in placement.ts.
 
 import type { V1HTTPIngressPath, V1Ingress, V1IngressRule } from '@kubernetes/client-node';
-import { proxySettingsFrom, type AnnotationValues } from './annotations/index.ts';
+import { proxySettingsFrom, redirectSettingsFrom, type AnnotationValues } from './annotations/index.ts';
 import { checkIngressBackend, backendName, type ServiceRef } from './backend-ref.ts';
 import { makeFailure, quoteValue } from './failure.ts';
 import { checkRuleHost } from './names.ts';
@@ -55,6 +55,7 @@ function translatePath(
     ingress,
     proxy: proxySettingsFrom(values),
     rewriteTarget: values.rewriteTarget,
+    ...redirectSettingsFrom(values),
   };
   return { host, location, backend: backend.value, field };
 }

@@ -46,6 +46,12 @@ export interface BuildOptions {
   readonly annotationsPrefix: string;
   /** --default-backend-service as `namespace/name`, or null for the built-in 404. */
   readonly defaultBackendService: string | null;
+  /** --default-ssl-certificate as `namespace/name` of a TLS Secret, or null/absent for the self-signed one. */
+  readonly defaultSslCertificate?: string | null;
+  /** --configmap as `namespace/name`, or null/absent: global settings keep their defaults. */
+  readonly configMap?: string | null;
+  /** The time certificates are checked against (ms since the epoch); absent = expiry is not checked. Passed in so the builder stays clock-free. */
+  readonly now?: number;
 }
 
 /** The whole NGINX model. Built from scratch on every sync, never patched. */
@@ -54,6 +60,10 @@ export interface Model {
   readonly servers: readonly Server[];
   /** Every backend some location routes to, sorted by name. */
   readonly backends: readonly Backend[];
+  /** Certificates and which host gets which. DYNAMIC: pushed to Lua, never in nginx.conf. */
+  readonly tls: TlsState;
+  /** Global settings from the controller's ConfigMap (validated, defaulted). Static: shapes nginx.conf. */
+  readonly settings: GlobalSettings;
 }
 
 /** One NGINX `server {}`: one hostname. */
@@ -62,6 +72,12 @@ export interface Server {
   readonly hostname: string;
   /** Locations in the order NGINX should see them (see LocationMatch), sorted deterministically. */
   readonly locations: readonly Location[];
+  /**
+   * Some Ingress names this host in `spec.tls[].hosts`. Static: it decides the
+   * ssl-redirect of the host's locations. It does not depend on the Secret
+   * (a missing or rotated Secret changes only the dynamic TlsState).
+   */
+  readonly tls: boolean;
 }
 
 /**
@@ -100,6 +116,10 @@ export interface Location {
   readonly proxy: ProxySettings;
   /** rewrite-target: the replacement for `rewrite "(?i)<path>" <target> break;`, or null. */
   readonly rewriteTarget: string | null;
+  /** ssl-redirect (annotation, else ConfigMap; default true): plain HTTP is redirected when the Server has `tls`. */
+  readonly sslRedirect: boolean;
+  /** force-ssl-redirect (annotation, else ConfigMap; default false): plain HTTP is redirected even without `tls`. */
+  readonly forceSslRedirect: boolean;
 }
 
 /** Per-location proxy settings. Every field is a validated NGINX token. */
@@ -168,4 +188,81 @@ export interface Failure {
 export interface BuildResult {
   readonly model: Model;
   readonly failures: readonly Failure[];
+}
+
+/** The Secret a certificate came from. */
+export interface SecretRef {
+  readonly namespace: string;
+  readonly name: string;
+}
+
+/**
+ * A certificate from a valid `kubernetes.io/tls` Secret. Holds the PRIVATE KEY:
+ * never log a Certificate or a Model whole; only Lua receives `key`.
+ */
+export interface Certificate {
+  /** `<namespace>/<secret name>`: stable across rotations, so a new PEM under the same id is a dynamic change. */
+  readonly id: string;
+  readonly secret: SecretRef;
+  /** `tls.crt` as found: the PEM chain, leaf first. */
+  readonly cert: string;
+  /** `tls.key`: the PEM private key matching the leaf. */
+  readonly key: string;
+  /** DNS names the leaf is valid for (SAN DNS entries, else the CN), lowercased, sorted. */
+  readonly names: readonly string[];
+  /** Leaf serial number, uppercase hex (for logs and tests). */
+  readonly serial: string;
+  /** Leaf validity end, ISO 8601; an expired certificate is still served (clients decide) but flagged. */
+  readonly notAfter: string;
+}
+
+/** One entry of the host → certificate map Lua consults by SNI. */
+export interface CertificateHost {
+  /** Lowercased host or one-label wildcard (`*.example.com`) as named in `spec.tls[].hosts` or a rule host the certificate covers. */
+  readonly host: string;
+  /** Certificate.id. */
+  readonly certificate: string;
+}
+
+/** The dynamic TLS state (blanked by diff's staticPart: changing it never reloads). */
+export interface TlsState {
+  /** Valid certificates some host uses, sorted by id. */
+  readonly certificates: readonly Certificate[];
+  /** Host → certificate, sorted by host; a host absent here gets the default certificate. */
+  readonly hosts: readonly CertificateHost[];
+  /** Certificate.id of --default-ssl-certificate when valid, else null (the self-signed placeholder of nginx.conf). */
+  readonly defaultCertificate: string | null;
+}
+
+/** The JSON Lua receives on POST /configuration/certificates: the FULL set (private keys included, loopback only). */
+export interface DynamicCertificates {
+  /** Every certificate by id. */
+  readonly certificates: readonly { readonly id: string; readonly cert: string; readonly key: string }[];
+  /** host → certificate id. */
+  readonly hosts: Readonly<Record<string, string>>;
+  /** Certificate id for unknown SNI, or null (NGINX's placeholder certificate). */
+  readonly defaultCertificate: string | null;
+}
+
+/** HSTS as sent on HTTPS responses. */
+export interface HstsSettings {
+  /** hsts: send Strict-Transport-Security on HTTPS responses (default true). */
+  readonly enabled: boolean;
+  /** hsts-max-age in seconds (default 31536000). */
+  readonly maxAge: number;
+  /** hsts-include-subdomains (default true). */
+  readonly includeSubdomains: boolean;
+  /** hsts-preload (default false). */
+  readonly preload: boolean;
+}
+
+/** Global settings from the ConfigMap (--configmap); each key validated, unknown keys ignored with a failure. */
+export interface GlobalSettings {
+  /** ssl-protocols: `TLSv1.2 TLSv1.3` by default; each word one of TLSv1, TLSv1.1, TLSv1.2, TLSv1.3. */
+  readonly sslProtocols: readonly string[];
+  /** ssl-ciphers: an OpenSSL cipher list (letters, digits, `-_:+!@.=`), for TLS ≤ 1.2. */
+  readonly sslCiphers: string;
+  readonly hsts: HstsSettings;
+  /** http-redirect-code: 301, 302, 307 or 308 (default 308). */
+  readonly httpRedirectCode: 301 | 302 | 307 | 308;
 }

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { pino } from 'pino';
 import { createSync, RetryLater, type DataPlane } from './sync.ts';
-import type { Backend, DynamicBackend, Model, Snapshot } from '../model/types.ts';
+import type { Backend, DynamicBackend, DynamicCertificates, Model, Snapshot } from '../model/types.ts';
 
 const proxy = { bodySize: '1m', connectTimeout: 5, readTimeout: 60, sendTimeout: 60, protocol: 'HTTP' } as const;
 const emptySnapshot: Snapshot = { ingresses: [], ingressClasses: [], services: [], endpointSlices: [], secrets: [], configMaps: [] };
@@ -15,16 +15,20 @@ function model(paths: string[], addresses: string[]): Model {
   return {
     servers: [{
       hostname: 'app.test',
+      tls: false,
       locations: paths.map((path) => ({
         path, match: 'prefix', target: { kind: 'backend', backend: backend.name }, ingress: null, proxy, rewriteTarget: null,
+        sslRedirect: true, forceSslRedirect: false,
       })),
     }],
     backends: [backend],
+    tls: { certificates: [], hosts: [], defaultCertificate: null },
+    settings: { sslProtocols: ['TLSv1.2', 'TLSv1.3'], sslCiphers: 'HIGH:!aNULL', hsts: { enabled: true, maxAge: 31536000, includeSubdomains: true, preload: false }, httpRedirectCode: 308 },
   };
 }
 
 /** A data plane that records what it was asked to do, in order. */
-function fakeDataplane(): DataPlane & { log: string[]; failReload: boolean; busyReloads: number; holdReload: Promise<void> | null; failPush: number } {
+function fakeDataplane(): DataPlane & { log: string[]; certificatePushes: DynamicCertificates[]; failReload: boolean; busyReloads: number; holdReload: Promise<void> | null; failPush: number } {
   let started = false;
   const dp = {
     log: [] as string[],
@@ -44,6 +48,11 @@ function fakeDataplane(): DataPlane & { log: string[]; failReload: boolean; busy
     async pushBackends(backends: readonly DynamicBackend[]) {
       if (dp.failPush > 0) { dp.failPush--; throw new Error('connection refused'); }
       dp.log.push(`push ${backends.map((b) => b.endpoints.length).join(',')}`);
+    },
+    // Recorded apart from `log` so the backend-order assertions stay as they are.
+    certificatePushes: [] as DynamicCertificates[],
+    async pushCertificates(certificates: DynamicCertificates) {
+      dp.certificatePushes.push(certificates);
     },
   };
   return dp;

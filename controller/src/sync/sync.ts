@@ -9,7 +9,7 @@
 
 import type { Logger } from 'pino';
 import { decideApply } from '../diff/decide.ts';
-import type { BuildResult, DynamicBackend, Failure, Model, Snapshot } from '../model/types.ts';
+import type { BuildResult, DynamicBackend, DynamicCertificates, Failure, Model, Snapshot } from '../model/types.ts';
 import { createSyncQueue } from './queue.ts';
 
 /** A data-plane failure that says nothing about the configuration (e.g. NGINX is restarting): retry soon, do not hold the config as bad. */
@@ -25,6 +25,8 @@ export interface DataPlane {
   reload(conf: string, version: string): Promise<void>;
   /** POST the full dynamic state to Lua. */
   pushBackends(backends: readonly DynamicBackend[]): Promise<void>;
+  /** POST every certificate and the host map to Lua (only when they changed or Lua lost them). */
+  pushCertificates(certificates: DynamicCertificates): Promise<void>;
 }
 
 /** The pure steps, handed in by main. */
@@ -82,9 +84,10 @@ export function createSync(options: SyncOptions): Sync {
   let badVersion: { version: string; until: number } | null = null;
   let retryAfter = 0; // after RetryLater: no reload attempt before this time
 
-  const push = async (backends: readonly DynamicBackend[]): Promise<void> => {
+  const push = async (backends: readonly DynamicBackend[], certificates: DynamicCertificates | null): Promise<void> => {
     try {
       await dataplane.pushBackends(backends);
+      if (certificates !== null) await dataplane.pushCertificates(certificates);
       dataplaneEmpty = false;
     } catch (err) {
       dataplaneEmpty = true; // unknown state: the next sync pushes everything again
@@ -125,19 +128,19 @@ export function createSync(options: SyncOptions): Sync {
     const decision = decideApply({ model: current, dataplaneEmpty }, model);
     if (decision.kind === 'skip') return 'skip';
     if (decision.kind === 'dynamic') {
-      await push(decision.backends);
+      await push(decision.backends, decision.certificates);
       current = model;
       return 'dynamic';
     }
     const { conf, version } = steps.render(model);
     if (!dataplane.started()) {
       await dataplane.start(conf, version);
-      await push(decision.backends);
+      await push(decision.backends, decision.certificates);
       current = confirmed = model;
       hooks.onReloaded?.(model);
       return 'reload';
     }
-    await push(decision.backends);
+    await push(decision.backends, decision.certificates);
     if (inFlight || now() < retryAfter) return 'reload-queued';
     if (badVersion && badVersion.version === version && now() < badVersion.until) return 'known-bad';
     startReload(model, conf, version);

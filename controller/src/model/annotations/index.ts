@@ -17,6 +17,7 @@ import {
   proxySendTimeoutAnnotation,
 } from './proxy.ts';
 import { rewriteTargetAnnotation, useRegexAnnotation } from './rewrite.ts';
+import { forceSslRedirectAnnotation, sslRedirectAnnotation } from './tls.ts';
 import type { AnnotationSpec, AnnotationValues, AnyAnnotationSpec } from './types.ts';
 
 export type { AnnotationScope, AnnotationSpec, AnnotationValues, AnyAnnotationSpec } from './types.ts';
@@ -31,6 +32,8 @@ export const DEFAULT_ANNOTATION_VALUES: AnnotationValues = Object.freeze({
   sendTimeout: 60,
   protocol: 'HTTP',
   loadBalance: 'round_robin',
+  sslRedirect: true,
+  forceSslRedirect: false,
 });
 
 /** Every annotation this controller understands. */
@@ -43,6 +46,8 @@ export const ANNOTATION_SPECS: readonly AnyAnnotationSpec[] = Object.freeze([
   proxySendTimeoutAnnotation,
   backendProtocolAnnotation,
   loadBalanceAnnotation,
+  sslRedirectAnnotation,
+  forceSslRedirectAnnotation,
 ]);
 
 /** The per-location proxy settings carried by a set of annotation values. */
@@ -54,6 +59,11 @@ export function proxySettingsFrom(values: AnnotationValues): ProxySettings {
     sendTimeout: values.sendTimeout,
     protocol: values.protocol,
   };
+}
+
+/** The redirect settings a Location carries. */
+export function redirectSettingsFrom(values: AnnotationValues): { sslRedirect: boolean; forceSslRedirect: boolean } {
+  return { sslRedirect: values.sslRedirect, forceSslRedirect: values.forceSslRedirect };
 }
 
 /** Outcome for one Ingress: its settings, or why it must be skipped. */
@@ -83,8 +93,10 @@ export function parseIngressAnnotations(
   prefix: string,
   ingress: IngressRef,
   specs: readonly AnyAnnotationSpec[] = ANNOTATION_SPECS,
+  defaults: AnnotationValues = DEFAULT_ANNOTATION_VALUES,
 ): IngressAnnotations {
-  const values = { ...DEFAULT_ANNOTATION_VALUES };
+  // defaults: DEFAULT_ANNOTATION_VALUES overlaid with the ConfigMap's keys.
+  const values = { ...defaults };
   const failures: Failure[] = [];
   const source = annotations ?? {};
   const keyPrefix = `${prefix}/`;

@@ -32,6 +32,10 @@ export interface AnnotationValues {
   readonly protocol: 'HTTP' | 'HTTPS';
   /** load-balance: lives on the Backend (oldest Ingress wins). */
   readonly loadBalance: LoadBalance;
+  /** ssl-redirect: redirect plain HTTP to HTTPS when the host has TLS. */
+  readonly sslRedirect: boolean;
+  /** force-ssl-redirect: redirect plain HTTP to HTTPS even without TLS. */
+  readonly forceSslRedirect: boolean;
 }
 
 /** One annotation: its key (without the prefix), scope, target field and strict parser. */

@@ -60,18 +60,26 @@ export function proxied(path: string, match: Location['match'], backendName: str
     ingress: { namespace: 'default', name: 'web' },
     proxy: DEFAULT_PROXY,
     rewriteTarget: null,
+    sslRedirect: true,
+    forceSslRedirect: false,
     ...extra,
   };
 }
 
 export function notFound(path: string, match: Location['match'] = 'prefix'): Location {
-  return { path, match, target: { kind: 'not-found' }, ingress: null, proxy: DEFAULT_PROXY, rewriteTarget: null };
+  return { path, match, target: { kind: 'not-found' }, ingress: null, proxy: DEFAULT_PROXY, rewriteTarget: null, sslRedirect: true, forceSslRedirect: false };
 }
 
-export function server(hostname: string, locations: Location[]): Server {
-  return { hostname, locations };
+export function server(hostname: string, locations: Location[], tls = false): Server {
+  return { hostname, locations, tls };
 }
 
-export function model(servers: Server[], backends: Backend[]): Model {
-  return deepFreeze({ servers, backends });
+/** ingress-nginx's TLS defaults, as the ConfigMap module gives them without a ConfigMap. */
+export const DEFAULT_SETTINGS: Model['settings'] = { sslProtocols: ['TLSv1.2', 'TLSv1.3'], sslCiphers: 'HIGH:!aNULL', hsts: { enabled: true, maxAge: 31536000, includeSubdomains: true, preload: false }, httpRedirectCode: 308 };
+
+/** No certificates: every host gets the default certificate. */
+export const NO_TLS: Model['tls'] = { certificates: [], hosts: [], defaultCertificate: null };
+
+export function model(servers: Server[], backends: Backend[], settings: Model['settings'] = DEFAULT_SETTINGS): Model {
+  return deepFreeze({ servers, backends, tls: NO_TLS, settings });
 }
