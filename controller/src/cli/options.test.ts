@@ -36,6 +36,9 @@ const DEFAULTS: ControllerOptions = {
   validatingWebhook: null,
   validatingWebhookCertificate: null,
   validatingWebhookKey: null,
+  reportStatusClasses: false,
+  metricsPerHost: true,
+  shutdownGracePeriod: 0,
 };
 
 /** Runs parseOptions and returns the CommandLineExit it must throw. */
@@ -92,6 +95,9 @@ void describe('parseOptions', () => {
       argv: ['--validating-webhook', ':8443', '--validating-webhook-certificate', '/certs/tls.crt', '--validating-webhook-key', '/certs/tls.key'],
       expected: { validatingWebhook: ':8443', validatingWebhookCertificate: '/certs/tls.crt', validatingWebhookKey: '/certs/tls.key' },
     },
+    { name: '--report-status-classes', argv: ['--report-status-classes'], expected: { reportStatusClasses: true } },
+    { name: '--metrics-per-host=false', argv: ['--metrics-per-host=false'], expected: { metricsPerHost: false } },
+    { name: '--shutdown-grace-period 15', argv: ['--shutdown-grace-period', '15'], expected: { shutdownGracePeriod: 15 } },
     { name: 'the last repeat wins', argv: ['--http-port', '81', '--http-port', '82'], expected: { httpPort: 82 } },
   ];
   for (const row of flagRows) {
@@ -130,6 +136,8 @@ void describe('parseOptions', () => {
     { name: 'webhook address without a port', argv: ['--validating-webhook', '127.0.0.1'], flag: '--validating-webhook' },
     { name: 'webhook address with a host name', argv: ['--validating-webhook', 'localhost:8443'], flag: '--validating-webhook' },
     { name: 'webhook without certificate and key', argv: ['--validating-webhook', ':8443'], flag: '--validating-webhook-certificate' },
+    { name: 'grace period with a unit', argv: ['--shutdown-grace-period', '15s'], flag: '--shutdown-grace-period' },
+    { name: 'grace period over an hour', argv: ['--shutdown-grace-period', '3601'], flag: '--shutdown-grace-period' },
     { name: 'missing value', argv: ['--http-port'], flag: '--http-port' },
     { name: 'unknown flag', argv: ['--enable-ssl-passthrough'], flag: '--enable-ssl-passthrough' },
     { name: 'misspelt flag', argv: ['--ingress-clas', 'x'], flag: '--ingress-clas' },

@@ -65,6 +65,12 @@ export interface ControllerOptions extends BuildOptions {
   /** --validating-webhook-certificate / --validating-webhook-key: PEM files for the webhook's TLS. */
   readonly validatingWebhookCertificate: string | null;
   readonly validatingWebhookKey: string | null;
+  /** --report-status-classes: per-request metrics label `status` as `2xx`/`3xx`/… instead of the code. */
+  readonly reportStatusClasses: boolean;
+  /** --metrics-per-host: per-request metrics carry the configured server name as label `host`. */
+  readonly metricsPerHost: boolean;
+  /** --shutdown-grace-period: seconds between SIGTERM (health checks fail at once) and NGINX quitting. */
+  readonly shutdownGracePeriod: number;
 }
 
 /** One flag: its commander spelling, help text, default (already typed) and parser. */
@@ -112,6 +118,9 @@ const FLAGS: readonly FlagSpec[] = [
   { flags: '--validating-webhook <[ip]:port>', description: 'serve the validating admission webhook (HTTPS) on this address, e.g. :8443; "" = off', defaultValue: '', parser: parse.parseListenAddress },
   { flags: '--validating-webhook-certificate <path>', description: 'PEM certificate of the admission webhook', defaultValue: '', parser: parse.parseFilePath },
   { flags: '--validating-webhook-key <path>', description: 'PEM private key of the admission webhook', defaultValue: '', parser: parse.parseFilePath },
+  bool('--report-status-classes', 'per-request metrics report status classes (2xx, 3xx, ...) instead of status codes', false),
+  bool('--metrics-per-host', 'per-request metrics carry the configured host name as label "host"', true),
+  { flags: '--shutdown-grace-period <seconds>', description: 'seconds to keep serving after SIGTERM while /healthz fails, before NGINX quits', defaultValue: 0, parser: parse.parseSeconds },
 ];
 
 /** Port flags that must all differ (NGINX and the controller listen on each). */
@@ -173,6 +182,9 @@ function toControllerOptions(raw: Record<string, unknown>): ControllerOptions {
     validatingWebhook: orNull(raw.validatingWebhook as string),
     validatingWebhookCertificate: orNull(raw.validatingWebhookCertificate as string),
     validatingWebhookKey: orNull(raw.validatingWebhookKey as string),
+    reportStatusClasses: raw.reportStatusClasses as boolean,
+    metricsPerHost: raw.metricsPerHost as boolean,
+    shutdownGracePeriod: raw.shutdownGracePeriod as number,
   };
   if (options.validatingWebhook !== null && (options.validatingWebhookCertificate === null || options.validatingWebhookKey === null)) {
     throw CommandLineExit.usage('--validating-webhook needs --validating-webhook-certificate and --validating-webhook-key (the API server calls webhooks over HTTPS only)');

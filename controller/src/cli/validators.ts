@@ -44,6 +44,14 @@ export function parsePositiveNumber(value: string): number {
   return number;
 }
 
+/** Whole seconds from 0 to 3600 (e.g. --shutdown-grace-period). */
+export function parseSeconds(value: string): number {
+  if (!/^\d{1,4}$/.test(value) || Number(value) > 3600) {
+    throw new InvalidArgumentError('Expected whole seconds from 0 to 3600.');
+  }
+  return Number(value);
+}
+
 /** `auto` or a whole number of NGINX worker processes (1–1024). */
 export function parseWorkerProcesses(value: string): number | 'auto' {
   if (value === 'auto') return 'auto';
