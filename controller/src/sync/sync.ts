@@ -39,11 +39,25 @@ export interface SyncSteps {
 /** Outcome of one sync, for logs and metrics. */
 export type SyncResult = 'skip' | 'dynamic' | 'reload' | 'reload-queued' | 'known-bad';
 
+/** Why a sync did what it did, and where its time went: the sync log line and metrics. */
+export interface SyncDetail {
+  /** `static change` (nginx.conf differs), `endpoints` (only dynamic parts), `data plane empty`, or `no change`. */
+  why: string;
+  /** Backends whose dynamic part changed, sorted (empty for skip). */
+  changed: readonly string[];
+  buildMs: number;
+  renderMs: number;
+  /** Pushing to Lua, plus starting NGINX on the first sync (a reload runs in the background after). */
+  applyMs: number;
+}
+
 export interface SyncHooks {
   /** Every sync's failures (the full current set). */
   onFailures?(failures: readonly Failure[]): void;
-  /** After each sync, with its outcome and duration. */
-  onSynced?(result: SyncResult, ms: number): void;
+  /** After each sync, with its outcome, duration and detail. */
+  onSynced?(result: SyncResult, ms: number, detail: SyncDetail): void;
+  /** A sync threw (it is retried with backoff). */
+  onSyncFailed?(err: unknown): void;
   /** A reload was refused or failed; NGINX keeps the last good configuration. */
   onReloadFailed?(err: unknown, model: Model): void;
   /** A reload went live. */
@@ -122,25 +136,36 @@ export function createSync(options: SyncOptions): Sync {
     });
   };
 
-  const syncOnce = async (): Promise<SyncResult> => {
+  const syncOnce = async (detail: SyncDetail): Promise<SyncResult> => {
+    let mark = now();
+    const lap = (): number => { const at = now(); const ms = at - mark; mark = at; return ms; };
     const { model, failures } = steps.build(steps.snapshot());
+    detail.buildMs = lap();
     hooks.onFailures?.(failures);
+    const wasEmpty = dataplaneEmpty;
     const decision = decideApply({ model: current, dataplaneEmpty }, model);
     if (decision.kind === 'skip') return 'skip';
+    detail.changed = decision.changed;
     if (decision.kind === 'dynamic') {
+      detail.why = wasEmpty ? 'data plane empty' : 'endpoints';
       await push(decision.backends, decision.certificates);
+      detail.applyMs = lap();
       current = model;
       return 'dynamic';
     }
+    detail.why = 'static change';
     const { conf, version } = steps.render(model);
+    detail.renderMs = lap();
     if (!dataplane.started()) {
       await dataplane.start(conf, version);
       await push(decision.backends, decision.certificates);
       current = confirmed = model;
+      detail.applyMs = lap();
       hooks.onReloaded?.(model);
       return 'reload';
     }
     await push(decision.backends, decision.certificates);
+    detail.applyMs = lap();
     if (inFlight || now() < retryAfter) return 'reload-queued';
     if (badVersion && badVersion.version === version && now() < badVersion.until) return 'known-bad';
     startReload(model, conf, version);
@@ -149,12 +174,19 @@ export function createSync(options: SyncOptions): Sync {
 
   const queue = createSyncQueue(async () => {
     const started = now();
-    const result = await syncOnce();
+    const detail: SyncDetail = { why: 'no change', changed: [], buildMs: 0, renderMs: 0, applyMs: 0 };
+    const result = await syncOnce(detail);
     const ms = now() - started;
-    hooks.onSynced?.(result, ms);
-    if (result !== 'skip') logger.info({ result, ms }, 'sync');
-    else logger.debug({ result, ms }, 'sync');
-  }, { minIntervalMs: options.minIntervalMs }, (err) => logger.error({ err }, 'sync failed; retrying'));
+    hooks.onSynced?.(result, ms, detail);
+    // At most 20 names: one rolling deploy must not make a megabyte log line.
+    const line = { result, why: detail.why, changed: detail.changed.slice(0, 20), changedCount: detail.changed.length,
+      ms, buildMs: detail.buildMs, renderMs: detail.renderMs, applyMs: detail.applyMs };
+    if (result !== 'skip') logger.info(line, 'sync');
+    else logger.debug(line, 'sync');
+  }, { minIntervalMs: options.minIntervalMs }, (err) => {
+    hooks.onSyncFailed?.(err);
+    logger.error({ err }, 'sync failed; retrying');
+  });
 
   return {
     kick: () => queue.kick(),
