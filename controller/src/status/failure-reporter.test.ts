@@ -27,12 +27,14 @@ const rows: { name: string; rounds: Failure[][]; warnings: number; resolved: num
 for (const row of rows) {
   test(`failure reporter: ${row.name}`, async () => {
     const { lines, logger } = capture();
-    const reporter = createFailureReporter(logger);
+    const handedOn: Failure[] = [];
+    const reporter = createFailureReporter(logger, (f) => handedOn.push(f));
     for (const round of row.rounds) reporter.report(round);
     logger.flush();
     await new Promise((r) => setImmediate(r));
     assert.equal(lines.filter((l) => l.level === 40).length, row.warnings);
     assert.equal(lines.filter((l) => l.msg === 'resolved').length, row.resolved);
+    assert.equal(handedOn.length, row.warnings, 'each logged failure is handed to onNew (the Event writer) once');
     assert.deepEqual(reporter.current(), row.rounds.at(-1));
   });
 }

@@ -1,7 +1,7 @@
 // Reports the model builder's failures without flooding: every sync hands in
 // the full current set, and only failures that are new since the previous
-// sync are logged (a broken Ingress is reported once, not on every event).
-// Events on the Ingress (issue "operating it") plug in here.
+// sync are logged and handed to `onNew` (a Warning Event on the Ingress), so
+// a broken Ingress is reported once, not on every event.
 
 import type { Logger } from 'pino';
 import type { Failure } from '../model/types.ts';
@@ -17,7 +17,8 @@ function keyOf(f: Failure): string {
   return [f.ingress?.namespace ?? '', f.ingress?.name ?? '', f.reason, f.field, f.message].join('\u0000');
 }
 
-export function createFailureReporter(logger: Logger): FailureReporter {
+/** `onNew` is called once per failure that appears (e.g. to write a Warning Event); it must not throw. */
+export function createFailureReporter(logger: Logger, onNew?: (failure: Failure) => void): FailureReporter {
   let standing = new Map<string, Failure>();
   return {
     report(failures: readonly Failure[]): void {
@@ -26,6 +27,7 @@ export function createFailureReporter(logger: Logger): FailureReporter {
         if (standing.has(key)) continue;
         const ingress = f.ingress ? `${f.ingress.namespace}/${f.ingress.name}` : null;
         logger.warn({ ingress, reason: f.reason, field: f.field }, f.message);
+        onNew?.(f);
       }
       for (const [key, f] of standing) {
         if (!next.has(key) && f.ingress) {

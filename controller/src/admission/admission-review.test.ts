@@ -1,0 +1,105 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+
+import type { V1Ingress } from '@kubernetes/client-node';
+import { ann, deepFreeze, DEFAULT_OPTIONS, ingress, path, rule, service, snapshot, svc } from '../model/testdata/fixtures.ts';
+import { reviewAdmission } from './admission-review.ts';
+
+/** The cluster every row starts from: `old` (2024) holds a.example.com/ and its Service exists. */
+const CLUSTER = deepFreeze(snapshot({
+  ingresses: [ingress('old', { rules: [rule('a.example.com', path('/', svc('web', 80)))] })],
+  services: [service('web', [{ port: 80 }])],
+}));
+
+/** A raw Ingress as the API server sends it in a review (no creationTimestamp on CREATE). */
+function candidate(name: string, changes: { host?: string; path?: string; pathType?: string; annotations?: Record<string, string>; className?: string; service?: string; created?: string } = {}): Record<string, unknown> {
+  const built: V1Ingress = ingress(name, {
+    className: changes.className ?? 'nginx',
+    annotations: changes.annotations,
+    rules: [rule(changes.host ?? 'b.example.com', path(changes.path ?? '/', svc(changes.service ?? 'web', 80), changes.pathType))],
+  });
+  const metadata: Record<string, unknown> = { ...built.metadata, creationTimestamp: changes.created };
+  return JSON.parse(JSON.stringify({ ...built, metadata })) as Record<string, unknown>;
+}
+
+function review(operation: string, object: unknown, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview',
+    request: {
+      uid: 'req-1', kind: { group: 'networking.k8s.io', version: 'v1', kind: 'Ingress' },
+      resource: { group: 'networking.k8s.io', version: 'v1', resource: 'ingresses' },
+      namespace: 'default', name: (object as { metadata?: { name?: string } } | undefined)?.metadata?.name, operation, object, ...extra,
+    },
+  };
+}
+
+const decisionRows: { name: string; body: unknown; allowed: boolean; message?: RegExp; warning?: RegExp }[] = [
+  { name: 'a new Ingress on a free host is allowed', body: review('CREATE', candidate('new')), allowed: true },
+  {
+    name: 'an invalid annotation is denied naming key and value',
+    body: review('CREATE', candidate('new', { annotations: { [ann('proxy-body-size')]: '1x' } })),
+    allowed: false, message: /proxy-body-size.*"1x"/,
+  },
+  {
+    name: 'a snippet annotation is denied',
+    body: review('CREATE', candidate('new', { annotations: { [ann('configuration-snippet')]: 'return 200;' } })),
+    allowed: false, message: /configuration-snippet/,
+  },
+  {
+    name: 'a host+path held by an older Ingress is denied naming the holder',
+    body: review('CREATE', candidate('new', { host: 'a.example.com' })),
+    allowed: false, message: /already served by .*default\/old/,
+  },
+  {
+    name: 'an UPDATE of the holder itself replaces it and is allowed',
+    body: review('UPDATE', candidate('old', { host: 'a.example.com', created: '2024-01-01T00:00:00Z' })),
+    allowed: true,
+  },
+  {
+    name: 'an invalid path for its pathType is denied',
+    body: review('CREATE', candidate('new', { path: 'no-slash', pathType: 'Exact' })),
+    allowed: false, message: /path "no-slash" refused/,
+  },
+  {
+    name: 'an Ingress of another class passes without checks',
+    body: review('CREATE', candidate('theirs', { className: 'other', host: 'a.example.com', annotations: { [ann('proxy-body-size')]: '1x' } })),
+    allowed: true,
+  },
+  {
+    name: 'a missing Service only warns (it may be applied next)',
+    body: review('CREATE', candidate('new', { service: 'later' })),
+    allowed: true, warning: /Service default\/later not found/,
+  },
+  { name: 'DELETE is allowed', body: review('DELETE', undefined, { name: 'old', oldObject: candidate('old') }), allowed: true },
+];
+
+const badRows: { name: string; body: unknown; error: RegExp }[] = [
+  { name: 'not an object', body: [1, 2], error: /not an AdmissionReview/ },
+  { name: 'v1beta1 review', body: { ...review('CREATE', candidate('new')), apiVersion: 'admission.k8s.io/v1beta1' }, error: /admission\.k8s\.io\/v1/ },
+  { name: 'no request', body: { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview' }, error: /no request/ },
+  { name: 'no uid', body: review('CREATE', candidate('new'), { uid: '' }), error: /uid/ },
+  { name: 'another resource', body: review('CREATE', {}, { kind: { group: '', version: 'v1', kind: 'Service' } }), error: /Ingress only/ },
+  { name: 'CREATE without an object', body: review('CREATE', 'oops'), error: /request\.object/ },
+];
+
+void describe('admission review', () => {
+  for (const row of decisionRows) {
+    void it(row.name, () => {
+      const reply = reviewAdmission(row.body, CLUSTER, DEFAULT_OPTIONS);
+      assert.equal(reply.status, 200, reply.status === 400 ? reply.error : '');
+      if (reply.status !== 200) return;
+      const { response } = reply.body;
+      assert.equal(response.uid, 'req-1', 'the response answers the request uid');
+      assert.equal(response.allowed, row.allowed, response.status?.message);
+      if (row.message) assert.match(response.status?.message ?? '', row.message);
+      if (row.warning) assert.match((response.warnings ?? []).join('\n'), row.warning);
+    });
+  }
+  for (const row of badRows) {
+    void it(`400 for ${row.name}`, () => {
+      const reply = reviewAdmission(row.body, CLUSTER, DEFAULT_OPTIONS);
+      assert.equal(reply.status, 400);
+      if (reply.status === 400) assert.match(reply.error, row.error);
+    });
+  }
+});

@@ -1,0 +1,79 @@
+import assert from 'node:assert/strict';
+import { connect } from 'node:tls';
+import { after, before, describe, it } from 'node:test';
+
+import { pino } from 'pino';
+import { Agent, fetch } from 'undici';
+import { makeServingCert } from '../../../e2e/cluster/apiserver/connection.ts';
+import type { ReviewReply } from './admission-review.ts';
+import { startWebhookServer, WEBHOOK_PATH, type ReviewOutcome, type WebhookServer } from './webhook-server.ts';
+
+const ALLOWED: ReviewReply = {
+  status: 200,
+  body: { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response: { uid: 'u', allowed: true } },
+  decision: { allowed: true, message: '', warnings: [], failures: [] },
+};
+
+void describe('webhook server', () => {
+  let server: WebhookServer;
+  let ca: string;
+  const outcomes: ReviewOutcome[] = [];
+  const seen: unknown[] = [];
+
+  before(async () => {
+    const cert = await makeServingCert('127.0.0.1');
+    ca = cert.cert;
+    server = await startWebhookServer({
+      host: '127.0.0.1', port: 0, certPem: cert.cert, keyPem: cert.key, logger: pino({ level: 'silent' }),
+      maxBodyBytes: 1024, timeoutMs: 500,
+      review: (body) => {
+        seen.push(body);
+        return (body as { bad?: boolean }).bad ? { status: 400, error: 'malformed review' } : ALLOWED;
+      },
+      onReviewed: (outcome) => outcomes.push(outcome),
+    });
+  });
+  after(() => server.close());
+
+  const post = (path: string, body: string, method = 'POST'): Promise<{ status: number; text: string }> =>
+    fetch(`https://127.0.0.1:${server.port}${path}`, {
+      method, body: method === 'GET' ? undefined : body, headers: { 'Content-Type': 'application/json' },
+      dispatcher: new Agent({ connect: { ca } }),
+    }).then(async (res) => ({ status: res.status, text: await res.text() }));
+
+  const rows: { name: string; path?: string; method?: string; body: string; status: number; text: RegExp }[] = [
+    { name: 'a review is answered with the review JSON', body: '{"ok":true}', status: 200, text: /"allowed":true/ },
+    { name: 'a malformed review is 400 with the reason', body: '{"bad":true}', status: 400, text: /malformed review/ },
+    { name: 'a body that is not JSON is 400', body: '{not json', status: 400, text: /not JSON/ },
+    { name: 'a body over the limit is 413', body: JSON.stringify({ pad: 'x'.repeat(2000) }), status: 413, text: /larger than 1024 bytes/ },
+    { name: 'another path is 404', path: '/mutate', body: '{}', status: 404, text: /only \/networking\/v1\/ingresses/ },
+    { name: 'GET is 405', method: 'GET', body: '', status: 405, text: /use POST/ },
+  ];
+  for (const row of rows) {
+    void it(row.name, async () => {
+      const reply = await post(row.path ?? WEBHOOK_PATH, row.body, row.method);
+      assert.equal(reply.status, row.status, reply.text);
+      assert.match(reply.text, row.text);
+    });
+  }
+
+  void it('counts outcomes for the check_success / check_errors metrics', () => {
+    assert.deepEqual(outcomes.slice(0, 2), ['allowed', 'error']);
+  });
+
+  void it('a client that never finishes its body is cut off after the time bound', async () => {
+    const started = Date.now();
+    const closed = await new Promise<string>((resolve, reject) => {
+      const socket = connect({ host: '127.0.0.1', port: server.port, ca, servername: 'localhost' }, () => {
+        socket.write(`POST ${WEBHOOK_PATH} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{`);
+      });
+      let data = '';
+      socket.on('data', (chunk: Buffer) => { data += chunk.toString(); });
+      socket.on('close', () => resolve(data));
+      socket.on('error', reject);
+      setTimeout(() => { socket.destroy(); reject(new Error('still open after 5 s')); }, 5000).unref();
+    });
+    assert.ok(Date.now() - started < 4000, 'closed within the bound');
+    assert.ok(closed === '' || /^HTTP\/1\.1 408/.test(closed), `408 or closed, got ${JSON.stringify(closed.slice(0, 40))}`);
+  });
+});

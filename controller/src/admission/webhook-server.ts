@@ -1,0 +1,129 @@
+// The validating webhook's HTTPS server (the API server only calls webhooks
+// over TLS). Bounded in every direction: body size (413), time to send the
+// request (408 / closed), one path, one method, JSON only. The review itself
+// is pure and synchronous (reviewAdmission), so nothing user-supplied is
+// executed and a slow review cannot pile up work.
+
+import { createServer, type Server } from 'node:https';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Logger } from 'pino';
+import type { ReviewReply } from './admission-review.ts';
+
+/** ingress-nginx's path, so existing ValidatingWebhookConfigurations keep working. */
+export const WEBHOOK_PATH = '/networking/v1/ingresses';
+
+export type ReviewOutcome = 'allowed' | 'denied' | 'error';
+
+export interface WebhookServerOptions {
+  readonly host: string;
+  /** 0 = any free port. */
+  readonly port: number;
+  readonly certPem: string;
+  readonly keyPem: string;
+  /** Reviews one parsed JSON body. */
+  readonly review: (body: unknown) => ReviewReply;
+  readonly logger: Logger;
+  /** Default 2 MiB (the API server's own request limit is 3 MiB; an Ingress is far smaller). */
+  readonly maxBodyBytes?: number;
+  /** Whole request, headers and body (default 10 s; the API server gives webhooks 10 s by default). */
+  readonly timeoutMs?: number;
+  /** After every request: for ingress-nginx's check_success / check_errors counters. */
+  readonly onReviewed?: (outcome: ReviewOutcome, ms: number) => void;
+}
+
+export interface WebhookServer {
+  readonly port: number;
+  close(): Promise<void>;
+}
+
+function sendText(res: ServerResponse, status: number, text: string): void {
+  res.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8', Connection: 'close' });
+  res.end(`${text}\n`);
+}
+
+/** Reads the body up to `limit` bytes; null (after answering 413) when it is larger. */
+function readBody(req: IncomingMessage, res: ServerResponse, limit: number): Promise<Buffer | null> {
+  return new Promise((resolve, reject) => {
+    const declared = Number(req.headers['content-length'] ?? 0);
+    if (declared > limit) {
+      sendText(res, 413, `body larger than ${limit} bytes`);
+      req.resume();
+      resolve(null);
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        sendText(res, 413, `body larger than ${limit} bytes`);
+        req.destroy();
+        resolve(null);
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
+
+async function handle(req: IncomingMessage, res: ServerResponse, options: WebhookServerOptions): Promise<ReviewOutcome> {
+  const path = new URL(req.url ?? '/', 'https://webhook').pathname;
+  if (path !== WEBHOOK_PATH) { sendText(res, 404, `only ${WEBHOOK_PATH} is served`); return 'error'; }
+  if (req.method !== 'POST') { sendText(res, 405, 'use POST with an AdmissionReview'); return 'error'; }
+  const body = await readBody(req, res, options.maxBodyBytes ?? 2 * 1024 * 1024);
+  if (body === null) return 'error';
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body.toString('utf8'));
+  } catch {
+    sendText(res, 400, 'body is not JSON');
+    return 'error';
+  }
+  const reply = options.review(parsed);
+  if (reply.status === 400) { sendText(res, 400, reply.error); return 'error'; }
+  res.writeHead(200, { 'Content-Type': 'application/json' });
+  res.end(JSON.stringify(reply.body));
+  return reply.decision.allowed ? 'allowed' : 'denied';
+}
+
+/** Starts listening; resolves once the port is bound. */
+export async function startWebhookServer(options: WebhookServerOptions): Promise<WebhookServer> {
+  const { logger } = options;
+  const timeoutMs = options.timeoutMs ?? 10_000;
+  const server: Server = createServer({
+    cert: options.certPem,
+    key: options.keyPem,
+    requestTimeout: timeoutMs,
+    headersTimeout: timeoutMs,
+    // Node checks the two timeouts only this often (default 30 s).
+    connectionsCheckingInterval: Math.min(1000, timeoutMs),
+  }, (req, res) => {
+    const started = performance.now();
+    handle(req, res, options).then(
+      (outcome) => options.onReviewed?.(outcome, performance.now() - started),
+      (err: unknown) => {
+        logger.error({ err }, 'admission request failed');
+        if (!res.headersSent) sendText(res, 500, 'internal error');
+        else res.destroy();
+        options.onReviewed?.('error', performance.now() - started);
+      },
+    );
+  });
+  server.on('tlsClientError', (err) => logger.debug({ err }, 'admission TLS handshake failed'));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host, () => { server.off('error', reject); resolve(); });
+  });
+  const port = (server.address() as AddressInfo).port;
+  logger.info({ address: `${options.host}:${port}`, path: WEBHOOK_PATH }, 'validating webhook listening');
+  return {
+    port,
+    close: () => new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    }),
+  };
+}

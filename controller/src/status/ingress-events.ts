@@ -1,0 +1,112 @@
+// What the sync tells users through Events on their Ingresses:
+// - Warning <reason> for every new model Failure (conflicts, annotations,
+//   missing Services…), worded by the builder;
+// - Warning ReloadFailed with NGINX's own error text, on the Ingresses that
+//   changed since the last live configuration (the likely culprits);
+// - Normal Sync once per Ingress generation when its configuration is live.
+// The builder's IngressRef has no uid, so each build records the snapshot's
+// Ingresses: `kubectl describe` only shows Events whose uid matches.
+
+import type { V1Ingress } from '@kubernetes/client-node';
+import type { Failure, IngressRef, Model, Snapshot } from '../model/types.ts';
+import type { EventRecorder, EventTarget } from './event-recorder.ts';
+
+export interface IngressEventsOptions {
+  readonly recorder: EventRecorder;
+  /** false with --disable-sync-events: no Normal Sync Events (warnings stay). */
+  readonly syncEvents: boolean;
+  /** True when `model`'s NGINX configuration is the one running (no reload pending for it). */
+  readonly isLive: (model: Model) => boolean;
+}
+
+export interface IngressEvents {
+  /** After every build, with the snapshot it was built from. */
+  built(model: Model, snapshot: Snapshot): void;
+  /** A Failure that was not standing before. */
+  failure(failure: Failure): void;
+  /** A configuration went live (reload confirmed). */
+  reloaded(model: Model): void;
+  /** A sync finished without a reload: announce if its model is live. */
+  synced(): void;
+  /** NGINX refused `model`; `detail` is NGINX's error text. */
+  reloadFailed(detail: string, model: Model): void;
+}
+
+interface Seen { readonly target: EventTarget; readonly stamp: string }
+
+const refKey = (ref: IngressRef): string => `${ref.namespace}/${ref.name}`;
+
+/** The Event target for an Ingress object. */
+export function ingressTarget(ingress: V1Ingress): EventTarget {
+  const meta = ingress.metadata ?? {};
+  return {
+    apiVersion: 'networking.k8s.io/v1',
+    kind: 'Ingress',
+    namespace: meta.namespace ?? '',
+    name: meta.name ?? '',
+    ...(meta.uid ? { uid: meta.uid } : {}),
+    ...(meta.resourceVersion ? { resourceVersion: meta.resourceVersion } : {}),
+  };
+}
+
+/** The Ingresses a model routes for (the owners of its locations). */
+export function ingressesOf(model: Model): Set<string> {
+  const keys = new Set<string>();
+  for (const server of model.servers) {
+    for (const location of server.locations) if (location.ingress) keys.add(refKey(location.ingress));
+  }
+  return keys;
+}
+
+export function createIngressEvents(options: IngressEventsOptions): IngressEvents {
+  const { recorder } = options;
+  // Per built model: its Ingresses with the uid+generation they had when it was built.
+  const modelIngresses = new WeakMap<Model, Map<string, Seen>>();
+  let latestTargets = new Map<string, EventTarget>();
+  let latestModel: Model | null = null;
+  const announced = new Map<string, string>();
+
+  const announce = (model: Model): void => {
+    const ingresses = modelIngresses.get(model);
+    if (!ingresses) return;
+    for (const [key, seen] of ingresses) {
+      if (announced.get(key) === seen.stamp) continue;
+      announced.set(key, seen.stamp);
+      if (options.syncEvents) recorder.record(seen.target, 'Normal', 'Sync', 'Configuration is live in NGINX');
+    }
+    // Forget Ingresses that left the configuration, so their return is announced.
+    for (const key of [...announced.keys()]) if (!ingresses.has(key)) announced.delete(key);
+  };
+
+  return {
+    built(model, snapshot): void {
+      const byKey = new Map<string, V1Ingress>();
+      for (const ingress of snapshot.ingresses) byKey.set(`${ingress.metadata?.namespace}/${ingress.metadata?.name}`, ingress);
+      const ingresses = new Map<string, Seen>();
+      for (const key of ingressesOf(model)) {
+        const ingress = byKey.get(key);
+        if (!ingress) continue;
+        const stamp = `${ingress.metadata?.uid ?? ''}/${ingress.metadata?.generation ?? ingress.metadata?.resourceVersion ?? ''}`;
+        ingresses.set(key, { target: ingressTarget(ingress), stamp });
+      }
+      modelIngresses.set(model, ingresses);
+      latestTargets = new Map([...byKey].map(([key, ingress]) => [key, ingressTarget(ingress)]));
+      latestModel = model;
+    },
+    failure(failure): void {
+      const target = failure.ingress ? latestTargets.get(refKey(failure.ingress)) : undefined;
+      if (target) recorder.record(target, 'Warning', failure.reason, failure.message);
+    },
+    reloaded: announce,
+    synced(): void {
+      if (latestModel && options.isLive(latestModel)) announce(latestModel);
+    },
+    reloadFailed(detail, model): void {
+      const ingresses = [...(modelIngresses.get(model) ?? new Map<string, Seen>()).entries()];
+      const changed = ingresses.filter(([key, seen]) => announced.get(key) !== seen.stamp);
+      for (const [, seen] of changed.length > 0 ? changed : ingresses) {
+        recorder.record(seen.target, 'Warning', 'ReloadFailed', `NGINX refused the configuration; the last good one keeps serving: ${detail}`);
+      }
+    },
+  };
+}
