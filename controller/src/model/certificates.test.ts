@@ -1,0 +1,90 @@
+import { strict as assert } from 'node:assert';
+import { describe, it } from 'node:test';
+import { namesCover, readTlsSecret } from './certificates.ts';
+import { secret, testCertificate, tlsSecret } from './testdata/tls-fixtures.ts';
+
+const good = testCertificate(['shop.example.com', '*.api.example.com'], { serial: 'abc123' });
+const other = testCertificate(['other.example.com']);
+const cnOnly = testCertificate([], { commonName: 'Legacy.Example.com' });
+const expired = testCertificate(['old.example.com'], {
+  notBefore: new Date('2020-01-01T00:00:00Z'), notAfter: new Date('2021-01-01T00:00:00Z'),
+});
+const NOW = Date.parse('2025-06-01T00:00:00Z');
+const ref = { namespace: 'default', name: 's' };
+
+void describe('readTlsSecret', () => {
+  const refused = [
+    { name: 'missing Secret', input: undefined, reason: /not found/ },
+    { name: 'wrong type', input: secret('s', { 'tls.crt': good.cert, 'tls.key': good.key }, 'Opaque'), reason: /type is "Opaque"/ },
+    { name: 'no tls.key', input: secret('s', { 'tls.crt': good.cert }), reason: /tls\.key is missing/ },
+    { name: 'no tls.crt', input: secret('s', { 'tls.key': good.key }), reason: /tls\.crt is missing/ },
+    { name: 'malformed certificate', input: secret('s', { 'tls.crt': '-----BEGIN CERTIFICATE-----\nnope\n-----END CERTIFICATE-----\n', 'tls.key': good.key }), reason: /no valid PEM certificate/ },
+    { name: 'not PEM at all', input: secret('s', { 'tls.crt': 'hello', 'tls.key': good.key }), reason: /no valid PEM certificate/ },
+    { name: 'malformed key', input: secret('s', { 'tls.crt': good.cert, 'tls.key': '-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n' }), reason: /not an unencrypted PEM private key/ },
+    { name: 'key of another certificate', input: secret('s', { 'tls.crt': good.cert, 'tls.key': other.key }), reason: /does not match/ },
+  ];
+  for (const row of refused) {
+    void it(`refuses: ${row.name}, without quoting key material`, () => {
+      const result = readTlsSecret(row.input, ref, NOW);
+      assert.equal(result.ok, false);
+      if (result.ok) return;
+      assert.match(result.reason, row.reason);
+      assert.doesNotMatch(result.reason, /BEGIN|MII/);
+    });
+  }
+
+  void it('reads a valid Secret: id, SAN names sorted, serial, clean PEMs', () => {
+    const result = readTlsSecret(tlsSecret('s', good), ref, NOW);
+    assert.ok(result.ok);
+    assert.equal(result.expired, false);
+    assert.equal(result.certificate.id, 'default/s');
+    assert.deepEqual(result.certificate.names, ['*.api.example.com', 'shop.example.com']);
+    assert.equal(result.certificate.serial, 'ABC123');
+    assert.match(result.certificate.cert, /^-----BEGIN CERTIFICATE-----\n/);
+    assert.match(result.certificate.key, /^-----BEGIN PRIVATE KEY-----\n/);
+  });
+
+  void it('keeps a chain whole, leaf first', () => {
+    const result = readTlsSecret(secret('s', { 'tls.crt': `${good.cert}\n# comment\n${other.cert}`, 'tls.key': good.key }), ref, NOW);
+    assert.ok(result.ok);
+    assert.equal(result.certificate.cert.match(/BEGIN CERTIFICATE/g)?.length, 2);
+    assert.equal(result.certificate.serial, 'ABC123');
+  });
+
+  void it('falls back to the CN when there is no SAN', () => {
+    const result = readTlsSecret(tlsSecret('s', cnOnly), ref, NOW);
+    assert.ok(result.ok);
+    assert.deepEqual(result.certificate.names, ['legacy.example.com']);
+  });
+
+  const expiry = [
+    { name: 'expired before now', now: NOW, want: true },
+    { name: 'valid at an earlier now', now: Date.parse('2020-06-01T00:00:00Z'), want: false },
+    { name: 'no clock given', now: undefined, want: false },
+  ];
+  for (const row of expiry) {
+    void it(`expiry: ${row.name}`, () => {
+      const result = readTlsSecret(tlsSecret('s', expired), ref, row.now);
+      assert.ok(result.ok, 'an expired certificate is still usable');
+      assert.equal(result.expired, row.want);
+      assert.equal(result.certificate.notAfter, '2021-01-01T00:00:00.000Z');
+    });
+  }
+});
+
+void describe('namesCover', () => {
+  const names = ['*.api.example.com', 'shop.example.com'];
+  const rows = [
+    { name: 'exact', host: 'shop.example.com', want: true },
+    { name: 'case and trailing dot', host: 'SHOP.Example.com.', want: true },
+    { name: 'one label under a wildcard', host: 'v1.api.example.com', want: true },
+    { name: 'two labels under a wildcard', host: 'a.v1.api.example.com', want: false },
+    { name: 'the wildcard base itself', host: 'api.example.com', want: false },
+    { name: 'the same wildcard host', host: '*.api.example.com', want: true },
+    { name: 'a broader wildcard host', host: '*.example.com', want: false },
+    { name: 'unrelated', host: 'evil.com', want: false },
+  ];
+  for (const row of rows) {
+    void it(row.name, () => assert.equal(namesCover(names, row.host), row.want));
+  }
+});
