@@ -1,0 +1,140 @@
+// The Dockerfile checked without a Docker engine: the data-plane package
+// list is the one `npm run setup` unpacks (same file, same filtering), every
+// COPY source exists, the entrypoint exists, everything the controller
+// imports at run time is copied (and is a production dependency), and the
+// paths the code looks for in the image are where the Dockerfile puts them.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, posix } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { systemDataplane } from '../controller/src/nginx/dataplane.ts';
+import { argumentList, copyInstructions, lastInStage, parseDockerfile, type CopyInstruction } from './dockerfile-instructions.ts';
+import { importClosure } from './dockerfile-imports.ts';
+import { parsePackageList } from './setup-dataplane.ts';
+
+const ROOT = join(import.meta.dirname, '..');
+const PACKAGE_LIST = 'scripts/dataplane-packages.txt';
+const instructions = parseDockerfile(readFileSync(join(ROOT, 'Dockerfile'), 'utf8'));
+const copies = copyInstructions(instructions);
+const stages = [...new Set(instructions.map((i) => i.stage))].filter((s) => s !== ''); // '' = ARGs before the first FROM
+const runtime = stages.at(-1) ?? '';
+const buildDir = lastInStage(instructions, 'build', 'WORKDIR') ?? '';
+
+/** The repo path an image path in the runtime stage came from, via the COPY that put it there. */
+function sourceOf(imagePath: string): string | null {
+  for (const copy of copies.filter((c) => c.stage === runtime).reverse()) {
+    for (const source of copy.sources) {
+      const dest = copy.sources.length > 1 || copy.destination.endsWith('/') ? posix.join(copy.destination, posix.basename(source)) : copy.destination;
+      if (imagePath !== dest && !imagePath.startsWith(`${dest.replace(/\/$/, '')}/`)) continue;
+      const repoSource = copy.from === 'build' ? posix.relative(buildDir, source) : source;
+      return posix.join(repoSource, posix.relative(dest, imagePath));
+    }
+  }
+  return null;
+}
+
+/** The shell filter the Dockerfile pipes the package list through before `xargs apt-get install`. */
+function dockerfilePackageFilter(): { command: string; listPath: string } {
+  const copy = copies.find((c) => c.stage === runtime && c.sources.includes(PACKAGE_LIST));
+  assert.ok(copy, `the runtime stage COPYs ${PACKAGE_LIST}`);
+  const run = instructions.find((i) => i.stage === runtime && i.keyword === 'RUN' && i.args.includes(copy.destination));
+  assert.ok(run, `a RUN reads ${copy.destination}`);
+  const match = /(sed\s[^|]*?)\|\s*xargs\s+apt-get\s+install\s/.exec(run.args);
+  assert.ok(match?.[1], `the RUN pipes the list into xargs apt-get install: ${run.args}`);
+  return { command: match[1].trim(), listPath: copy.destination };
+}
+
+function runFilter(text: string): string[] {
+  const { command, listPath } = dockerfilePackageFilter();
+  const dir = mkdtempSync(join(tmpdir(), 'dockerfile-'));
+  try {
+    writeFileSync(join(dir, 'list.txt'), text);
+    const out = execFileSync('bash', ['-c', command.replaceAll(listPath, join(dir, 'list.txt'))], { encoding: 'utf8' });
+    return out.split('\n').filter((l) => l !== '');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+void test('the image installs exactly the package list the test set-up unpacks', () => {
+  const setupSource = readFileSync(join(ROOT, 'scripts/setup-dataplane.ts'), 'utf8');
+  assert.ok(setupSource.includes(PACKAGE_LIST.replace('scripts/', '')), 'setup-dataplane.ts reads the same file');
+  const text = readFileSync(join(ROOT, PACKAGE_LIST), 'utf8');
+  assert.deepEqual(runFilter(text), parsePackageList(text));
+  assert.ok(parsePackageList(text).includes('libnginx-mod-http-lua'));
+});
+
+void test('the Dockerfile filter and parsePackageList read any list alike', () => {
+  const rows = [
+    { name: 'comments and blanks', text: '# head\nnginx\n\n  # indented comment\nlua-cjson\n' },
+    { name: 'inline comment and spaces', text: '  nginx   # the server\n\tlua-resty-core\t\n' },
+    { name: 'CRLF line ends', text: 'nginx\r\nlua-cjson\r\n' },
+    { name: 'no final newline', text: 'nginx\nzlib1g' },
+  ];
+  for (const row of rows) assert.deepEqual(runFilter(row.text), parsePackageList(row.text), row.name);
+});
+
+void test('stages: typecheck in a build stage, runtime on Node 24 trixie-slim, non-root, tini as PID 1', () => {
+  assert.deepEqual(stages, ['build', 'runtime']);
+  const runs = instructions.filter((i) => i.stage === 'build' && i.keyword === 'RUN').map((i) => i.args).join('\n');
+  for (const step of ['npm ci', 'npm run typecheck', 'npm prune --omit=dev']) assert.ok(runs.includes(step), step);
+  const nodeImage = instructions.find((i) => i.keyword === 'ARG' && i.args.startsWith('NODE_IMAGE='))?.args;
+  assert.equal(nodeImage, 'NODE_IMAGE=node:24-trixie-slim');
+  const user = lastInStage(instructions, runtime, 'USER') ?? '';
+  const chartValues = parseYaml(readFileSync(join(ROOT, 'charts/resty-ingress/values.yaml'), 'utf8')) as { controller: { image: { runAsUser: number; runAsGroup: number } } };
+  assert.equal(user, `${chartValues.controller.image.runAsUser}:${chartValues.controller.image.runAsGroup}`, 'USER is numeric, non-root and what the chart runs as');
+  assert.notEqual(user.split(':')[0], '0');
+  const entrypoint = argumentList(lastInStage(instructions, runtime, 'ENTRYPOINT') ?? '');
+  assert.deepEqual(entrypoint.slice(0, 3), ['/usr/bin/tini', '--', 'node']);
+  assert.ok(instructions.some((i) => i.stage === runtime && i.keyword === 'RUN' && /apt-get install[^&]*\btini\b/.test(i.args)), 'tini is installed');
+});
+
+void test('every COPY source exists and is in the build context', () => {
+  const ignored = readFileSync(join(ROOT, '.dockerignore'), 'utf8').split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#'));
+  const builtInImage = new Set(['node_modules']); // made by `npm ci` in the build stage
+  const check = (copy: CopyInstruction, source: string): void => {
+    const repoPath = copy.from === 'build' ? posix.relative(buildDir, source) : source;
+    if (copy.from !== null && copy.from !== 'build') assert.fail(`COPY --from=${copy.from} is not a stage this test knows`);
+    if (repoPath === '.' || builtInImage.has(repoPath)) return;
+    assert.ok(existsSync(join(ROOT, repoPath)), `COPY source ${repoPath} exists`);
+    assert.ok(!ignored.some((pattern) => repoPath === pattern || repoPath.startsWith(`${pattern}/`)), `${repoPath} is not .dockerignored`);
+  };
+  for (const copy of copies) for (const source of copy.sources) check(copy, source);
+});
+
+void test('the entrypoint script and everything it imports are in the image', () => {
+  const entrypoint = argumentList(lastInStage(instructions, runtime, 'ENTRYPOINT') ?? '');
+  const script = entrypoint[3];
+  assert.ok(script?.startsWith('/'), 'the entrypoint names its script by absolute path');
+  const workdir = lastInStage(instructions, runtime, 'WORKDIR') ?? '/';
+  const scriptSource = sourceOf(script);
+  assert.ok(scriptSource && existsSync(join(ROOT, scriptSource)), `${script} comes from a file in the repo`);
+  const { files, packages } = importClosure(ROOT, scriptSource);
+  for (const file of [...files, 'package.json']) {
+    const inImage = posix.join(workdir, file);
+    assert.equal(sourceOf(inImage), file, `${file} is copied to ${inImage}`);
+  }
+  const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+  for (const name of packages) assert.ok(name in manifest.dependencies, `${name} is a production dependency (npm prune --omit=dev keeps it)`);
+});
+
+void test('the paths the controller expects in the image are where the Dockerfile puts them', () => {
+  const luaDir = /^([^?;]+)\/\?\.lua;/.exec(systemDataplane('/etc/nginx/lua').luaPackagePath)?.[1];
+  const dataplaneSource = readFileSync(join(ROOT, 'controller/src/nginx/dataplane.ts'), 'utf8');
+  assert.ok(dataplaneSource.includes(`IMAGE_LUA_DIR = '${luaDir}'`), 'dataplane.ts looks for Lua in the image at /etc/nginx/lua');
+  assert.equal(sourceOf(`${luaDir}/resty_ingress/balancer.lua`), 'lua/resty_ingress/balancer.lua');
+  const controllerSource = readFileSync(join(ROOT, 'controller/src/controller.ts'), 'utf8');
+  assert.ok(controllerSource.includes("'/etc/nginx/template'"), 'controller.ts falls back to /etc/nginx/template');
+  assert.equal(sourceOf('/etc/nginx/template/nginx.conf.njk'), 'rootfs/etc/nginx/template/nginx.conf.njk');
+  // The packages land at the system paths: the unpacked copy of the same list shows they are there.
+  const unpacked = join(ROOT, '.cache/dataplane');
+  assert.ok(existsSync(unpacked), 'run `npm run setup` first (unpacks the package list into .cache/dataplane)');
+  const system = systemDataplane(luaDir ?? '');
+  for (const path of [system.command[0] ?? '', ...system.modules]) assert.ok(existsSync(join(unpacked, path)), `${path} is in the packages`);
+  const cpathDir = /^([^?;]+)\/\?\.so/.exec(system.luaPackageCPath)?.[1] ?? '';
+  assert.ok(existsSync(join(unpacked, cpathDir, 'cjson.so')), `cjson.so in ${cpathDir}`);
+  assert.ok(existsSync(join(unpacked, 'usr/share/lua/5.1/resty/core.lua')), 'lua-resty-core on the lua_package_path');
+});
