@@ -12,7 +12,7 @@ import { collectLogs, type LogCollector, type LogEntry, type LogMatcher } from '
 import { mastersOf, nginxProcessesOf, signalAll } from './processes.ts';
 import { freePorts } from './ports.ts';
 import { probeHttps, probeMetrics } from './listeners.ts';
-import { runCleanups, sleep } from './wait.ts';
+import { runCleanups } from './wait.ts';
 
 export const REPO_ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 const LAUNCHER = join(REPO_ROOT, 'bin/resty-ingress.js');
@@ -59,8 +59,15 @@ function exitOf(child: ChildProcess): Promise<void> {
   return new Promise((resolve) => child.once('exit', () => resolve()));
 }
 
+/** True when the child exited within `timeoutMs`; the timer never outlives the wait (it would hold the test process open). */
 async function waitForExit(child: ChildProcess, timeoutMs: number): Promise<boolean> {
-  return Promise.race([exitOf(child).then(() => true), sleep(timeoutMs).then(() => false)]);
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<boolean>((resolve) => { timer = setTimeout(() => resolve(false), timeoutMs); });
+  try {
+    return await Promise.race([exitOf(child).then(() => true), timedOut]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 export async function startController(cluster: Cluster, options: ControllerHarnessOptions = {}): Promise<ControllerHandle> {

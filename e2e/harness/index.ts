@@ -4,15 +4,16 @@
 // HTTP through NGINX (single requests and paced load).
 // May import: ../cluster/*, node, yaml, @kubernetes/client-node. Imports nothing of controller/.
 //
-//   const cluster = await startCluster();               t.after(() => cluster.stop());
-//   const ctl = await startController(cluster);         t.after(() => ctl.stop());
-//   await cluster.apply(ingressClassManifest() + '---\n' + appManifest({ name: 'web' }));
+//   const { cluster, controller: ctl } = await startStack(t);   // IngressClass resty; both stopped by t.after
+//   (or: startCluster() + startController(cluster), each with its own t.after(() => x.stop()))
+//   await cluster.apply(appManifest({ name: 'web' }) + '---\n' + ingressManifest({ name: 'web', host: 'web.test', paths: [{ path: '/', service: 'web' }] }));
 //   const res = await request(ctl.http, { host: 'web.test', path: '/' });   // res.pod, res.echo
 //   const report = await loadLoop({ url: ctl.http, host: 'web.test', rate: 50, durationMs: 5_000 });
+export { startStack, type AfterHook, type Stack, type StackOptions } from './stack.ts';
 export { startCluster, type Cluster, type ClusterOptions } from './cluster.ts';
 export { startController, READY_MESSAGE, RELOADED_MESSAGE, REPO_ROOT, type ControllerHandle, type ControllerHarnessOptions } from './controller.ts';
 export { KubectlError, runKubectl, KUBECTL_PATH, type KubectlResult } from './kubectl.ts';
-export { request, type HttpResponse, type RequestOptions } from './http.ts';
+export { request, waitForResponse, type HttpResponse, type RequestOptions } from './http.ts';
 export { loadLoop, type LoadOptions, type LoadReport, type LoadSample } from './load.ts';
 export { appManifest, ingressClassManifest, ingressManifest, yamlDocuments, type AppInput, type IngressInput, type IngressPathInput } from './manifests.ts';
 export { collectLogs, parseLogLine, type LogCollector, type LogEntry, type LogMatcher } from './log-collector.ts';
