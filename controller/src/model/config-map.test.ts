@@ -11,7 +11,7 @@ function configMap(data: Record<string, string>, name = 'resty-ingress', namespa
 }
 const KEY = 'ingress/resty-ingress';
 
-const accepted = [
+const accepted: { name: string; data: Record<string, string>; settings?: object; defaults?: object }[] = [
   { name: 'ssl-protocols', data: { 'ssl-protocols': 'TLSv1.3' }, settings: { sslProtocols: ['TLSv1.3'] } },
   { name: 'ssl-ciphers', data: { 'ssl-ciphers': 'ECDHE-RSA-AES128-GCM-SHA256:!aNULL' }, settings: { sslCiphers: 'ECDHE-RSA-AES128-GCM-SHA256:!aNULL' } },
   { name: 'http-redirect-code', data: { 'http-redirect-code': '301' }, settings: { httpRedirectCode: 301 } },
@@ -23,7 +23,7 @@ const accepted = [
     defaults: { bodySize: '8m', sslRedirect: false, forceSslRedirect: true, loadBalance: 'ewma' } },
 ];
 
-const refused = [
+const refused: { name: string; data: Record<string, string>; reason: string }[] = [
   { name: 'unknown protocol', data: { 'ssl-protocols': 'SSLv3 TLSv1.2' }, reason: 'InvalidConfigMapValue' },
   { name: 'cipher list with a semicolon', data: { 'ssl-ciphers': 'HIGH; return 200' }, reason: 'InvalidConfigMapValue' },
   { name: 'redirect code 200', data: { 'http-redirect-code': '200' }, reason: 'InvalidConfigMapValue' },
