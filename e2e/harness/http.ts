@@ -74,7 +74,7 @@ export async function waitForResponse(
   timeoutMs = 10_000,
 ): Promise<HttpResponse> {
   const deadline = Date.now() + timeoutMs;
-  let last = 'no answer yet';
+  let last: string;
   for (;;) {
     try {
       const res = await request(baseUrl, { timeoutMs: 2_000, ...options });
