@@ -11,8 +11,9 @@ import { appManifest, ingressManifest, startCluster, startController, waitForRes
 const SERVICE_ACCOUNT = `system:serviceaccount:${RELEASE.namespace}:resty-resty-ingress`;
 // The harness picks free ports and a temp prefix: the chart's values for these would collide.
 const HARNESS_FLAGS = ['--http-port', '--https-port', '--healthz-port', '--status-port', '--nginx-prefix'];
-// No simulated controller pods: the real controller runs as a process below.
-const VALUES = ['controller.replicaCount=0'];
+// No simulated controller pods: the real controller runs as a process below;
+// no shutdown grace period, so stopping it stays quick.
+const VALUES = ['controller.replicaCount=0', 'controller.shutdownGracePeriod=0'];
 
 async function chartControllerArgs(): Promise<string[]> {
   const manifests = parseManifests(await renderChart({ name: 'default', valuesFile: null }, VALUES));

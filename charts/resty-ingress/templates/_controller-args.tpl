@@ -28,6 +28,7 @@ args with the controller's own parseOptions. The NGINX prefix is an emptyDir
 - --healthz-port={{ .Values.controller.healthzPort }}
 - --status-port={{ .Values.controller.statusPort }}
 - --nginx-prefix={{ include "resty-ingress.controller.nginxPrefix" . }}
+- --shutdown-grace-period={{ .Values.controller.shutdownGracePeriod }}
 {{- if .Values.controller.admissionWebhooks.enabled }}
 - --validating-webhook=:{{ .Values.controller.admissionWebhooks.port }}
 - --validating-webhook-certificate=/usr/local/certificates/tls.crt
