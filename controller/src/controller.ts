@@ -5,18 +5,24 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
 import type { ControllerOptions } from './cli/index.ts';
 import { createStore, loadKubeConfig, type Store } from './kube/index.ts';
 import { buildModel } from './model/index.ts';
-import { createNginx, findDataplane, NginxNotRunningError, postBackends, repoRoot, type NginxManager } from './nginx/index.ts';
+import { createNginx, findDataplane, getStatus, NginxNotRunningError, postBackends, repoRoot, type NginxManager } from './nginx/index.ts';
 import { createConfigRenderer } from './render/index.ts';
 import { createFailureReporter } from './status/failure-reporter.ts';
+import { mergeHooks, startObservability, type Observability } from './server/observability.ts';
 import { createSync, RetryLater, type Sync } from './sync/sync.ts';
 
 export interface Controller {
   readonly nginx: NginxManager;
   readonly sync: Sync;
   readonly store: Store;
+  /** /healthz, /readyz, /metrics and the metrics setters (e.g. leader election). */
+  readonly observability: Observability;
+  /** SIGTERM: health checks fail from now on; NGINX keeps serving until stop(). */
+  beginShutdown(): void;
   stop(): Promise<void>;
 }
 
@@ -27,7 +33,7 @@ function templateDir(): string {
 }
 
 /** Starts everything and resolves once the first configuration is live in NGINX. */
-export async function startController(opts: ControllerOptions, logger: Logger): Promise<Controller> {
+export async function startController(opts: ControllerOptions, logger: Logger, registry: Registry): Promise<Controller> {
   const kc = loadKubeConfig({ kubeconfig: opts.kubeconfig ?? undefined });
   const dataplane = findDataplane();
   const luaUrl = `http://127.0.0.1:${opts.statusPort}`;
@@ -50,10 +56,24 @@ export async function startController(opts: ControllerOptions, logger: Logger): 
     versionUrl: () => `${luaUrl}/config-version`,
     onRestart: async () => sync?.dataplaneReset(),
   });
+  // Up before the first sync: probes answer 500 until the first configuration is live.
+  const observability = await startObservability({
+    registry,
+    logger: logger.child({ component: 'healthz' }),
+    host: opts.bindAddress,
+    port: opts.healthzPort,
+    statusUrl: luaUrl,
+    electionId: opts.electionId,
+    reportStatusClasses: opts.reportStatusClasses,
+    metricsPerHost: opts.metricsPerHost,
+    nginxPid: () => nginx.pid(),
+    liveVersion: () => nginx.liveVersion(),
+    luaVersion: () => getStatus(luaUrl, { timeoutMs: 2000 }).then((s) => s.version, () => null),
+  });
   sync = createSync({
     steps: {
-      snapshot: () => store.snapshot(),
-      build: (snapshot) => buildModel(snapshot, opts),
+      snapshot: () => { observability.snapshotTaken(); return store.snapshot(); },
+      build: (snapshot) => { const built = buildModel(snapshot, opts); observability.modelBuilt(built); return built; },
       render: (model) => renderer.render(model),
     },
     dataplane: {
@@ -67,7 +87,7 @@ export async function startController(opts: ControllerOptions, logger: Logger): 
     },
     logger: logger.child({ component: 'sync' }),
     minIntervalMs: 1000 / opts.syncRateLimit,
-    hooks: { onFailures: (list) => failures.report(list) },
+    hooks: mergeHooks({ onFailures: (list) => failures.report(list) }, observability.syncHooks),
   });
 
   // Events before the initial lists are complete would build from half a
@@ -76,22 +96,27 @@ export async function startController(opts: ControllerOptions, logger: Logger): 
   const store = createStore(kc, {
     namespace: opts.watchNamespace,
     logger: logger.child({ component: 'kube' }),
-    onChange: () => { if (listed) sync.kick(); },
+    onChange: (kind) => { observability.objectChanged(kind); if (listed) sync.kick(); },
   });
   await store.waitForInitialSync();
   listed = true;
   sync.kick();
   await sync.idle();
+  if (sync.running() !== null) observability.markFirstConfigLive();
   logger.info({ version: nginx.liveVersion(), http: `${opts.bindAddress}:${opts.httpPort}` }, 'first configuration is live');
 
   return {
     nginx,
     sync,
     store,
+    observability,
+    beginShutdown: () => observability.beginShutdown(),
     async stop(): Promise<void> {
+      observability.beginShutdown();
       await store.stop();
       await sync.stop();
       await nginx.stop();
+      await observability.close();
     },
   };
 }

@@ -1,0 +1,19 @@
+// metrics: Prometheus metrics under ingress-nginx's names (so existing
+// dashboards work) plus resty-ingress's own. Owns: controller metrics fed
+// from sync hooks (controller-metrics.ts), per-request metrics drained from
+// NGINX's Lua monitor (monitor-payload.ts, monitor-drain.ts,
+// request-metrics.ts, aggregated-histogram.ts), stub_status connections
+// (nginx-status.ts). Every function takes the Registry it registers in; no
+// global registry. May import: model/types.ts, prom-client, pino types.
+
+export { createControllerMetrics, configHashValue } from './controller-metrics.ts';
+export type { ControllerMetrics, ControllerMetricsOptions, SyncOutcome } from './controller-metrics.ts';
+export { createRequestMetrics } from './request-metrics.ts';
+export type { RequestMetrics, RequestMetricsOptions } from './request-metrics.ts';
+export { parseMonitorPayload, parseLocationKey, REQUEST_BUCKETS, HISTOGRAMS } from './monitor-payload.ts';
+export type { LocationLabels, ParsedPayload, RequestAggregate } from './monitor-payload.ts';
+export { startMonitorDrain } from './monitor-drain.ts';
+export type { MonitorDrain, MonitorDrainOptions } from './monitor-drain.ts';
+export { fetchStubStatus, parseStubStatus, registerNginxStatusMetrics } from './nginx-status.ts';
+export type { StubStatus } from './nginx-status.ts';
+export { AggregatedHistogram } from './aggregated-histogram.ts';

@@ -1,0 +1,93 @@
+// Per-request metrics under ingress-nginx's names, so existing dashboards
+// keep working: nginx_ingress_controller_requests and the request/response
+// duration and size histograms, labelled by the Ingress location (never the
+// raw URI: cardinality stays bounded by what is configured).
+
+import { Counter, type Registry } from 'prom-client';
+import { AggregatedHistogram } from './aggregated-histogram.ts';
+import { HISTOGRAMS, REQUEST_BUCKETS, type HistogramKey, type LocationLabels, type ParsedPayload } from './monitor-payload.ts';
+
+export interface RequestMetricsOptions {
+  /** --report-status-classes: status label `2xx` instead of `200`. */
+  readonly statusClasses: boolean;
+  /** --metrics-per-host: add the `host` label (the configured server name). */
+  readonly perHost: boolean;
+}
+
+export interface RequestMetrics {
+  /** Adds a parsed drain to the metrics; counts what was rejected. */
+  ingest(payload: ParsedPayload): void;
+  /** Forgets label sets of locations that no longer exist (after a reload). */
+  prune(exists: (location: LocationLabels) => boolean): void;
+}
+
+const PREFIX = 'nginx_ingress_controller_';
+const HISTOGRAM_INFO: Readonly<Record<HistogramKey, { name: string; help: string }>> = {
+  requestDuration: { name: 'request_duration_seconds', help: 'The request processing time in seconds (NGINX $request_time)' },
+  responseDuration: { name: 'response_duration_seconds', help: 'The time spent receiving the response from the upstream in seconds' },
+  requestSize: { name: 'request_size', help: 'The request length in bytes, including request line, header and body' },
+  responseSize: { name: 'response_size', help: 'The response length in bytes, including headers' },
+};
+
+/** Creates the per-request metrics in `registry`. */
+export function createRequestMetrics(registry: Registry, options: RequestMetricsOptions): RequestMetrics {
+  const base = ['namespace', 'ingress', 'service', 'path', 'method', 'status', 'canary'] as const;
+  const labelNames: readonly string[] = options.perHost ? ['host', ...base] : base;
+  const requests = new Counter({
+    name: `${PREFIX}requests`,
+    help: 'The total number of client requests',
+    labelNames,
+    registers: [registry],
+  });
+  const histograms = HISTOGRAMS.map((key) => {
+    const histogram = new AggregatedHistogram({
+      name: `${PREFIX}${HISTOGRAM_INFO[key].name}`,
+      help: HISTOGRAM_INFO[key].help,
+      labelNames,
+      buckets: REQUEST_BUCKETS[key],
+    });
+    histogram.registerWith(registry);
+    return { key, histogram };
+  });
+  const rejected = new Counter({
+    name: 'resty_ingress_monitor_rejected_total',
+    help: 'Per-request metric entries from NGINX that were dropped, by reason',
+    labelNames: ['reason'],
+    registers: [registry],
+  });
+  const seen = new Map<string, { location: LocationLabels; labels: Record<string, string> }>();
+
+  return {
+    ingest(payload: ParsedPayload): void {
+      if (payload.rejected.malformed) rejected.inc({ reason: 'malformed' }, payload.rejected.malformed);
+      if (payload.rejected.bucketMismatch) rejected.inc({ reason: 'bucket-mismatch' }, payload.rejected.bucketMismatch);
+      if (payload.droppedInNginx) rejected.inc({ reason: 'nginx-buffer-full' }, payload.droppedInNginx);
+      for (const { location, method, status, histograms: data } of payload.aggregates) {
+        const labels: Record<string, string> = {
+          namespace: location.namespace,
+          ingress: location.ingress,
+          service: location.service,
+          path: location.path,
+          method,
+          status: options.statusClasses ? `${status[0]}xx` : status,
+          canary: '',
+        };
+        if (options.perHost) labels.host = location.host;
+        seen.set(JSON.stringify(labels), { location, labels });
+        if (data.requestDuration.count > 0) requests.inc(labels, data.requestDuration.count);
+        for (const { key, histogram } of histograms) {
+          if (data[key].count > 0) histogram.add(labels, data[key].buckets, data[key].sum);
+        }
+      }
+    },
+    prune(exists: (location: LocationLabels) => boolean): void {
+      for (const [key, { location, labels }] of seen) {
+        if (exists(location)) continue;
+        seen.delete(key);
+        requests.remove(labels);
+      }
+      const live = new Set(seen.keys());
+      for (const { histogram } of histograms) histogram.prune((labels) => live.has(JSON.stringify(labels)));
+    },
+  };
+}

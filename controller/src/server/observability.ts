@@ -1,0 +1,134 @@
+// Operating the controller: the healthz server (/healthz, /readyz, /metrics)
+// and everything that feeds it — controller metrics from the sync hooks,
+// per-request metrics drained from NGINX, stub_status connections. main
+// creates the Registry and hands it in; controller.ts only connects this to
+// the sync, the store and NGINX through the functions below.
+
+import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
+import {
+  createControllerMetrics, createRequestMetrics, fetchStubStatus, registerNginxStatusMetrics, startMonitorDrain,
+  type ControllerMetrics, type LocationLabels,
+} from '../metrics/index.ts';
+import type { BuildResult, Model } from '../model/types.ts';
+import type { SyncDetail, SyncHooks, SyncResult } from '../sync/sync.ts';
+import { createHealthChecks } from './health-checks.ts';
+import { startHealthServer } from './health-server.ts';
+
+export interface ObservabilityOptions {
+  readonly registry: Registry;
+  readonly logger: Logger;
+  /** Address and port of the healthz server (0 = any free port). */
+  readonly host: string;
+  readonly port: number;
+  /** NGINX's loopback status server, e.g. http://127.0.0.1:10246. */
+  readonly statusUrl: string;
+  readonly electionId: string;
+  readonly reportStatusClasses: boolean;
+  readonly metricsPerHost: boolean;
+  /** What the health checks read from the running parts. */
+  readonly nginxPid: () => number | null;
+  readonly liveVersion: () => string | null;
+  readonly luaVersion: () => Promise<number | null>;
+}
+
+export interface Observability {
+  readonly metrics: ControllerMetrics;
+  /** The port the healthz server bound. */
+  readonly port: number;
+  /** Sync hooks to merge into the sync's (see mergeHooks). */
+  readonly syncHooks: SyncHooks;
+  /** Wraps the sync's snapshot step (sync start, propagation clock). */
+  snapshotTaken(): void;
+  /** Wraps the build step (orphan Ingresses). */
+  modelBuilt(result: BuildResult): void;
+  /** The store's onChange. */
+  objectChanged(kind: string): void;
+  /** The first full configuration is live: readiness may pass. */
+  markFirstConfigLive(): void;
+  /** SIGTERM: /healthz and /readyz fail from now on. */
+  beginShutdown(): void;
+  close(): Promise<void>;
+}
+
+/** Calls every hook of every set in order; a set may leave any hook out. */
+export function mergeHooks(...sets: readonly SyncHooks[]): SyncHooks {
+  const all = <K extends keyof SyncHooks>(key: K) => (...args: Parameters<NonNullable<SyncHooks[K]>>): void => {
+    for (const set of sets) (set[key] as ((...a: typeof args) => void) | undefined)?.(...args);
+  };
+  return {
+    onFailures: all('onFailures'),
+    onSynced: all('onSynced'),
+    onSyncFailed: all('onSyncFailed'),
+    onReloadFailed: all('onReloadFailed'),
+    onReloaded: all('onReloaded'),
+  };
+}
+
+/** The label sets a model renders (host "" for the catch-all), to prune metrics of deleted locations. */
+function locationKeys(model: Model): Set<string> {
+  const keys = new Set<string>();
+  for (const server of model.servers) {
+    for (const location of server.locations) {
+      if (location.target.kind !== 'backend') continue;
+      keys.add(`${server.hostname === '_' ? '' : server.hostname} ${location.ingress?.name ?? ''} ${location.path}`);
+    }
+  }
+  return keys;
+}
+
+export async function startObservability(options: ObservabilityOptions): Promise<Observability> {
+  const { registry, logger } = options;
+  const metrics = createControllerMetrics({ registry, electionId: options.electionId });
+  const requests = createRequestMetrics(registry, { statusClasses: options.reportStatusClasses, perHost: options.metricsPerHost });
+  registerNginxStatusMetrics(registry, () => fetchStubStatus(`${options.statusUrl}/nginx_status`));
+  const drain = startMonitorDrain({ statusUrl: options.statusUrl, metrics: requests, logger });
+  let firstConfigLive = false;
+  const checks = createHealthChecks({
+    nginxPid: options.nginxPid,
+    luaVersion: options.luaVersion,
+    firstConfigLive: () => firstConfigLive,
+  });
+  const server = await startHealthServer({
+    host: options.host, port: options.port, registry, checks, logger, beforeScrape: () => drain.drain(),
+  });
+
+  const syncHooks: SyncHooks = {
+    onSynced(result: SyncResult, ms: number, _detail: SyncDetail): void {
+      checks.syncFinished();
+      metrics.syncFinished(result, ms);
+    },
+    onSyncFailed(): void {
+      checks.syncFinished();
+      metrics.syncFinished('error', 0);
+    },
+    onReloaded(model: Model): void {
+      metrics.reloadSucceeded(options.liveVersion());
+      const live = locationKeys(model);
+      requests.prune((l: LocationLabels) => live.has(`${l.host} ${l.ingress} ${l.path}`));
+    },
+    onReloadFailed(): void {
+      metrics.reloadFailed();
+    },
+  };
+
+  return {
+    metrics,
+    port: server.port,
+    syncHooks,
+    snapshotTaken(): void {
+      checks.syncStarted();
+      metrics.snapshotTaken();
+    },
+    modelBuilt: (result) => metrics.modelBuilt(result),
+    objectChanged: (kind) => metrics.objectChanged(kind),
+    markFirstConfigLive(): void {
+      firstConfigLive = true;
+    },
+    beginShutdown: () => checks.beginShutdown(),
+    async close(): Promise<void> {
+      drain.stop();
+      await server.close();
+    },
+  };
+}
