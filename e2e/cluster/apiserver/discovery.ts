@@ -41,7 +41,7 @@ export function apiGroup(group: string): object | undefined {
 
 function resourceEntries(k: KindInfo): object[] {
   const main = {
-    name: k.plural, singularName: k.singular, namespaced: k.namespaced, kind: k.kind, verbs: VERBS,
+    name: k.plural, singularName: k.singular, namespaced: k.namespaced, kind: k.kind, verbs: k.review ? ['create'] : VERBS,
     ...(k.shortNames.length ? { shortNames: k.shortNames } : {}),
     ...(k.categories.length ? { categories: k.categories } : {}),
     storageVersionHash: Buffer.from(`${apiVersionOf(k)}/${k.kind}`).toString('base64').slice(0, 11),

@@ -17,10 +17,12 @@ export interface KindInfo {
   readonly scale: boolean;
   /** discovery categories (`kubectl get all`) */
   readonly categories: readonly string[];
+  /** a review that is answered, never stored (create only), like SelfSubjectAccessReview */
+  readonly review: boolean;
 }
 
 type Row = [group: string, version: string, kind: string, plural: string, namespaced: boolean,
-  shortNames: string[], status: boolean, scale: boolean, categories: string[]];
+  shortNames: string[], status: boolean, scale: boolean, categories: string[], review?: boolean];
 
 const ALL = ['all'];
 const ROWS: readonly Row[] = [
@@ -48,11 +50,12 @@ const ROWS: readonly Row[] = [
   ['admissionregistration.k8s.io', 'v1', 'ValidatingWebhookConfiguration', 'validatingwebhookconfigurations', false, [], false, false, []],
   ['policy', 'v1', 'PodDisruptionBudget', 'poddisruptionbudgets', true, ['pdb'], true, false, []],
   ['autoscaling', 'v2', 'HorizontalPodAutoscaler', 'horizontalpodautoscalers', true, ['hpa'], true, false, ALL],
+  ['authorization.k8s.io', 'v1', 'SelfSubjectAccessReview', 'selfsubjectaccessreviews', false, [], false, false, [], true],
 ];
 
 export const KINDS: readonly KindInfo[] = ROWS.map(
-  ([group, version, kind, plural, namespaced, shortNames, status, scale, categories]) => ({
-    group, version, kind, plural, singular: kind.toLowerCase(), namespaced, shortNames, status, scale, categories,
+  ([group, version, kind, plural, namespaced, shortNames, status, scale, categories, review]) => ({
+    group, version, kind, plural, singular: kind.toLowerCase(), namespaced, shortNames, status, scale, categories, review: review ?? false,
   }),
 );
 

@@ -143,6 +143,17 @@ void test('kubectl typed create commands (protobuf bodies) and RBAC denial', asy
     const denied = await runTool(KUBECTL, ['get', 'secrets', '-n', 'team'], bot, dir);
     assert.notEqual(denied.code, 0);
     assert.match(denied.stderr, /Forbidden.*"system:serviceaccount:team:bot" cannot list resource "secrets"/);
+    const canI: { name: string; args: string[]; want: string }[] = [
+      { name: 'granted verb', args: ['get', 'pods'], want: 'yes' },
+      { name: 'ungranted resource', args: ['list', 'secrets'], want: 'no' },
+      { name: 'ungranted verb', args: ['delete', 'pods'], want: 'no' },
+    ];
+    for (const row of canI) {
+      const res = await runTool(KUBECTL, ['auth', 'can-i', ...row.args, '-n', 'team', '--as=system:serviceaccount:team:bot'], admin, dir);
+      assert.equal(res.stdout.trim(), row.want, `${row.name}: ${res.stderr}`);
+    }
+    const impersonating = await runTool(KUBECTL, ['get', 'pods', '-n', 'team', '--as=admin'], bot, dir);
+    assert.match(impersonating.stderr, /cannot impersonate/, 'only system:masters may impersonate');
   } finally {
     await server.stop();
     await rm(dir, { recursive: true, force: true });

@@ -2,7 +2,7 @@
 // clients send that way: client-go typed clients prefer protobuf for
 // built-in kinds, so helm's release storage (Secrets, DeleteOptions) and
 // kubectl's typed `create` commands (namespace, secret, configmap,
-// serviceaccount, role, rolebinding, ...) arrive as
+// serviceaccount, role, rolebinding, ...) and `kubectl auth can-i` arrive as
 // `application/vnd.kubernetes.protobuf`. Other kinds get a clear 400 asking
 // for JSON (`kubectl apply -f` always sends JSON). Responses are always
 // JSON, which those clients also accept.
@@ -43,6 +43,14 @@ const SCHEMAS: Readonly<Record<string, Schema>> = {
   'v1/ServiceAccount': {
     1: { name: 'metadata', type: OBJECT_META }, 2: { name: 'secrets', type: { 2: { name: 'namespace', type: 'string' }, 3: { name: 'name', type: 'string' } }, repeated: true },
     3: { name: 'imagePullSecrets', type: NAME_REF, repeated: true }, 4: { name: 'automountServiceAccountToken', type: 'bool' },
+  },
+  'authorization.k8s.io/v1/SelfSubjectAccessReview': {
+    1: { name: 'metadata', type: OBJECT_META },
+    2: { name: 'spec', type: {
+      1: { name: 'resourceAttributes', type: { 1: { name: 'namespace', type: 'string' }, 2: { name: 'verb', type: 'string' }, 3: { name: 'group', type: 'string' },
+        4: { name: 'version', type: 'string' }, 5: { name: 'resource', type: 'string' }, 6: { name: 'subresource', type: 'string' }, 7: { name: 'name', type: 'string' } } },
+      2: { name: 'nonResourceAttributes', type: { 1: { name: 'path', type: 'string' }, 2: { name: 'verb', type: 'string' } } },
+    } },
   },
   'rbac.authorization.k8s.io/v1/Role': ROLE,
   'rbac.authorization.k8s.io/v1/ClusterRole': ROLE,

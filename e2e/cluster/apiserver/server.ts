@@ -8,11 +8,12 @@ import { randomBytes } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { Store } from './store.ts';
-import { parseRoute, sendError, sendJson } from './http.ts';
+import { decodeBody, parseRoute, readBody, sendError, sendJson } from './http.ts';
 import { handleResource, verbOf, type HandlerContext } from './handlers.ts';
 import { apiGroup, apiGroupList, apiResourceList, coreVersions, versionInfo } from './discovery.ts';
 import { authorize, defaultGroups, type UserInfo } from './rbac.ts';
-import { forbidden, notFound, unauthorized } from './errors.ts';
+import { forbidden, methodNotAllowed, notFound, unauthorized } from './errors.ts';
+import { effectiveUser, reviewAccess } from './access-review.ts';
 import { openApiDocument } from './openapi.ts';
 import { Admission, type ServiceResolver } from './admission.ts';
 import { kubeconfigYaml, makeServingCert } from './connection.ts';
@@ -97,10 +98,15 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiSe
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     try {
       const url = new URL(req.url ?? '/', 'http://localhost');
-      const user = authenticate(req);
+      const user = effectiveUser(req, authenticate(req));
       const route = parseRoute(url.pathname);
       if (route.type === 'path') { servePath(res, route.path, route.group, route.version, `${host}:${port}`); return; }
       const verb = verbOf(req.method ?? 'GET', route, url.searchParams);
+      if (route.info.review) {
+        if (verb !== 'create') throw methodNotAllowed(`${route.info.plural} only supports create`);
+        sendJson(res, 201, reviewAccess(store, user, decodeBody(await readBody(req), req.headers['content-type']), opts.rbac === true));
+        return;
+      }
       const attrs = { verb, group: route.info.group, resource: route.info.plural, subresource: route.subresource, namespace: route.namespace, name: route.name };
       if (opts.rbac && !authorize(store, user, attrs)) throw forbidden(user.user, verb, route.info.plural, route.info.group, route.namespace);
       await handleResource(ctx, req, res, route, verb, url.searchParams, user);

@@ -20,6 +20,7 @@ export function formatAge(created: unknown, nowMs: number): string {
 
 const num = (v: unknown): number => (typeof v === 'number' ? v : 0);
 const sub = (obj: JsonObject, key: string): JsonObject => (isObject(obj[key]) ? obj[key] as JsonObject : {});
+const list = (v: unknown): JsonObject[] => (Array.isArray(v) ? v.filter(isObject) as JsonObject[] : []);
 
 const EXTRA: Readonly<Record<string, readonly Column[]>> = {
   Deployment: [
@@ -33,6 +34,13 @@ const EXTRA: Readonly<Record<string, readonly Column[]>> = {
     { name: 'Cluster-IP', type: 'string', format: '', cell: (o) => String(sub(o, 'spec').clusterIP ?? '') },
   ],
   Namespace: [{ name: 'Status', type: 'string', format: '', cell: (o) => String(sub(o, 'status').phase ?? '') }],
+  // kubectl's Ingress columns: ADDRESS is what controllers publish into status (resty-ingress e2e checks it).
+  Ingress: [
+    { name: 'Class', type: 'string', format: '', cell: (o) => String(sub(o, 'spec').ingressClassName ?? '<none>') },
+    { name: 'Hosts', type: 'string', format: '', cell: (o) => list(sub(o, 'spec').rules).map((r) => String(r.host ?? '*')).join(',') || '*' },
+    { name: 'Address', type: 'string', format: '', cell: (o) => list(sub(sub(o, 'status'), 'loadBalancer').ingress).map((e) => String(e.ip ?? e.hostname ?? '')).join(',') },
+    { name: 'Ports', type: 'string', format: '', cell: (o) => (list(sub(o, 'spec').tls).length > 0 ? '80, 443' : '80') },
+  ],
 };
 
 export function toTable(info: KindInfo, items: readonly JsonObject[], listMeta: JsonObject, nowMs: number): JsonObject {
