@@ -2,10 +2,13 @@
 --   POST /configuration/backends  the full set of backends (201 / 400 + reason)
 --   GET  /configuration/backends  the set as loaded
 --   GET  /configuration/status    store version and the version each worker applied
+--   POST /configuration/certificates  every certificate + host map (certificate_api.lua)
+--   GET  /configuration/certificates  what is loaded, without PEMs or keys
 local ngx = ngx
 local cjson = require("cjson.safe")
 local store = require("resty_ingress.store")
 local validate = require("resty_ingress.validate")
+local certificate_api = require("resty_ingress.certificate_api")
 local monitor = require("resty_ingress.monitor")
 
 local io_open = io.open
@@ -84,12 +87,25 @@ local function get_status()
     return respond(200, body, "application/json")
 end
 
+local function post_certificates()
+    local body, read_err = read_body()
+    if not body then
+        return respond(400, "request body is empty" .. (read_err and (": " .. read_err) or "") .. "\n")
+    end
+    local status, text = certificate_api.post(body, with_lock)
+    return respond(status, text)
+end
+
 local routes = {
     ["/configuration/backends"] = {
         GET = function() return respond(200, store.backends_json(), "application/json") end,
         POST = post_backends,
     },
     ["/configuration/status"] = { GET = get_status },
+    ["/configuration/certificates"] = {
+        GET = function() return respond(200, certificate_api.summary(), "application/json") end,
+        POST = post_certificates,
+    },
     -- Drains the per-request metrics batches (monitor.lua); 404 when metrics are off.
     ["/configuration/metrics"] = {
         GET = function()

@@ -15,6 +15,9 @@ local MODULES = {
     "resty_ingress.worker",
     "resty_ingress.monitor",
     "resty_ingress.log_phase",
+    "resty_ingress.certificate_store",
+    "resty_ingress.certificate_api",
+    "resty_ingress.certificate",
 }
 
 function _M.init()

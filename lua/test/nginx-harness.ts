@@ -55,6 +55,7 @@ export function contractHttpBlock(dataplane: Dataplane, statusPort: number, serv
     lua_package_path "${dataplane.luaPackagePath}";
     lua_package_cpath "${dataplane.luaPackageCPath}";
     lua_shared_dict resty_backends 64m;
+    lua_shared_dict resty_certificates 16m;
     init_by_lua_block { require("resty_ingress.init").init() }
     init_worker_by_lua_block { require("resty_ingress.worker").init_worker() }
     upstream upstream_balancer {

@@ -2,7 +2,7 @@
 // and the certificates tests need. node-forge builds and signs the X.509
 // structure; the RSA key comes from Node's crypto (fast, native).
 
-import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { generateKeyPairSync, randomBytes, X509Certificate } from 'node:crypto';
 import forge from 'node-forge';
 
 /** What to put in a self-signed certificate. */
@@ -25,7 +25,7 @@ export interface SelfSignedRequest {
 export interface SelfSignedCertificate {
   readonly cert: string;
   readonly key: string;
-  /** Serial, uppercase hex without leading zeros (as Node's X509Certificate prints it). */
+  /** Serial as Node's X509Certificate and tls print it (uppercase hex, whole bytes). */
   readonly serial: string;
 }
 
@@ -66,5 +66,6 @@ export function createSelfSignedCertificate(request: SelfSignedRequest = {}): Se
   if (dnsNames.length > 0) extensions.push({ name: 'subjectAltName', altNames: dnsNames.map((value) => ({ type: 2, value })) });
   cert.setExtensions(extensions);
   cert.sign(privateKey, forge.md.sha256.create());
-  return { cert: forge.pki.certificateToPem(cert), key: keyPem, serial: cert.serialNumber.replace(/^0+/u, '').toUpperCase() };
+  const pem = forge.pki.certificateToPem(cert);
+  return { cert: pem, key: keyPem, serial: new X509Certificate(pem).serialNumber.toUpperCase() };
 }
