@@ -64,6 +64,7 @@ export function createRequestMetrics(registry: Registry, options: RequestMetrics
       if (payload.droppedInNginx) rejected.inc({ reason: 'nginx-buffer-full' }, payload.droppedInNginx);
       for (const { location, method, status, histograms: data } of payload.aggregates) {
         const labels: Record<string, string> = {
+          ...(options.perHost ? { host: location.host } : {}),
           namespace: location.namespace,
           ingress: location.ingress,
           service: location.service,
@@ -72,7 +73,6 @@ export function createRequestMetrics(registry: Registry, options: RequestMetrics
           status: options.statusClasses ? `${status[0]}xx` : status,
           canary: '',
         };
-        if (options.perHost) labels.host = location.host;
         seen.set(JSON.stringify(labels), { location, labels });
         if (data.requestDuration.count > 0) requests.inc(labels, data.requestDuration.count);
         for (const { key, histogram } of histograms) {
