@@ -26,6 +26,17 @@ export interface ControllerHarnessOptions {
   readonly kubeconfig?: string;
   /** How long to wait for the first configuration (default 30 s). */
   readonly readyTimeoutMs?: number;
+  /** Ports to use instead of free ones picked by the kernel (the playground prefers a friendly HTTP port). */
+  readonly ports?: Partial<ControllerPorts>;
+  /** Called with every log line as it arrives (the playground forwards them). */
+  readonly onLog?: (entry: LogEntry) => void;
+}
+
+export interface ControllerPorts {
+  readonly http: number;
+  readonly https: number;
+  readonly status: number;
+  readonly healthz: number;
 }
 
 export interface ControllerHandle {
@@ -33,7 +44,7 @@ export interface ControllerHandle {
   readonly http: string;
   /** NGINX's HTTPS listener when it accepts TLS connections at start, else undefined. */
   readonly https: string | undefined;
-  readonly ports: { readonly http: number; readonly https: number; readonly status: number; readonly healthz: number };
+  readonly ports: ControllerPorts;
   /** NGINX's loopback status server (Lua configuration API), e.g. http://127.0.0.1:40124 */
   readonly statusUrl: string;
   /** The controller's /healthz (served once issue "operating it" lands). */
@@ -76,7 +87,8 @@ export async function startController(cluster: Cluster, options: ControllerHarne
     const dir = await mkdtemp(join(tmpdir(), 'resty-e2e-ctl-'));
     cleanups.push(() => rm(dir, { recursive: true, force: true }));
     const prefix = join(dir, 'nginx');
-    const [http, https, status, healthz] = await freePorts(4);
+    const picked = await freePorts(4);
+    const { http, https, status, healthz } = { http: picked[0], https: picked[1], status: picked[2], healthz: picked[3], ...options.ports };
     const argv = [
       LAUNCHER,
       '--kubeconfig', options.kubeconfig ?? cluster.kubeconfig,
@@ -89,7 +101,7 @@ export async function startController(cluster: Cluster, options: ControllerHarne
     ];
     // process.execPath is Node 24 under npm (and ./node_modules/.bin/node), which runs the .ts sources.
     const child = spawn(process.execPath, argv, { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-    const logs: LogCollector = collectLogs([child.stdout, child.stderr]);
+    const logs: LogCollector = collectLogs([child.stdout, child.stderr], options.onLog);
     const masters = new Set<number>();
     const nginxProcesses = (): ReturnType<typeof nginxProcessesOf> => {
       const found = child.pid === undefined ? [] : nginxProcessesOf(child.pid, masters);

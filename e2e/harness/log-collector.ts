@@ -42,7 +42,8 @@ export function matches(match: LogMatcher, entry: LogEntry): boolean {
   return match instanceof RegExp ? match.test(entry.raw) : match(entry);
 }
 
-export function collectLogs(streams: readonly Readable[]): LogCollector {
+/** `onEntry` sees every line as it arrives. */
+export function collectLogs(streams: readonly Readable[], onEntry?: (entry: LogEntry) => void): LogCollector {
   const entries: LogEntry[] = [];
   const waiters = new Set<{ match: LogMatcher; from: number; resolve: (e: LogEntry) => void }>();
   const ended = Promise.all(streams.map((stream) => new Promise<void>((resolve) => {
@@ -50,6 +51,7 @@ export function collectLogs(streams: readonly Readable[]): LogCollector {
     lines.on('line', (raw) => {
       const entry = parseLogLine(raw);
       entries.push(entry);
+      onEntry?.(entry);
       for (const waiter of waiters) if (matches(waiter.match, entry)) waiter.resolve(entry);
     });
     lines.once('close', () => resolve());

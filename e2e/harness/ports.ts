@@ -32,3 +32,14 @@ export async function freePorts(count: number, host = '127.0.0.1'): Promise<numb
 export function randomLoopbackPool(): string {
   return `127.${64 + randomInt(64)}.${randomInt(256)}.0/24`;
 }
+
+/** True when nothing listens on host:port right now (a listen there succeeds). */
+export async function isPortFree(port: number, host = '127.0.0.1'): Promise<boolean> {
+  const server = createServer();
+  const free = await new Promise<boolean>((resolve) => {
+    server.once('error', () => resolve(false));
+    server.listen(port, host, () => resolve(true));
+  });
+  if (free) await new Promise<void>((resolve) => server.close(() => resolve()));
+  return free;
+}

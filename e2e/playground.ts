@@ -1,0 +1,100 @@
+// `npm start`: the playground. Brings up the local cluster (API server +
+// simulator), the real controller with its NGINX, applies the example app,
+// prints how to reach and change it, and runs until Ctrl-C or SIGTERM, then
+// stops everything it started. Scripts read the `KEY=value` lines and wait
+// for `READY` (see e2e/playground.test.ts). Controller activity goes to stderr.
+//   node e2e/playground.ts [--http-port N]     (default 8080 when free, else any free port)
+import { readFile } from 'node:fs/promises';
+import { join, relative } from 'node:path';
+import { parseArgs } from 'node:util';
+import {
+  freePort, isPortFree, REPO_ROOT, startCluster, startController, waitForResponse,
+  type Cluster, type ControllerHandle, type LogEntry,
+} from './harness/index.ts';
+
+const DEMO_HOST = 'demo.localtest';
+const FRIENDLY_HTTP_PORT = 8080;
+const EXAMPLES = join(REPO_ROOT, 'e2e/examples');
+
+async function chooseHttpPort(requested: string | undefined): Promise<number> {
+  if (requested !== undefined) {
+    const port = Number(requested);
+    if (!Number.isInteger(port) || port < 1 || port > 65535) throw new Error(`--http-port must be 1..65535, got ${JSON.stringify(requested)}`);
+    return port;
+  }
+  return (await isPortFree(FRIENDLY_HTTP_PORT)) ? FRIENDLY_HTTP_PORT : freePort();
+}
+
+/** One short stderr line per interesting controller log line: syncs, reloads, warnings. */
+function describeLog(entry: LogEntry): string | null {
+  if (entry.msg === 'sync') return `sync: ${String(entry.result)} (${String(entry.why)})`;
+  if (entry.level >= 40 || entry.msg === 'NGINX reloaded') {
+    const about = typeof entry.ingress === 'string' ? ` [${entry.ingress}]` : '';
+    return `${entry.msg}${about}`;
+  }
+  return null;
+}
+
+/** What the user reads: machine-readable KEY=value lines first, then what to try. */
+function guide(cluster: Cluster, controller: ControllerHandle): string {
+  const second = relative(process.cwd(), join(EXAMPLES, 'second-ingress.yaml')) || 'e2e/examples/second-ingress.yaml';
+  const lines = [`KUBECONFIG=${cluster.kubeconfig}`, `HTTP=${controller.http}`];
+  // Printed only when something answers there (issues "TLS" and "operating it" add them).
+  if (controller.https) lines.push(`HTTPS=${controller.https}`);
+  if (controller.metricsUrl) lines.push(`METRICS=${controller.metricsUrl}`);
+  return [
+    ...lines,
+    '',
+    'Try, in another shell:',
+    `  curl -H 'Host: ${DEMO_HOST}' ${controller.http}/`,
+    `  export KUBECONFIG=${cluster.kubeconfig}`,
+    '  kubectl get deployments,services,endpointslices,ingresses',
+    '  kubectl scale deployment/demo --replicas=4           # endpoints change, no NGINX reload',
+    '  kubectl rollout restart deployment/demo              # new pods, no reload, no failed request',
+    `  kubectl apply -f ${second}   # a new host: one reload`,
+    `  curl -H 'Host: second.localtest' ${controller.http}/app/hello`,
+    'Ctrl-C stops everything.',
+  ].join('\n');
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({ options: { 'http-port': { type: 'string' } } });
+  const httpPort = await chooseHttpPort(values['http-port']);
+  const started: Array<{ stop(): Promise<void> }> = [];
+  let stopping: Promise<void> | null = null;
+  const stopAll = (): Promise<void> => {
+    stopping ??= (async () => {
+      for (const thing of started.reverse()) await thing.stop().catch((err: unknown) => process.stderr.write(`stop: ${(err as Error).message}\n`));
+    })();
+    return stopping;
+  };
+  const onSignal = (signal: string): void => {
+    process.stderr.write(`\n${signal}: stopping the controller, NGINX and the cluster…\n`);
+    void stopAll().then(() => process.exit(0));
+  };
+  process.once('SIGINT', () => onSignal('SIGINT'));
+  process.once('SIGTERM', () => onSignal('SIGTERM'));
+
+  try {
+    process.stderr.write('starting the local cluster and the controller…\n');
+    const cluster = await startCluster();
+    started.push(cluster);
+    if (stopping) return;
+    const controller = await startController(cluster, {
+      ports: { http: httpPort },
+      onLog: (entry) => { const line = describeLog(entry); if (line) process.stderr.write(`controller: ${line}\n`); },
+    });
+    started.push(controller);
+    if (stopping) return;
+    await cluster.apply(await readFile(join(EXAMPLES, 'demo.yaml'), 'utf8'));
+    process.stdout.write(`${guide(cluster, controller)}\n`);
+    await waitForResponse(controller.http, { host: DEMO_HOST }, (res) => res.status === 200, 30_000);
+    process.stdout.write('READY\n');
+  } catch (err) {
+    process.stderr.write(`playground: ${(err as Error).message}\n`);
+    await stopAll();
+    process.exit(1);
+  }
+}
+
+await main();
