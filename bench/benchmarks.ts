@@ -1,0 +1,5 @@
+// The benchmarks `npm run bench` runs, in order. Each file owns one.
+import type { Benchmark } from './lib/context.ts';
+import { proxyPathBenchmark } from './proxy/proxy-path.ts';
+
+export const BENCHMARKS: readonly Benchmark[] = [proxyPathBenchmark];

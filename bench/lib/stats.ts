@@ -1,0 +1,49 @@
+// Small statistics for benchmark samples: percentiles, medians, ratios.
+// Benchmarks on a shared, noisy machine report medians of interleaved
+// rounds and percentiles of many samples, never a single run.
+
+/** The p-th percentile (0..100) by nearest rank; NaN for no samples. */
+export function percentile(samples: readonly number[], p: number): number {
+  if (samples.length === 0) return Number.NaN;
+  const sorted = [...samples].sort((a, b) => a - b);
+  const rank = Math.ceil((p / 100) * sorted.length);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, rank - 1))] ?? Number.NaN;
+}
+
+/** The median (mean of the two middle values for an even count); NaN for no samples. */
+export function median(samples: readonly number[]): number {
+  if (samples.length === 0) return Number.NaN;
+  const sorted = [...samples].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[mid] ?? Number.NaN : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
+}
+
+/** p50, p99 and max of a sample set, the summary every latency metric reports. */
+export interface LatencySummary {
+  readonly count: number;
+  readonly p50: number;
+  readonly p99: number;
+  readonly max: number;
+}
+
+export function summarize(samples: readonly number[]): LatencySummary {
+  return {
+    count: samples.length,
+    p50: percentile(samples, 50),
+    p99: percentile(samples, 99),
+    max: samples.length === 0 ? Number.NaN : Math.max(...samples),
+  };
+}
+
+/** ours ÷ reference, or null when either side is missing or the reference is zero. */
+export function ratioOf(ours: number | null, reference: number | null): number | null {
+  if (ours === null || reference === null || !Number.isFinite(ours) || !Number.isFinite(reference) || reference === 0) return null;
+  return ours / reference;
+}
+
+/** Rounds for display and JSON: 3 significant digits below 100, integers above. */
+export function round(value: number): number {
+  if (!Number.isFinite(value)) return value;
+  if (Math.abs(value) >= 100) return Math.round(value);
+  return Number(value.toPrecision(3));
+}

@@ -1,0 +1,124 @@
+// Runs wrk (Debian's package) as a child process, pinned to a CPU with
+// taskset when available, and parses the JSON line bench/wrk/report.lua
+// prints. Asynchronous on purpose: the bench process may itself host the
+// simulated pods that serve the load.
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Distribution } from './report.ts';
+
+const REPORT_SCRIPT = fileURLToPath(new URL('../wrk/report.lua', import.meta.url));
+const ROTATE_SCRIPT = fileURLToPath(new URL('../wrk/rotate-hosts.lua', import.meta.url));
+
+/** report.lua alone, or with rotate-hosts.lua appended (written once into the temp folder). */
+function scriptFor(hostCount: number): string {
+  if (hostCount <= 1) return REPORT_SCRIPT;
+  const combined = join(tmpdir(), `resty-bench-wrk-${process.pid}.lua`);
+  if (!existsSync(combined)) writeFileSync(combined, readFileSync(REPORT_SCRIPT, 'utf8') + readFileSync(ROTATE_SCRIPT, 'utf8'));
+  return combined;
+}
+
+export interface WrkOptions {
+  readonly url: string;
+  readonly durationSeconds: number;
+  readonly connections: number;
+  readonly threads?: number;
+  /** Host headers to rotate through, one per request; empty = the URL's host. */
+  readonly hosts?: readonly string[];
+  /** CPU to pin wrk to (taskset -c), or null. */
+  readonly cpu?: number | null;
+}
+
+export interface WrkResult {
+  readonly requests: number;
+  readonly durationSeconds: number;
+  readonly requestsPerSecond: number;
+  /** Socket errors plus non-2xx/3xx responses. */
+  readonly errors: { readonly connect: number; readonly read: number; readonly write: number; readonly status: number; readonly timeout: number };
+  readonly meanMs: number;
+  readonly maxMs: number;
+  /** Latency in ms by percentile. */
+  readonly latency: readonly { readonly percentile: number; readonly ms: number }[];
+}
+
+/** True when `taskset` exists (util-linux); without it nothing is pinned. */
+export function hasTaskset(): boolean {
+  return spawnSync('taskset', ['-V'], { stdio: 'ignore' }).status === 0;
+}
+
+/** argv prefix that pins a command to `cpu`, or [] when not pinning. */
+export function pinned(cpu: number | null | undefined): string[] {
+  return cpu === null || cpu === undefined || !hasTaskset() ? [] : ['taskset', '-c', String(cpu)];
+}
+
+interface WrkJson {
+  requests: number;
+  durationUs: number;
+  errors: WrkResult['errors'];
+  meanUs: number;
+  maxUs: number;
+  latency: { percentile: number; us: number }[];
+}
+
+/** Parses wrk's output; throws when the report line is missing (wrk failed). */
+export function parseWrkOutput(output: string): WrkResult {
+  const line = output.split('\n').find((l) => l.startsWith('BENCH_JSON '));
+  if (line === undefined) throw new Error(`wrk printed no report: ${output.slice(0, 500)}`);
+  const json = JSON.parse(line.slice('BENCH_JSON '.length)) as WrkJson;
+  const durationSeconds = json.durationUs / 1e6;
+  return {
+    requests: json.requests,
+    durationSeconds,
+    requestsPerSecond: durationSeconds > 0 ? json.requests / durationSeconds : 0,
+    errors: json.errors,
+    meanMs: json.meanUs / 1000,
+    maxMs: json.maxUs / 1000,
+    latency: json.latency.map((p) => ({ percentile: p.percentile, ms: p.us / 1000 })),
+  };
+}
+
+/** Latency at a percentile wrk reported (see report.lua's list). */
+export function latencyAt(result: WrkResult, percentile: number): number {
+  return result.latency.find((p) => p.percentile === percentile)?.ms ?? Number.NaN;
+}
+
+/** Total failed requests: socket errors and non-2xx/3xx answers. */
+export function errorCount(result: WrkResult): number {
+  const e = result.errors;
+  return e.connect + e.read + e.write + e.status + e.timeout;
+}
+
+export function toDistribution(label: string, result: WrkResult): Distribution {
+  return { label, points: result.latency.filter((p) => p.percentile < 100) };
+}
+
+/** One host: a plain header (no per-request Lua in wrk); several: report.lua rotates them. */
+function hostArgs(url: string, hosts: readonly string[]): string[] {
+  if (hosts.length === 1) return ['-H', `Host: ${hosts[0] ?? ''}`, url];
+  return hosts.length === 0 ? [url] : [url, '--', ...hosts];
+}
+
+/** Runs wrk to completion. */
+export function runWrk(opts: WrkOptions): Promise<WrkResult> {
+  const argv = [
+    ...pinned(opts.cpu), 'wrk', `-t${opts.threads ?? 1}`, `-c${opts.connections}`, `-d${opts.durationSeconds}s`,
+    '--timeout', '5s', '-s', scriptFor(opts.hosts?.length ?? 0), ...hostArgs(opts.url, opts.hosts ?? []),
+  ];
+  return new Promise((resolve, reject) => {
+    const [cmd, ...args] = argv as [string, ...string[]];
+    const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => { output += chunk.toString(); });
+    child.stderr.on('data', (chunk: Buffer) => { output += chunk.toString(); });
+    child.once('error', reject);
+    child.once('close', (code) => {
+      try {
+        resolve(parseWrkOutput(output));
+      } catch (err) {
+        reject(new Error(`wrk exited ${code}: ${(err as Error).message}`));
+      }
+    });
+  });
+}
