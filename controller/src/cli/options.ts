@@ -26,6 +26,8 @@ export interface ControllerOptions extends BuildOptions {
   readonly watchNamespace: string | null;
   /** --configmap: `namespace/name` of the controller's ConfigMap, or null. */
   readonly configMap: string | null;
+  /** --default-ssl-certificate: `namespace/name` of the TLS Secret served for unknown SNI, or null (self-signed). */
+  readonly defaultSslCertificate: string | null;
   /** --http-port: NGINX's HTTP listener. */
   readonly httpPort: number;
   /** --https-port: NGINX's HTTPS listener. */
@@ -93,6 +95,7 @@ const FLAGS: readonly FlagSpec[] = [
   bool('--ingress-class-by-name', 'also handle Ingresses whose spec.ingressClassName equals --ingress-class, without checking the IngressClass controller', false),
   { flags: '--watch-namespace <namespace>', description: 'watch only this namespace (IngressClasses stay cluster-wide); "" = all', defaultValue: '', parser: parse.parseNamespace },
   { flags: '--configmap <namespace/name>', description: 'ConfigMap with global NGINX settings', defaultValue: '', parser: parse.parseNamespacedName },
+  { flags: '--default-ssl-certificate <namespace/name>', description: 'kubernetes.io/tls Secret served for unknown SNI and hosts without a valid certificate; "" = a self-signed one made at start', defaultValue: '', parser: parse.parseNamespacedName },
   { flags: '--default-backend-service <namespace/name>', description: 'Service answering requests no rule matches; "" = built-in 404', defaultValue: '', parser: parse.parseNamespacedName },
   { flags: '--annotations-prefix <prefix>', description: 'prefix of the annotations read from Ingresses', defaultValue: 'nginx.ingress.kubernetes.io', parser: parse.parseAnnotationsPrefix },
   { flags: '--http-port <port>', description: 'port NGINX serves HTTP on', defaultValue: 80, parser: parse.parsePort },
@@ -159,6 +162,7 @@ function toControllerOptions(raw: Record<string, unknown>): ControllerOptions {
     ingressClassByName: raw.ingressClassByName as boolean,
     watchNamespace: orNull(raw.watchNamespace as string),
     configMap: orNull(raw.configmap as string),
+    defaultSslCertificate: orNull(raw.defaultSslCertificate as string),
     defaultBackendService: orNull(raw.defaultBackendService as string),
     annotationsPrefix: raw.annotationsPrefix as string,
     httpPort: raw.httpPort as number,

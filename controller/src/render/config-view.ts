@@ -3,8 +3,8 @@
 // endpoints and load-balance algorithms never enter it, so an endpoint
 // change cannot change nginx.conf or its version.
 
-import type { Model, Server } from '../model/types.ts';
-import type { ResolvedRenderOptions } from './render-options.ts';
+import type { HstsSettings, Model, Server } from '../model/types.ts';
+import { defaultCertificatePaths, type ResolvedRenderOptions } from './render-options.ts';
 import { buildLocationBlocks, type LocationBlock } from './location-blocks.ts';
 import { RenderError } from './nginx-values.ts';
 
@@ -38,6 +38,29 @@ export interface ServerNamesHash {
   readonly bucketSize: number;
 }
 
+/**
+ * The HTTPS side (null without --https-port). Certificates are not here:
+ * Lua serves them by SNI; nginx.conf names only the placeholder, so adding,
+ * rotating or removing a certificate never changes nginx.conf.
+ */
+export interface TlsView {
+  /** `listen <address:port> ssl`. */
+  readonly listen: string;
+  /** The placeholder (controller's self-signed default) certificate and key files. */
+  readonly certificate: string;
+  readonly certificateKey: string;
+  /** ssl_protocols words (ConfigMap ssl-protocols). */
+  readonly protocols: readonly string[];
+  /** ssl_ciphers (ConfigMap ssl-ciphers). */
+  readonly ciphers: string;
+  /** Strict-Transport-Security on HTTPS responses, or null (ConfigMap hsts: false). */
+  readonly hsts: HstsSettings | null;
+  /** Status of the HTTP→HTTPS redirect (ConfigMap http-redirect-code). */
+  readonly redirectCode: number;
+  /** Port written after `$host` in redirects; null for 443. */
+  readonly redirectPort: number | null;
+}
+
 /** Everything the templates read except the version. */
 export interface ConfigView {
   /** The options minus templateDir: where the templates sit must not change the version. */
@@ -47,6 +70,7 @@ export interface ConfigView {
   readonly listen: { readonly public: string; readonly status: string };
   readonly serverNamesHash: ServerNamesHash;
   readonly servers: readonly ServerView[];
+  readonly tls: TlsView | null;
 }
 
 function nextPowerOfTwo(n: number): number {
@@ -109,9 +133,28 @@ function buildServerViews(model: Model): ServerView[] {
     return {
       hostname: server.hostname,
       isDefault: server.hostname === CATCH_ALL_HOSTNAME,
-      locations: buildLocationBlocks(server.hostname, server.locations, knownBackends),
+      locations: buildLocationBlocks(server.hostname, server.locations, knownBackends, server.tls === true),
     };
   });
+}
+
+function buildTlsView(model: Model, options: ResolvedRenderOptions): TlsView | null {
+  if (options.httpsPort === null) return null;
+  const settings = model.settings;
+  if (settings === undefined || !Array.isArray(settings.sslProtocols) || settings.sslProtocols.length === 0) {
+    throw new RenderError('UnsafeValue', 'model: settings.sslProtocols must be a non-empty array');
+  }
+  const files = defaultCertificatePaths(options.prefix);
+  return {
+    listen: `${options.listenAddress}:${options.httpsPort}`,
+    certificate: files.certificate,
+    certificateKey: files.key,
+    protocols: settings.sslProtocols,
+    ciphers: settings.sslCiphers,
+    hsts: settings.hsts.enabled ? settings.hsts : null,
+    redirectCode: settings.httpRedirectCode,
+    redirectPort: options.httpsPort === 443 ? null : options.httpsPort,
+  };
 }
 
 /** Builds the view of `model` under `options`; throws RenderError on a model that breaks the contract. */
@@ -127,5 +170,6 @@ export function buildConfigView(model: Model, options: ResolvedRenderOptions): C
     },
     serverNamesHash: sizeServerNamesHash(servers.map((server) => server.hostname)),
     servers,
+    tls: buildTlsView(model, options),
   };
 }

@@ -5,7 +5,7 @@
 
 export { createConfigRenderer, renderConfig, MAIN_TEMPLATE } from './render-config.ts';
 export type { ConfigRenderer, RenderedConfig } from './render-config.ts';
-export { resolveRenderOptions, DEFAULT_WORKER_SHUTDOWN_TIMEOUT_SECONDS, ERROR_LOG_LEVELS } from './render-options.ts';
+export { resolveRenderOptions, defaultCertificatePaths, DEFAULT_WORKER_SHUTDOWN_TIMEOUT_SECONDS, ERROR_LOG_LEVELS } from './render-options.ts';
 export type { RenderOptions, DataplaneValues, ErrorLogLevel, ResolvedRenderOptions } from './render-options.ts';
 export { RenderError } from './nginx-values.ts';
 export type { RenderErrorCode } from './nginx-values.ts';

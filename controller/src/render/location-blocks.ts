@@ -36,6 +36,8 @@ export interface LocationBlock {
   readonly modifier: LocationModifier;
   readonly path: string;
   readonly proxy: ProxyView | null;
+  /** Plain-HTTP requests get the redirect to HTTPS: force-ssl-redirect, or ssl-redirect on a host with TLS. */
+  readonly httpsRedirect: boolean;
 }
 
 /** What a location's metrics labels need of its backend. */
@@ -85,7 +87,7 @@ function matchersOf(location: Location): { modifier: LocationModifier; path: str
   }
 }
 
-const NOT_FOUND_ROOT: LocationBlock = { modifier: '', path: '/', proxy: null };
+const NOT_FOUND_ROOT: LocationBlock = { modifier: '', path: '/', proxy: null, httpsRedirect: false };
 
 /**
  * The location blocks of server `hostname`, in model order. Exact paths win
@@ -97,6 +99,7 @@ export function buildLocationBlocks(
   hostname: string,
   locations: readonly Location[],
   knownBackends: ReadonlyMap<string, BackendLabels>,
+  serverTls = false,
 ): LocationBlock[] {
   const exactPaths = new Set(locations.filter((l) => l.match === 'exact').map((l) => l.path));
   const seen = new Set<string>();
@@ -112,6 +115,8 @@ export function buildLocationBlocks(
       );
     }
     const proxy = proxyViewOf(hostname, location, knownBackends);
+    // ingress-nginx's rule: force always redirects; ssl-redirect only where the host has TLS.
+    const httpsRedirect = location.forceSslRedirect === true || (location.sslRedirect === true && serverTls);
     for (const matcher of matchersOf(location)) {
       const key = `${matcher.modifier} ${matcher.path}`;
       if (location.match === 'prefix' && matcher.modifier === '=' && exactPaths.has(matcher.path)) continue;
@@ -122,7 +127,7 @@ export function buildLocationBlocks(
         );
       }
       seen.add(key);
-      blocks.push({ ...matcher, proxy });
+      blocks.push({ ...matcher, proxy, httpsRedirect });
     }
   }
   if (!seen.has(' /')) blocks.push(NOT_FOUND_ROOT);

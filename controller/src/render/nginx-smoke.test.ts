@@ -54,7 +54,8 @@ void describe('rendered nginx.conf in real NGINX', () => {
     statusPort = await freePort();
     const dataplane = findDataplane();
     const prefix = makePrefix();
-    rendered = renderConfig(site, { ...goldenOptions(dataplane, prefix), httpPort, statusPort, workerProcesses: 2 });
+    const httpsPort = await freePort();
+    rendered = renderConfig(site, { ...goldenOptions(dataplane, prefix), httpPort, httpsPort, statusPort, workerProcesses: 2 });
     nginx = await startNginx(dataplane, prefix, rendered.conf, `http://127.0.0.1:${statusPort}/healthz`);
   });
 

@@ -150,7 +150,7 @@ void describe('renderConfig: what each model renders', () => {
       assert.match(block(conf, 'server'), /listen "127\.0\.0\.1:10246";/u, 'the status server comes first');
       const catchAll = conf.indexOf('server_name "_";');
       assert.ok(catchAll > 0 && conf.lastIndexOf('default_server') < catchAll, 'only the catch-all is default_server');
-      assert.equal(conf.split('default_server').length, 2, 'exactly one default_server');
+      assert.equal(conf.split('default_server').length, 3, 'exactly one default_server per listener (HTTP, HTTPS)');
     });
   }
 });

@@ -30,6 +30,12 @@ export interface RenderOptions {
   readonly listenAddress: string;
   /** Port of the public HTTP listener (ingress-nginx: --http-port, 80). */
   readonly httpPort: number;
+  /**
+   * Port of the public HTTPS listener (ingress-nginx: --https-port, 443); absent = no HTTPS.
+   * Its placeholder certificate is `<prefix>/ssl/default.crt` + `.key` (see defaultCertificatePaths),
+   * which the caller writes before NGINX starts; Lua serves the real ones by SNI.
+   */
+  readonly httpsPort?: number;
   /** Port of the Lua configuration/status server; it always listens on 127.0.0.1 (ingress-nginx: 10246). */
   readonly statusPort: number;
   /** `worker_processes`: a count or `auto` (one per CPU). */
@@ -45,8 +51,16 @@ export interface RenderOptions {
 }
 
 /** RenderOptions with every default filled in; what the templates and the version hash see. */
-export interface ResolvedRenderOptions extends Required<Omit<RenderOptions, 'templateDir'>> {
+export interface ResolvedRenderOptions extends Required<Omit<RenderOptions, 'templateDir' | 'httpsPort'>> {
   readonly templateDir: string;
+  /** null = no HTTPS listener. */
+  readonly httpsPort: number | null;
+}
+
+/** Where NGINX's placeholder certificate (the controller's self-signed default) lives in the prefix. */
+export function defaultCertificatePaths(prefix: string): { readonly certificate: string; readonly key: string } {
+  const dir = `${resolve(prefix)}/ssl`;
+  return { certificate: `${dir}/default.crt`, key: `${dir}/default.key` };
 }
 
 /** ingress-nginx's `worker-shutdown-timeout` default. */
@@ -78,6 +92,11 @@ export function resolveRenderOptions(options: RenderOptions): ResolvedRenderOpti
   checkPort('httpPort', options.httpPort);
   checkPort('statusPort', options.statusPort);
   if (options.httpPort === options.statusPort) invalid('statusPort', options.statusPort, 'different from httpPort');
+  const httpsPort = options.httpsPort ?? null;
+  if (httpsPort !== null) {
+    checkPort('httpsPort', httpsPort);
+    if (httpsPort === options.httpPort || httpsPort === options.statusPort) invalid('httpsPort', httpsPort, 'different from httpPort and statusPort');
+  }
   const workers = options.workerProcesses;
   if (workers !== 'auto' && (typeof workers !== 'number' || !Number.isInteger(workers) || workers < 1)) {
     invalid('workerProcesses', workers, "a positive integer or 'auto'");
@@ -108,6 +127,7 @@ export function resolveRenderOptions(options: RenderOptions): ResolvedRenderOpti
     prefix: resolve(options.prefix),
     listenAddress: options.listenAddress,
     httpPort: options.httpPort,
+    httpsPort,
     statusPort: options.statusPort,
     workerProcesses: workers,
     workerShutdownTimeout: shutdown,

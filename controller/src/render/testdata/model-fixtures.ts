@@ -31,6 +31,7 @@ export function goldenOptions(dataplane: DataplaneValues = PLACEHOLDER_DATAPLANE
     prefix,
     listenAddress: '127.0.0.1',
     httpPort: 8080,
+    httpsPort: 8443,
     statusPort: 10246,
     workerProcesses: 1,
     dataplane,

@@ -4,17 +4,27 @@
 // this minimal launcher for whole rendered files.
 
 import { execFile, spawn } from 'node:child_process';
-import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import type { Dataplane } from '../../nginx/dataplane.ts';
+import { createSelfSignedCertificate, type SelfSignedCertificate } from '../../tls/self-signed.ts';
+import { defaultCertificatePaths } from '../render-options.ts';
+
+let placeholder: SelfSignedCertificate | null = null;
 
 /** A fresh temp prefix NGINX's workers (nobody, when tests run as root) can enter. */
 export function makePrefix(): string {
   const prefix = mkdtempSync(join(tmpdir(), 'resty-render-'));
   chmodSync(prefix, 0o755);
+  // The HTTPS listener's placeholder certificate, as the controller writes it (one per test process).
+  placeholder ??= createSelfSignedCertificate({ commonName: 'resty-ingress-test' });
+  const files = defaultCertificatePaths(prefix);
+  mkdirSync(dirname(files.certificate), { recursive: true });
+  writeFileSync(files.certificate, placeholder.cert);
+  writeFileSync(files.key, placeholder.key, { mode: 0o644 }); // a throwaway test key; NGINX's master reads it
   return prefix;
 }
 

@@ -1,0 +1,79 @@
+// The HTTPS side of nginx.conf: listeners, the placeholder certificate, the
+// ConfigMap's protocols/ciphers/HSTS, and which locations redirect plain HTTP.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { Model } from '../model/types.ts';
+import { RenderError } from './nginx-values.ts';
+import { renderConfig } from './render-config.ts';
+import type { RenderOptions } from './render-options.ts';
+import { backend, DEFAULT_SETTINGS, goldenOptions, model, proxied, server } from './testdata/model-fixtures.ts';
+
+const web = backend('default-web-80');
+const REDIRECT_8443 = 'return 308 https://$host:8443$request_uri;';
+
+function site(tls: boolean, redirect: { sslRedirect?: boolean; forceSslRedirect?: boolean } = {}, settings = DEFAULT_SETTINGS): Model {
+  return model([server('shop.example.com', [proxied('/', 'prefix', web.name, redirect)], tls)], [web], settings);
+}
+
+const rows: { name: string; model: Model; options?: Partial<RenderOptions>; present: string[]; absent: string[] }[] = [
+  {
+    name: 'no --https-port: no TLS at all',
+    model: site(true), options: { httpsPort: undefined },
+    present: [], absent: ['ssl', 'Strict-Transport-Security', 'return 308'],
+  },
+  {
+    name: 'every server listens for TLS; the catch-all is the default there too',
+    model: site(false),
+    present: ['listen "127.0.0.1:8443" ssl default_server;', 'listen "127.0.0.1:8443" ssl;', 'ssl_certificate "/golden/prefix/ssl/default.crt";',
+      'ssl_certificate_by_lua_block { require("resty_ingress.certificate").call() }', 'ssl_protocols "TLSv1.2" "TLSv1.3";', 'http2 on;'],
+    absent: ['return 308'],
+  },
+  { name: 'ssl-redirect on a host with TLS redirects', model: site(true), present: [REDIRECT_8443], absent: [] },
+  { name: 'ssl-redirect false on a host with TLS does not', model: site(true, { sslRedirect: false }), present: [], absent: ['return 308'] },
+  { name: 'force-ssl-redirect redirects without TLS', model: site(false, { forceSslRedirect: true }), present: [REDIRECT_8443], absent: [] },
+  { name: 'port 443 is left out of the redirect', model: site(true), options: { httpsPort: 443 }, present: ['return 308 https://$host$request_uri;'], absent: [] },
+  {
+    name: 'ConfigMap: 301, HSTS with preload',
+    model: site(true, {}, { ...DEFAULT_SETTINGS, httpRedirectCode: 301, hsts: { enabled: true, maxAge: 600, includeSubdomains: false, preload: true } }),
+    present: ['return 301 https://$host:8443$request_uri;', 'on "max-age=600; preload";', 'add_header Strict-Transport-Security $resty_hsts always;'],
+    absent: [],
+  },
+  {
+    name: 'ConfigMap: hsts false sends no header',
+    model: site(true, {}, { ...DEFAULT_SETTINGS, hsts: { ...DEFAULT_SETTINGS.hsts, enabled: false } }),
+    present: [], absent: ['Strict-Transport-Security'],
+  },
+];
+
+void describe('TLS in nginx.conf', () => {
+  for (const row of rows) {
+    void it(row.name, () => {
+      const { conf } = renderConfig(row.model, { ...goldenOptions(), ...row.options });
+      for (const text of row.present) assert.ok(conf.includes(text), `"${text}" missing`);
+      for (const text of row.absent) assert.ok(!conf.includes(text), `unexpected "${text}"`);
+    });
+  }
+
+  void it('certificates do not change nginx.conf or its version (they are Lua\'s)', () => {
+    const plain = site(true);
+    const withCertificate: Model = {
+      ...plain,
+      tls: {
+        certificates: [{ id: 'default/shop', secret: { namespace: 'default', name: 'shop' }, cert: 'C', key: 'K', names: ['shop.example.com'], serial: '01', notAfter: '2030-01-01T00:00:00.000Z' }],
+        hosts: [{ host: 'shop.example.com', certificate: 'default/shop' }],
+        defaultCertificate: null,
+      },
+    };
+    assert.deepEqual(renderConfig(withCertificate, goldenOptions()), renderConfig(plain, goldenOptions()));
+  });
+
+  void it('a cipher list that could break out of its directive is refused', () => {
+    const bad = site(true, {}, { ...DEFAULT_SETTINGS, sslCiphers: 'HIGH; return 200' });
+    assert.throws(() => renderConfig(bad, goldenOptions()), (err: unknown) => err instanceof RenderError && err.code === 'UnsafeValue');
+  });
+
+  void it('--https-port equal to --http-port is refused', () => {
+    assert.throws(() => renderConfig(site(true), { ...goldenOptions(), httpsPort: 8080 }),
+      (err: unknown) => err instanceof RenderError && err.code === 'InvalidOptions');
+  });
+});
