@@ -1,5 +1,6 @@
 // The benchmarks `npm run bench` runs, in order. Each file owns one.
 import type { Benchmark } from './lib/context.ts';
 import { proxyPathBenchmark } from './proxy/proxy-path.ts';
+import { scaleBenchmark } from './scale/scale.ts';
 
-export const BENCHMARKS: readonly Benchmark[] = [proxyPathBenchmark];
+export const BENCHMARKS: readonly Benchmark[] = [proxyPathBenchmark, scaleBenchmark];

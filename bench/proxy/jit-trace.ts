@@ -1,7 +1,7 @@
 // Reads LuaJIT's jit.v output and answers, per request-path phase, whether
 // its Lua was compiled into a trace. A phase counts as compiled when a trace
-// that completed starts in its ngx_lua chunk (`rewrite_by_lua(...)`) or
-// inside its function in balancer.lua. Aborted traces are kept with their
+// that completed starts in its ngx_lua chunk (`rewrite_by_lua(...)`), inside
+// its function in balancer.lua, or (log) in the metrics modules. Aborted traces are kept with their
 // reason: they say what LuaJIT could not compile.
 
 export type Phase = 'rewrite' | 'balance' | 'log';
@@ -26,6 +26,8 @@ export function phaseRanges(balancerSource: string): Record<Phase, [number, numb
   return { rewrite: rangeOf('rewrite'), balance: rangeOf('balance'), log: rangeOf('log') };
 }
 
+// Modules that run only in the log phase (request metrics); add one here when the log phase grows.
+const LOG_PHASE_FILES = ['log_phase.lua', 'monitor.lua'];
 const CHUNK_PHASE: Record<string, Phase> = { rewrite_by_lua: 'rewrite', balancer_by_lua: 'balance', log_by_lua: 'log' };
 // [TRACE   3 balancer.lua:78 return]   [TRACE --- balancer.lua:78 -- NYI: ... at ...]
 // [TRACE   5 (2/1) balancer.lua:90 -> 3]  (side traces carry "(parent/exit)")
@@ -35,6 +37,7 @@ function phaseOf(location: string, line: number, ranges: Record<Phase, [number, 
   for (const [prefix, phase] of Object.entries(CHUNK_PHASE)) {
     if (location.startsWith(`${prefix}(`)) return phase;
   }
+  if (LOG_PHASE_FILES.some((file) => location.endsWith(file))) return 'log';
   if (!location.endsWith('balancer.lua')) return null;
   for (const phase of PHASES) {
     const range = ranges[phase];
@@ -60,11 +63,17 @@ export function readJitTrace(output: string, balancerSource: string): JitReport 
   return report;
 }
 
-/** "rewrite yes, balance yes, log no (NYI: …)". */
+function mostCommon(reasons: readonly string[]): string {
+  const counts = new Map<string, number>();
+  for (const reason of reasons) counts.set(reason, (counts.get(reason) ?? 0) + 1);
+  return [...counts.entries()].sort((a, b) => b[1] - a[1])[0]?.[0] ?? '';
+}
+
+/** "rewrite yes, balance yes, log yes (7 aborts, mostly: inner loop in root trace at monitor.lua:70)". */
 export function describeJit(report: JitReport): string {
   return PHASES.map((phase) => {
     const { compiled, aborted } = report[phase];
-    const why = compiled === 0 && aborted.length > 0 ? ` (${aborted[0]})` : '';
+    const why = aborted.length > 0 ? ` (${aborted.length} aborts, mostly: ${mostCommon(aborted)})` : '';
     return `${phase} ${compiled > 0 ? 'yes' : 'no'}${why}`;
   }).join(', ');
 }

@@ -20,7 +20,7 @@ import { median } from '../lib/stats.ts';
 import { errorCount, latencyAt, runWrk, toDistribution, type WrkResult } from '../lib/wrk.ts';
 import { describeJit, PHASES, readJitTrace } from './jit-trace.ts';
 import { BENCH_HOST, buildProxyModel } from './proxy-model.ts';
-import { activeFeatures, nativeReferenceConf, withJitTrace, type Peer } from './reference-conf.ts';
+import { activeFeatures, nativeReferenceConf, withJitTrace, withoutLuaPhase, type Peer } from './reference-conf.ts';
 
 interface ProxyParams {
   readonly rounds: number;
@@ -31,22 +31,25 @@ interface ProxyParams {
 }
 
 const PARAMS: Record<Profile, ProxyParams> = {
-  full: { rounds: 4, seconds: 8, warmupSeconds: 2, jitSeconds: 3, connections: 50 },
-  quick: { rounds: 2, seconds: 4, warmupSeconds: 1, jitSeconds: 2, connections: 50 },
+  full: { rounds: 4, seconds: 6, warmupSeconds: 2, jitSeconds: 3, connections: 50 },
+  quick: { rounds: 2, seconds: 3, warmupSeconds: 1, jitSeconds: 2, connections: 50 },
   smoke: { rounds: 1, seconds: 1, warmupSeconds: 1, jitSeconds: 1, connections: 8 },
 };
 
 const BACKEND_ADDRESSES = 4;
 const FIRST_BACKEND = '127.0.91.1';
 
+/** ours, the native reference, and ours minus one Lua phase (to price each phase). */
+type SideLabel = 'ours' | 'native' | 'ours-no-log' | 'ours-no-rewrite';
+
 interface Side {
-  readonly label: 'ours' | 'native';
+  readonly label: SideLabel;
   readonly nginx: NginxInstance;
   readonly port: number;
 }
 
 interface Round {
-  readonly side: Side['label'];
+  readonly side: SideLabel;
   readonly wrk: WrkResult;
   readonly cpuUsPerRequest: number;
 }
@@ -104,7 +107,7 @@ async function jitRun(ctx: BenchContext, model: Model, seconds: number, connecti
   return readFileSync(traceFile, 'utf8');
 }
 
-function medianOf(rounds: readonly Round[], side: Side['label'], pick: (r: Round) => number): number {
+function medianOf(rounds: readonly Round[], side: SideLabel, pick: (r: Round) => number): number {
   return median(rounds.filter((r) => r.side === side).map(pick));
 }
 
@@ -121,7 +124,14 @@ async function runProxyPath(ctx: BenchContext): Promise<BenchResult> {
     started.push(ours.nginx);
     const native = await startSide(ctx, model, 'native', (conf) => nativeReferenceConf(conf, peers), false);
     started.push(native.nginx);
-    const sides: Side[] = [{ label: 'ours', ...ours }, { label: 'native', ...native }];
+    const noLog = await startSide(ctx, model, 'ours-no-log', (conf) => withoutLuaPhase(conf, 'log'), true);
+    started.push(noLog.nginx);
+    const noRewrite = await startSide(ctx, model, 'ours-no-rewrite', (conf) => withoutLuaPhase(conf, 'rewrite'), true);
+    started.push(noRewrite.nginx);
+    const sides: Side[] = [
+      { label: 'ours', ...ours }, { label: 'native', ...native },
+      { label: 'ours-no-log', ...noLog }, { label: 'ours-no-rewrite', ...noRewrite },
+    ];
     for (const side of sides) await measure(ctx, side, params.warmupSeconds, params.connections);
     const rounds: Round[] = [];
     for (let i = 0; i < params.rounds; i++) {
@@ -131,14 +141,14 @@ async function runProxyPath(ctx: BenchContext): Promise<BenchResult> {
         rounds.push(round);
       }
     }
-    await ours.nginx.stop();
-    await native.nginx.stop();
-    const jit = readJitTrace(await jitRun(ctx, model, params.jitSeconds, params.connections),
-      readFileSync(join(repoRoot(), 'lua/resty_ingress/balancer.lua'), 'utf8'));
+    for (const side of sides) await side.nginx.stop();
+    const jitOutput = await jitRun(ctx, model, params.jitSeconds, params.connections);
+    const jit = readJitTrace(jitOutput, readFileSync(join(repoRoot(), 'lua/resty_ingress/balancer.lua'), 'utf8'));
     const compiledPhases = PHASES.filter((p) => jit[p].compiled > 0).length;
-    const m = (side: Side['label'], pick: (r: Round) => number): number => medianOf(rounds, side, pick);
+    const m = (side: SideLabel, pick: (r: Round) => number): number => medianOf(rounds, side, pick);
     const perCore = (r: Round): number => 1e6 / r.cpuUsPerRequest;
-    const last = (side: Side['label']): Round | undefined => rounds.filter((r) => r.side === side).at(-1);
+    const cpuOf = (side: SideLabel): number => m(side, (r) => r.cpuUsPerRequest);
+    const last = (side: SideLabel): Round | undefined => rounds.filter((r) => r.side === side).at(-1);
     return {
       id: 'proxy',
       title: 'Proxy path: resty-ingress NGINX vs the same NGINX with a native upstream {}',
@@ -146,6 +156,8 @@ async function runProxyPath(ctx: BenchContext): Promise<BenchResult> {
         metric('requests/s', 'req/s', m('ours', (r) => r.wrk.requestsPerSecond), m('native', (r) => r.wrk.requestsPerSecond), 'native'),
         metric('requests per core-second (1 ÷ proxy CPU)', 'req/s', m('ours', perCore), m('native', perCore), 'native', { on: 'ratio', op: '>=', target: 0.9 }),
         metric('proxy CPU per request', 'µs', m('ours', (r) => r.cpuUsPerRequest), m('native', (r) => r.cpuUsPerRequest), 'native'),
+        metric('µs/request of the Lua log phase (metrics)', 'µs', cpuOf('ours') - cpuOf('ours-no-log'), cpuOf('ours') - cpuOf('native'), 'all Lua'),
+        metric('µs/request of the Lua rewrite phase', 'µs', cpuOf('ours') - cpuOf('ours-no-rewrite'), cpuOf('ours') - cpuOf('native'), 'all Lua'),
         metric('latency p50', 'ms', m('ours', (r) => latencyAt(r.wrk, 50)), m('native', (r) => latencyAt(r.wrk, 50)), 'native'),
         metric('latency p99', 'ms', m('ours', (r) => latencyAt(r.wrk, 99)), m('native', (r) => latencyAt(r.wrk, 99)), 'native', { on: 'ratio', op: '<=', target: 1.2 }),
         metric('failed requests', 'req', rounds.filter((r) => r.side === 'ours').reduce((n, r) => n + errorCount(r.wrk), 0), 0, 'none', { on: 'value', op: '==', target: 0 }),
@@ -157,7 +169,7 @@ async function runProxyPath(ctx: BenchContext): Promise<BenchResult> {
         `${params.rounds} interleaved rounds × ${params.seconds} s, ${params.connections} connections, ${BACKEND_ADDRESSES} backends, medians shown; CPU: server ${ctx.serverCpu ?? 'unpinned'}, load+backends ${ctx.loadCpu ?? 'unpinned'}`,
       ],
       distributions: [last('ours'), last('native')].flatMap((r) => (r ? [toDistribution(r.side, r.wrk)] : [])),
-      raw: { rounds, jit },
+      raw: { rounds, jit, jitTrace: jitOutput.split('\n').slice(0, 300) },
     };
   } finally {
     for (const nginx of started.reverse()) await nginx.stop();

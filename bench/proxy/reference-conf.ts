@@ -30,6 +30,13 @@ export function nativeReferenceConf(ours: string, peers: readonly Peer[]): strin
   return replaced.replace(REQUEST_PATH_LUA, '');
 }
 
+/** Our conf without one Lua phase (`log`, `rewrite`): the ablation that prices that phase per request. */
+export function withoutLuaPhase(ours: string, phase: 'log' | 'rewrite'): string {
+  const line = new RegExp(`^\\s*${phase}_by_lua_block \\{.*\\}\\s*$\\n`, 'gm');
+  if (!line.test(ours)) throw templateChanged(`${phase}_by_lua_block lines`);
+  return ours.replace(line, '');
+}
+
 /**
  * Our conf with jit.v started in each worker, writing to `traceFile`.
  * jit.v ships with LuaJIT (share/luajit-2.1/jit/v.lua), not on the data
@@ -49,7 +56,7 @@ export function activeFeatures(conf: string): string[] {
   if (has(/rewrite_by_lua_block/)) features.push('Lua rewrite phase');
   if (has(/balancer_by_lua_block/)) features.push('Lua balancer');
   if (has(/log_by_lua_block/)) features.push('Lua log phase');
-  if (has(/metrics|monitor/i)) features.push('request metrics');
+  if (has(/log_by_lua_block \{[^}]*(log_phase|metrics|monitor)/i)) features.push('request metrics (Lua log phase)');
   if (has(/listen [^;]*\bssl\b/)) features.push('TLS listener');
   if (has(/ssl_redirect|force_ssl|return 30[178] https/i)) features.push('HTTP→HTTPS redirect logic');
   features.push(has(/access_log "?\//) ? 'access log on' : 'access log off');

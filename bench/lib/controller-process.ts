@@ -1,0 +1,97 @@
+// The real controller as a child process (`node bin/resty-ingress.js`), on
+// free ports, logging pino JSON to a pipe that is parsed as it arrives: ready
+// is the "first configuration is live" line; reloads are "NGINX reloaded".
+import { spawn } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { repoRoot } from '../../controller/src/nginx/dataplane.ts';
+import { freePort, waitUntil } from './ports.ts';
+
+export interface ControllerProcess {
+  readonly pid: number;
+  readonly httpPort: number;
+  /** Base URL of NGINX's loopback status/configuration server. */
+  readonly statusUrl: string;
+  /** ms from spawn to "first configuration is live". */
+  readonly readyMs: number;
+  /** "NGINX reloaded" lines logged so far. */
+  reloads(): number;
+  /** Every parsed log line (pino objects). */
+  logs(): readonly Record<string, unknown>[];
+  stop(): Promise<void>;
+}
+
+export interface ControllerProcessOptions {
+  readonly kubeconfigPath: string;
+  readonly workDir: string;
+  readonly workerProcesses?: number;
+  readonly readyTimeoutMs?: number;
+  readonly extraArgs?: readonly string[];
+}
+
+/** Spawns the controller and resolves once its first configuration is live. */
+export async function startControllerProcess(opts: ControllerProcessOptions): Promise<ControllerProcess> {
+  const [httpPort, statusPort, healthzPort] = [await freePort(), await freePort(), await freePort()];
+  const prefix = join(opts.workDir, 'controller-nginx');
+  mkdirSync(prefix, { recursive: true });
+  const args = [
+    join(repoRoot(), 'bin/resty-ingress.js'), '--kubeconfig', opts.kubeconfigPath,
+    '--http-port', String(httpPort), '--status-port', String(statusPort), '--healthz-port', String(healthzPort),
+    '--bind-address', '127.0.0.1', '--nginx-prefix', prefix, '--worker-processes', String(opts.workerProcesses ?? 2),
+    ...(opts.extraArgs ?? []),
+  ];
+  const started = performance.now();
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const lines: Record<string, unknown>[] = [];
+  let partial = '';
+  let stderr = '';
+  let readyAt: number | null = null;
+  child.stdout.on('data', (chunk: Buffer) => {
+    const text = partial + chunk.toString();
+    const parts = text.split('\n');
+    partial = parts.pop() ?? '';
+    for (const line of parts) {
+      try {
+        const entry = JSON.parse(line) as Record<string, unknown>;
+        lines.push(entry);
+        if (readyAt === null && entry.msg === 'first configuration is live') readyAt = performance.now();
+      } catch {
+        lines.push({ msg: line });
+      }
+    }
+  });
+  child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
+  const exited = new Promise<void>((done) => child.once('exit', () => done()));
+  const stop = async (): Promise<void> => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.kill('SIGTERM');
+    if (!(await Promise.race([exited.then(() => true), sleep(15_000, false)]))) child.kill('SIGKILL');
+    await exited;
+  };
+  try {
+    await waitUntil('the controller\'s first configuration', async () => {
+      if (child.exitCode !== null) throw new Error(`controller exited ${child.exitCode}: ${stderr.slice(-1000)} ${JSON.stringify(lines.slice(-5))}`);
+      return readyAt ?? undefined;
+    }, opts.readyTimeoutMs ?? 60_000, 10);
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  return {
+    pid: child.pid ?? 0,
+    httpPort,
+    statusUrl: `http://127.0.0.1:${statusPort}`,
+    readyMs: (readyAt ?? started) - started,
+    reloads: () => lines.filter((l) => l.msg === 'NGINX reloaded').length,
+    logs: () => lines,
+    stop,
+  };
+}
+
+/** Resident and peak resident memory of a process in MB (/proc/<pid>/status VmRSS, VmHWM). */
+export function memoryOf(pid: number, read: (path: string) => string): { rssMb: number; peakMb: number } {
+  const status = read(`/proc/${pid}/status`);
+  const kb = (field: string): number => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? Number.NaN);
+  return { rssMb: kb('VmRSS') / 1024, peakMb: kb('VmHWM') / 1024 };
+}

@@ -1,0 +1,137 @@
+// Benchmark 5, scale: per size, a child process runs the full pipeline
+// (buildModel + decideApply + render) and reports time and its own RSS; then
+// this process measures nginx.conf size, `nginx -t`, NGINX start, and a
+// confirmed reload to the conf with one more app. At the largest size the
+// real controller starts cold against the local API holding the cluster:
+// time to "first configuration is live" and the controller's RSS.
+import { execFile } from 'node:child_process';
+import { mkdirSync, readFileSync, renameSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { byProfile, type BenchContext, type Benchmark, type Profile } from '../lib/context.ts';
+import { memoryOf, startControllerProcess } from '../lib/controller-process.ts';
+import { startLocalCluster } from '../lib/local-cluster.ts';
+import { startNginxInstance, testConfig } from '../lib/nginx-instance.ts';
+import { freePort, waitUntil } from '../lib/ports.ts';
+import { metric, type BenchResult, type Metric } from '../lib/report.ts';
+import { syntheticCluster } from '../lib/synthetic-cluster.ts';
+import type { ScaleChildInput, ScaleChildOutput } from './scale-child.ts';
+
+const CHILD = fileURLToPath(new URL('./scale-child.ts', import.meta.url));
+const ENDPOINTS_PER_APP = 5;
+
+interface ScaleParams {
+  readonly sizes: readonly number[];
+  readonly iterations: number;
+  /** Apps in the cluster the real controller cold-starts against. */
+  readonly coldStartApps: number;
+}
+
+const PARAMS: Record<Profile, ScaleParams> = {
+  full: { sizes: [100, 1000, 10_000], iterations: 5, coldStartApps: 10_000 },
+  quick: { sizes: [100, 1000, 10_000], iterations: 3, coldStartApps: 1000 },
+  smoke: { sizes: [100], iterations: 2, coldStartApps: 100 },
+};
+
+interface SizeResult {
+  readonly apps: number;
+  readonly pipeline: ScaleChildOutput;
+  readonly nginxTestMs: number;
+  readonly nginxStartMs: number;
+  readonly reloadMs: number;
+}
+
+async function runChild(input: ScaleChildInput): Promise<ScaleChildOutput> {
+  const { stdout } = await promisify(execFile)(process.execPath, [CHILD, JSON.stringify(input)], { maxBuffer: 1 << 24 });
+  const line = stdout.split('\n').find((l) => l.startsWith('SCALE_JSON '));
+  if (line === undefined) throw new Error(`scale child printed no result: ${stdout.slice(0, 500)}`);
+  return JSON.parse(line.slice('SCALE_JSON '.length)) as ScaleChildOutput;
+}
+
+async function measureSize(ctx: BenchContext, apps: number, iterations: number): Promise<SizeResult> {
+  const outDir = join(ctx.workDir, `size-${apps}`);
+  mkdirSync(outDir, { recursive: true });
+  const [httpPort, statusPort] = [await freePort(), await freePort()];
+  const pipeline = await runChild({ apps, endpointsPerApp: ENDPOINTS_PER_APP, iterations, outDir, httpPort, statusPort });
+  const confPath = join(outDir, 'nginx.conf');
+  const nginxTestMs = await testConfig(ctx.dataplane, outDir, confPath);
+  const versionUrl = `http://127.0.0.1:${statusPort}/config-version`;
+  const startedAt = performance.now();
+  const nginx = await startNginxInstance({ dataplane: ctx.dataplane, prefix: outDir, conf: readFileSync(confPath, 'utf8'), readyUrl: versionUrl });
+  const nginxStartMs = performance.now() - startedAt;
+  try {
+    // What the controller does for a reload: nginx -t, HUP, wait for the new version.
+    const reloadStart = performance.now();
+    renameSync(join(outDir, 'next.conf'), confPath);
+    await testConfig(ctx.dataplane, outDir, confPath);
+    process.kill(nginx.masterPid, 'SIGHUP');
+    await waitUntil('the reloaded configuration', async () => {
+      const res = await fetch(versionUrl).catch(() => null);
+      return res !== null && (await res.text()) === pipeline.nextVersion ? true : undefined;
+    }, 60_000, 5);
+    const reloadMs = performance.now() - reloadStart;
+    return { apps, pipeline, nginxTestMs, nginxStartMs, reloadMs };
+  } finally {
+    await nginx.stop();
+  }
+}
+
+async function coldStart(ctx: BenchContext, apps: number): Promise<{ readyMs: number; rssMb: number; peakMb: number }> {
+  const cluster = await startLocalCluster(ctx.workDir);
+  try {
+    cluster.load(syntheticCluster({ apps, endpointsPerApp: ENDPOINTS_PER_APP }));
+    const controller = await startControllerProcess({ kubeconfigPath: cluster.kubeconfigPath, workDir: ctx.workDir, readyTimeoutMs: 120_000 });
+    try {
+      return { readyMs: controller.readyMs, ...memoryOf(controller.pid, (p) => readFileSync(p, 'utf8')) };
+    } finally {
+      await controller.stop();
+    }
+  } finally {
+    await cluster.stop();
+  }
+}
+
+function sizeMetrics(r: SizeResult, top: boolean): Metric[] {
+  const label = `${r.apps.toLocaleString('en')} Ingresses, ${(r.apps * ENDPOINTS_PER_APP).toLocaleString('en')} endpoints`;
+  const p = r.pipeline;
+  return [
+    metric(`rebuild: build+diff+render (${label})`, 'ms', p.warmMs, 300, 'goal', top ? { on: 'value', op: '<', target: 300 } : null),
+    metric(`pipeline RSS (${label})`, 'MB', p.peakRssMb, 400, 'goal', top ? { on: 'value', op: '<', target: 400 } : null),
+    metric(`nginx.conf size (${label})`, 'KB', p.confBytes / 1024, null, '—'),
+    metric(`nginx -t (${label})`, 'ms', r.nginxTestMs, null, '—'),
+    metric(`nginx -t + HUP + new version (${label})`, 'ms', r.reloadMs, null, '—'),
+  ];
+}
+
+async function runScale(ctx: BenchContext): Promise<BenchResult> {
+  const params = byProfile(ctx, PARAMS);
+  const sizes: SizeResult[] = [];
+  for (const apps of params.sizes) {
+    const result = await measureSize(ctx, apps, params.iterations);
+    ctx.log(`scale ${apps}: rebuild ${result.pipeline.warmMs.toFixed(0)} ms (cold ${result.pipeline.coldMs.toFixed(0)}), peak RSS ${result.pipeline.peakRssMb.toFixed(0)} MB, nginx -t ${result.nginxTestMs.toFixed(0)} ms, reload ${result.reloadMs.toFixed(0)} ms`);
+    sizes.push(result);
+  }
+  const cold = await coldStart(ctx, params.coldStartApps);
+  ctx.log(`cold start at ${params.coldStartApps}: ready in ${cold.readyMs.toFixed(0)} ms, controller RSS ${cold.rssMb.toFixed(0)} MB`);
+  const topApps = Math.max(...params.sizes);
+  const coldLabel = `${params.coldStartApps.toLocaleString('en')} Ingresses`;
+  return {
+    id: 'scale',
+    title: 'Scale: model build + diff + render, RSS, nginx -t, reload, cold start',
+    metrics: [
+      ...sizes.flatMap((r) => sizeMetrics(r, r.apps === topApps)),
+      metric(`cold start to ready, real controller (${coldLabel})`, 's', cold.readyMs / 1000, 30, 'goal', { on: 'value', op: '<', target: 30 }),
+      metric(`controller RSS at ready (${coldLabel})`, 'MB', cold.rssMb, 400, 'goal', params.coldStartApps >= 10_000 ? { on: 'value', op: '<', target: 400 } : null),
+    ],
+    notes: [
+      `rebuild = median of ${params.iterations - 1} warm runs of buildModel + decideApply + render in a child process per size; pipeline RSS = that child's peak (VmHWM), including the synthetic snapshot`,
+      `every Ingress has its own host; ${ENDPOINTS_PER_APP} endpoints per Service; every tenth Ingress carries annotations; worker_processes 2`,
+      `split at the top size: build ${sizes.at(-1)?.pipeline.buildMs.toFixed(0)} ms, decide ${sizes.at(-1)?.pipeline.decideMs.toFixed(0)} ms, render ${sizes.at(-1)?.pipeline.renderMs.toFixed(0)} ms`,
+    ],
+    distributions: [],
+    raw: { sizes, cold },
+  };
+}
+
+export const scaleBenchmark: Benchmark = { id: 'scale', title: 'Scale', run: runScale };
