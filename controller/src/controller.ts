@@ -10,7 +10,9 @@ import type { ControllerOptions } from './cli/index.ts';
 import { createStore, loadKubeConfig, type Store } from './kube/index.ts';
 import { buildModel } from './model/index.ts';
 import { createNginx, findDataplane, getStatus, NginxNotRunningError, postBackends, repoRoot, type NginxManager } from './nginx/index.ts';
-import { createConfigRenderer } from './render/index.ts';
+import { createConfigRenderer, defaultCertificatePaths } from './render/index.ts';
+import { postCertificates } from './nginx/lua-certificates.ts';
+import { writeSelfSignedDefault } from './tls/default-certificate.ts';
 import { createFailureReporter } from './status/failure-reporter.ts';
 import { mergeHooks, startObservability, type Observability } from './server/observability.ts';
 import { createSync, RetryLater, type Sync } from './sync/sync.ts';
@@ -42,10 +44,14 @@ export async function startController(opts: ControllerOptions, logger: Logger, r
     prefix: opts.nginxPrefix,
     listenAddress: opts.bindAddress,
     httpPort: opts.httpPort,
+    httpsPort: opts.httpsPort,
     statusPort: opts.statusPort,
     workerProcesses: opts.workerProcesses,
     dataplane,
   });
+  // NGINX's HTTPS listener needs a certificate file before it starts; Lua replaces it per SNI.
+  const placeholder = writeSelfSignedDefault(defaultCertificatePaths(opts.nginxPrefix));
+  logger.info({ serial: placeholder.serial }, 'self-signed default certificate written');
   const failures = createFailureReporter(logger.child({ component: 'model' }));
 
   let sync: Sync | null = null;
@@ -73,7 +79,7 @@ export async function startController(opts: ControllerOptions, logger: Logger, r
   sync = createSync({
     steps: {
       snapshot: () => { observability.snapshotTaken(); return store.snapshot(); },
-      build: (snapshot) => { const built = buildModel(snapshot, opts); observability.modelBuilt(built); return built; },
+      build: (snapshot) => { const built = buildModel(snapshot, { ...opts, now: Date.now() }); observability.modelBuilt(built); return built; },
       render: (model) => renderer.render(model),
     },
     dataplane: {
@@ -83,7 +89,7 @@ export async function startController(opts: ControllerOptions, logger: Logger, r
         throw err instanceof NginxNotRunningError ? new RetryLater(err.message) : err;
       }),
       pushBackends: async (backends) => { await postBackends(luaUrl, backends); },
-      pushCertificates: async () => {}, // TLS (issue 5): wired once Lua serves /configuration/certificates
+      pushCertificates: async (certificates) => { await postCertificates(luaUrl, certificates); },
     },
     logger: logger.child({ component: 'sync' }),
     minIntervalMs: 1000 / opts.syncRateLimit,

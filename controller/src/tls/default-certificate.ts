@@ -1,0 +1,24 @@
+// The placeholder certificate NGINX's HTTPS listener names in nginx.conf: a
+// self-signed one made at start and written into the prefix. It is the
+// controller's own throwaway key, never a user's: user keys only ever travel
+// to Lua over the loopback configuration API and never touch disk.
+
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { createSelfSignedCertificate, type SelfSignedCertificate } from './self-signed.ts';
+
+/** Where to write: the paths render names (render's defaultCertificatePaths). */
+export interface CertificateFiles {
+  readonly certificate: string;
+  readonly key: string;
+}
+
+/** Makes a fresh self-signed certificate and writes it (key mode 0600); returns it for logs (serial). */
+export function writeSelfSignedDefault(files: CertificateFiles): SelfSignedCertificate {
+  const made = createSelfSignedCertificate({ commonName: 'resty-ingress default certificate' });
+  mkdirSync(dirname(files.certificate), { recursive: true, mode: 0o700 });
+  mkdirSync(dirname(files.key), { recursive: true, mode: 0o700 });
+  writeFileSync(files.certificate, made.cert, { mode: 0o644 });
+  writeFileSync(files.key, made.key, { mode: 0o600 });
+  return made;
+}
