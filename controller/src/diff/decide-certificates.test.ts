@@ -1,0 +1,55 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { Certificate, Model } from '../model/types.ts';
+import { decideApply, dynamicCertificates, staticPart } from './decide.ts';
+
+const settings: Model['settings'] = {
+  sslProtocols: ['TLSv1.2', 'TLSv1.3'], sslCiphers: 'HIGH', hsts: { enabled: true, maxAge: 1, includeSubdomains: true, preload: false }, httpRedirectCode: 308,
+};
+
+function certificate(pem: string): Certificate {
+  return { id: 'shop/tls', secret: { namespace: 'shop', name: 'tls' }, cert: pem, key: `key of ${pem}`, names: ['shop.test'], serial: pem, notAfter: '2030-01-01T00:00:00.000Z' };
+}
+
+function model(tlsServer: boolean, pem: string | null): Model {
+  return {
+    servers: [{ hostname: 'shop.test', locations: [], tls: tlsServer }],
+    backends: [],
+    tls: pem === null
+      ? { certificates: [], hosts: [], defaultCertificate: null }
+      : { certificates: [certificate(pem)], hosts: [{ host: 'shop.test', certificate: 'shop/tls' }], defaultCertificate: null },
+    settings,
+  };
+}
+
+const rows = [
+  { name: 'rotation (same id, new PEM) is dynamic and pushes certificates', running: model(true, 'A'), next: model(true, 'B'), kind: 'dynamic', pushes: true },
+  { name: 'Secret deleted (host keeps tls) is dynamic', running: model(true, 'A'), next: model(true, null), kind: 'dynamic', pushes: true },
+  { name: 'unchanged certificates: skip, nothing pushed', running: model(true, 'A'), next: model(true, 'A'), kind: 'skip', pushes: false },
+  { name: 'TLS added to a host changes its redirects: reload, certificates pushed first', running: model(false, null), next: model(true, 'A'), kind: 'reload', pushes: true },
+  { name: 'a static change with the same certificates does not re-push them', running: model(false, 'A'), next: model(true, 'A'), kind: 'reload', pushes: false },
+];
+
+void describe('certificates are dynamic', () => {
+  for (const row of rows) {
+    void it(row.name, () => {
+      const decision = decideApply({ model: row.running, dataplaneEmpty: false }, row.next);
+      assert.equal(decision.kind, row.kind);
+      if (decision.kind === 'skip') return;
+      assert.deepEqual(decision.certificates, row.pushes ? dynamicCertificates(row.next) : null);
+    });
+  }
+
+  void it('an emptied data plane gets the certificates again', () => {
+    const decision = decideApply({ model: model(true, 'A'), dataplaneEmpty: true }, model(true, 'A'));
+    assert.equal(decision.kind, 'dynamic');
+    assert.deepEqual(decision.kind === 'dynamic' ? decision.certificates : null, dynamicCertificates(model(true, 'A')));
+  });
+
+  void it('the pushed form: PEMs by id, host map, default; the static part holds no key', () => {
+    assert.deepEqual(dynamicCertificates(model(true, 'A')), {
+      certificates: [{ id: 'shop/tls', cert: 'A', key: 'key of A' }], hosts: { 'shop.test': 'shop/tls' }, defaultCertificate: null,
+    });
+    assert.doesNotMatch(JSON.stringify(staticPart(model(true, 'A'))), /key of/);
+  });
+});
