@@ -1,6 +1,7 @@
 // The benchmarks `npm run bench` runs, in order. Each file owns one.
 import type { Benchmark } from './lib/context.ts';
+import { propagationBenchmark } from './propagation/propagation.ts';
 import { proxyPathBenchmark } from './proxy/proxy-path.ts';
 import { scaleBenchmark } from './scale/scale.ts';
 
-export const BENCHMARKS: readonly Benchmark[] = [proxyPathBenchmark, scaleBenchmark];
+export const BENCHMARKS: readonly Benchmark[] = [proxyPathBenchmark, propagationBenchmark, scaleBenchmark];
