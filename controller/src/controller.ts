@@ -9,11 +9,16 @@ import type { Registry } from 'prom-client';
 import type { ControllerOptions } from './cli/index.ts';
 import { createStore, loadKubeConfig, type Store } from './kube/index.ts';
 import { buildModel } from './model/index.ts';
-import { createNginx, findDataplane, getStatus, NginxNotRunningError, postBackends, repoRoot, type NginxManager } from './nginx/index.ts';
+import { createNginx, findDataplane, getStatus, NginxError, nginxProblems, NginxNotRunningError, postBackends, repoRoot, type NginxManager } from './nginx/index.ts';
 import { createConfigRenderer, defaultCertificatePaths } from './render/index.ts';
 import { postCertificates } from './nginx/lua-certificates.ts';
 import { writeSelfSignedDefault } from './tls/default-certificate.ts';
-import { createFailureReporter } from './status/failure-reporter.ts';
+import { startAdmissionWebhook, type WebhookServer } from './admission/index.ts';
+import { splitListenAddress } from './cli/validators.ts';
+import { decideApply } from './diff/decide.ts';
+import { indexIngressClasses, isOurIngress } from './model/ingress-class.ts';
+import type { Model, Snapshot } from './model/types.ts';
+import { createClusterReporting } from './status/index.ts';
 import { mergeHooks, startObservability, type Observability } from './server/observability.ts';
 import { createSync, RetryLater, type Sync } from './sync/sync.ts';
 
@@ -34,6 +39,19 @@ function templateDir(): string {
   return existsSync(inRepo) ? inRepo : '/etc/nginx/template';
 }
 
+/** NGINX's own error lines for an Event, else the error's message. */
+function describeReloadError(err: unknown): string {
+  const problems = err instanceof NginxError ? nginxProblems(err.nginxOutput) : [];
+  if (problems.length > 0) return problems.join('; ');
+  return err instanceof Error ? err.message : String(err);
+}
+
+/** Our Ingresses in a snapshot, selected exactly as the builder selects them. */
+function ourIngresses(snapshot: Snapshot, opts: ControllerOptions): Snapshot['ingresses'] {
+  const classes = indexIngressClasses(snapshot.ingressClasses, opts);
+  return snapshot.ingresses.filter((ingress) => isOurIngress(ingress, classes, opts));
+}
+
 /** Starts everything and resolves once the first configuration is live in NGINX. */
 export async function startController(opts: ControllerOptions, logger: Logger, registry: Registry): Promise<Controller> {
   const kc = loadKubeConfig({ kubeconfig: opts.kubeconfig ?? undefined });
@@ -52,7 +70,6 @@ export async function startController(opts: ControllerOptions, logger: Logger, r
   // NGINX's HTTPS listener needs a certificate file before it starts; Lua replaces it per SNI.
   const placeholder = writeSelfSignedDefault(defaultCertificatePaths(opts.nginxPrefix));
   logger.info({ serial: placeholder.serial }, 'self-signed default certificate written');
-  const failures = createFailureReporter(logger.child({ component: 'model' }));
 
   let sync: Sync | null = null;
   const nginx = createNginx({
@@ -76,10 +93,23 @@ export async function startController(opts: ControllerOptions, logger: Logger, r
     liveVersion: () => nginx.liveVersion(),
     luaVersion: () => getStatus(luaUrl, { timeoutMs: 2000 }).then((s) => s.version, () => null),
   });
+  // Events on Ingresses, and Ingress status written by the Lease holder.
+  const reporting = createClusterReporting({
+    kc, options: opts, logger,
+    snapshot: () => store.snapshot(),
+    ours: (snapshot) => ourIngresses(snapshot, opts),
+    // Live = NGINX runs a configuration this model would not change statically.
+    isLive: (model: Model) => {
+      const running = sync?.running() ?? null;
+      return running !== null && decideApply({ model: running, dataplaneEmpty: false }, model).kind !== 'reload';
+    },
+    describeReloadError,
+    onLeaderChange: (leading) => observability.metrics.setLeader(leading),
+  });
   sync = createSync({
     steps: {
       snapshot: () => { observability.snapshotTaken(); return store.snapshot(); },
-      build: (snapshot) => { const built = buildModel(snapshot, { ...opts, now: Date.now() }); observability.modelBuilt(built); return built; },
+      build: (snapshot) => { const built = buildModel(snapshot, { ...opts, now: Date.now() }); observability.modelBuilt(built); reporting.built(built.model, snapshot); return built; },
       render: (model) => renderer.render(model),
     },
     dataplane: {
@@ -93,7 +123,7 @@ export async function startController(opts: ControllerOptions, logger: Logger, r
     },
     logger: logger.child({ component: 'sync' }),
     minIntervalMs: 1000 / opts.syncRateLimit,
-    hooks: mergeHooks({ onFailures: (list) => failures.report(list) }, observability.syncHooks),
+    hooks: mergeHooks(reporting.hooks, observability.syncHooks),
   });
 
   // Events before the initial lists are complete would build from half a
@@ -110,6 +140,19 @@ export async function startController(opts: ControllerOptions, logger: Logger, r
   await sync.idle();
   if (sync.running() !== null) observability.markFirstConfigLive();
   logger.info({ version: nginx.liveVersion(), http: `${opts.bindAddress}:${opts.httpPort}` }, 'first configuration is live');
+  reporting.start();
+  // The webhook reviews against the full cluster, so it starts only after the initial lists.
+  let webhook: WebhookServer | null = null;
+  if (opts.validatingWebhook !== null) {
+    webhook = await startAdmissionWebhook({
+      ...splitListenAddress(opts.validatingWebhook),
+      certificateFile: opts.validatingWebhookCertificate ?? '',
+      keyFile: opts.validatingWebhookKey ?? '',
+      snapshot: () => store.snapshot(),
+      buildOptions: opts,
+      logger: logger.child({ component: 'admission' }),
+    });
+  }
 
   return {
     nginx,
@@ -119,6 +162,8 @@ export async function startController(opts: ControllerOptions, logger: Logger, r
     beginShutdown: () => observability.beginShutdown(),
     async stop(): Promise<void> {
       observability.beginShutdown();
+      await webhook?.close();
+      await reporting.stop();
       await store.stop();
       await sync.stop();
       await nginx.stop();

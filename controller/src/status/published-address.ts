@@ -13,19 +13,6 @@ export type AddressSource =
   | { readonly kind: 'addresses'; readonly addresses: readonly string[] }
   | { readonly kind: 'service'; readonly namespace: string; readonly name: string };
 
-const DNS_NAME = /^(?=.{1,253}$)[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?(\.[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)*$/;
-
-/** Parses --publish-status-address: a comma list of IPs and DNS names. Throws a message naming the bad entry. */
-export function parseStatusAddresses(value: string): string[] {
-  const entries = value.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
-  for (const entry of entries) {
-    if (isIP(entry) === 0 && !DNS_NAME.test(entry)) {
-      throw new Error(`${JSON.stringify(entry.slice(0, 100))} is neither an IP address nor a DNS name`);
-    }
-  }
-  return entries;
-}
-
 /** One status entry: `ip` for addresses, `hostname` for names. */
 export function toLoadBalancerIngress(address: string): V1IngressLoadBalancerIngress {
   return isIP(address) !== 0 ? { ip: address } : { hostname: address };

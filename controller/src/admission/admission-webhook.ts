@@ -1,0 +1,48 @@
+// The validating webhook as the controller runs it: certificate files from
+// disk, reviews against the Store's current snapshot. The snapshot is the
+// same one the sync builds from, so the webhook and the controller agree.
+
+import { readFile } from 'node:fs/promises';
+import type { Logger } from 'pino';
+import type { BuildOptions, Snapshot } from '../model/types.ts';
+import { reviewAdmission } from './admission-review.ts';
+import { startWebhookServer, type ReviewOutcome, type WebhookServer } from './webhook-server.ts';
+
+export interface AdmissionWebhookOptions {
+  readonly host: string;
+  readonly port: number;
+  /** --validating-webhook-certificate / --validating-webhook-key: PEM files. */
+  readonly certificateFile: string;
+  readonly keyFile: string;
+  readonly snapshot: () => Snapshot;
+  readonly buildOptions: BuildOptions;
+  readonly logger: Logger;
+  readonly onReviewed?: (outcome: ReviewOutcome, ms: number) => void;
+}
+
+/** Reads the certificate files (a clear error naming the file if one cannot be read) and starts serving. */
+export async function startAdmissionWebhook(options: AdmissionWebhookOptions): Promise<WebhookServer> {
+  const read = (path: string, flag: string): Promise<string> => readFile(path, 'utf8').catch((err: unknown) => {
+    throw new Error(`${flag} ${path}: ${err instanceof Error ? err.message : String(err)}`);
+  });
+  const [certPem, keyPem] = await Promise.all([
+    read(options.certificateFile, '--validating-webhook-certificate'),
+    read(options.keyFile, '--validating-webhook-key'),
+  ]);
+  const { logger } = options;
+  return startWebhookServer({
+    host: options.host,
+    port: options.port,
+    certPem,
+    keyPem,
+    logger,
+    onReviewed: options.onReviewed,
+    review: (body) => {
+      const reply = reviewAdmission(body, options.snapshot(), { ...options.buildOptions, now: Date.now() });
+      if (reply.status === 200 && !reply.decision.allowed) {
+        logger.info({ reasons: reply.decision.failures.map((f) => f.reason) }, reply.decision.message);
+      }
+      return reply;
+    },
+  });
+}

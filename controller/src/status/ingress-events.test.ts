@@ -1,0 +1,81 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+
+import type { V1Ingress } from '@kubernetes/client-node';
+import { buildModel } from '../model/build.ts';
+import { DEFAULT_OPTIONS, ingress, path, rule, service, snapshot, svc } from '../model/testdata/fixtures.ts';
+import type { Model } from '../model/types.ts';
+import type { EventRecorder, EventTarget, EventType } from './event-recorder.ts';
+import { createIngressEvents, type IngressEvents } from './ingress-events.ts';
+
+/** An Ingress with a uid and generation, as the informer gives it. */
+function stamped(name: string, host: string, generation = 1): V1Ingress {
+  const base = ingress(name, { rules: [rule(host, path('/', svc('web', 80)))] });
+  return { ...base, metadata: { ...base.metadata, uid: `uid-${name}`, generation } };
+}
+
+function setup(live: (model: Model) => boolean = () => true, syncEvents = true): {
+  events: IngressEvents; recorded: string[]; build: (ingresses: V1Ingress[]) => Model;
+} {
+  const recorded: string[] = [];
+  const recorder: EventRecorder = {
+    record: (target: EventTarget, type: EventType, reason: string, message: string) => {
+      recorded.push(`${target.name}(${target.uid}) ${type} ${reason}: ${message}`);
+    },
+    flush: async () => {},
+    stats: () => ({ created: 0, bumped: 0, dropped: 0 }),
+  };
+  const events = createIngressEvents({ recorder, syncEvents, isLive: live });
+  const build = (ingresses: V1Ingress[]): Model => {
+    const cluster = snapshot({ ingresses, services: [service('web', [{ port: 80 }])] });
+    const result = buildModel(cluster, DEFAULT_OPTIONS);
+    events.built(result.model, cluster);
+    for (const failure of result.failures) events.failure(failure);
+    return result.model;
+  };
+  return { events, recorded, build };
+}
+
+void describe('ingress events', () => {
+  void it('a conflict is a Warning on the loser, with its uid, naming the winner', () => {
+    const { recorded, build } = setup();
+    build([stamped('old', 'a.example.com'), { ...stamped('new', 'a.example.com'), metadata: { ...stamped('new', 'a.example.com').metadata, creationTimestamp: new Date('2025-01-01T00:00:00Z') } }]);
+    const conflicts = recorded.filter((line) => line.includes('Conflict'));
+    assert.equal(conflicts.length, 1, recorded.join('\n'));
+    assert.match(conflicts[0], /^new\(uid-new\) Warning Conflict: .*default\/old/);
+  });
+
+  void it('Sync once per generation when the configuration is live', () => {
+    const { events, recorded, build } = setup();
+    events.reloaded(build([stamped('web', 'a.example.com', 1)]));
+    events.synced(); // same generation again: no second event
+    build([stamped('web', 'a.example.com', 2)]);
+    events.synced();
+    assert.deepEqual(recorded, [
+      'web(uid-web) Normal Sync: Configuration is live in NGINX',
+      'web(uid-web) Normal Sync: Configuration is live in NGINX',
+    ]);
+  });
+
+  void it('no Sync while the built model is not live yet', () => {
+    const { events, recorded, build } = setup(() => false);
+    build([stamped('web', 'a.example.com')]);
+    events.synced();
+    assert.deepEqual(recorded, []);
+  });
+
+  void it('--disable-sync-events keeps Sync events away', () => {
+    const { events, recorded, build } = setup(() => true, false);
+    events.reloaded(build([stamped('web', 'a.example.com')]));
+    assert.deepEqual(recorded, []);
+  });
+
+  void it('a failed reload warns the Ingresses that changed since the live configuration, with NGINX\'s text', () => {
+    const { events, recorded, build } = setup();
+    events.reloaded(build([stamped('a', 'a.example.com'), stamped('b', 'b.example.com')]));
+    recorded.length = 0;
+    const failed = build([stamped('a', 'a.example.com'), stamped('b', 'b.example.com', 2)]);
+    events.reloadFailed('[emerg] unknown directive "bogus"', failed);
+    assert.deepEqual(recorded, ['b(uid-b) Warning ReloadFailed: NGINX refused the configuration; the last good one keeps serving: [emerg] unknown directive "bogus"']);
+  });
+});

@@ -1,0 +1,150 @@
+// E2E: what the controller tells the cluster, seen with real kubectl —
+// `kubectl describe ingress` shows a Warning for a conflict (naming the
+// winner) and a Normal Sync once live; `kubectl get ingress` shows the
+// --publish-status-address; with a ValidatingWebhookConfiguration pointing
+// at --validating-webhook, `kubectl apply` of a bad Ingress is refused with
+// the controller's reason. Then two replicas: only the Lease holder writes
+// status, and the other takes over when the leader freezes.
+import assert from 'node:assert/strict';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { makeServingCert } from './cluster/apiserver/connection.ts';
+import {
+  appManifest, freePort, ingressClassManifest, ingressManifest, startCluster, startController, startStack, waitFor, yamlDocuments,
+} from './harness/index.ts';
+
+const ADDRESS = '203.0.113.10,lb.resty.test';
+
+async function certificateFiles(t: { after(fn: () => Promise<void>): void }): Promise<{ cert: string; key: string; ca: string }> {
+  const dir = await mkdtemp(join(tmpdir(), 'resty-e2e-webhook-'));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  const serving = await makeServingCert('127.0.0.1');
+  await writeFile(join(dir, 'tls.crt'), serving.cert);
+  await writeFile(join(dir, 'tls.key'), serving.key);
+  return { cert: join(dir, 'tls.crt'), key: join(dir, 'tls.key'), ca: serving.cert };
+}
+
+function webhookConfiguration(port: number, caPem: string): string {
+  return yamlDocuments([{
+    apiVersion: 'admissionregistration.k8s.io/v1',
+    kind: 'ValidatingWebhookConfiguration',
+    metadata: { name: 'resty-ingress-admission' },
+    webhooks: [{
+      name: 'validate.resty-ingress.dev',
+      admissionReviewVersions: ['v1'],
+      sideEffects: 'None',
+      failurePolicy: 'Fail',
+      clientConfig: { url: `https://127.0.0.1:${port}/networking/v1/ingresses`, caBundle: Buffer.from(caPem).toString('base64') },
+      rules: [{ apiGroups: ['networking.k8s.io'], apiVersions: ['v1'], operations: ['CREATE', 'UPDATE'], resources: ['ingresses'] }],
+    }],
+  }]);
+}
+
+test('Events, status address and the admission webhook through kubectl', async (t) => {
+  const tls = await certificateFiles(t);
+  const webhookPort = await freePort();
+  const { cluster } = await startStack(t, {
+    controller: {
+      args: [
+        '--publish-status-address', ADDRESS, '--election-ttl', '2s',
+        '--validating-webhook', `127.0.0.1:${webhookPort}`,
+        '--validating-webhook-certificate', tls.cert, '--validating-webhook-key', tls.key,
+      ],
+    },
+  });
+  await cluster.apply([
+    appManifest({ name: 'web', replicas: 1 }),
+    ingressManifest({ name: 'old', host: 'shop.test', paths: [{ path: '/', service: 'web' }] }),
+  ].join('---\n'));
+  // Created a second later: the older Ingress wins the host+path.
+  await new Promise((resolve) => setTimeout(resolve, 1100));
+  await cluster.apply(ingressManifest({ name: 'new', host: 'shop.test', paths: [{ path: '/', service: 'web' }] }));
+
+  await t.test('kubectl get ingress shows the published address', async () => {
+    const row = await waitFor('ADDRESS on the Ingress row', async () => {
+      const out = await cluster.kubectlOk(['get', 'ingress', 'old']);
+      return out.includes(ADDRESS) ? out : undefined;
+    }, { timeoutMs: 10_000, intervalMs: 200 });
+    assert.match(row, /old\s+resty\s+shop\.test\s+203\.0\.113\.10,lb\.resty\.test\s+80/);
+  });
+
+  await t.test('kubectl describe shows the Normal Sync of the live Ingress', async () => {
+    const out = await waitFor('a Sync event', async () => {
+      const text = await cluster.kubectlOk(['describe', 'ingress', 'old']);
+      return /Normal\s+Sync\s+.*Configuration is live in NGINX/.test(text) ? text : undefined;
+    }, { timeoutMs: 10_000, intervalMs: 200 });
+    assert.doesNotMatch(out, /Warning/);
+  });
+
+  await t.test('kubectl describe shows the conflict Warning on the loser, naming the winner', async () => {
+    const out = await waitFor('a Conflict event', async () => {
+      const text = await cluster.kubectlOk(['describe', 'ingress', 'new']);
+      return /Warning\s+Conflict/.test(text) ? text : undefined;
+    }, { timeoutMs: 10_000, intervalMs: 200 });
+    assert.match(out, /already served by .*default\/old/);
+  });
+
+  await t.test('with the webhook registered, kubectl apply of a bad Ingress is refused with the reason', async () => {
+    await cluster.apply(webhookConfiguration(webhookPort, tls.ca));
+    const rows = [
+      {
+        name: 'invalid annotation',
+        yaml: ingressManifest({ name: 'bad-size', host: 'a.test', paths: [{ path: '/', service: 'web' }], annotations: { 'nginx.ingress.kubernetes.io/proxy-body-size': '1x' } }),
+        reason: /denied the request: .*proxy-body-size.*"1x"/,
+      },
+      {
+        name: 'host+path held by an older Ingress',
+        yaml: ingressManifest({ name: 'late', host: 'shop.test', paths: [{ path: '/', service: 'web' }] }),
+        reason: /denied the request: .*already served by .*default\/old/,
+      },
+    ];
+    for (const row of rows) {
+      const result = await cluster.kubectl(['apply', '-f', '-'], row.yaml);
+      assert.notEqual(result.code, 0, `${row.name}: refused`);
+      assert.match(result.stderr, row.reason, row.name);
+    }
+    const good = await cluster.kubectl(['apply', '-f', '-'], ingressManifest({ name: 'fine', host: 'fine.test', paths: [{ path: '/', service: 'web' }] }));
+    assert.equal(good.code, 0, good.stderr);
+    const other = ingressManifest({ name: 'theirs', host: 'shop.test', className: 'other', paths: [{ path: '/', service: 'web' }] });
+    assert.equal((await cluster.kubectl(['apply', '-f', '-'], other)).code, 0, 'other classes pass');
+  });
+});
+
+test('two replicas: only the leader writes status; the other takes over when it freezes', async (t) => {
+  const cluster = await startCluster();
+  t.after(() => cluster.stop());
+  await cluster.apply(ingressClassManifest());
+  await cluster.apply([appManifest({ name: 'web', replicas: 1 }), ingressManifest({ name: 'web', host: 'web.test', paths: [{ path: '/', service: 'web' }] })].join('---\n'));
+  const args = ['--publish-status-address', '198.51.100.7', '--election-ttl', '2s'];
+  const first = await startController(cluster, { args });
+  t.after(() => first.stop());
+  await first.waitForLog((e) => e.msg === 'became the leader', { timeoutMs: 5000 });
+  const second = await startController(cluster, { args });
+  t.after(() => second.stop());
+
+  const address = async (): Promise<string> => cluster.kubectlOk(['get', 'ingress', 'web', '-o', 'jsonpath={.status.loadBalancer.ingress[*].ip}']);
+  await waitFor('the leader to publish the address', async () => ((await address()) === '198.51.100.7' ? true : undefined), { timeoutMs: 10_000 });
+  // Someone overwrites status: the leader puts it back, and only the leader writes.
+  await cluster.kubectlOk(['patch', 'ingress', 'web', '--subresource=status', '--type=merge', '-p', '{"status":{"loadBalancer":{"ingress":[{"ip":"192.0.2.99"}]}}}']);
+  await waitFor('the leader to restore the address', async () => ((await address()) === '198.51.100.7' ? true : undefined), { timeoutMs: 10_000 });
+  const writers = (logs: readonly { msg: string }[]): number => logs.filter((e) => e.msg === 'ingress status updated').length;
+  assert.ok(writers(first.logs()) >= 2, 'the leader wrote status');
+  assert.equal(writers(second.logs()), 0, 'the follower never wrote status');
+  assert.equal(second.logs().filter((e) => e.msg === 'became the leader').length, 0);
+
+  // The leader freezes (SIGSTOP): no renewals and no release, so the Lease must expire.
+  const frozenAt = Date.now();
+  first.process.kill('SIGSTOP');
+  try {
+    await second.waitForLog((e) => e.msg === 'became the leader', { timeoutMs: 6000 });
+    const tookMs = Date.now() - frozenAt;
+    assert.ok(tookMs < 2000 + 1500, `took over ${tookMs} ms after the leader froze (ttl 2 s)`);
+    await cluster.kubectlOk(['patch', 'ingress', 'web', '--subresource=status', '--type=merge', '-p', '{"status":{"loadBalancer":{"ingress":[{"ip":"192.0.2.99"}]}}}']);
+    await waitFor('the new leader to restore the address', async () => ((await address()) === '198.51.100.7' ? true : undefined), { timeoutMs: 10_000 });
+  } finally {
+    first.process.kill('SIGCONT');
+  }
+  assert.ok(writers(second.logs()) >= 1, 'the new leader wrote status');
+});
