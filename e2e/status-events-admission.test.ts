@@ -146,5 +146,10 @@ test('two replicas: only the leader writes status; the other takes over when it 
   } finally {
     first.process.kill('SIGCONT');
   }
+  // The thawed old leader must not clear status (it lost the Lease); the real leader clears it on SIGTERM.
+  await first.stop();
+  assert.equal(await address(), '198.51.100.7', 'the thawed replica left status alone');
+  await second.stop();
+  assert.equal(await address(), '', '--update-status-on-shutdown: the leader removed its address');
   assert.ok(writers(second.logs()) >= 1, 'the new leader wrote status');
 });

@@ -135,15 +135,14 @@ export function createIngressStatusWriter(kc: KubeConfig): IngressStatusWriter {
   };
 }
 
-/** Service lookups over the API. */
+/**
+ * Service lookups over the API. A list narrowed to one name rather than a
+ * get: the controller's RBAC grants list/watch on Services, not get.
+ */
 export function createServiceReader(kc: KubeConfig): ServiceReader {
   const api = kc.makeApiClient(CoreV1Api);
   return async (namespace, name) => {
-    try {
-      return await api.readNamespacedService({ namespace, name });
-    } catch (err) {
-      if (apiStatusOf(err) === 404) return null;
-      throw err;
-    }
+    const list = await api.listNamespacedService({ namespace, fieldSelector: `metadata.name=${name}` });
+    return list.items.find((service) => service.metadata?.name === name) ?? null;
   };
 }

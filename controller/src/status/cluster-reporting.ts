@@ -119,8 +119,10 @@ export function createClusterReporting(params: ClusterReportingOptions): Cluster
     async stop(): Promise<void> {
       if (statusTimer) clearTimeout(statusTimer);
       if (interval) clearInterval(interval);
-      // Clear before releasing the Lease: the next leader's first run then writes after us.
-      if (publisher && leading && options.updateStatusOnShutdown) await publisher.clear();
+      // Clear before releasing the Lease, so the next leader's first run writes after us; and only
+      // after a fresh renewal: a replica that was frozen may still believe it leads.
+      const stillLeading = leading && (elector === null || await elector.tryAcquireOrRenew());
+      if (publisher && stillLeading && options.updateStatusOnShutdown) await publisher.clear();
       if (elector) await elector.stop();
       leading = false;
       await recorder.flush();

@@ -30,7 +30,7 @@ export interface LeaderElector {
   /** Starts campaigning (idempotent). */
   start(): void;
   isLeader(): boolean;
-  /** One acquire-or-renew round now; true when this replica holds the Lease afterwards. For tests and start-up. */
+  /** One acquire-or-renew round now; true when this round holds the Lease (a fresh check, unlike isLeader). */
   tryAcquireOrRenew(): Promise<boolean>;
   /** Stops campaigning and, if leading, releases the Lease so another replica takes over at once. */
   stop(): Promise<void>;
@@ -97,10 +97,9 @@ export function createLeaderElector(options: LeaderElectorOptions): LeaderElecto
       setLeading(true);
     } else if (leading && now() - lastRenew > renewDeadlineMs) {
       setLeading(false);
-    } else if (leading) {
-      return true; // still within the renew deadline: keep leading, retry soon
     }
-    return leading;
+    // A failed renewal within the deadline keeps `leading` (a blip must not flap), but is reported here.
+    return held;
   };
 
   const loop = (): void => {
