@@ -1,12 +1,14 @@
 // The controller runs with exactly the permissions the chart grants: helm
 // installs the chart into the local cluster with RBAC enforced, the real
 // controller process uses a token of the chart's ServiceAccount and the
-// chart's own flags, and a scenario (serve an Ingress, edit it, delete it)
-// completes with no 403 anywhere in the controller's logs.
+// chart's own flags, and a full scenario — serve an Ingress, hold the
+// leader-election Lease, write Ingress status, record Normal and Warning
+// Events, edit and delete the Ingress — completes with no 403 anywhere in
+// the controller's logs.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { CHART_DIR, RELEASE, parseManifests, renderChart, runHelm } from './chart-render.ts';
-import { appManifest, ingressManifest, startCluster, startController, waitForResponse, type LogEntry } from './harness/index.ts';
+import { appManifest, ingressManifest, startCluster, startController, waitFor, waitForResponse, type Cluster, type LogEntry } from './harness/index.ts';
 
 const SERVICE_ACCOUNT = `system:serviceaccount:${RELEASE.namespace}:resty-resty-ingress`;
 // The harness picks free ports and a temp prefix: the chart's values for these would collide.
@@ -23,9 +25,22 @@ async function chartControllerArgs(): Promise<string[]> {
   return args.filter((arg) => !HARNESS_FLAGS.some((flag) => arg.startsWith(`${flag}=`)));
 }
 
+/** An object as the admin sees it, or undefined while it does not exist. */
+function read(cluster: Cluster, resource: string, namespace: string, name: string): Record<string, unknown> | undefined {
+  try {
+    return cluster.api.store.get(resource, namespace, name);
+  } catch (err) {
+    if ((err as { code?: number }).code === 404) return undefined;
+    throw err;
+  }
+}
+
+const eventsAbout = (cluster: Cluster, ingress: string, type: string): unknown[] => cluster.api.store.list('events', { namespace: 'default' }).items
+  .filter((e) => (e.involvedObject as { name?: string } | undefined)?.name === ingress && e.type === type);
+
 const forbidden = (entry: LogEntry): boolean => /\b403\b|forbidden/i.test(JSON.stringify(entry));
 
-void test('the controller serves with exactly the chart RBAC and never gets a 403', async (t) => {
+void test('serve, status, events and leases with exactly the chart RBAC and never a 403', async (t) => {
   const cluster = await startCluster({ rbac: true });
   t.after(() => cluster.stop());
   const install = await runHelm(['install', RELEASE.name, CHART_DIR, '--namespace', RELEASE.namespace, '--create-namespace', '--no-hooks', ...VALUES.flatMap((v) => ['--set', v])], { KUBECONFIG: cluster.kubeconfig });
@@ -47,8 +62,22 @@ void test('the controller serves with exactly the chart RBAC and never gets a 40
   ].join('---\n'));
   await waitForResponse(controller.http, { host: 'shop.test', path: '/' }, (r) => r.status === 200);
 
+  // Leader election (leases get/create/update), status (services get, ingresses/status patch), events (create).
+  const lease = await waitFor('the election Lease held', () => {
+    const spec = read(cluster, 'leases.coordination.k8s.io', RELEASE.namespace, 'resty-resty-ingress-leader')?.spec as { holderIdentity?: string } | undefined;
+    return spec?.holderIdentity ? spec : undefined;
+  });
+  assert.ok(lease.holderIdentity);
+  const address = await waitFor('the Ingress status address', () => {
+    const status = read(cluster, 'ingresses.networking.k8s.io', 'default', 'shop')?.status as { loadBalancer?: { ingress?: unknown[] } } | undefined;
+    return status?.loadBalancer?.ingress?.length ? status.loadBalancer.ingress : undefined;
+  });
+  assert.ok(address.length > 0);
+  await waitFor('a Normal Event on the Ingress', () => (eventsAbout(cluster, 'shop', 'Normal').length > 0 ? true : undefined));
+
   await cluster.apply(ingressManifest({ name: 'shop', host: 'shop.test', paths: [{ path: '/', service: 'shop' }, { path: '/missing', service: 'nowhere' }] }));
   await waitForResponse(controller.http, { host: 'shop.test', path: '/missing' }, (r) => r.status === 503);
+  await waitFor('a Warning Event for the missing Service', () => (eventsAbout(cluster, 'shop', 'Warning').length > 0 ? true : undefined));
   await cluster.kubectlOk(['delete', 'ingress', 'shop']);
   await waitForResponse(controller.http, { host: 'shop.test', path: '/' }, (r) => r.status === 404);
 
