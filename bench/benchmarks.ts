@@ -2,6 +2,10 @@
 import type { Benchmark } from './lib/context.ts';
 import { propagationBenchmark } from './propagation/propagation.ts';
 import { proxyPathBenchmark } from './proxy/proxy-path.ts';
+import { rollingDeploysBenchmark } from './rolling/rolling-deploys.ts';
+import { routeChangeBenchmark } from './routes/route-change.ts';
 import { scaleBenchmark } from './scale/scale.ts';
 
-export const BENCHMARKS: readonly Benchmark[] = [proxyPathBenchmark, propagationBenchmark, scaleBenchmark];
+export const BENCHMARKS: readonly Benchmark[] = [
+  proxyPathBenchmark, propagationBenchmark, rollingDeploysBenchmark, routeChangeBenchmark, scaleBenchmark,
+];

@@ -1,0 +1,48 @@
+// Keeps the benchmarks from rotting: runs `bench/run.ts --smoke` (the
+// smallest sizes, about a second per benchmark) for every benchmark and
+// checks the results are well formed. It asserts shapes, never timings:
+// benchmarks measure, they do not pass or fail.
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { BENCHMARKS } from './benchmarks.ts';
+import type { BenchResult } from './lib/report.ts';
+
+const RUN = fileURLToPath(new URL('./run.ts', import.meta.url));
+
+interface Summary {
+  readonly profile: string;
+  readonly results: readonly BenchResult[];
+}
+
+test('bench --smoke: every benchmark completes and writes well-formed results', { timeout: 240_000 }, async () => {
+  const out = mkdtempSync(join(tmpdir(), 'resty-bench-smoke-'));
+  try {
+    const { stdout } = await promisify(execFile)(process.execPath, [RUN, '--smoke', '--out', out], { maxBuffer: 1 << 24, timeout: 230_000 });
+    const summary = JSON.parse(readFileSync(join(out, 'results.json'), 'utf8')) as Summary;
+    assert.equal(summary.profile, 'smoke');
+    assert.deepEqual(summary.results.map((r) => r.id), BENCHMARKS.map((b) => b.id));
+    for (const result of summary.results) {
+      const failed = result.notes.find((n) => n.startsWith('benchmark failed'));
+      assert.equal(failed, undefined, `${result.id}: ${failed}`);
+      assert.ok(result.metrics.length > 0, `${result.id} reports metrics`);
+      for (const m of result.metrics) {
+        assert.ok(m.value === null || typeof m.value === 'number', `${result.id}/${m.name}: value is a number`);
+        assert.equal(typeof m.missed, 'boolean', `${result.id}/${m.name}: verdict`);
+      }
+      assert.deepEqual(JSON.parse(readFileSync(join(out, `${result.id}.json`), 'utf8')).id, result.id);
+      if (result.distributions.length > 0) {
+        assert.match(readFileSync(join(out, `${result.id}-latency.svg`), 'utf8'), /^<svg [\s\S]*<polyline[\s\S]*<\/svg>\n$/);
+      }
+      assert.match(stdout, new RegExp(`^== ${result.title.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`, 'm'));
+    }
+    assert.match(readFileSync(join(out, 'results.md'), 'utf8'), /^\| bench \| measured \|/);
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
+});

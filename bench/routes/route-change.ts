@@ -1,0 +1,102 @@
+// Benchmark 4, route changes: with 1,000 Ingresses live and steady traffic on
+// some of them, add new Ingresses one at a time (each needs a reload) and
+// time how long until the new host serves; count errors on the other
+// traffic during those reloads. Reference: the goal.
+import { setTimeout as sleep } from 'node:timers/promises';
+import { loopbackAddresses, startBackends, type Backends } from '../lib/backends.ts';
+import { byProfile, type BenchContext, type Benchmark, type Profile } from '../lib/context.ts';
+import { startControllerProcess, type ControllerProcess } from '../lib/controller-process.ts';
+import { probe } from '../lib/http-probe.ts';
+import { startLocalCluster, type LocalCluster } from '../lib/local-cluster.ts';
+import { freePort, waitUntil } from '../lib/ports.ts';
+import { metric, type BenchResult } from '../lib/report.ts';
+import { summarize } from '../lib/stats.ts';
+import { appHost, asJson, syntheticCluster, type SyntheticCluster } from '../lib/synthetic-cluster.ts';
+import { errorCount, latencyAt, runWrk, toDistribution } from '../lib/wrk.ts';
+
+interface RouteParams {
+  readonly apps: number;
+  readonly additions: number;
+  readonly gapMs: number;
+}
+
+const PARAMS: Record<Profile, RouteParams> = {
+  full: { apps: 1000, additions: 8, gapMs: 1500 },
+  quick: { apps: 1000, additions: 4, gapMs: 1200 },
+  smoke: { apps: 20, additions: 1, gapMs: 500 },
+};
+
+const LOADED_HOSTS = 20;
+const FIRST_BACKEND = '127.0.92.1';
+
+function clusterOn(backends: Backends, apps: number, first = 0): SyntheticCluster {
+  const count = backends.addresses.length;
+  return syntheticCluster({
+    apps, first, endpointsPerApp: 2, port: backends.port,
+    address: (app, endpoint) => backends.addresses[(app * 2 + endpoint) % count] ?? FIRST_BACKEND,
+  });
+}
+
+/** Adds app `index` (Service and slice first, so only the Ingress changes nginx.conf); resolves with ms until its host answers 200. */
+async function addRoute(cluster: LocalCluster, backends: Backends, controller: ControllerProcess, index: number): Promise<number> {
+  const app = clusterOn(backends, 1, index);
+  for (const service of app.services) cluster.api.store.create('services', asJson(service));
+  for (const slice of app.endpointSlices) cluster.api.store.create('endpointslices.discovery.k8s.io', asJson(slice));
+  await sleep(250);
+  const started = performance.now();
+  for (const ingress of app.ingresses) cluster.api.store.create('ingresses.networking.k8s.io', asJson(ingress));
+  await waitUntil(`${appHost(index)} to serve`, async () => ((await probe('127.0.0.1', controller.httpPort, appHost(index))).status === 200 ? true : undefined), 30_000, 5);
+  return performance.now() - started;
+}
+
+async function runRouteChange(ctx: BenchContext): Promise<BenchResult> {
+  const params = byProfile(ctx, PARAMS);
+  const backendPort = await freePort();
+  const backends = await startBackends(ctx.dataplane, ctx.workDir, loopbackAddresses(FIRST_BACKEND, 4), backendPort, ctx.loadCpu);
+  const cluster = await startLocalCluster(ctx.workDir);
+  let controller: ControllerProcess | null = null;
+  try {
+    cluster.load(clusterOn(backends, params.apps));
+    controller = await startControllerProcess({ kubeconfigPath: cluster.kubeconfigPath, workDir: ctx.workDir, readyTimeoutMs: 120_000 });
+    const live = controller;
+    const hosts = Array.from({ length: Math.min(LOADED_HOSTS, params.apps) }, (_, i) => appHost(i));
+    const reloadsBefore = live.reloads();
+    const seconds = Math.ceil((1000 + params.additions * (params.gapMs + 500)) / 1000) + 1;
+    const load = runWrk({ url: `http://127.0.0.1:${live.httpPort}/`, hosts, durationSeconds: seconds, connections: 10, cpu: ctx.loadCpu });
+    await sleep(1000);
+    const times: number[] = [];
+    for (let k = 0; k < params.additions; k++) {
+      const ms = await addRoute(cluster, backends, live, params.apps + k);
+      ctx.log(`route ${k + 1}: serving after ${ms.toFixed(0)} ms`);
+      times.push(ms);
+      await sleep(params.gapMs);
+    }
+    const wrk = await load;
+    const reloads = live.reloads() - reloadsBefore;
+    const summary = summarize(times);
+    return {
+      id: 'routes',
+      title: `Route changes: a new Ingress while ${params.apps.toLocaleString('en')} exist`,
+      metrics: [
+        metric('new Ingress serving, p50', 'ms', summary.p50, 1000, 'goal p99'),
+        metric('new Ingress serving, p99', 'ms', summary.p99, 1000, 'goal', { on: 'value', op: '<', target: 1000 }),
+        metric('new Ingress serving, max', 'ms', summary.max, 1000, 'goal p99'),
+        metric('failed requests on other hosts during the reloads', 'req', errorCount(wrk), 0, 'none', { on: 'value', op: '==', target: 0 }),
+        metric('latency p99 of other traffic during the reloads', 'ms', latencyAt(wrk, 99), null, '—'),
+        metric('reloads', '', reloads, params.additions, 'one per new Ingress'),
+      ],
+      notes: [
+        `failed requests by kind: ${JSON.stringify(wrk.errors)} (read = a keep-alive connection closed under a request, e.g. by an old worker shutting down after a reload; status = non-2xx/3xx)`,
+        `${params.additions} Ingresses added ${params.gapMs} ms apart under wrk (10 connections over ${hosts.length} existing hosts, ${Math.round(wrk.requestsPerSecond)} req/s); time = API write → the new host answers 200 through NGINX (5 ms probes)`,
+      ],
+      distributions: [toDistribution('other traffic during reloads', wrk)],
+      raw: { times, wrk, reloads },
+    };
+  } finally {
+    await controller?.stop();
+    await cluster.stop();
+    await backends.nginx.stop();
+  }
+}
+
+export const routeChangeBenchmark: Benchmark = { id: 'routes', title: 'Route changes', run: runRouteChange };
