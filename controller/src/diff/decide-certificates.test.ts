@@ -4,7 +4,7 @@ import type { Certificate, Model } from '../model/types.ts';
 import { decideApply, dynamicCertificates, staticPart } from './decide.ts';
 
 const settings: Model['settings'] = {
-  sslProtocols: ['TLSv1.2', 'TLSv1.3'], sslCiphers: 'HIGH', hsts: { enabled: true, maxAge: 1, includeSubdomains: true, preload: false }, httpRedirectCode: 308,
+  sslProtocols: ['TLSv1.2', 'TLSv1.3'], sslCiphers: 'HIGH', hsts: { enabled: true, maxAge: 1, includeSubdomains: true, preload: false }, httpRedirectCode: 308, accessLog: { enabled: true, format: '$remote_addr', escapeJson: false },
 };
 
 function certificate(pem: string): Certificate {

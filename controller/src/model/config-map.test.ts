@@ -19,6 +19,10 @@ const accepted: { name: string; data: Record<string, string>; settings?: object;
     name: 'hsts keys', data: { 'hsts': 'false', 'hsts-max-age': '600', 'hsts-include-subdomains': 'false', 'hsts-preload': 'true' },
     settings: { hsts: { enabled: false, maxAge: 600, includeSubdomains: false, preload: true } },
   },
+  { name: 'access log: a JSON format with escape=json', data: { 'log-format-upstream': '{"status": $status}', 'log-format-escape-json': 'true' },
+    settings: { accessLog: { enabled: true, format: '{"status": $status}', escapeJson: true } } },
+  { name: 'disable-access-log', data: { 'disable-access-log': 'true' },
+    settings: { accessLog: { ...DEFAULT_GLOBAL_SETTINGS.accessLog, enabled: false } } },
   { name: 'annotation defaults', data: { 'proxy-body-size': '8m', 'ssl-redirect': 'false', 'force-ssl-redirect': 'true', 'load-balance': 'ewma' },
     defaults: { bodySize: '8m', sslRedirect: false, forceSslRedirect: true, loadBalance: 'ewma' } },
 ];
@@ -28,6 +32,9 @@ const refused: { name: string; data: Record<string, string>; reason: string }[] 
   { name: 'cipher list with a semicolon', data: { 'ssl-ciphers': 'HIGH; return 200' }, reason: 'InvalidConfigMapValue' },
   { name: 'redirect code 200', data: { 'http-redirect-code': '200' }, reason: 'InvalidConfigMapValue' },
   { name: 'hsts-max-age not a number', data: { 'hsts-max-age': '1y' }, reason: 'InvalidConfigMapValue' },
+  { name: 'log format with a quote and a directive', data: { 'log-format-upstream': "$status'; access_log /etc/passwd; '" }, reason: 'InvalidConfigMapValue' },
+  { name: 'log format with an unknown variable', data: { 'log-format-upstream': '$status $ingress_name' }, reason: 'InvalidConfigMapValue' },
+  { name: 'log-format-escape-json not a boolean', data: { 'log-format-escape-json': 'yes please' }, reason: 'InvalidConfigMapValue' },
   { name: 'bad proxy timeout', data: { 'proxy-read-timeout': 'forever' }, reason: 'InvalidConfigMapValue' },
   { name: 'an annotation that is no ConfigMap key', data: { 'rewrite-target': '/' }, reason: 'UnknownConfigMapKey' },
   { name: 'unknown key', data: { 'use-gzip': 'true' }, reason: 'UnknownConfigMapKey' },
@@ -59,6 +66,12 @@ void describe('readControllerConfig', () => {
       assert.deepEqual(config.annotationDefaults, DEFAULT_ANNOTATION_VALUES);
     });
   }
+});
+
+void it('a refused log format names the variable even behind a long value', () => {
+  const format = `${'$remote_addr '.repeat(20)}$ingress_name`;
+  const [failure] = readControllerConfig([configMap({ 'log-format-upstream': format })], KEY).failures;
+  assert.match(failure?.message ?? '', /^ConfigMap key log-format-upstream: variable \$ingress_name is not provided/);
 });
 
 void describe('ConfigMap defaults reach the model; annotations override them', () => {

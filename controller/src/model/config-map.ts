@@ -9,6 +9,7 @@ import { ANNOTATION_SPECS, DEFAULT_ANNOTATION_VALUES, type AnnotationValues, typ
 import { parseBoolean } from './annotations/values.ts';
 import { accept, refuse, type Checked } from './checked.ts';
 import { makeFailure, quoteValue } from './failure.ts';
+import { DEFAULT_LOG_FORMAT, parseLogFormat } from './log-format.ts';
 import type { Failure, GlobalSettings, HstsSettings } from './types.ts';
 
 /** ingress-nginx's defaults: TLS 1.2 and 1.3, its ECDHE/AEAD cipher list, HSTS one year. */
@@ -19,6 +20,7 @@ export const DEFAULT_GLOBAL_SETTINGS: GlobalSettings = Object.freeze({
     + 'DHE-RSA-AES128-GCM-SHA256:DHE-RSA-AES256-GCM-SHA384',
   hsts: Object.freeze({ enabled: true, maxAge: 31_536_000, includeSubdomains: true, preload: false }),
   httpRedirectCode: 308,
+  accessLog: Object.freeze({ enabled: true, format: DEFAULT_LOG_FORMAT, escapeJson: false }),
 });
 
 /** ConfigMap keys that set the default of the annotation of the same name. */
@@ -76,6 +78,9 @@ const SETTING_KEYS: Readonly<Record<string, SettingKey>> = {
   'hsts-include-subdomains': setter(parseBoolean, (_s, h, v) => { h.includeSubdomains = v; }),
   'hsts-preload': setter(parseBoolean, (_s, h, v) => { h.preload = v; }),
   'http-redirect-code': setter(parseRedirectCode, (s, _h, v) => { s.httpRedirectCode = v; }),
+  'disable-access-log': setter(parseBoolean, (s, _h, v) => { s.accessLog = { ...s.accessLog, enabled: !v }; }),
+  'log-format-upstream': setter(parseLogFormat, (s, _h, v) => { s.accessLog = { ...s.accessLog, format: v }; }),
+  'log-format-escape-json': setter(parseBoolean, (s, _h, v) => { s.accessLog = { ...s.accessLog, escapeJson: v }; }),
 };
 
 /** What the ConfigMap contributes to a build. */
@@ -121,8 +126,9 @@ export function readControllerConfig(configMaps: readonly V1ConfigMap[], key: st
     const reason = typeof raw !== 'string' ? 'value must be a string'
       : spec ? applyAnnotationDefault(spec, raw, defaults) : (setting as SettingKey)(settings, hsts, raw);
     if (reason !== null) {
+      // The reason first: a long value (a log format) must not push it past the message bound.
       failures.push(makeFailure(null, 'InvalidConfigMapValue', field,
-        `invalid value ${quoteValue(raw)} for ConfigMap key ${name}: ${reason}; the default stays`));
+        `ConfigMap key ${name}: ${reason}; the default stays (value ${quoteValue(raw)})`));
     }
   }
   settings.hsts = hsts;

@@ -265,4 +265,19 @@ export interface GlobalSettings {
   readonly hsts: HstsSettings;
   /** http-redirect-code: 301, 302, 307 or 308 (default 308). */
   readonly httpRedirectCode: 301 | 302 | 307 | 308;
+  readonly accessLog: AccessLogSettings;
+}
+
+/** The access log of proxied traffic (the status server never logs). Static: shapes nginx.conf. */
+export interface AccessLogSettings {
+  /** false when the ConfigMap says `disable-access-log: "true"` (ingress-nginx's key); default true. */
+  readonly enabled: boolean;
+  /**
+   * log-format-upstream: the `log_format upstreaminfo` text, default ingress-nginx's. Validated by
+   * model/log-format.ts: printable ASCII without `'`, `\`, `;`; every `$variable` allow-listed.
+   * Render prints it single-quoted; it may contain `"`, `{`, `}` (JSON formats).
+   */
+  readonly format: string;
+  /** log-format-escape-json: `escape=json` on the log_format (default false: NGINX's default escaping). */
+  readonly escapeJson: boolean;
 }

@@ -3,7 +3,7 @@
 // endpoints and load-balance algorithms never enter it, so an endpoint
 // change cannot change nginx.conf or its version.
 
-import type { HstsSettings, Model, Server } from '../model/types.ts';
+import type { AccessLogSettings, HstsSettings, Model, Server } from '../model/types.ts';
 import { defaultCertificatePaths, type ResolvedRenderOptions } from './render-options.ts';
 import { buildLocationBlocks, type LocationBlock } from './location-blocks.ts';
 import { RenderError } from './nginx-values.ts';
@@ -30,6 +30,12 @@ export interface PrefixPaths {
   readonly fastcgiTemp: string;
   readonly uwsgiTemp: string;
   readonly scgiTemp: string;
+}
+
+/** `log_format upstreaminfo` (ConfigMap log-format-upstream, log-format-escape-json). */
+export interface LogFormatView {
+  readonly format: string;
+  readonly escapeJson: boolean;
 }
 
 /** NGINX server-name hash sizing; defaults are too small for thousands of hosts or long names. */
@@ -66,6 +72,7 @@ export interface ConfigView {
   /** The options minus templateDir: where the templates sit must not change the version. */
   readonly options: Omit<ResolvedRenderOptions, 'templateDir'>;
   readonly paths: PrefixPaths;
+  readonly logFormat: LogFormatView;
   /** `listen` addresses: the public one, and the status server's (always loopback). */
   readonly listen: { readonly public: string; readonly status: string };
   readonly serverNamesHash: ServerNamesHash;
@@ -95,12 +102,22 @@ export function sizeServerNamesHash(hostnames: readonly string[]): ServerNamesHa
   };
 }
 
-function prefixPaths(options: ResolvedRenderOptions): PrefixPaths {
+/** The ConfigMap's access-log settings, checked for shape (their text is checked again by the `qlogformat` filter). */
+function accessLogSettings(model: Model): AccessLogSettings {
+  const accessLog = model.settings?.accessLog;
+  if (accessLog === undefined || typeof accessLog.format !== 'string' || typeof accessLog.enabled !== 'boolean') {
+    throw new RenderError('UnsafeValue', 'model: settings.accessLog must have enabled, format and escapeJson');
+  }
+  return accessLog;
+}
+
+/** Access log on only when the render options (--disable-access-log style callers) and the ConfigMap both allow it. */
+function prefixPaths(options: ResolvedRenderOptions, accessLog: AccessLogSettings): PrefixPaths {
   const inPrefix = (name: string): string => `${options.prefix}/${name}`;
   return {
     pid: inPrefix('nginx.pid'),
     errorLog: inPrefix('error.log'),
-    accessLog: options.accessLog ? inPrefix('access.log') : null,
+    accessLog: options.accessLog && accessLog.enabled ? inPrefix('access.log') : null,
     clientBodyTemp: inPrefix('client_body_temp'),
     proxyTemp: inPrefix('proxy_temp'),
     fastcgiTemp: inPrefix('fastcgi_temp'),
@@ -161,9 +178,11 @@ function buildTlsView(model: Model, options: ResolvedRenderOptions): TlsView | n
 export function buildConfigView(model: Model, options: ResolvedRenderOptions): ConfigView {
   const servers = buildServerViews(model);
   const { templateDir: _templateDir, ...rendered } = options;
+  const accessLog = accessLogSettings(model);
   return {
     options: rendered,
-    paths: prefixPaths(options),
+    paths: prefixPaths(options, accessLog),
+    logFormat: { format: accessLog.format, escapeJson: accessLog.escapeJson === true },
     listen: {
       public: `${options.listenAddress}:${options.httpPort}`,
       status: `127.0.0.1:${options.statusPort}`,

@@ -86,6 +86,23 @@ export function formatNginxInteger(value: unknown): string {
 }
 
 /**
+ * The characters a log format may hold inside single quotes: printable ASCII
+ * except `'` (ends the string), `\\` (escapes) and `;`. `"`, `{`, `}` are
+ * plain text inside quotes and a JSON format needs them; `$` is NGINX's
+ * variable syntax, which is the point of a log format (model/log-format.ts
+ * allow-lists the names).
+ */
+const LOG_FORMAT_TEXT = /^[\x20-\x26\x28-\x3a\x3c-\x5b\x5d-\x7e]+$/u;
+
+/** `value` as a single-quoted NGINX string for `log_format`; throws RenderError outside LOG_FORMAT_TEXT. */
+export function quoteLogFormat(value: unknown): string {
+  if (typeof value !== 'string' || !LOG_FORMAT_TEXT.test(value)) {
+    throw new RenderError('UnsafeValue', `log format: only printable ASCII without ' \\ ; is allowed: ${describeValue(value)}`);
+  }
+  return `'${value}'`;
+}
+
+/**
  * A Lua search path (`lua_package_path`) quoted: `;` is its separator, so it
  * is allowed here and only here; each entry must otherwise be a safe string.
  * Empty entries are allowed (`;;` means "append the default path").

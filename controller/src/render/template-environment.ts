@@ -8,6 +8,7 @@ import nunjucks from 'nunjucks';
 import {
   RenderError,
   formatNginxInteger,
+  quoteLogFormat,
   quoteLuaSearchPath,
   quoteNginxLiteral,
   quoteNginxString,
@@ -31,7 +32,8 @@ export interface TemplateEnvironment {
  * - `q`: NGINX double-quoted string; throws on characters that could break out;
  * - `qlit`: as `q`, and also refuses `$` (names NGINX would interpolate);
  * - `num`: non-negative integer; throws on anything else;
- * - `qluapath`: a `;`-separated Lua search path, each entry checked as by `q`.
+ * - `qluapath`: a `;`-separated Lua search path, each entry checked as by `q`;
+ * - `qlogformat`: a log format, single-quoted (it may hold `"` and `{}`; see quoteLogFormat).
  */
 export function createTemplateEnvironment(templateDir: string): TemplateEnvironment {
   const env = new nunjucks.Environment(new nunjucks.FileSystemLoader(templateDir), {
@@ -55,6 +57,7 @@ export function createTemplateEnvironment(templateDir: string): TemplateEnvironm
   env.addFilter('qlit', guarded(quoteNginxLiteral));
   env.addFilter('num', guarded(formatNginxInteger));
   env.addFilter('qluapath', guarded(quoteLuaSearchPath));
+  env.addFilter('qlogformat', guarded(quoteLogFormat));
   return {
     env,
     takeFilterError(): RenderError | null {

@@ -68,7 +68,7 @@ export function createClusterReporting(params: ClusterReportingOptions): Cluster
   const recorder = createEventRecorder({
     sink: createEventSink(kc), logger: logger.child({ component: 'events' }), component: 'resty-ingress-controller', instance: identity,
   });
-  const events = createIngressEvents({ recorder, syncEvents: !options.disableSyncEvents, isLive: params.isLive });
+  const events = createIngressEvents({ recorder, syncEvents: !options.disableSyncEvents, isLive: params.isLive, configMap: options.configMap });
   const failures = createFailureReporter(logger.child({ component: 'model' }), (failure) => events.failure(failure));
 
   const source = options.updateStatus ? addressSource(options) : null;

@@ -70,6 +70,23 @@ void describe('ingress events', () => {
     assert.deepEqual(recorded, []);
   });
 
+  void it('a bad log-format-upstream in the controller\'s ConfigMap is a Warning on that ConfigMap', () => {
+    const recorded: string[] = [];
+    const recorder: EventRecorder = {
+      record: (target, type, reason, message) => { recorded.push(`${target.kind} ${target.namespace}/${target.name}(${target.uid}) ${type} ${reason}: ${message}`); },
+      flush: async () => {},
+      stats: () => ({ created: 0, bumped: 0, dropped: 0 }),
+    };
+    const events = createIngressEvents({ recorder, syncEvents: false, isLive: () => true, configMap: 'ingress/resty' });
+    const configMap = { metadata: { namespace: 'ingress', name: 'resty', uid: 'uid-cm' }, data: { 'log-format-upstream': '$status $ingress_name' } };
+    const cluster = snapshot({ configMaps: [configMap] });
+    const result = buildModel(cluster, { ...DEFAULT_OPTIONS, configMap: 'ingress/resty' });
+    events.built(result.model, cluster);
+    for (const failure of result.failures) events.failure(failure);
+    assert.equal(recorded.length, 1, recorded.join('\n'));
+    assert.match(recorded[0], /^ConfigMap ingress\/resty\(uid-cm\) Warning InvalidConfigMapValue: ConfigMap key log-format-upstream: variable \$ingress_name/);
+  });
+
   void it('a failed reload warns the Ingresses that changed since the live configuration, with NGINX\'s text', () => {
     const { events, recorded, build } = setup();
     events.reloaded(build([stamped('a', 'a.example.com'), stamped('b', 'b.example.com')]));

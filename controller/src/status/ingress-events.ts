@@ -6,6 +6,8 @@
 // - Normal Sync once per Ingress generation when its configuration is live.
 // The builder's IngressRef has no uid, so each build records the snapshot's
 // Ingresses: `kubectl describe` only shows Events whose uid matches.
+// Failures of the controller's own ConfigMap (a bad or unknown key) go on
+// that ConfigMap, so `kubectl describe configmap` says why a default stayed.
 
 import type { V1Ingress } from '@kubernetes/client-node';
 import type { Failure, IngressRef, Model, Snapshot } from '../model/types.ts';
@@ -17,6 +19,8 @@ export interface IngressEventsOptions {
   readonly syncEvents: boolean;
   /** True when `model`'s NGINX configuration is the one running (no reload pending for it). */
   readonly isLive: (model: Model) => boolean;
+  /** --configmap as `namespace/name`, or null/absent. */
+  readonly configMap?: string | null;
 }
 
 export interface IngressEvents {
@@ -35,6 +39,17 @@ export interface IngressEvents {
 interface Seen { readonly target: EventTarget; readonly stamp: string }
 
 const refKey = (ref: IngressRef): string => `${ref.namespace}/${ref.name}`;
+
+/** Reasons the ConfigMap module gives for its own keys (model/config-map.ts). */
+const CONFIG_MAP_REASONS: ReadonlySet<string> = new Set(['InvalidConfigMapValue', 'UnknownConfigMapKey']);
+
+/** The Event target for the controller's ConfigMap, if it is in the snapshot. */
+function configMapTarget(snapshot: Snapshot, key: string | null | undefined): EventTarget | undefined {
+  const found = key ? snapshot.configMaps.find((item) => `${item.metadata?.namespace}/${item.metadata?.name}` === key) : undefined;
+  const meta = found?.metadata;
+  if (!meta?.namespace || !meta.name) return undefined;
+  return { apiVersion: 'v1', kind: 'ConfigMap', namespace: meta.namespace, name: meta.name, ...(meta.uid ? { uid: meta.uid } : {}) };
+}
 
 /** The Event target for an Ingress object. */
 export function ingressTarget(ingress: V1Ingress): EventTarget {
@@ -64,6 +79,7 @@ export function createIngressEvents(options: IngressEventsOptions): IngressEvent
   const modelIngresses = new WeakMap<Model, Map<string, Seen>>();
   let latestTargets = new Map<string, EventTarget>();
   let latestModel: Model | null = null;
+  let latestConfigMap: EventTarget | undefined;
   const announced = new Map<string, string>();
 
   const announce = (model: Model): void => {
@@ -92,9 +108,11 @@ export function createIngressEvents(options: IngressEventsOptions): IngressEvent
       modelIngresses.set(model, ingresses);
       latestTargets = new Map([...byKey].map(([key, ingress]) => [key, ingressTarget(ingress)]));
       latestModel = model;
+      latestConfigMap = configMapTarget(snapshot, options.configMap);
     },
     failure(failure): void {
-      const target = failure.ingress ? latestTargets.get(refKey(failure.ingress)) : undefined;
+      const target = failure.ingress ? latestTargets.get(refKey(failure.ingress))
+        : CONFIG_MAP_REASONS.has(failure.reason) ? latestConfigMap : undefined;
       if (target) recorder.record(target, 'Warning', failure.reason, failure.message);
     },
     reloaded: announce,

@@ -23,7 +23,7 @@ function model(paths: string[], addresses: string[]): Model {
     }],
     backends: [backend],
     tls: { certificates: [], hosts: [], defaultCertificate: null },
-    settings: { sslProtocols: ['TLSv1.2', 'TLSv1.3'], sslCiphers: 'HIGH:!aNULL', hsts: { enabled: true, maxAge: 31536000, includeSubdomains: true, preload: false }, httpRedirectCode: 308 },
+    settings: { sslProtocols: ['TLSv1.2', 'TLSv1.3'], sslCiphers: 'HIGH:!aNULL', hsts: { enabled: true, maxAge: 31536000, includeSubdomains: true, preload: false }, httpRedirectCode: 308, accessLog: { enabled: true, format: '$remote_addr', escapeJson: false } },
   };
 }
 
