@@ -1,10 +1,11 @@
 // E2E: Ingresses applied with real kubectl are served by the real controller
 // and NGINX — by host and path, 404 for unknown hosts, 503 without
-// endpoints, oldest wins a conflict, a bad annotation skips only its
-// Ingress, and an edited Ingress is live within a second after one reload.
+// endpoints, oldest wins a conflict (the newer one gets a Warning Event), a
+// bad annotation skips only its Ingress (log + Warning Event), and an edited
+// Ingress is live within a second after one reload.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { appManifest, ingressManifest, request, sleep, startStack, waitForResponse, yamlDocuments, type LogEntry } from './harness/index.ts';
+import { appManifest, ingressManifest, request, sleep, startStack, waitFor, waitForResponse, yamlDocuments, type LogEntry } from './harness/index.ts';
 
 const isPodOf = (app: string) => (pod: string | null): boolean => pod !== null && pod.startsWith(`${app}-`);
 
@@ -53,7 +54,7 @@ test('routing through kubectl, the controller and NGINX', async (t) => {
     assert.equal(res.status, 503);
   });
 
-  await t.test('oldest wins a host+path; the newer Ingress is reported', async () => {
+  await t.test('oldest wins a host+path; the newer Ingress gets a warning log line and a Warning Event', async () => {
     // Named so that name order would pick the newer one: only age decides.
     await cluster.apply(ingressManifest({ name: 'zz-older', host: 'clash.test', paths: [{ path: '/', service: 'alpha' }] }));
     await waitForResponse(controller.http, { host: 'clash.test' }, (r) => r.status === 200);
@@ -62,10 +63,15 @@ test('routing through kubectl, the controller and NGINX', async (t) => {
     await cluster.apply(ingressManifest({ name: 'aa-newer', host: 'clash.test', paths: [{ path: '/', service: 'beta' }] }));
     const warning = await controller.waitForLog((e: LogEntry) => e.ingress === 'default/aa-newer' && e.reason === 'Conflict', { from });
     assert.match(warning.msg, /default\/zz-older/);
+    const event = await waitFor('a Warning Event on the newer Ingress', async () =>
+      (await cluster.events('involvedObject.name=aa-newer,type=Warning')).find((e) => e.reason === 'Conflict'));
+    assert.equal(event.involvedObject.kind, 'Ingress');
+    assert.match(event.message, /default\/zz-older/);
+    assert.deepEqual(await cluster.events('involvedObject.name=zz-older,type=Warning'), [], 'the older Ingress has no warning');
     for (let i = 0; i < 4; i++) assert.ok(isPodOf('alpha')((await request(controller.http, { host: 'clash.test' })).pod));
   });
 
-  await t.test('an invalid annotation skips its Ingress with a log line; others keep serving', async () => {
+  await t.test('an invalid annotation skips its Ingress (log line + Warning Event); others keep serving', async () => {
     const from = controller.logs().length;
     await cluster.apply(ingressManifest({
       name: 'broken', host: 'broken.test', paths: [{ path: '/', service: 'alpha' }],
@@ -73,6 +79,9 @@ test('routing through kubectl, the controller and NGINX', async (t) => {
     }));
     const line = await controller.waitForLog((e: LogEntry) => e.ingress === 'default/broken', { from });
     assert.match(line.raw, /proxy-read-timeout/);
+    const event = await waitFor('a Warning Event on the broken Ingress', async () =>
+      (await cluster.events('involvedObject.name=broken,type=Warning'))[0]);
+    assert.match(`${event.reason} ${event.message}`, /proxy-read-timeout/);
     assert.equal((await request(controller.http, { host: 'broken.test' })).status, 404);
     assert.equal((await request(controller.http, { host: 'shop.test' })).status, 200);
   });

@@ -21,6 +21,15 @@ export interface ClusterOptions {
   readonly readyDelayMs?: number;
 }
 
+/** The fields of a core/v1 Event the tests read. */
+export interface EventInfo {
+  readonly type: string;
+  readonly reason: string;
+  readonly message: string;
+  readonly count?: number;
+  readonly involvedObject: { readonly kind?: string; readonly namespace?: string; readonly name?: string };
+}
+
 export interface Cluster {
   readonly api: ApiServer;
   readonly simulator: Simulator;
@@ -37,6 +46,8 @@ export interface Cluster {
   apply(yaml: string): Promise<string>;
   /** Writes a kubeconfig with a bearer token for `user` (e.g. system:serviceaccount:ns:name); resolves with its path. */
   kubeconfigFor(user: string): Promise<string>;
+  /** `kubectl get events -A -o json`, optionally with a field selector (e.g. `involvedObject.name=x,type=Warning`). */
+  events(fieldSelector?: string): Promise<EventInfo[]>;
   /** Simulated pods of a Deployment (all namespaces' when `namespace` is omitted), in creation order. */
   pods(deployment?: string, namespace?: string): PodInfo[];
   stop(): Promise<void>;
@@ -73,6 +84,10 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
       kubectlOk,
       apply: (yaml) => kubectlOk(['apply', '-f', '-'], yaml),
       kubeconfigFor: (user) => api.writeKubeconfig(join(dir, `kubeconfig-${user.replace(/[^\w.-]/g, '_')}`), user),
+      events: async (fieldSelector) => {
+        const args = ['get', 'events', '-A', '-o', 'json', ...(fieldSelector ? ['--field-selector', fieldSelector] : [])];
+        return (JSON.parse(await kubectlOk(args)) as { items: EventInfo[] }).items;
+      },
       pods: (deployment, namespace) => simulator.pods(namespace, deployment),
       async stop(): Promise<void> {
         if (stopped) return;

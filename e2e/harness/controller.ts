@@ -70,16 +70,18 @@ function exitOf(child: ChildProcess): Promise<void> {
   return new Promise((resolve) => child.once('exit', () => resolve()));
 }
 
-/** True when the child exited within `timeoutMs`; the timer never outlives the wait (it would hold the test process open). */
-async function waitForExit(child: ChildProcess, timeoutMs: number): Promise<boolean> {
+/** True when `promise` settled within `timeoutMs`; the timer never outlives the wait (it would hold the test process open). */
+async function waitOrTimeout(promise: Promise<unknown>, timeoutMs: number): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;
   const timedOut = new Promise<boolean>((resolve) => { timer = setTimeout(() => resolve(false), timeoutMs); });
   try {
-    return await Promise.race([exitOf(child).then(() => true), timedOut]);
+    return await Promise.race([promise.then(() => true, () => true), timedOut]);
   } finally {
     clearTimeout(timer);
   }
 }
+
+const waitForExit = (child: ChildProcess, timeoutMs: number): Promise<boolean> => waitOrTimeout(exitOf(child), timeoutMs);
 
 export async function startController(cluster: Cluster, options: ControllerHarnessOptions = {}): Promise<ControllerHandle> {
   const cleanups: Array<() => Promise<unknown>> = [];
@@ -119,7 +121,8 @@ export async function startController(cluster: Cluster, options: ControllerHarne
       await exitOf(child);
       const left = nginxProcesses();
       signalAll(left.map((proc) => proc.pid), 'SIGKILL');
-      await logs.ended;
+      // The pipes close with the process; bounded anyway, a stop must never hang a test file.
+      await waitOrTimeout(logs.ended, 5_000);
       await runCleanups(cleanups);
       if (!exited) throw new Error(`controller did not exit within 15 s of SIGTERM; last lines:\n${logs.tail()}`);
       if (left.length > 0) throw new Error(`NGINX processes outlived the controller: ${left.map((p) => `${p.pid} ${p.cmdline}`).join('; ')}`);

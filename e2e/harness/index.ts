@@ -10,7 +10,7 @@
 //   const res = await request(ctl.http, { host: 'web.test', path: '/' });   // res.pod, res.echo
 //   const report = await loadLoop({ url: ctl.http, host: 'web.test', rate: 50, durationMs: 5_000 });
 export { startStack, type AfterHook, type Stack, type StackOptions } from './stack.ts';
-export { startCluster, type Cluster, type ClusterOptions } from './cluster.ts';
+export { startCluster, type Cluster, type ClusterOptions, type EventInfo } from './cluster.ts';
 export { startController, READY_MESSAGE, RELOADED_MESSAGE, REPO_ROOT, type ControllerHandle, type ControllerHarnessOptions, type ControllerPorts } from './controller.ts';
 export { KubectlError, runKubectl, KUBECTL_PATH, type KubectlResult } from './kubectl.ts';
 export { request, waitForResponse, type HttpResponse, type RequestOptions } from './http.ts';
