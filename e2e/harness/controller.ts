@@ -7,11 +7,11 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Cluster } from './cluster.ts';
+import { startCluster, type Cluster, type ClusterOptions } from './cluster.ts';
+import { ingressClassManifest } from './manifests.ts';
 import { collectLogs, type LogCollector, type LogEntry, type LogMatcher } from './log-collector.ts';
 import { mastersOf, nginxProcessesOf, signalAll } from './processes.ts';
-import { freePorts } from './ports.ts';
-import { probeHttps, probeMetrics } from './listeners.ts';
+import { freePorts, probeHttps, probeMetrics } from './network.ts';
 import { runCleanups } from './wait.ts';
 
 export const REPO_ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
@@ -157,4 +157,36 @@ export async function startController(cluster: Cluster, options: ControllerHarne
     await runCleanups(cleanups).catch(() => undefined);
     throw err;
   }
+}
+
+// startStack: the usual e2e start in one call — a cluster, our IngressClass,
+// and the controller — with both stopped by the test's `after` hook, so a
+// scenario file begins with what it is about.
+
+/** The part of node:test's TestContext (or `after` hook holder) the stack needs. */
+export interface AfterHook {
+  after(fn: () => Promise<void>): void;
+}
+
+export interface StackOptions {
+  readonly cluster?: ClusterOptions;
+  readonly controller?: ControllerHarnessOptions;
+  /** IngressClass to create before the controller starts: [name, controller]; null for none. Default resty's. */
+  readonly ingressClass?: readonly [string, string] | null;
+}
+
+export interface Stack {
+  readonly cluster: Cluster;
+  readonly controller: ControllerHandle;
+}
+
+export async function startStack(t: AfterHook, options: StackOptions = {}): Promise<Stack> {
+  const cluster = await startCluster(options.cluster);
+  // Registered at once: if anything below throws, the cluster still stops.
+  t.after(() => cluster.stop());
+  const ingressClass = options.ingressClass === undefined ? (['resty', 'resty-ingress.dev/controller'] as const) : options.ingressClass;
+  if (ingressClass) await cluster.apply(ingressClassManifest(...ingressClass));
+  const controller = await startController(cluster, options.controller);
+  t.after(() => controller.stop());
+  return { cluster, controller };
 }

@@ -9,15 +9,14 @@
 //   await cluster.apply(appManifest({ name: 'web' }) + '---\n' + ingressManifest({ name: 'web', host: 'web.test', paths: [{ path: '/', service: 'web' }] }));
 //   const res = await request(ctl.http, { host: 'web.test', path: '/' });   // res.pod, res.echo
 //   const report = await loadLoop({ url: ctl.http, host: 'web.test', rate: 50, durationMs: 5_000 });
-export { startStack, type AfterHook, type Stack, type StackOptions } from './stack.ts';
 export { startCluster, type Cluster, type ClusterOptions, type EventInfo } from './cluster.ts';
+export { startStack, type AfterHook, type Stack, type StackOptions } from './controller.ts';
 export { startController, READY_MESSAGE, RELOADED_MESSAGE, REPO_ROOT, type ControllerHandle, type ControllerHarnessOptions, type ControllerPorts } from './controller.ts';
-export { KubectlError, runKubectl, KUBECTL_PATH, type KubectlResult } from './kubectl.ts';
-export { request, waitForResponse, type HttpResponse, type RequestOptions } from './http.ts';
+export { KubectlError, runKubectl, KUBECTL_PATH, type KubectlResult } from './cluster.ts';
+export { request, type HttpResponse, type RequestOptions } from './http.ts';
 export { loadLoop, type LoadOptions, type LoadReport, type LoadSample } from './load.ts';
 export { appManifest, ingressClassManifest, ingressManifest, yamlDocuments, type AppInput, type IngressInput, type IngressPathInput } from './manifests.ts';
 export { collectLogs, parseLogLine, type LogCollector, type LogEntry, type LogMatcher } from './log-collector.ts';
 export { nginxProcessesOf, listProcesses, mastersOf, type ProcessInfo } from './processes.ts';
-export { freePort, freePorts, isPortFree, randomLoopbackPool } from './ports.ts';
-export { probeTcp } from './listeners.ts';
-export { sleep, waitFor, runCleanups } from './wait.ts';
+export { freePort, freePorts, isPortFree, probeTcp, randomLoopbackPool } from './network.ts';
+export { sleep, waitFor, waitForResponse, runCleanups } from './wait.ts';

@@ -1,6 +1,7 @@
 // Polling with a deadline, for conditions that become true "soon" (a watch
 // event travelled, a pod became ready). Fails with what it waited for and the
 // last error or value seen, so a timeout explains itself.
+import { request, type HttpResponse, type RequestOptions } from './http.ts';
 
 /** Resolves after `ms`. */
 export function sleep(ms: number): Promise<void> {
@@ -42,4 +43,29 @@ export async function runCleanups(cleanups: ReadonlyArray<() => Promise<unknown>
     }
   }
   if (first !== null) throw first;
+}
+
+/**
+ * Repeats `request` until `accept` says yes (e.g. status 200 from the new
+ * path); rejects after `timeoutMs` with the last answer seen.
+ */
+export async function waitForResponse(
+  baseUrl: string,
+  options: RequestOptions,
+  accept: (res: HttpResponse) => boolean,
+  timeoutMs = 10_000,
+): Promise<HttpResponse> {
+  const deadline = Date.now() + timeoutMs;
+  let last: string;
+  for (;;) {
+    try {
+      const res = await request(baseUrl, { timeoutMs: 2_000, ...options });
+      if (accept(res)) return res;
+      last = `${res.status} ${res.body.slice(0, 120)}`;
+    } catch (err) {
+      last = (err as Error).message;
+    }
+    if (Date.now() >= deadline) throw new Error(`timed out after ${timeoutMs} ms waiting on ${options.host ?? ''}${options.path ?? '/'}; last: ${last}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 }

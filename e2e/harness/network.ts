@@ -1,9 +1,12 @@
-// Ports and loopback ranges that do not collide with tests running in
-// parallel: free ports come from the kernel (listen on 0), and each cluster's
-// pods get their own random 127.X.Y.0/24 away from the simulator's default.
-import { createServer } from 'node:net';
+// Ports, loopback ranges and listener probes. Free ports come from the
+// kernel (listen on 0) and each cluster's pods get their own random
+// 127.X.Y.0/24, so test files running in parallel do not collide. Listeners
+// that exist only once other parts land (HTTPS, /metrics) are probed, so
+// tests and the playground never print a dead address.
+import { connect, createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { randomInt } from 'node:crypto';
+import { request as httpRequest } from 'node:http';
 
 /** A TCP port that was free on `host` a moment ago (the kernel picked it). */
 export async function freePort(host = '127.0.0.1'): Promise<number> {
@@ -42,4 +45,33 @@ export async function isPortFree(port: number, host = '127.0.0.1'): Promise<bool
   });
   if (free) await new Promise<void>((resolve) => server.close(() => resolve()));
   return free;
+}
+
+/** True when a TCP connection to host:port is accepted within `timeoutMs`. */
+export function probeTcp(host: string, port: number, timeoutMs = 1_000): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ host, port });
+    const done = (ok: boolean): void => { socket.destroy(); resolve(ok); };
+    socket.setTimeout(timeoutMs, () => done(false));
+    socket.once('connect', () => done(true));
+    socket.once('error', () => done(false));
+  });
+}
+
+/** NGINX's HTTPS listener: present when its port accepts connections. */
+export function probeHttps(host: string, port: number): Promise<boolean> {
+  return probeTcp(host, port);
+}
+
+/** The controller's metrics endpoint: present when it answers 200. */
+export function probeMetrics(url: string, timeoutMs = 1_000): Promise<boolean> {
+  return new Promise((resolve) => {
+    const req = httpRequest(url, { agent: false, timeout: timeoutMs }, (res) => {
+      res.resume();
+      resolve(res.statusCode === 200);
+    });
+    req.once('timeout', () => req.destroy(new Error('timeout')));
+    req.once('error', () => resolve(false));
+    req.end();
+  });
 }
