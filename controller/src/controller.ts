@@ -87,6 +87,7 @@ export async function startController(opts: ControllerOptions, logger: Logger, r
     port: opts.healthzPort,
     statusUrl: luaUrl,
     electionId: opts.electionId,
+    ingressClass: opts.ingressClass,
     reportStatusClasses: opts.reportStatusClasses,
     metricsPerHost: opts.metricsPerHost,
     nginxPid: () => nginx.pid(),

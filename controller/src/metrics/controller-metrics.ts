@@ -5,7 +5,8 @@
 
 import { createHash } from 'node:crypto';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
-import type { BuildResult } from '../model/types.ts';
+import type { BuildResult, TlsState } from '../model/types.ts';
+import { createCertificateExpiryMetric } from './certificate-expiry.ts';
 
 /** A sync outcome as the sync reports it ('reload-queued' and 'known-bad' fold into reload / error). */
 export type SyncOutcome = 'skip' | 'dynamic' | 'reload' | 'reload-queued' | 'known-bad' | 'error';
@@ -24,8 +25,8 @@ export interface ControllerMetrics {
   modelBuilt(result: BuildResult): void;
   /** Leader election (set by the status writer). */
   setLeader(isLeader: boolean): void;
-  /** A served certificate's expiry; `null` forgets it. */
-  setCertificateExpiry(host: string, secretName: string, notAfter: Date | null): void;
+  /** After a sync: the certificates NGINX serves now (ssl_expire_time_seconds; gone ones are removed). */
+  certificatesServed(tls: TlsState): void;
 }
 
 const PREFIX = 'nginx_ingress_controller_';
@@ -39,6 +40,8 @@ export interface ControllerMetricsOptions {
   readonly registry: Registry;
   /** Name of the leader-election Lease (label `name`, as ingress-nginx). */
   readonly electionId: string;
+  /** --ingress-class: the `class` label of the certificate metrics. */
+  readonly ingressClass: string;
   readonly now?: () => number;
 }
 
@@ -51,7 +54,7 @@ export function createControllerMetrics(options: ControllerMetricsOptions): Cont
   const reloads = new Counter({ name: `${PREFIX}success`, help: 'Cumulative number of Ingress controller reload operations', registers });
   const reloadErrors = new Counter({ name: `${PREFIX}errors`, help: 'Cumulative number of Ingress controller errors during reload operations', registers });
   const leader = new Gauge({ name: `${PREFIX}leader_election_status`, help: 'Gauge reporting status of the leader election, 0 indicates follower, 1 indicates leader', labelNames: ['name'], registers });
-  const sslExpiry = new Gauge({ name: `${PREFIX}ssl_expire_time_seconds`, help: 'Number of seconds since 1970 to the SSL Certificate expire', labelNames: ['host', 'secret_name'], registers });
+  const sslExpiry = createCertificateExpiryMetric({ registry: options.registry, ingressClass: options.ingressClass });
   const orphans = new Gauge({ name: `${PREFIX}orphan_ingress`, help: 'Gauge reporting status of orphaned ingress, 1 indicates orphaned ingress', labelNames: ['namespace', 'ingress', 'type'], registers });
   const syncs = new Counter({ name: 'resty_ingress_sync_total', help: 'Syncs by outcome', labelNames: ['result'], registers });
   const syncDuration = new Histogram({ name: 'resty_ingress_sync_duration_seconds', help: 'Time of one sync (snapshot, build, decide, apply)', buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10], registers });
@@ -113,9 +116,6 @@ export function createControllerMetrics(options: ControllerMetricsOptions): Cont
     setLeader(isLeader: boolean): void {
       leader.set({ name: options.electionId }, isLeader ? 1 : 0);
     },
-    setCertificateExpiry(host: string, secretName: string, notAfter: Date | null): void {
-      if (notAfter === null) sslExpiry.remove({ host, secret_name: secretName });
-      else sslExpiry.set({ host, secret_name: secretName }, Math.floor(notAfter.getTime() / 1000));
-    },
+    certificatesServed: (tls: TlsState): void => sslExpiry.served(tls),
   };
 }

@@ -8,6 +8,8 @@
 
 export { createControllerMetrics, configHashValue } from './controller-metrics.ts';
 export type { ControllerMetrics, ControllerMetricsOptions, SyncOutcome } from './controller-metrics.ts';
+export { createCertificateExpiryMetric, DEFAULT_CERTIFICATE_HOST } from './certificate-expiry.ts';
+export type { CertificateExpiryMetric, CertificateExpiryOptions } from './certificate-expiry.ts';
 export { createRequestMetrics } from './request-metrics.ts';
 export type { RequestMetrics, RequestMetricsOptions } from './request-metrics.ts';
 export { parseMonitorPayload, parseLocationKey, REQUEST_BUCKETS, HISTOGRAMS } from './monitor-payload.ts';

@@ -24,6 +24,8 @@ export interface ObservabilityOptions {
   /** NGINX's loopback status server, e.g. http://127.0.0.1:10246. */
   readonly statusUrl: string;
   readonly electionId: string;
+  /** --ingress-class: the `class` label of ssl_expire_time_seconds. */
+  readonly ingressClass: string;
   readonly reportStatusClasses: boolean;
   readonly metricsPerHost: boolean;
   /** What the health checks read from the running parts. */
@@ -79,11 +81,13 @@ function locationKeys(model: Model): Set<string> {
 
 export async function startObservability(options: ObservabilityOptions): Promise<Observability> {
   const { registry, logger } = options;
-  const metrics = createControllerMetrics({ registry, electionId: options.electionId });
+  const metrics = createControllerMetrics({ registry, electionId: options.electionId, ingressClass: options.ingressClass });
   const requests = createRequestMetrics(registry, { statusClasses: options.reportStatusClasses, perHost: options.metricsPerHost });
   registerNginxStatusMetrics(registry, () => fetchStubStatus(`${options.statusUrl}/nginx_status`));
   const drain = startMonitorDrain({ statusUrl: options.statusUrl, metrics: requests, logger });
   let firstConfigLive = false;
+  // A sync that returns has pushed its model's certificates (or found them unchanged): they are the served ones.
+  let lastBuilt: Model | null = null;
   const checks = createHealthChecks({
     nginxPid: options.nginxPid,
     luaVersion: options.luaVersion,
@@ -97,6 +101,7 @@ export async function startObservability(options: ObservabilityOptions): Promise
     onSynced(result: SyncResult, ms: number, _detail: SyncDetail): void {
       checks.syncFinished();
       metrics.syncFinished(result, ms);
+      if (lastBuilt !== null) metrics.certificatesServed(lastBuilt.tls);
     },
     onSyncFailed(): void {
       checks.syncFinished();
@@ -120,7 +125,10 @@ export async function startObservability(options: ObservabilityOptions): Promise
       checks.syncStarted();
       metrics.snapshotTaken();
     },
-    modelBuilt: (result) => metrics.modelBuilt(result),
+    modelBuilt(result: BuildResult): void {
+      lastBuilt = result.model;
+      metrics.modelBuilt(result);
+    },
     objectChanged: (kind) => metrics.objectChanged(kind),
     markFirstConfigLive(): void {
       firstConfigLive = true;
