@@ -7,10 +7,14 @@
 import { readFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
-import {
-  freePort, isPortFree, REPO_ROOT, startCluster, startController, waitForResponse,
-  type Cluster, type ControllerHandle, type LogEntry,
-} from './harness/index.ts';
+import type { Cluster, ControllerHandle, LogEntry } from './harness/index.ts';
+
+// Ctrl-C must work from the first moment: the handlers go in before the
+// harness (client-node and friends) is loaded, which takes seconds on a busy machine.
+let onStopSignal = (signal: string): void => { process.stderr.write(`${signal}: nothing started yet\n`); process.exit(0); };
+process.once('SIGINT', () => onStopSignal('SIGINT'));
+process.once('SIGTERM', () => onStopSignal('SIGTERM'));
+const { freePort, isPortFree, REPO_ROOT, startCluster, startController, waitForResponse } = await import('./harness/index.ts');
 
 const DEMO_HOST = 'demo.localtest';
 const FRIENDLY_HTTP_PORT = 8080;
@@ -57,40 +61,51 @@ function guide(cluster: Cluster, controller: ControllerHandle): string {
   ].join('\n');
 }
 
+interface Running {
+  readonly cluster: Cluster;
+  readonly controller: ControllerHandle;
+}
+
+/** Starts the cluster, then the controller; `started` collects what to stop, even when a later step fails. */
+async function bringUp(httpPort: number, started: Array<{ stop(): Promise<void> }>): Promise<Running> {
+  const cluster = await startCluster();
+  started.push(cluster);
+  const controller = await startController(cluster, {
+    ports: { http: httpPort },
+    onLog: (entry) => { const line = describeLog(entry); if (line) process.stderr.write(`controller: ${line}\n`); },
+  });
+  started.push(controller);
+  await cluster.apply(await readFile(join(EXAMPLES, 'demo.yaml'), 'utf8'));
+  return { cluster, controller };
+}
+
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: { 'http-port': { type: 'string' } } });
   const httpPort = await chooseHttpPort(values['http-port']);
   const started: Array<{ stop(): Promise<void> }> = [];
+  process.stderr.write('starting the local cluster and the controller…\n');
+  const starting = bringUp(httpPort, started);
   let stopping: Promise<void> | null = null;
   const stopAll = (): Promise<void> => {
-    stopping ??= (async () => {
+    // A signal during start-up waits for the step in flight, so nothing it starts is left behind.
+    stopping ??= starting.then(() => undefined, () => undefined).then(async () => {
       for (const thing of started.reverse()) await thing.stop().catch((err: unknown) => process.stderr.write(`stop: ${(err as Error).message}\n`));
-    })();
+    });
     return stopping;
   };
-  const onSignal = (signal: string): void => {
+  onStopSignal = (signal) => {
     process.stderr.write(`\n${signal}: stopping the controller, NGINX and the cluster…\n`);
     void stopAll().then(() => process.exit(0));
   };
-  process.once('SIGINT', () => onSignal('SIGINT'));
-  process.once('SIGTERM', () => onSignal('SIGTERM'));
 
   try {
-    process.stderr.write('starting the local cluster and the controller…\n');
-    const cluster = await startCluster();
-    started.push(cluster);
+    const { cluster, controller } = await starting;
     if (stopping) return;
-    const controller = await startController(cluster, {
-      ports: { http: httpPort },
-      onLog: (entry) => { const line = describeLog(entry); if (line) process.stderr.write(`controller: ${line}\n`); },
-    });
-    started.push(controller);
-    if (stopping) return;
-    await cluster.apply(await readFile(join(EXAMPLES, 'demo.yaml'), 'utf8'));
     process.stdout.write(`${guide(cluster, controller)}\n`);
     await waitForResponse(controller.http, { host: DEMO_HOST }, (res) => res.status === 200, 30_000);
-    process.stdout.write('READY\n');
+    if (!stopping) process.stdout.write('READY\n');
   } catch (err) {
+    if (stopping) return;
     process.stderr.write(`playground: ${(err as Error).message}\n`);
     await stopAll();
     process.exit(1);
