@@ -152,6 +152,7 @@ export async function startController(opts: ControllerOptions, logger: Logger, r
       snapshot: () => store.snapshot(),
       buildOptions: opts,
       logger: logger.child({ component: 'admission' }),
+      onReviewed: (outcome, ms, ingress) => observability.admissionReviewed(outcome, ms, ingress),
     });
   }
 

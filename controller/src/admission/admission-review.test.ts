@@ -95,6 +95,20 @@ void describe('admission review', () => {
       if (row.warning) assert.match((response.warnings ?? []).join('\n'), row.warning);
     });
   }
+  const checkedRows: { name: string; body: unknown; checked: string | null }[] = [
+    { name: 'an allowed Ingress of ours', body: review('CREATE', candidate('new')), checked: 'default/new' },
+    { name: 'a denied Ingress of ours', body: review('CREATE', candidate('new', { host: 'a.example.com' })), checked: 'default/new' },
+    { name: 'another class (not checked)', body: review('CREATE', candidate('theirs', { className: 'other' })), checked: null },
+    { name: 'DELETE (not checked)', body: review('DELETE', undefined, { name: 'old', oldObject: candidate('old') }), checked: null },
+  ];
+  for (const row of checkedRows) {
+    void it(`names the checked Ingress for the check metrics: ${row.name}`, () => {
+      const reply = reviewAdmission(row.body, CLUSTER, DEFAULT_OPTIONS);
+      assert.equal(reply.status, 200);
+      const ref = reply.status === 200 ? reply.decision.ingress : undefined;
+      assert.equal(ref ? `${ref.namespace}/${ref.name}` : ref, row.checked);
+    });
+  }
   for (const row of badRows) {
     void it(`400 for ${row.name}`, () => {
       const reply = reviewAdmission(row.body, CLUSTER, DEFAULT_OPTIONS);

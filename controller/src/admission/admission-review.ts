@@ -26,7 +26,7 @@ type Json = Record<string, unknown>;
 
 const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
 
-const ALLOW: AdmissionDecision = { allowed: true, message: '', warnings: [], failures: [] };
+const ALLOW: AdmissionDecision = { allowed: true, message: '', warnings: [], failures: [], ingress: null };
 
 function reply(uid: string, decision: AdmissionDecision): ReviewReply {
   const response = {

@@ -4,7 +4,7 @@
 
 import { readFile } from 'node:fs/promises';
 import type { Logger } from 'pino';
-import type { BuildOptions, Snapshot } from '../model/types.ts';
+import type { BuildOptions, IngressRef, Snapshot } from '../model/types.ts';
 import { reviewAdmission } from './admission-review.ts';
 import { startWebhookServer, type ReviewOutcome, type WebhookServer } from './webhook-server.ts';
 
@@ -17,7 +17,8 @@ export interface AdmissionWebhookOptions {
   readonly snapshot: () => Snapshot;
   readonly buildOptions: BuildOptions;
   readonly logger: Logger;
-  readonly onReviewed?: (outcome: ReviewOutcome, ms: number) => void;
+  /** After every request (admission metrics); `ingress` is the checked Ingress, else null. */
+  readonly onReviewed?: (outcome: ReviewOutcome, ms: number, ingress: IngressRef | null) => void;
 }
 
 /** Reads the certificate files (a clear error naming the file if one cannot be read) and starts serving. */

@@ -9,7 +9,7 @@
 import type { V1Ingress } from '@kubernetes/client-node';
 import { buildModel } from '../model/build.ts';
 import { indexIngressClasses, isOurIngress } from '../model/ingress-class.ts';
-import type { BuildOptions, Failure, Snapshot } from '../model/types.ts';
+import type { BuildOptions, Failure, IngressRef, Snapshot } from '../model/types.ts';
 
 /** Reasons that depend on objects other than the Ingress: warnings, never denials. */
 const DEPENDENCY_REASONS: ReadonlySet<string> = new Set(['ServiceNotFound', 'ServicePortNotFound', 'UnsupportedServiceType']);
@@ -23,6 +23,8 @@ export interface AdmissionDecision {
   readonly warnings: readonly string[];
   /** The failures that caused the denial. */
   readonly failures: readonly Failure[];
+  /** The Ingress that was checked (ours), or null when it passed through unchecked (another class, DELETE). */
+  readonly ingress: IngressRef | null;
 }
 
 const describe = (failure: Failure): string => `${failure.field}: ${failure.message}`;
@@ -41,14 +43,15 @@ export function decideIngressAdmission(candidate: V1Ingress, snapshot: Snapshot,
   const name = candidate.metadata?.name ?? '';
   const classes = indexIngressClasses(snapshot.ingressClasses, options);
   if (!isOurIngress(candidate, classes, options)) {
-    return { allowed: true, message: '', warnings: [], failures: [] };
+    return { allowed: true, message: '', warnings: [], failures: [], ingress: null };
   }
   const ingresses = [...snapshot.ingresses.filter((ingress) => !sameObject(ingress, namespace, name)), candidate];
   const { failures } = buildModel({ ...snapshot, ingresses }, options);
   const own = failures.filter((f) => f.ingress?.namespace === namespace && f.ingress?.name === name);
   const denying = own.filter((f) => !DEPENDENCY_REASONS.has(f.reason));
   const warnings = own.filter((f) => DEPENDENCY_REASONS.has(f.reason)).map(describe);
-  if (denying.length === 0) return { allowed: true, message: '', warnings, failures: [] };
+  const ingress = { namespace, name };
+  if (denying.length === 0) return { allowed: true, message: '', warnings, failures: [], ingress };
   const message = `Ingress ${namespace}/${name} is refused by resty-ingress: ${denying.map(describe).join('; ')}`;
-  return { allowed: false, message, warnings, failures: denying };
+  return { allowed: false, message, warnings, failures: denying, ingress };
 }

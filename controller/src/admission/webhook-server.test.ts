@@ -11,13 +11,13 @@ import { startWebhookServer, WEBHOOK_PATH, type ReviewOutcome, type WebhookServe
 const ALLOWED: ReviewReply = {
   status: 200,
   body: { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response: { uid: 'u', allowed: true } },
-  decision: { allowed: true, message: '', warnings: [], failures: [] },
+  decision: { allowed: true, message: '', warnings: [], failures: [], ingress: { namespace: 'default', name: 'web' } },
 };
 
 void describe('webhook server', () => {
   let server: WebhookServer;
   let ca: string;
-  const outcomes: ReviewOutcome[] = [];
+  const outcomes: string[] = [];
   const seen: unknown[] = [];
 
   before(async () => {
@@ -30,7 +30,7 @@ void describe('webhook server', () => {
         seen.push(body);
         return (body as { bad?: boolean }).bad ? { status: 400, error: 'malformed review' } : ALLOWED;
       },
-      onReviewed: (outcome) => outcomes.push(outcome),
+      onReviewed: (outcome: ReviewOutcome, _ms, ingress) => outcomes.push(`${outcome} ${ingress ? `${ingress.namespace}/${ingress.name}` : '-'}`),
     });
   });
   after(() => server.close());
@@ -57,8 +57,8 @@ void describe('webhook server', () => {
     });
   }
 
-  void it('counts outcomes for the check_success / check_errors metrics', () => {
-    assert.deepEqual(outcomes.slice(0, 2), ['allowed', 'error']);
+  void it('reports each outcome, with the checked Ingress for a review (check_success / check_errors)', () => {
+    assert.deepEqual(outcomes.slice(0, 6), ['allowed default/web', 'error -', 'error -', 'error -', 'error -', 'error -']);
   });
 
   void it('a client that never finishes its body is cut off after the time bound', async () => {

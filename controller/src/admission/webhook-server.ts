@@ -8,6 +8,7 @@ import { createServer, type Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
+import type { IngressRef } from '../model/types.ts';
 import type { ReviewReply } from './admission-review.ts';
 
 /** ingress-nginx's path, so existing ValidatingWebhookConfigurations keep working. */
@@ -28,8 +29,8 @@ export interface WebhookServerOptions {
   readonly maxBodyBytes?: number;
   /** Whole request, headers and body (default 10 s; the API server gives webhooks 10 s by default). */
   readonly timeoutMs?: number;
-  /** After every request: for ingress-nginx's check_success / check_errors counters. */
-  readonly onReviewed?: (outcome: ReviewOutcome, ms: number) => void;
+  /** After every request: for ingress-nginx's check_success / check_errors counters. `ingress` is the checked one, else null. */
+  readonly onReviewed?: (outcome: ReviewOutcome, ms: number, ingress: IngressRef | null) => void;
 }
 
 export interface WebhookServer {
@@ -69,24 +70,28 @@ function readBody(req: IncomingMessage, res: ServerResponse, limit: number): Pro
   });
 }
 
-async function handle(req: IncomingMessage, res: ServerResponse, options: WebhookServerOptions): Promise<ReviewOutcome> {
+/** How a request ended, and the Ingress it checked (only a 200 review names one). */
+interface Handled { readonly outcome: ReviewOutcome; readonly ingress: IngressRef | null }
+
+async function handle(req: IncomingMessage, res: ServerResponse, options: WebhookServerOptions): Promise<Handled> {
+  const error: Handled = { outcome: 'error', ingress: null };
   const path = new URL(req.url ?? '/', 'https://webhook').pathname;
-  if (path !== WEBHOOK_PATH) { sendText(res, 404, `only ${WEBHOOK_PATH} is served`); return 'error'; }
-  if (req.method !== 'POST') { sendText(res, 405, 'use POST with an AdmissionReview'); return 'error'; }
+  if (path !== WEBHOOK_PATH) { sendText(res, 404, `only ${WEBHOOK_PATH} is served`); return error; }
+  if (req.method !== 'POST') { sendText(res, 405, 'use POST with an AdmissionReview'); return error; }
   const body = await readBody(req, res, options.maxBodyBytes ?? 2 * 1024 * 1024);
-  if (body === null) return 'error';
+  if (body === null) return error;
   let parsed: unknown;
   try {
     parsed = JSON.parse(body.toString('utf8'));
   } catch {
     sendText(res, 400, 'body is not JSON');
-    return 'error';
+    return error;
   }
   const reply = options.review(parsed);
-  if (reply.status === 400) { sendText(res, 400, reply.error); return 'error'; }
+  if (reply.status === 400) { sendText(res, 400, reply.error); return error; }
   res.writeHead(200, { 'Content-Type': 'application/json' });
   res.end(JSON.stringify(reply.body));
-  return reply.decision.allowed ? 'allowed' : 'denied';
+  return { outcome: reply.decision.allowed ? 'allowed' : 'denied', ingress: reply.decision.ingress };
 }
 
 /** Starts listening; resolves once the port is bound. */
@@ -103,12 +108,12 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
   }, (req, res) => {
     const started = performance.now();
     handle(req, res, options).then(
-      (outcome) => options.onReviewed?.(outcome, performance.now() - started),
+      ({ outcome, ingress }) => options.onReviewed?.(outcome, performance.now() - started, ingress),
       (err: unknown) => {
         logger.error({ err }, 'admission request failed');
         if (!res.headersSent) sendText(res, 500, 'internal error');
         else res.destroy();
-        options.onReviewed?.('error', performance.now() - started);
+        options.onReviewed?.('error', performance.now() - started, null);
       },
     );
   });

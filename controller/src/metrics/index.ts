@@ -10,6 +10,8 @@ export { createControllerMetrics, configHashValue } from './controller-metrics.t
 export type { ControllerMetrics, ControllerMetricsOptions, SyncOutcome } from './controller-metrics.ts';
 export { createCertificateExpiryMetric, DEFAULT_CERTIFICATE_HOST } from './certificate-expiry.ts';
 export type { CertificateExpiryMetric, CertificateExpiryOptions } from './certificate-expiry.ts';
+export { createAdmissionMetrics, MAX_CHECKED_INGRESSES, OVERFLOW_LABEL } from './admission-metrics.ts';
+export type { AdmissionMetrics, AdmissionMetricsOptions, AdmissionOutcome } from './admission-metrics.ts';
 export { createRequestMetrics } from './request-metrics.ts';
 export type { RequestMetrics, RequestMetricsOptions } from './request-metrics.ts';
 export { parseMonitorPayload, parseLocationKey, REQUEST_BUCKETS, HISTOGRAMS } from './monitor-payload.ts';

@@ -59,6 +59,13 @@ void describe('observability wiring', () => {
     }
   });
 
+  void it('webhook reviews reach the admission metrics', async () => {
+    observability.admissionReviewed('denied', 40, { namespace: 'shop', name: 'web' });
+    const text = await registry.metrics();
+    assert.match(text, /^nginx_ingress_controller_check_errors\{namespace="shop",ingress="web"\} 1$/mu);
+    assert.match(text, /^nginx_ingress_controller_admission_roundtrip_duration 0\.04$/mu);
+  });
+
   void it('a scrape without NGINX still answers (drain and stub_status fail quietly)', async () => {
     const res = await fetch(`http://127.0.0.1:${observability.port}/metrics`);
     assert.equal(res.status, 200);

@@ -7,10 +7,10 @@
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import {
-  createControllerMetrics, createRequestMetrics, fetchStubStatus, registerNginxStatusMetrics, startMonitorDrain,
-  type ControllerMetrics, type LocationLabels,
+  createAdmissionMetrics, createControllerMetrics, createRequestMetrics, fetchStubStatus, registerNginxStatusMetrics, startMonitorDrain,
+  type AdmissionOutcome, type ControllerMetrics, type LocationLabels,
 } from '../metrics/index.ts';
-import type { BuildResult, Model } from '../model/types.ts';
+import type { BuildResult, IngressRef, Model } from '../model/types.ts';
 import type { SyncDetail, SyncHooks, SyncResult } from '../sync/sync.ts';
 import { createHealthChecks } from './health-checks.ts';
 import { startHealthServer } from './health-server.ts';
@@ -46,6 +46,8 @@ export interface Observability {
   modelBuilt(result: BuildResult): void;
   /** The store's onChange. */
   objectChanged(kind: string): void;
+  /** The validating webhook's onReviewed (check_success / check_errors / admission_roundtrip_duration). */
+  admissionReviewed(outcome: AdmissionOutcome, ms: number, ingress: IngressRef | null): void;
   /** The first full configuration is live: readiness may pass. */
   markFirstConfigLive(): void;
   /** SIGTERM: /healthz and /readyz fail from now on. */
@@ -82,6 +84,7 @@ function locationKeys(model: Model): Set<string> {
 export async function startObservability(options: ObservabilityOptions): Promise<Observability> {
   const { registry, logger } = options;
   const metrics = createControllerMetrics({ registry, electionId: options.electionId, ingressClass: options.ingressClass });
+  const admission = createAdmissionMetrics({ registry });
   const requests = createRequestMetrics(registry, { statusClasses: options.reportStatusClasses, perHost: options.metricsPerHost });
   registerNginxStatusMetrics(registry, () => fetchStubStatus(`${options.statusUrl}/nginx_status`));
   const drain = startMonitorDrain({ statusUrl: options.statusUrl, metrics: requests, logger });
@@ -130,6 +133,7 @@ export async function startObservability(options: ObservabilityOptions): Promise
       metrics.modelBuilt(result);
     },
     objectChanged: (kind) => metrics.objectChanged(kind),
+    admissionReviewed: (outcome, ms, ingress) => admission.reviewed(outcome, ms, ingress),
     markFirstConfigLive(): void {
       firstConfigLive = true;
     },
