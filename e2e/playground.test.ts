@@ -68,6 +68,12 @@ for (const row of SIGNALS) {
     assert.ok(curl, 'a curl command is printed');
     const answer = JSON.parse((await sh('/bin/sh', ['-c', `${curl.trim()} -s`])).stdout) as { pod: string; path: string };
     assert.match(answer.pod, /^demo-/);
+    if (values.has('HTTPS')) {
+      const curlHttps = lines.find((line) => line.trim().startsWith('curl -k '));
+      assert.ok(curlHttps, 'an HTTPS curl command is printed with HTTPS=');
+      const overTls = JSON.parse((await sh('/bin/sh', ['-c', `${curlHttps.replace(/#.*$/, '').trim()} -s`])).stdout) as { pod: string };
+      assert.match(overTls.pod, /^demo-/);
+    }
 
     // kubectl with the printed kubeconfig: scale to 3, then three pods answer.
     const scaled = await runKubectl(kubeconfig, ['scale', 'deployment/demo', '--replicas=3']);

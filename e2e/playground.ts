@@ -18,6 +18,7 @@ const { freePort, isPortFree, REPO_ROOT, startCluster, startController, waitForR
 
 const DEMO_HOST = 'demo.localtest';
 const FRIENDLY_HTTP_PORT = 8080;
+const FRIENDLY_HTTPS_PORT = 8443;
 const EXAMPLES = join(REPO_ROOT, 'e2e/examples');
 
 async function chooseHttpPort(requested: string | undefined): Promise<number> {
@@ -51,6 +52,7 @@ function guide(cluster: Cluster, controller: ControllerHandle): string {
     '',
     'Try, in another shell:',
     `  curl -H 'Host: ${DEMO_HOST}' ${controller.http}/`,
+    ...(controller.https ? [`  curl -k --resolve ${DEMO_HOST}:${new URL(controller.https).port}:127.0.0.1 https://${DEMO_HOST}:${new URL(controller.https).port}/   # the default certificate`] : []),
     `  export KUBECONFIG=${cluster.kubeconfig}`,
     '  kubectl get deployments,services,endpointslices,ingresses',
     '  kubectl scale deployment/demo --replicas=4           # endpoints change, no NGINX reload',
@@ -71,7 +73,7 @@ async function bringUp(httpPort: number, started: Array<{ stop(): Promise<void> 
   const cluster = await startCluster();
   started.push(cluster);
   const controller = await startController(cluster, {
-    ports: { http: httpPort },
+    ports: { http: httpPort, ...((await isPortFree(FRIENDLY_HTTPS_PORT)) && httpPort !== FRIENDLY_HTTPS_PORT ? { https: FRIENDLY_HTTPS_PORT } : {}) },
     onLog: (entry) => { const line = describeLog(entry); if (line) process.stderr.write(`controller: ${line}\n`); },
   });
   started.push(controller);
