@@ -86,7 +86,7 @@ test('routing through kubectl, the controller and NGINX', async (t) => {
     assert.equal((await request(controller.http, { host: 'shop.test' })).status, 200);
   });
 
-  await t.test('kubectl apply of an edited Ingress: one reload, the new path served within a second', async () => {
+  await t.test('kubectl apply of an edited Ingress: one reload, the new path served within a second', async (st) => {
     assert.ok(isPodOf('alpha')((await request(controller.http, { host: 'blog.test', path: '/feed' })).pod) === false);
     await sleep(300); // let earlier syncs settle so the count below is this edit's alone
     const reloadsBefore = controller.reloadCount();
@@ -94,6 +94,7 @@ test('routing through kubectl, the controller and NGINX', async (t) => {
     const applied = Date.now();
     const res = await waitForResponse(controller.http, { host: 'blog.test', path: '/feed' }, (r) => isPodOf('alpha')(r.pod), 3_000);
     const servedAfterMs = Date.now() - applied;
+    st.diagnostic(`new path served ${servedAfterMs} ms after kubectl apply returned`);
     assert.equal(res.echo?.path, '/feed');
     assert.ok(servedAfterMs < 1_000, `served ${servedAfterMs} ms after kubectl apply returned`);
     await sleep(500);
