@@ -38,6 +38,17 @@ interface SizeRun {
   readonly burst: LatencySummary;
   readonly missing: number;
   readonly reloads: number;
+  /** The controller's own "sync" log lines during the changes: where the time goes. */
+  readonly syncMs: LatencySummary;
+  readonly buildMs: LatencySummary;
+  readonly applyMs: LatencySummary;
+}
+
+/** Durations the controller logged for its syncs after log line `from`. */
+function syncTimes(controller: ControllerProcess, from: number): Pick<SizeRun, 'syncMs' | 'buildMs' | 'applyMs'> {
+  const syncs = controller.logs().slice(from).filter((l) => l.msg === 'sync');
+  const field = (name: string): LatencySummary => summarize(syncs.map((l) => Number(l[name])).filter(Number.isFinite));
+  return { syncMs: field('ms'), buildMs: field('buildMs'), applyMs: field('applyMs') };
 }
 
 /** Replaces app i's slice with one fresh address plus its first original one; registers the change. */
@@ -59,6 +70,7 @@ async function measureSize(ctx: BenchContext, apps: number, params: PropagationP
     controller = await startControllerProcess({ kubeconfigPath: cluster.kubeconfigPath, workDir: ctx.workDir, readyTimeoutMs: 120_000 });
     const tracker = createPropagationTracker(controller.statusUrl);
     const reloadsBefore = controller.reloads();
+    const logsBefore = controller.logs().length;
     const single: number[] = [];
     let missing = 0;
     for (let i = 0; i < params.singles; i++) {
@@ -80,7 +92,8 @@ async function measureSize(ctx: BenchContext, apps: number, params: PropagationP
     const burst = await tracker.drain(params.burstWindowMs + 10_000, () => writing);
     await writer;
     missing += burst.missing.length;
-    return { apps, single: summarize(single), burst: summarize(burst.seen.map((s) => s.latencyMs)), missing, reloads: controller.reloads() - reloadsBefore };
+    return { apps, single: summarize(single), burst: summarize(burst.seen.map((s) => s.latencyMs)), missing, reloads: controller.reloads() - reloadsBefore,
+      ...syncTimes(controller, logsBefore) };
   } finally {
     await controller?.stop();
     await cluster.stop();
@@ -99,6 +112,10 @@ function sizeMetrics(run: SizeRun): Metric[] {
     metric(`burst change max (${size})`, 'ms', run.burst.max, 100, 'goal p99'),
     metric(`changes never seen (${size})`, '', run.missing, 0, 'none', { on: 'value', op: '==', target: 0 }),
     metric(`reloads during the changes (${size})`, '', run.reloads, 0, 'none', { on: 'value', op: '==', target: 0 }),
+    // Where the time goes, from the controller's own sync log lines.
+    metric(`controller sync p50 (${size})`, 'ms', run.syncMs.p50, null, '—'),
+    metric(`controller sync p99 (${size})`, 'ms', run.syncMs.p99, null, '—'),
+    metric(`  build p50, push p50 (${size})`, 'ms', run.buildMs.p50, run.applyMs.p50, 'push p50'),
   ];
 }
 

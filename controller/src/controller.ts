@@ -9,7 +9,7 @@ import type { Registry } from 'prom-client';
 import type { ControllerOptions } from './cli/index.ts';
 import { createStore, loadKubeConfig, type Store } from './kube/index.ts';
 import { buildModel } from './model/index.ts';
-import { createNginx, findDataplane, getStatus, NginxError, nginxProblems, NginxNotRunningError, postBackends, repoRoot, type NginxManager } from './nginx/index.ts';
+import { createNginx, findDataplane, getStatus, NginxError, nginxProblems, NginxNotRunningError, patchBackends, postBackends, repoRoot, type NginxManager } from './nginx/index.ts';
 import { createConfigRenderer, defaultCertificatePaths } from './render/index.ts';
 import { postCertificates } from './nginx/lua-certificates.ts';
 import { writeSelfSignedDefault } from './tls/default-certificate.ts';
@@ -120,6 +120,7 @@ export async function startController(opts: ControllerOptions, logger: Logger, r
         throw err instanceof NginxNotRunningError ? new RetryLater(err.message) : err;
       }),
       pushBackends: async (backends) => { await postBackends(luaUrl, backends); },
+      patchBackends: async (patch) => { await patchBackends(luaUrl, patch); },
       pushCertificates: async (certificates) => { await postCertificates(luaUrl, certificates); },
     },
     logger: logger.child({ component: 'sync' }),

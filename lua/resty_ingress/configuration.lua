@@ -1,5 +1,6 @@
 -- The loopback-only configuration server (location /configuration):
 --   POST /configuration/backends  the full set of backends (201 / 400 + reason)
+--   PATCH /configuration/backends {"set":[...],"remove":[...]}: only what changed
 --   GET  /configuration/backends  the set as loaded
 --   GET  /configuration/status    store version and the version each worker applied
 --   POST /configuration/certificates  every certificate + host map (certificate_api.lua)
@@ -77,6 +78,23 @@ local function post_backends()
     return respond(201, "version " .. version .. "\n")
 end
 
+local function patch_backends()
+    local body, read_err = read_body()
+    if not body then
+        return respond(400, "request body is empty" .. (read_err and (": " .. read_err) or "") .. "\n")
+    end
+    local patch, reason = validate.parse_patch(body)
+    if not patch then
+        return respond(400, reason .. "\n")
+    end
+    local version, err = with_lock(store.patch_backends, patch.set, patch.remove)
+    if not version then
+        ngx.log(ngx.ERR, "configuration: ", err)
+        return respond(500, err .. "\n")
+    end
+    return respond(200, "version " .. version .. "\n")
+end
+
 local function get_status()
     local workers = store.worker_status(ngx.worker.count())
     -- An empty Lua table would encode as [], the contract says an object.
@@ -100,6 +118,7 @@ local routes = {
     ["/configuration/backends"] = {
         GET = function() return respond(200, store.backends_json(), "application/json") end,
         POST = post_backends,
+        PATCH = patch_backends,
     },
     ["/configuration/status"] = { GET = get_status },
     ["/configuration/certificates"] = {

@@ -3,8 +3,9 @@
 -- under its own key with the store version that last changed it, so a worker
 -- decodes only the backends whose stamp moved, never one giant document.
 --
---   version            store version, +1 per accepted POST (0 = none yet)
---   names              "\n"-joined backend names, in the order posted
+--   version            store version, +1 per accepted POST or PATCH (0 = none yet)
+--   names              "\n"-joined backend names, in the order posted (a PATCH
+--                      appends new names and drops removed ones)
 --   names_version      store version that last changed `names`
 --   backend:<name>     canonical JSON of one backend
 --   stamp:<name>       store version that last changed backend:<name>
@@ -14,6 +15,7 @@ local concat = table.concat
 local tostring = tostring
 local tonumber = tonumber
 local ipairs = ipairs
+local pairs = pairs
 local str_find = string.find
 local str_sub = string.sub
 
@@ -98,6 +100,69 @@ function _M.replace_backends(parsed)
         if not ok then
             return nil, err
         end
+    end
+    local ok, err = put(shared, "version", version)
+    if not ok then
+        return nil, err
+    end
+    return version
+end
+
+-- Writes a change: `set` (as parsed by validate.lua) added or replaced,
+-- `remove` (names) dropped, everything else untouched. Same write order as
+-- replace_backends, so a worker never sees a version before its backends.
+function _M.patch_backends(set, remove)
+    local shared = dict()
+    local version = (shared:get("version") or 0) + 1
+    local names = _M.split_names(shared:get("names"))
+    local known = {}
+    for i = 1, #names do
+        known[names[i]] = true
+    end
+    local names_changed = false
+    for i = 1, #set do
+        local item = set[i]
+        if shared:get("backend:" .. item.name) ~= item.json then
+            local ok, err = put(shared, "backend:" .. item.name, item.json)
+            if ok then
+                ok, err = put(shared, "stamp:" .. item.name, version)
+            end
+            if not ok then
+                return nil, err
+            end
+        end
+        if not known[item.name] then
+            known[item.name] = true
+            names[#names + 1] = item.name
+            names_changed = true
+        end
+    end
+    local dropped = {}
+    for i = 1, #remove do
+        if known[remove[i]] then
+            dropped[remove[i]] = true
+            names_changed = true
+        end
+    end
+    if names_changed then
+        local kept = {}
+        for i = 1, #names do
+            if not dropped[names[i]] then
+                kept[#kept + 1] = names[i]
+            end
+        end
+        local ok, err = put(shared, "names", concat(kept, "\n"))
+        if ok then
+            ok, err = put(shared, "names_version", version)
+        end
+        if not ok then
+            return nil, err
+        end
+    end
+    -- After the new names list: a worker that already read it stops using these.
+    for name in pairs(dropped) do
+        shared:delete("backend:" .. name)
+        shared:delete("stamp:" .. name)
     end
     local ok, err = put(shared, "version", version)
     if not ok then

@@ -49,6 +49,11 @@ local function is_sequence(value)
     return count == #value
 end
 
+local function is_name(name)
+    return type(name) == "string" and #name > 0 and #name <= MAX_NAME_LEN
+           and not str_find(name, "[^%w%._-]")
+end
+
 local function check_endpoint(endpoint, where)
     if type(endpoint) ~= "table" then
         return nil, where .. ": must be an object"
@@ -69,9 +74,7 @@ local function check_backend(backend, where)
         return nil, where .. ": must be an object"
     end
     local name = backend.name
-    if type(name) ~= "string" or #name == 0 or #name > MAX_NAME_LEN
-       or str_find(name, "[^%w%._-]")
-    then
+    if not is_name(name) then
         return nil, where .. ".name: must be 1.." .. MAX_NAME_LEN
                     .. " characters of [A-Za-z0-9._-]"
     end
@@ -126,6 +129,51 @@ function _M.parse_backends(body)
         result[i] = { name = name, json = json }
     end
     return result
+end
+
+-- The body of PATCH /configuration/backends: {"set":[backend...],"remove":[name...]}.
+-- Returns { set = <as parse_backends>, remove = { name... } }, or nil and a reason.
+function _M.parse_patch(body)
+    if type(body) ~= "string" then
+        return nil, "request body is empty"
+    end
+    local first = str_find(body, "%S")
+    if not first or str_byte(body, first) ~= 123 then -- "{"
+        return nil, "body must be a JSON object {\"set\":[...],\"remove\":[...]}"
+    end
+    local decoded, err = cjson.decode(body)
+    if type(decoded) ~= "table" then
+        return nil, "invalid JSON: " .. tostring(err)
+    end
+    local set, remove = decoded.set, decoded.remove
+    if not is_sequence(set) or not is_sequence(remove) then
+        return nil, "set and remove must both be arrays"
+    end
+    local parsed, seen = {}, {}
+    for i = 1, #set do
+        local json, reason = check_backend(set[i], "set[" .. (i - 1) .. "]")
+        if not json then
+            return nil, reason
+        end
+        local name = set[i].name
+        if seen[name] then
+            return nil, "set[" .. (i - 1) .. "].name: duplicate backend " .. name
+        end
+        seen[name] = true
+        parsed[i] = { name = name, json = json }
+    end
+    for i = 1, #remove do
+        local name = remove[i]
+        if not is_name(name) then
+            return nil, "remove[" .. (i - 1) .. "]: must be 1.." .. MAX_NAME_LEN
+                        .. " characters of [A-Za-z0-9._-]"
+        end
+        if seen[name] then
+            return nil, "remove[" .. (i - 1) .. "]: " .. name .. " is also in set"
+        end
+        seen[name] = true
+    end
+    return { set = parsed, remove = remove }
 end
 
 return _M

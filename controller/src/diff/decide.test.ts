@@ -77,3 +77,29 @@ test('staticPart blanks endpoints and balancing only', () => {
   assert.deepEqual(staticPart(next), staticPart(base));
   assert.deepEqual(staticPart(next).servers, base.servers);
 });
+
+const two = model({ '/': 'default-app-80', '/api': 'default-api-80' }, [
+  backend('default-api-80', ['127.0.2.1']), backend('default-app-80', ['127.0.1.1', '127.0.1.2']),
+]);
+const patchRows: { name: string; running: Model | null; pushed?: Model | null; empty?: boolean; next: Model; patch: { set: string[]; remove: string[] } | null }[] = [
+  { name: 'first sync: full POST', running: null, next: base, patch: null },
+  { name: 'lost state: full POST', running: base, empty: true, next: base, patch: null },
+  {
+    name: 'one backend scaled: only it', running: two, patch: { set: ['default-api-80'], remove: [] },
+    next: model({ '/': 'default-app-80', '/api': 'default-api-80' }, [backend('default-api-80', []), backend('default-app-80', ['127.0.1.1', '127.0.1.2'])]),
+  },
+  { name: 'backend gone: removed, the other not sent', running: two, next: base, patch: { set: [], remove: ['default-api-80'] } },
+  { name: 'backend added: only it', running: base, next: two, patch: { set: ['default-api-80'], remove: [] } },
+  // Lua holds `two` (pushed before a reload that failed), NGINX still runs `base`.
+  { name: 'diffed against what Lua holds, not what NGINX runs', running: base, pushed: two, next: base, patch: { set: [], remove: ['default-api-80'] } },
+];
+for (const row of patchRows) {
+  test(`decideApply patch: ${row.name}`, () => {
+    const decision = decideApply({ model: row.running, dataplaneEmpty: row.empty ?? false, pushed: row.pushed }, row.next);
+    assert.notEqual(decision.kind, 'skip');
+    if (decision.kind === 'skip') return;
+    const patch = decision.patch === null ? null : { set: decision.patch.set.map((b) => b.name), remove: [...decision.patch.remove] };
+    assert.deepEqual(patch, row.patch);
+    assert.deepEqual(decision.changed, row.patch === null ? row.next.backends.map((b) => b.name) : [...row.patch.set, ...row.patch.remove].sort());
+  });
+}

@@ -6,19 +6,31 @@
 // May import: model/types.ts and fast-deep-equal. Nothing else of the flow.
 
 import deepEqual from 'fast-deep-equal';
-import type { Backend, DynamicBackend, DynamicCertificates, Model } from '../model/types.ts';
+import type { Backend, BackendPatch, DynamicBackend, DynamicCertificates, Model } from '../model/types.ts';
 
 /** Why a decision was taken, for the sync log line and metrics. */
 export type Decision =
   /** Nothing to do: NGINX already runs this model. */
   | { readonly kind: 'skip' }
   /**
-   * Only dynamic parts changed: POST `backends` (the full set) to Lua, and
+   * Only dynamic parts changed: send the backends to Lua — `patch` when not
+   * null (only what changed), else `backends` (the full set) — and
    * `certificates` when not null (null = certificates unchanged), no reload.
    */
-  | { readonly kind: 'dynamic'; readonly backends: readonly DynamicBackend[]; readonly changed: readonly string[]; readonly certificates: DynamicCertificates | null }
-  /** nginx.conf changes: POST `backends` (and `certificates` unless null) first (new backends must be known before traffic reaches them), then reload. */
-  | { readonly kind: 'reload'; readonly backends: readonly DynamicBackend[]; readonly changed: readonly string[]; readonly certificates: DynamicCertificates | null };
+  | ({ readonly kind: 'dynamic' } & DynamicPush)
+  /** nginx.conf changes: push as for `dynamic` first (new backends must be known before traffic reaches them), then reload. */
+  | ({ readonly kind: 'reload' } & DynamicPush);
+
+/** What a dynamic or reload decision sends to Lua. */
+export interface DynamicPush {
+  /** The full set, for a POST when Lua's state is unknown (`patch` is null). */
+  readonly backends: readonly DynamicBackend[];
+  /** Only the backends that changed since what Lua holds; null = POST `backends` instead. */
+  readonly patch: BackendPatch | null;
+  /** Names in `patch` (set and removed), sorted; every name when Lua's state is unknown. */
+  readonly changed: readonly string[];
+  readonly certificates: DynamicCertificates | null;
+}
 
 /** What NGINX currently runs, as far as the controller knows. */
 export interface RunningState {
@@ -26,6 +38,11 @@ export interface RunningState {
   readonly model: Model | null;
   /** True when the data plane reported an empty backend store (NGINX just (re)started): push again. */
   readonly dataplaneEmpty: boolean;
+  /**
+   * The model whose dynamic part Lua holds, when it differs from `model`
+   * (e.g. pushed before a reload that then failed); default `model`.
+   */
+  readonly pushed?: Model | null;
 }
 
 /** The part of a backend Lua receives. */
@@ -59,10 +76,24 @@ export function staticPart(model: Model): Model {
   };
 }
 
-/** The certificates to push: null when what Lua holds is already this (and it still holds it). */
-function certificatesToPush(running: RunningState, next: Model): DynamicCertificates | null {
-  if (running.model !== null && !running.dataplaneEmpty && deepEqual(running.model.tls, next.tls)) return null;
+/** The model whose dynamic part Lua holds, or null when unknown (nothing pushed, or NGINX lost it). */
+function heldByLua(running: RunningState): Model | null {
+  if (running.dataplaneEmpty) return null;
+  return running.pushed === undefined ? running.model : running.pushed;
+}
+
+/** The certificates to push: null when what Lua holds is already this. */
+function certificatesToPush(held: Model | null, next: Model): DynamicCertificates | null {
+  if (held !== null && deepEqual(held.tls, next.tls)) return null;
   return dynamicCertificates(next);
+}
+
+/** The incremental push to `next` given the `changed` names (changedBackends): changed backends set, vanished ones removed. */
+export function backendPatch(next: Model, changed: readonly string[]): BackendPatch {
+  const wanted = new Set(changed);
+  const set = next.backends.filter((b) => wanted.has(b.name)).map(toDynamicBackend);
+  const present = new Set(set.map((b) => b.name));
+  return { set, remove: changed.filter((name) => !present.has(name)) };
 }
 
 /** Names of backends whose dynamic part differs (added, removed or changed), sorted. */
@@ -80,13 +111,16 @@ export function changedBackends(before: Model | null, after: Model): string[] {
 
 /** Decide how to apply `next` given what runs. Pure. */
 export function decideApply(running: RunningState, next: Model): Decision {
-  const backends = dynamicBackends(next);
-  const certificates = certificatesToPush(running, next);
-  if (running.model === null || !deepEqual(staticPart(running.model), staticPart(next))) {
-    return { kind: 'reload', backends, changed: changedBackends(running.model, next), certificates };
-  }
-  const changed = changedBackends(running.model, next);
-  if (running.dataplaneEmpty) return { kind: 'dynamic', backends, changed: next.backends.map((b) => b.name), certificates };
+  const held = heldByLua(running);
+  const certificates = certificatesToPush(held, next);
+  const changed = held === null ? next.backends.map((b) => b.name) : changedBackends(held, next);
+  const push: DynamicPush = {
+    backends: dynamicBackends(next),
+    patch: held === null ? null : backendPatch(next, changed),
+    changed,
+    certificates,
+  };
+  if (running.model === null || !deepEqual(staticPart(running.model), staticPart(next))) return { kind: 'reload', ...push };
   if (changed.length === 0 && certificates === null) return { kind: 'skip' };
-  return { kind: 'dynamic', backends, changed, certificates };
+  return { kind: 'dynamic', ...push };
 }

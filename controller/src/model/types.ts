@@ -172,6 +172,18 @@ export interface DynamicBackend {
   readonly loadBalance: LoadBalance;
 }
 
+/**
+ * The body of PATCH /configuration/backends: only what changed since the
+ * state Lua holds (the sync falls back to the full POST when that state is
+ * unknown, e.g. after an NGINX restart).
+ */
+export interface BackendPatch {
+  /** Backends added or whose endpoints or algorithm changed, in model order. */
+  readonly set: readonly DynamicBackend[];
+  /** Names of backends to drop, sorted. */
+  readonly remove: readonly string[];
+}
+
 /** Something the builder refused; becomes a log line and a Warning Event on `ingress`. */
 export interface Failure {
   /** The Ingress at fault, or null for cluster-wide problems (e.g. bad --default-backend-service). */

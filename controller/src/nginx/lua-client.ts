@@ -2,7 +2,7 @@
 // on NGINX's loopback status port: push the dynamic part of the model, read it
 // back, read the per-worker applied versions. Errors carry stable codes so
 // callers decide retry vs. report without parsing messages.
-import type { DynamicBackend } from '../model/types.ts';
+import type { BackendPatch, DynamicBackend } from '../model/types.ts';
 
 export type LuaClientErrorCode =
   /** No answer within the timeout. */
@@ -80,8 +80,28 @@ export async function postBackends(baseUrl: string, backends: readonly DynamicBa
     body: JSON.stringify(backends),
   }, opts);
   expectStatus(result, 201, 'POST /configuration/backends');
-  const match = /^version (\d+)\s*$/.exec(result.text);
-  if (!match) throw new LuaClientError('LUA_BAD_RESPONSE', `POST /configuration/backends: unexpected answer ${result.text.slice(0, 100)}`, 201);
+  return versionOf(result.text, 'POST /configuration/backends', 201);
+}
+
+/**
+ * PATCHes only what changed: `set` backends added or replaced, `remove` names
+ * dropped, every other backend untouched. Valid only while Lua holds the
+ * state the caller diffed against (after an NGINX restart, POST the full set).
+ * Resolves with the store version it became.
+ */
+export async function patchBackends(baseUrl: string, patch: BackendPatch, opts: LuaClientOptions = {}): Promise<number> {
+  const result = await call(baseUrl, '/configuration/backends', {
+    method: 'PATCH',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ set: patch.set, remove: patch.remove }),
+  }, opts);
+  expectStatus(result, 200, 'PATCH /configuration/backends');
+  return versionOf(result.text, 'PATCH /configuration/backends', 200);
+}
+
+function versionOf(text: string, what: string, status: number): number {
+  const match = /^version (\d+)\s*$/.exec(text);
+  if (!match) throw new LuaClientError('LUA_BAD_RESPONSE', `${what}: unexpected answer ${text.slice(0, 100)}`, status);
   return Number(match[1]);
 }
 

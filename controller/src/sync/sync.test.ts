@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { pino } from 'pino';
 import { createSync, RetryLater, type DataPlane } from './sync.ts';
-import type { Backend, DynamicBackend, DynamicCertificates, Model, Snapshot } from '../model/types.ts';
+import type { Backend, BackendPatch, DynamicBackend, DynamicCertificates, Model, Snapshot } from '../model/types.ts';
 
 const proxy = { bodySize: '1m', connectTimeout: 5, readTimeout: 60, sendTimeout: 60, protocol: 'HTTP' } as const;
 const emptySnapshot: Snapshot = { ingresses: [], ingressClasses: [], services: [], endpointSlices: [], secrets: [], configMaps: [] };
@@ -58,9 +58,22 @@ function fakeDataplane(): DataPlane & { log: string[]; certificatePushes: Dynami
   return dp;
 }
 
-function harness() {
+/** `model` plus a second backend `default-other-80` with `others` endpoints (unused by any location: only its endpoints matter here). */
+function withOther(addresses: string[], others: string[] | null): Model {
+  const base = model(['/'], addresses);
+  if (others === null) return base;
+  const other: Backend = { ...base.backends[0]!, name: 'default-other-80', service: 'other', endpoints: others.map((address) => ({ address, port: 8080 })) };
+  return { ...base, backends: [...base.backends, other] };
+}
+
+/** A patch as one log entry: `patch set=<name>:<endpoints>,… remove=<name>,…`. */
+const describePatch = (patch: BackendPatch): string =>
+  `patch set=${patch.set.map((b) => `${b.name}:${b.endpoints.length}`).join(',')} remove=${patch.remove.join(',')}`;
+
+function harness(options: { patch?: boolean } = {}) {
   let state = model(['/'], ['127.0.1.1']);
   const dp = fakeDataplane();
+  if (options.patch === true) dp.patchBackends = async (patch) => { dp.log.push(describePatch(patch)); };
   const sync = createSync({
     steps: {
       snapshot: () => emptySnapshot,
@@ -172,5 +185,57 @@ test('sync: a reload refused because NGINX is restarting is retried soon, not he
   assert.equal(sync.running()!.servers[0]!.locations.length, 1);
   await until(() => dp.log.includes('live /+/api'), 3000);
   assert.deepEqual(dp.log.filter((l) => l.startsWith('reload')), ['reload /+/api', 'reload /+/api']);
+  await sync.stop();
+});
+
+const patchRows: { name: string; steps: Model[]; reset?: number; expected: string[] }[] = [
+  {
+    name: 'only the changed backend is sent',
+    steps: [withOther(['127.0.1.1'], ['127.0.2.1']), withOther(['127.0.1.1'], ['127.0.2.1', '127.0.2.2'])],
+    expected: ['start /', 'push 1,1', 'patch set=default-other-80:2 remove='],
+  },
+  {
+    // The backend list is part of nginx.conf's input, so this also reloads (after the patch).
+    name: 'a vanished backend is removed, the others are not sent',
+    steps: [withOther(['127.0.1.1'], ['127.0.2.1']), withOther(['127.0.1.1'], null)],
+    expected: ['start /', 'push 1,1', 'patch set= remove=default-other-80', 'reload /', 'live /'],
+  },
+  {
+    name: 'after NGINX lost its state the full set is POSTed again',
+    steps: [withOther(['127.0.1.1'], ['127.0.2.1']), withOther(['127.0.1.1'], ['127.0.2.1'])], reset: 1,
+    expected: ['start /', 'push 1,1', 'push 1,1'],
+  },
+  {
+    name: 'no change sends nothing',
+    steps: [withOther(['127.0.1.1'], ['127.0.2.1']), withOther(['127.0.1.1'], ['127.0.2.1'])],
+    expected: ['start /', 'push 1,1'],
+  },
+  {
+    name: 'a new path patches before it reloads',
+    steps: [model(['/'], ['127.0.1.1']), model(['/', '/api'], ['127.0.1.1', '127.0.1.2'])],
+    expected: ['start /', 'push 1', 'patch set=default-app-80:2 remove=', 'reload /+/api', 'live /+/api'],
+  },
+];
+for (const row of patchRows) {
+  test(`sync with patches: ${row.name}`, async () => {
+    const { dp, sync, step } = harness({ patch: true });
+    for (const [i, next] of row.steps.entries()) {
+      if (row.reset === i) { sync.dataplaneReset(); await sync.idle(); }
+      await step(next);
+    }
+    assert.deepEqual(dp.log, row.expected);
+    await sync.stop();
+  });
+}
+
+test('sync with patches: after a failed push the next push is full', async () => {
+  const { dp, sync, step } = harness({ patch: true });
+  await step(withOther(['127.0.1.1'], ['127.0.2.1']));
+  dp.patchBackends = async () => { throw new Error('connection reset'); };
+  await step(withOther(['127.0.1.1'], ['127.0.2.1', '127.0.2.2']));
+  dp.patchBackends = async (patch) => { dp.log.push(describePatch(patch)); };
+  await until(() => dp.log.length > 2);
+  await sync.idle();
+  assert.deepEqual(dp.log, ['start /', 'push 1,1', 'push 1,2']);
   await sync.stop();
 });

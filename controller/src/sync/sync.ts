@@ -8,8 +8,8 @@
 // reloads, and a reload wanted meanwhile starts when the current one ends.
 
 import type { Logger } from 'pino';
-import { decideApply } from '../diff/decide.ts';
-import type { BuildResult, DynamicBackend, DynamicCertificates, Failure, Model, Snapshot } from '../model/types.ts';
+import { decideApply, type DynamicPush } from '../diff/decide.ts';
+import type { BackendPatch, BuildResult, DynamicBackend, DynamicCertificates, Failure, Model, Snapshot } from '../model/types.ts';
 import { createSyncQueue } from './queue.ts';
 
 /** A data-plane failure that says nothing about the configuration (e.g. NGINX is restarting): retry soon, do not hold the config as bad. */
@@ -25,6 +25,11 @@ export interface DataPlane {
   reload(conf: string, version: string): Promise<void>;
   /** POST the full dynamic state to Lua. */
   pushBackends(backends: readonly DynamicBackend[]): Promise<void>;
+  /**
+   * PATCH only what changed since the state last pushed (absent: every push
+   * is a full POST). Used only while that state is known to be in Lua.
+   */
+  patchBackends?(patch: BackendPatch): Promise<void>;
   /** POST every certificate and the host map to Lua (only when they changed or Lua lost them). */
   pushCertificates(certificates: DynamicCertificates): Promise<void>;
 }
@@ -49,6 +54,8 @@ export interface SyncDetail {
   renderMs: number;
   /** Pushing to Lua, plus starting NGINX on the first sync (a reload runs in the background after). */
   applyMs: number;
+  /** How the backends went to Lua: the full set (POST) or only the changes (PATCH); absent when nothing was pushed. */
+  push?: 'full' | 'patch';
 }
 
 export interface SyncHooks {
@@ -94,15 +101,23 @@ export function createSync(options: SyncOptions): Sync {
   let current: Model | null = null; // in effect: static part running or reloading, dynamic part pushed
   let confirmed: Model | null = null; // static part confirmed running
   let dataplaneEmpty = false;
+  let pushed: Model | null = null; // whose dynamic part Lua holds (null: unknown → full POST)
   let inFlight: Promise<void> | null = null;
   let badVersion: { version: string; until: number } | null = null;
   let retryAfter = 0; // after RetryLater: no reload attempt before this time
 
-  const push = async (backends: readonly DynamicBackend[], certificates: DynamicCertificates | null): Promise<void> => {
+  const pushBackends = async ({ backends, patch }: DynamicPush): Promise<void> => {
+    if (patch === null || dataplane.patchBackends === undefined) return dataplane.pushBackends(backends);
+    if (patch.set.length > 0 || patch.remove.length > 0) await dataplane.patchBackends(patch);
+  };
+  const push = async (decision: DynamicPush, model: Model, detail: SyncDetail): Promise<void> => {
+    detail.push = decision.patch === null || dataplane.patchBackends === undefined ? 'full' : 'patch';
     try {
-      await dataplane.pushBackends(backends);
-      if (certificates !== null) await dataplane.pushCertificates(certificates);
+      pushed = null;
+      await pushBackends(decision);
+      if (decision.certificates !== null) await dataplane.pushCertificates(decision.certificates);
       dataplaneEmpty = false;
+      pushed = model;
     } catch (err) {
       dataplaneEmpty = true; // unknown state: the next sync pushes everything again
       throw err;
@@ -143,12 +158,12 @@ export function createSync(options: SyncOptions): Sync {
     detail.buildMs = lap();
     hooks.onFailures?.(failures);
     const wasEmpty = dataplaneEmpty;
-    const decision = decideApply({ model: current, dataplaneEmpty }, model);
+    const decision = decideApply({ model: current, dataplaneEmpty, pushed }, model);
     if (decision.kind === 'skip') return 'skip';
     detail.changed = decision.changed;
     if (decision.kind === 'dynamic') {
       detail.why = wasEmpty ? 'data plane empty' : 'endpoints';
-      await push(decision.backends, decision.certificates);
+      await push(decision, model, detail);
       detail.applyMs = lap();
       current = model;
       return 'dynamic';
@@ -158,13 +173,13 @@ export function createSync(options: SyncOptions): Sync {
     detail.renderMs = lap();
     if (!dataplane.started()) {
       await dataplane.start(conf, version);
-      await push(decision.backends, decision.certificates);
+      await push(decision, model, detail);
       current = confirmed = model;
       detail.applyMs = lap();
       hooks.onReloaded?.(model);
       return 'reload';
     }
-    await push(decision.backends, decision.certificates);
+    await push(decision, model, detail);
     detail.applyMs = lap();
     if (inFlight || now() < retryAfter) return 'reload-queued';
     if (badVersion && badVersion.version === version && now() < badVersion.until) return 'known-bad';
@@ -180,7 +195,7 @@ export function createSync(options: SyncOptions): Sync {
     hooks.onSynced?.(result, ms, detail);
     // At most 20 names: one rolling deploy must not make a megabyte log line.
     const line = { result, why: detail.why, changed: detail.changed.slice(0, 20), changedCount: detail.changed.length,
-      ms, buildMs: detail.buildMs, renderMs: detail.renderMs, applyMs: detail.applyMs };
+      ms, buildMs: detail.buildMs, renderMs: detail.renderMs, applyMs: detail.applyMs, push: detail.push };
     if (result !== 'skip') logger.info(line, 'sync');
     else logger.debug(line, 'sync');
   }, { minIntervalMs: options.minIntervalMs }, (err) => {
