@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { decideApply, staticPart } from './decide.ts';
+import deepEqual from 'fast-deep-equal';
+import { decideApply, sameStaticPart, staticPart } from './decide.ts';
 import type { Backend, Location, Model } from '../model/types.ts';
 
 const proxy = { bodySize: '1m', connectTimeout: 5, readTimeout: 60, sendTimeout: 60, protocol: 'HTTP' } as const;
@@ -101,5 +102,22 @@ for (const row of patchRows) {
     const patch = decision.patch === null ? null : { set: decision.patch.set.map((b) => b.name), remove: [...decision.patch.remove] };
     assert.deepEqual(patch, row.patch);
     assert.deepEqual(decision.changed, row.patch === null ? row.next.backends.map((b) => b.name) : [...row.patch.set, ...row.patch.remove].sort());
+  });
+}
+
+const renamed = model({ '/': 'default-app-80' }, [{ ...backend('default-app-80', ['127.0.1.1', '127.0.1.2']), service: 'other' }]);
+const staticRows: { name: string; next: Model; same: boolean }[] = [
+  { name: 'identical copy', next: structuredClone(base), same: true },
+  { name: 'endpoints and algorithm differ', next: model({ '/': 'default-app-80' }, [backend('default-app-80', ['127.0.9.9'], 'ewma')]), same: true },
+  { name: 'certificates differ', next: { ...base, tls: { certificates: [], hosts: [{ host: 'a.test', certificate: 'x' }], defaultCertificate: 'x' } }, same: true },
+  { name: 'a backend field nginx.conf uses differs', next: renamed, same: false },
+  { name: 'one more backend', next: two, same: false },
+  { name: 'a location differs', next: model({ '/app': 'default-app-80' }, base.backends), same: false },
+  { name: 'settings differ', next: { ...base, settings: { ...settings, httpRedirectCode: 301 } }, same: false },
+];
+for (const row of staticRows) {
+  test(`sameStaticPart agrees with comparing staticPart copies: ${row.name}`, () => {
+    assert.equal(sameStaticPart(base, row.next), row.same);
+    assert.equal(deepEqual(staticPart(base), staticPart(row.next)), row.same);
   });
 }

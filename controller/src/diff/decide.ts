@@ -76,6 +76,36 @@ export function staticPart(model: Model): Model {
   };
 }
 
+// Fields of a Backend / Model that Lua applies at run time; every other field feeds nginx.conf.
+const DYNAMIC_BACKEND_FIELDS: ReadonlySet<string> = new Set(['endpoints', 'loadBalance']);
+const DYNAMIC_MODEL_FIELDS: ReadonlySet<string> = new Set(['tls', 'backends']);
+
+/** True when two records agree on every field outside `skip` (no copies: a rebuild at 10k Ingresses compares every backend). */
+function sameOutside(a: object, b: object, skip: ReadonlySet<string>): boolean {
+  const recordA = a as Record<string, unknown>;
+  const recordB = b as Record<string, unknown>;
+  let count = 0;
+  for (const key in recordA) {
+    count++;
+    if (skip.has(key)) continue;
+    const valueA = recordA[key];
+    const valueB = recordB[key];
+    // Most fields are strings and numbers: compare those without a call.
+    if (valueA !== valueB && (typeof valueA !== 'object' || !(key in recordB) || !deepEqual(valueA, valueB))) return false;
+  }
+  for (const key in recordB) if (--count < 0 || !(key in recordA)) return false;
+  return count === 0;
+}
+
+/** deepEqual(staticPart(a), staticPart(b)) without building either copy. */
+export function sameStaticPart(a: Model, b: Model): boolean {
+  if (!sameOutside(a, b, DYNAMIC_MODEL_FIELDS) || a.backends.length !== b.backends.length) return false;
+  return a.backends.every((backend, i) => {
+    const other = b.backends[i];
+    return other !== undefined && sameOutside(backend, other, DYNAMIC_BACKEND_FIELDS);
+  });
+}
+
 /** The model whose dynamic part Lua holds, or null when unknown (nothing pushed, or NGINX lost it). */
 function heldByLua(running: RunningState): Model | null {
   if (running.dataplaneEmpty) return null;
@@ -98,11 +128,11 @@ export function backendPatch(next: Model, changed: readonly string[]): BackendPa
 
 /** Names of backends whose dynamic part differs (added, removed or changed), sorted. */
 export function changedBackends(before: Model | null, after: Model): string[] {
-  const old = new Map((before?.backends ?? []).map((b) => [b.name, toDynamicBackend(b)]));
+  const old = new Map((before?.backends ?? []).map((b) => [b.name, b]));
   const changed = new Set<string>();
   for (const b of after.backends) {
     const prev = old.get(b.name);
-    if (!prev || !deepEqual(prev, toDynamicBackend(b))) changed.add(b.name);
+    if (!prev || prev.loadBalance !== b.loadBalance || !deepEqual(prev.endpoints, b.endpoints)) changed.add(b.name);
     old.delete(b.name);
   }
   for (const name of old.keys()) changed.add(name);
@@ -120,7 +150,7 @@ export function decideApply(running: RunningState, next: Model): Decision {
     changed,
     certificates,
   };
-  if (running.model === null || !deepEqual(staticPart(running.model), staticPart(next))) return { kind: 'reload', ...push };
+  if (running.model === null || !sameStaticPart(running.model, next)) return { kind: 'reload', ...push };
   if (changed.length === 0 && certificates === null) return { kind: 'skip' };
   return { kind: 'dynamic', ...push };
 }
