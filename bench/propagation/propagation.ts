@@ -26,7 +26,7 @@ const PARAMS: Record<Profile, PropagationParams> = {
 
 const ENDPOINTS_PER_APP = 2;
 const PORT = 8080;
-/** Gap between single changes: longer than the controller's default sync interval (10/s), so singles are singles. */
+/** Gap between single changes: well beyond the controller's default sync spacing (20 ms at 50/s), so singles are singles. */
 const SINGLE_GAP_MS = 150;
 // Fresh addresses for changes, far from the initial ones (10.0.x.y).
 let nextMarker = 0;
