@@ -112,7 +112,7 @@ const staticRows: { name: string; next: Model; same: boolean }[] = [
   { name: 'certificates differ', next: { ...base, tls: { certificates: [], hosts: [{ host: 'a.test', certificate: 'x' }], defaultCertificate: 'x' } }, same: true },
   { name: 'a backend field nginx.conf uses differs', next: renamed, same: false },
   { name: 'one more backend', next: two, same: false },
-  { name: 'a location differs', next: model({ '/app': 'default-app-80' }, base.backends), same: false },
+  { name: 'a location differs', next: model({ '/app': 'default-app-80' }, [...base.backends]), same: false },
   { name: 'settings differ', next: { ...base, settings: { ...settings, httpRedirectCode: 301 } }, same: false },
 ];
 for (const row of staticRows) {
