@@ -33,8 +33,9 @@ void describe('balancer', () => {
   }
 
   // One kept-alive connection = one worker, so the order of picks is observable.
-  async function sequence(backend: string, count: number): Promise<string[]> {
-    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  /** `count` picks over one keep-alive connection, so one worker answers them all (pass `agent` to go on with it). */
+  async function sequence(backend: string, count: number, shared?: Agent): Promise<string[]> {
+    const agent = shared ?? new Agent({ keepAlive: true, maxSockets: 1 });
     const url = new URL(fixture.proxyUrl);
     const bodies: string[] = [];
     for (let i = 0; i < count; i++) {
@@ -48,7 +49,7 @@ void describe('balancer', () => {
         req.end();
       }));
     }
-    agent.destroy();
+    if (!shared) agent.destroy();
     return bodies;
   }
 
@@ -71,12 +72,15 @@ void describe('balancer', () => {
     assertCleanErrorLog(fixture);
   });
 
-  void it('a no-op push keeps the round-robin position; a real change restarts it', async () => {
+  void it('a no-op push keeps the round-robin position; a real change restarts it', async (t) => {
     const web = { name: 'web', endpoints: endpointsOf(echo.slice(0, 3)), loadBalance: 'round_robin' as const };
     await push([web]);
-    const first = await sequence('web', 2);
+    // One connection throughout: each worker keeps its own rotation.
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    t.after(() => agent.destroy());
+    const first = await sequence('web', 2, agent);
     await push([web, { name: 'other', endpoints: endpointsOf(echo.slice(3)), loadBalance: 'ewma' }]);
-    const [third] = await sequence('web', 1);
+    const [third] = await sequence('web', 1, agent);
     const missing = ['a', 'b', 'c'].filter((n) => !first.includes(n));
     assert.equal(first[0] === first[1], false, `rotation: ${first.join(',')}`);
     assert.deepEqual([third], missing, `after a no-op push the rotation goes on: ${first.join(',')} then ${third}`);
