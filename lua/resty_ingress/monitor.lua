@@ -7,12 +7,22 @@
 -- to a list in the resty_monitor shared dict; the controller drains the list
 -- with GET /configuration/metrics (drain()). The list is capped: when the
 -- controller stops draining, the oldest batches are dropped and counted.
+--
+-- record() runs on every request, written for LuaJIT's trace compiler: no
+-- loops (one aborts the trace, and the phase then runs interpreted), bucket
+-- searches unrolled or precomputed, ngx.var only for what resty.core has no
+-- FFI getter for. Status codes are numbers until flush() makes them JSON keys.
 local ngx = ngx
 local cjson = require("cjson.safe")
 
 local var = ngx.var
+local ngx_now = ngx.now
+local req_start_time = ngx.req.start_time
+local get_method = ngx.req.get_method
 local tonumber = tonumber
 local tostring = tostring
+local pairs = pairs
+local math_floor = math.floor
 local str_match = string.match
 local concat = table.concat
 local ngx_log = ngx.log
@@ -24,17 +34,17 @@ local DROPPED_KEY = "dropped"
 local LIST_KEY = "batches"
 
 -- Same bounds as controller/src/metrics/monitor-payload.ts (sent with every drain and checked there).
+-- duration_slot/size_slot below are these lists unrolled: change them together.
 local DURATION = { 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10 }
 local SIZE = { 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576 }
 local BOUNDS = { DURATION, DURATION, SIZE, SIZE }
 
 -- Entry layout: for each histogram h, [count, sum, bucket_1 .. bucket_n, overflow].
-local OFFSETS = {}
-local ENTRY_LENGTH = 0
-for h = 1, #BOUNDS do
-    OFFSETS[h] = ENTRY_LENGTH
-    ENTRY_LENGTH = ENTRY_LENGTH + 3 + #BOUNDS[h]
-end
+local REQUEST_DURATION = 0
+local RESPONSE_DURATION = REQUEST_DURATION + 3 + #DURATION
+local REQUEST_SIZE = RESPONSE_DURATION + 3 + #DURATION
+local RESPONSE_SIZE = REQUEST_SIZE + 3 + #SIZE
+local ENTRY_LENGTH = RESPONSE_SIZE + 3 + #SIZE
 
 -- Methods outside this list become OTHER: a client must not mint label values.
 local METHODS = {
@@ -48,31 +58,48 @@ local aggregate = {}
 local pending = false
 local active = false -- set by init_worker when the shared dict exists
 
-local function new_entry()
-    local entry = {}
-    for i = 1, ENTRY_LENGTH do
-        entry[i] = 0
+-- Durations have ms resolution, as does every DURATION bound: a duration's
+-- bucket is one table load, DURATION_SLOT[ms + 1] (nil past the last bound).
+local DURATION_SLOT = {}
+do
+    local slot = 1
+    for ms = 0, math_floor(DURATION[#DURATION] * 1000 + 0.5) do
+        while ms > math_floor(DURATION[slot] * 1000 + 0.5) do
+            slot = slot + 1
+        end
+        DURATION_SLOT[ms + 1] = slot
     end
-    return entry
+end
+local DURATION_OVERFLOW = #DURATION + 1
+
+-- SIZE unrolled (small sizes first: they are the common ones).
+local function size_slot(bytes)
+    if bytes <= 64 then return 1 end
+    if bytes <= 256 then return 2 end
+    if bytes <= 1024 then return 3 end
+    if bytes <= 4096 then return 4 end
+    if bytes <= 16384 then return 5 end
+    if bytes <= 65536 then return 6 end
+    if bytes <= 262144 then return 7 end
+    if bytes <= 1048576 then return 8 end
+    return 9
+end
+-- size_slot must say what SIZE says: checked once at load, so a change to one shows.
+for i = 1, #SIZE do
+    if size_slot(SIZE[i]) ~= i or size_slot(SIZE[i] + 1) ~= i + 1 then
+        error("monitor.lua: size_slot disagrees with SIZE at " .. SIZE[i])
+    end
 end
 
-local function observe(entry, h, value)
-    if not value then
-        return
-    end
-    local base = OFFSETS[h]
+local function observe(entry, base, value, slot)
     entry[base + 1] = entry[base + 1] + 1
     entry[base + 2] = entry[base + 2] + value
-    local bounds = BOUNDS[h]
-    local n = #bounds
-    local slot = n + 1
-    for i = 1, n do
-        if value <= bounds[i] then
-            slot = i
-            break
-        end
-    end
     entry[base + 2 + slot] = entry[base + 2 + slot] + 1
+end
+
+local function observe_duration(entry, base, seconds)
+    local slot = DURATION_SLOT[math_floor(seconds * 1000 + 0.5) + 1] or DURATION_OVERFLOW
+    observe(entry, base, seconds, slot)
 end
 
 -- $upstream_response_time lists every try ("0.010, 0.004"); the last one answered.
@@ -83,36 +110,68 @@ local function upstream_time(text)
     return tonumber(text) or tonumber(str_match(text, "([%d%.]+)%s*$"))
 end
 
-function _M.record()
-    if not active then
-        return
-    end
-    local labels = var.resty_metrics_labels
-    if not labels or labels == "" then
-        return
-    end
+local function entry_of(labels, method, status)
     local by_method = aggregate[labels]
     if not by_method then
         by_method = {}
         aggregate[labels] = by_method
     end
-    local method = METHODS[var.request_method] or "OTHER"
     local by_status = by_method[method]
     if not by_status then
         by_status = {}
         by_method[method] = by_status
     end
-    local status = var.status
     local entry = by_status[status]
     if not entry then
-        entry = new_entry()
+        entry = {}
+        for i = 1, ENTRY_LENGTH do
+            entry[i] = 0
+        end
         by_status[status] = entry
     end
-    observe(entry, 1, tonumber(var.request_time))
-    observe(entry, 2, upstream_time(var.upstream_response_time))
-    observe(entry, 3, tonumber(var.request_length))
-    observe(entry, 4, tonumber(var.bytes_sent))
+    return entry
+end
+
+-- labels: the location's label set, a literal in the rendered handler (saves
+-- reading $resty_metrics_labels); without it, the variable is read.
+function _M.record(labels)
+    if not active then
+        return
+    end
+    labels = labels or var.resty_metrics_labels
+    if not labels or labels == "" then
+        return
+    end
+    local entry = entry_of(labels, METHODS[get_method()] or "OTHER", ngx.status)
+    -- $request_time, without formatting and parsing it: whole ms since the request started.
+    local ms = math_floor((ngx_now() - req_start_time()) * 1000 + 0.5)
+    observe_duration(entry, REQUEST_DURATION, ms > 0 and ms / 1000 or 0)
+    local upstream = upstream_time(var.upstream_response_time)
+    if upstream then
+        observe_duration(entry, RESPONSE_DURATION, upstream)
+    end
+    local request_length = tonumber(var.request_length)
+    if request_length then
+        observe(entry, REQUEST_SIZE, request_length, size_slot(request_length))
+    end
+    local bytes_sent = tonumber(var.bytes_sent)
+    if bytes_sent then
+        observe(entry, RESPONSE_SIZE, bytes_sent, size_slot(bytes_sent))
+    end
     pending = true
+end
+
+local function with_status_text(batch)
+    for _, by_method in pairs(batch) do
+        for method, by_status in pairs(by_method) do
+            local by_text = {}
+            for status, entry in pairs(by_status) do
+                by_text[tostring(status)] = entry
+            end
+            by_method[method] = by_text
+        end
+    end
+    return batch
 end
 
 local function dict()
@@ -124,7 +183,7 @@ function _M.flush()
     if not pending then
         return true
     end
-    local batch, err = cjson.encode(aggregate)
+    local batch, err = cjson.encode(with_status_text(aggregate))
     aggregate = {}
     pending = false
     if not batch then
