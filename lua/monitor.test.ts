@@ -6,12 +6,13 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { findDataplane } from '../controller/src/nginx/dataplane.ts';
-import { parseMonitorPayload, type RequestAggregate } from '../controller/src/metrics/monitor-payload.ts';
+import { parseMonitorPayload, REQUEST_BUCKETS, type RequestAggregate } from '../controller/src/metrics/monitor-payload.ts';
 import { contractHttpBlock, freePort, startNginx } from './test/nginx-harness.ts';
 import { assertCleanErrorLog, postRaw, startEchoBackends, waitAllWorkersApplied, type EchoBackend, type LuaNginx } from './test/lua-fixture.ts';
 
 const API_LABELS = 'app.example.com default web-ing web-svc /api';
 const EMPTY_LABELS = '_ - - - /empty';
+const LITERAL_LABELS = 'lit.example.com default lit-ing web-svc /literal';
 
 function proxiedLocation(path: string, backend: string, labels: string | null): string {
   return `
@@ -24,6 +25,25 @@ function proxiedLocation(path: string, backend: string, labels: string | null): 
         proxy_set_header Connection "";
         proxy_pass http://upstream_balancer;
       }`;
+}
+
+/** A location as rootfs/etc/nginx/template/location.njk renders it: backend and labels are literals, no variables. */
+function renderedLocation(path: string, backend: string, labels: string): string {
+  return `
+      location ${path} {
+        set $proxy_upstream_name ${backend};
+        rewrite_by_lua_block { resty_ingress.rewrite("${backend}") }
+        log_by_lua_block { resty_ingress.log("${backend}", "${labels}") }
+        proxy_http_version 1.1;
+        proxy_set_header Connection "";
+        proxy_pass http://upstream_balancer;
+      }`;
+}
+
+/** Index of the bucket (bounds as in monitor-payload.ts, overflow last) that holds `value`. */
+function bucketOf(bounds: readonly number[], value: number): number {
+  const index = bounds.findIndex((bound) => value <= bound);
+  return index < 0 ? bounds.length : index;
 }
 
 /** Sums the request counts of every aggregate by "labels method status". */
@@ -53,6 +73,7 @@ void describe('monitor', () => {
       ${proxiedLocation('/api', 'web', API_LABELS)}
       ${proxiedLocation('/empty', 'empty', EMPTY_LABELS)}
       ${proxiedLocation('/unlabelled', 'web', null)}
+      ${renderedLocation('/literal', 'web', LITERAL_LABELS)}
     }`;
     const nginx = await startNginx({ dataplane, readyPort: statusPort, http: contractHttpBlock(dataplane, statusPort, servers) });
     fixture = { nginx, statusUrl: `http://127.0.0.1:${statusPort}`, proxyUrl: `http://127.0.0.1:${proxyPort}`, logChecked: 0 };
@@ -111,6 +132,30 @@ void describe('monitor', () => {
         assert.equal(data.buckets.reduce((n, b) => n + b, 0), data.count, 'bucket counts add up to the count');
       }
     }
+    assertCleanErrorLog(fixture);
+  });
+
+  void it('the rendered handler form: labels from the literal, sizes in the bucket their value falls in', async () => {
+    await drain();
+    await send('/literal', 6);
+    await send('/literal', 3, { method: 'POST', body: 'y'.repeat(5000) });
+    await sleep(1300);
+    const parsed = parseMonitorPayload((await drain()).body);
+    assert.deepEqual(countsOf(parsed.aggregates), { '/literal GET 200': 6, '/literal POST 200': 3 });
+    for (const aggregate of parsed.aggregates) {
+      assert.deepEqual(aggregate.location, { host: 'lit.example.com', namespace: 'default', ingress: 'lit-ing', service: 'web-svc', path: '/literal' });
+      // Same method, headers and body: every request of an aggregate has one size, so one bucket holds them all.
+      for (const key of ['requestSize', 'responseSize'] as const) {
+        const { count, sum, buckets } = aggregate.histograms[key];
+        const expected = buckets.map((_, i) => (i === bucketOf(REQUEST_BUCKETS[key], sum / count) ? count : 0));
+        assert.deepEqual(buckets, expected, `${aggregate.method} ${key}: sum ${sum} over ${count}`);
+      }
+      // (Two workers: a method's requests may be split over two aggregates; countsOf checked the totals.)
+      const { count, sum, buckets } = aggregate.histograms.requestDuration;
+      assert.ok(sum < 1 && buckets.slice(0, 4).reduce((n, b) => n + b, 0) === count, `loopback requests take < 50 ms: ${JSON.stringify(buckets)}`);
+    }
+    const post = parsed.aggregates.find((a) => a.method === 'POST')?.histograms.requestSize;
+    assert.equal(bucketOf(REQUEST_BUCKETS.requestSize, (post?.sum ?? 0) / (post?.count ?? 1)), 4, 'a 5000-byte body lands in (4096, 16384]');
     assertCleanErrorLog(fixture);
   });
 

@@ -73,8 +73,10 @@ function _M.get(name)
     return backends[name]
 end
 
-function _M.rewrite()
-    local backend = backends[var.proxy_upstream_name]
+-- name: the location's backend, a literal in the rendered handler (saves
+-- reading $proxy_upstream_name); without it, the variable is read.
+function _M.rewrite(name)
+    local backend = backends[name or var.proxy_upstream_name]
     if not backend or backend.count == 0 then
         return ngx_exit(HTTP_SERVICE_UNAVAILABLE)
     end
@@ -128,8 +130,9 @@ function _M.balance()
 end
 
 -- log_by_lua: feed the last try's response time to algorithms that learn.
-function _M.log()
-    local backend = backends[var.proxy_upstream_name]
+-- name as in rewrite().
+function _M.log(name)
+    local backend = backends[name or var.proxy_upstream_name]
     if not backend or backend.algorithm ~= "ewma" then
         return
     end

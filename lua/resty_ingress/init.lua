@@ -1,6 +1,8 @@
 -- init_by_lua (master, before fork): load every module once so workers share
 -- the compiled code, and fail NGINX start-up with a clear message when the
--- configuration lacks the shared dict the other modules rely on.
+-- configuration lacks the shared dict the other modules rely on. Publishes
+-- the request-path entry points as the one global, `resty_ingress` (see
+-- log_phase.lua for why the handlers do not call require()).
 local store = require("resty_ingress.store")
 
 local _M = {}
@@ -25,6 +27,8 @@ function _M.init()
     for i = 1, #MODULES do
         require(MODULES[i])
     end
+    -- The one global we define; the workers inherit it from the master.
+    _G.resty_ingress = require("resty_ingress.log_phase").entry_points()
 end
 
 return _M
