@@ -28,7 +28,7 @@ function _M.init()
         require(MODULES[i])
     end
     -- The one global we define; the workers inherit it from the master.
-    _G.resty_ingress = require("resty_ingress.log_phase").entry_points()
+    resty_ingress = require("resty_ingress.log_phase").entry_points()
 end
 
 return _M
