@@ -144,7 +144,7 @@ export function createNginx(options: NginxManagerOptions): NginxManager {
     afterRestart: options.onRestart,
   });
 
-  const reload = async (running: Running, previous: { conf: string; version: string }, conf: string, version: string): Promise<void> => {
+  const reload = async (running: Running, previous: { conf: string; version: string }, conf: string, version: string, validateMs: number): Promise<void> => {
     await rename(candidatePath, confPath);
     const began = Date.now();
     watch = watchMaster(running.process.pid);
@@ -167,7 +167,7 @@ export function createNginx(options: NginxManagerOptions): NginxManager {
     if (result.confirmed) {
       live = { conf, version };
       counters.reloads += 1;
-      logger.info({ version, durationMs, polls: result.polls }, 'NGINX reloaded');
+      logger.info({ version, durationMs, validateMs, polls: result.polls }, 'NGINX reloaded');
       return;
     }
     // Keep the invariant: the live file is what NGINX (still) runs.
@@ -211,8 +211,9 @@ export function createNginx(options: NginxManagerOptions): NginxManager {
         if (version === previous.version) {
           throw new Error(`version ${JSON.stringify(version)} is already live: a changed configuration needs a new version`);
         }
+        const validating = Date.now();
         await validate(conf);
-        await reload(running, previous, conf, version);
+        await reload(running, previous, conf, version, Date.now() - validating);
       }),
     stop: async () => {
       lifetime.abort();
