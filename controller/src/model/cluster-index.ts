@@ -14,30 +14,56 @@ export interface ClusterIndex {
   slicesFor(namespace: string, serviceName: string): readonly V1EndpointSlice[];
 }
 
-function key(namespace: string, name: string): string {
-  // `/` cannot appear in either part, so the key is unambiguous.
-  return `${namespace}/${name}`;
+/** A two-level map: no `namespace/name` key string per lookup (a 10k-Ingress build does ~30k of them). */
+class ByNamespace<T> {
+  readonly #namespaces = new Map<string, Map<string, T>>();
+
+  get(namespace: string, name: string): T | undefined {
+    return this.#namespaces.get(namespace)?.get(name);
+  }
+
+  /** The entry for (namespace, name), created with `create()` when missing. */
+  upsert(namespace: string, name: string, create: () => T): T {
+    const names = this.#names(namespace);
+    let value = names.get(name);
+    if (value === undefined) {
+      value = create();
+      names.set(name, value);
+    }
+    return value;
+  }
+
+  set(namespace: string, name: string, value: T): void {
+    this.#names(namespace).set(name, value);
+  }
+
+  #names(namespace: string): Map<string, T> {
+    let names = this.#namespaces.get(namespace);
+    if (names === undefined) {
+      names = new Map();
+      this.#namespaces.set(namespace, names);
+    }
+    return names;
+  }
 }
 
 /** Indexes the snapshot's Services and EndpointSlices; reads, never writes, the snapshot. */
 export function indexCluster(snapshot: Snapshot): ClusterIndex {
-  const services = new Map<string, V1Service>();
+  const services = new ByNamespace<V1Service>();
   for (const service of snapshot?.services ?? []) {
     const namespace = service?.metadata?.namespace;
     const name = service?.metadata?.name;
-    if (typeof namespace === 'string' && typeof name === 'string') services.set(key(namespace, name), service);
+    if (typeof namespace === 'string' && typeof name === 'string') services.set(namespace, name, service);
   }
-  const slices = new Map<string, V1EndpointSlice[]>();
+  const slices = new ByNamespace<V1EndpointSlice[]>();
   for (const slice of snapshot?.endpointSlices ?? []) {
     const namespace = slice?.metadata?.namespace;
     const serviceName = slice?.metadata?.labels?.[SERVICE_NAME_LABEL];
     if (typeof namespace !== 'string' || typeof serviceName !== 'string') continue;
-    const list = slices.get(key(namespace, serviceName)) ?? [];
-    list.push(slice);
-    slices.set(key(namespace, serviceName), list);
+    slices.upsert(namespace, serviceName, () => []).push(slice);
   }
   return {
-    service: (namespace, name) => services.get(key(namespace, name)),
-    slicesFor: (namespace, serviceName) => slices.get(key(namespace, serviceName)) ?? [],
+    service: (namespace, name) => services.get(namespace, name),
+    slicesFor: (namespace, serviceName) => slices.get(namespace, serviceName) ?? [],
   };
 }
