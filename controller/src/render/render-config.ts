@@ -7,6 +7,7 @@ import type { Model } from '../model/types.ts';
 import { buildConfigView, type ConfigView } from './config-view.ts';
 import { RenderError } from './nginx-values.ts';
 import { resolveRenderOptions, type RenderOptions } from './render-options.ts';
+import { createServerBlocks, SERVER_TEMPLATE } from './server-blocks.ts';
 import { createTemplateEnvironment, hashTemplates } from './template-environment.ts';
 
 /** The entry template; it includes the per-context templates. */
@@ -27,12 +28,16 @@ export interface ConfigRenderer {
 
 /**
  * The version hashes the view (the static part of the model, already
- * stripped of endpoints, plus the options) and the template sources.
+ * stripped of endpoints, plus the options) and the template sources. The
+ * view arrives as the JSON pieces server-blocks.ts made anyway (context,
+ * then each server) plus serverNamesHash, so it is not serialised twice.
  * JSON.stringify is deterministic here because the view is built by our
  * own code with a fixed key order from arrays the model keeps sorted.
  */
-function versionOf(templatesHash: string, view: ConfigView): string {
-  return createHash('sha256').update(templatesHash).update('\0').update(JSON.stringify(view)).digest('hex').slice(0, 16);
+function versionOf(templatesHash: string, view: ConfigView, keys: readonly string[]): string {
+  const hash = createHash('sha256').update(templatesHash).update('\0').update(JSON.stringify(view.serverNamesHash));
+  for (const key of keys) hash.update('\n').update(key);
+  return hash.digest('hex').slice(0, 16);
 }
 
 /**
@@ -43,13 +48,16 @@ export function createConfigRenderer(options: RenderOptions): ConfigRenderer {
   const resolved = resolveRenderOptions(options);
   const templatesHash = hashTemplates(resolved.templateDir);
   const templates = createTemplateEnvironment(resolved.templateDir);
+  const serverBlocks = createServerBlocks((context) => templates.env.render(SERVER_TEMPLATE, context));
   return {
     render(model: Model): RenderedConfig {
       const view = buildConfigView(model, resolved);
-      const version = versionOf(templatesHash, view);
       let conf: string;
+      let version: string;
       try {
-        conf = templates.env.render(MAIN_TEMPLATE, { ...view, version });
+        const blocks = serverBlocks.render(view);
+        version = versionOf(templatesHash, view, blocks.keys);
+        conf = templates.env.render(MAIN_TEMPLATE, { ...view, version, serverBlocks: blocks.text });
       } catch (error) {
         const fromFilter = templates.takeFilterError();
         if (fromFilter !== null) throw fromFilter;
