@@ -1,14 +1,16 @@
 // Child process of the scale benchmark: one size per process, so its RSS is
 // the pipeline's own. Builds a synthetic cluster, runs buildModel +
 // decideApply + render several times, writes nginx.conf (and the conf with one
-// more app, for the reload measurement) and prints one JSON line.
+// more app, for the reload measurement) and prints one JSON line. Every warm
+// run is a real route change: one Ingress's path toggles between two values,
+// so the decision is a reload and render cannot reuse everything.
 //
 //   node bench/scale/scale-child.ts '{"apps":1000,"endpointsPerApp":5,...}'
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { decideApply } from '../../controller/src/diff/decide.ts';
 import { buildModel } from '../../controller/src/model/index.ts';
-import type { Model } from '../../controller/src/model/types.ts';
+import type { Model, Snapshot } from '../../controller/src/model/types.ts';
 import { findDataplane, repoRoot } from '../../controller/src/nginx/dataplane.ts';
 import { createConfigRenderer } from '../../controller/src/render/index.ts';
 import { BENCH_BUILD_OPTIONS } from '../proxy/proxy-model.ts';
@@ -43,8 +45,19 @@ function peakRssMb(): number {
   return Number(/^VmHWM:\s+(\d+) kB/m.exec(status)?.[1] ?? Number.NaN) / 1024;
 }
 
+/** `snapshot` with the path of its last Ingress changed (everything else shared, not copied). */
+function withOneRouteChanged(snapshot: Snapshot): Snapshot {
+  const last = snapshot.ingresses.at(-1);
+  const changed = structuredClone(last);
+  const path = changed?.spec?.rules?.[0]?.http?.paths[0];
+  if (changed === undefined || path === undefined) return snapshot;
+  path.path = '/changed';
+  return { ...snapshot, ingresses: [...snapshot.ingresses.slice(0, -1), changed] };
+}
+
 function main(input: ScaleChildInput): ScaleChildOutput {
-  const snapshot = toSnapshot(syntheticCluster({ apps: input.apps, endpointsPerApp: input.endpointsPerApp }));
+  const base = toSnapshot(syntheticCluster({ apps: input.apps, endpointsPerApp: input.endpointsPerApp }));
+  const variants = [base, withOneRouteChanged(base)];
   const renderer = createConfigRenderer({
     templateDir: join(repoRoot(), 'rootfs/etc/nginx/template'), prefix: input.outDir, listenAddress: '127.0.0.1',
     httpPort: input.httpPort, statusPort: input.statusPort, workerProcesses: 2, dataplane: findDataplane(), accessLog: false,
@@ -55,6 +68,7 @@ function main(input: ScaleChildInput): ScaleChildOutput {
   let version = '';
   let failures = 0;
   for (let i = 0; i < input.iterations; i++) {
+    const snapshot = variants[i % 2] ?? base;
     const t0 = performance.now();
     const built = buildModel(snapshot, BENCH_BUILD_OPTIONS);
     const t1 = performance.now();

@@ -125,7 +125,7 @@ async function runScale(ctx: BenchContext): Promise<BenchResult> {
       metric(`controller RSS at ready (${coldLabel})`, 'MB', cold.rssMb, 400, 'goal', params.coldStartApps >= 10_000 ? { on: 'value', op: '<', target: 400 } : null),
     ],
     notes: [
-      `rebuild = median of ${params.iterations - 1} warm runs of buildModel + decideApply + render in a child process per size; pipeline RSS = that child's peak (VmHWM), including the synthetic snapshot`,
+      `rebuild = median of ${params.iterations - 1} warm runs of buildModel + decideApply + render in a child process per size, each a route change (one Ingress path toggles, so the decision reloads); pipeline RSS = that child's peak (VmHWM), including the synthetic snapshot`,
       `every Ingress has its own host; ${ENDPOINTS_PER_APP} endpoints per Service; every tenth Ingress carries annotations; worker_processes 2`,
       `split at the top size: build ${sizes.at(-1)?.pipeline.buildMs.toFixed(0)} ms, decide ${sizes.at(-1)?.pipeline.decideMs.toFixed(0)} ms, render ${sizes.at(-1)?.pipeline.renderMs.toFixed(0)} ms`,
     ],
