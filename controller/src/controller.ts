@@ -125,6 +125,9 @@ export async function startController(opts: ControllerOptions, logger: Logger, r
     },
     logger: logger.child({ component: 'sync' }),
     minIntervalMs: 1000 / opts.syncRateLimit,
+    // Syncs run up to 50/s for endpoints; a reload waits 100 ms from the first
+    // static change it carries, so one `kubectl apply` of several Ingresses is one reload.
+    reloadSettleMs: 100,
     hooks: mergeHooks(reporting.hooks, observability.syncHooks),
   });
 

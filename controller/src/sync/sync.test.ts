@@ -70,7 +70,7 @@ function withOther(addresses: string[], others: string[] | null): Model {
 const describePatch = (patch: BackendPatch): string =>
   `patch set=${patch.set.map((b) => `${b.name}:${b.endpoints.length}`).join(',')} remove=${patch.remove.join(',')}`;
 
-function harness(options: { patch?: boolean } = {}) {
+function harness(options: { patch?: boolean; settleMs?: number } = {}) {
   let state = model(['/'], ['127.0.1.1']);
   const dp = fakeDataplane();
   if (options.patch === true) dp.patchBackends = async (patch) => { dp.log.push(describePatch(patch)); };
@@ -83,6 +83,7 @@ function harness(options: { patch?: boolean } = {}) {
     dataplane: dp,
     logger: pino({ level: 'silent' }),
     minIntervalMs: 0,
+    reloadSettleMs: options.settleMs,
   });
   const set = (m: Model) => { state = m; };
   const step = async (m?: Model) => { if (m) set(m); sync.kick(); await sync.idle(); };
@@ -238,4 +239,32 @@ test('sync with patches: after a failed push the next push is full', async () =>
   await sync.idle();
   assert.deepEqual(dp.log, ['start /', 'push 1,1', 'push 1,2']);
   await sync.stop();
+});
+
+test('sync with a reload settle window: two static changes in it share one reload; endpoints do not wait', async () => {
+  const { dp, sync, step, set } = harness({ settleMs: 150 });
+  await step();
+  set(model(['/', '/a'], ['127.0.1.1']));
+  sync.kick();
+  await until(() => dp.log.includes('push 1') && dp.log.length === 2);
+  await new Promise((r) => setTimeout(r, 20));
+  set(model(['/', '/a', '/b'], ['127.0.1.1', '127.0.1.2']));
+  sync.kick();
+  await until(() => dp.log.includes('push 2'));
+  assert.ok(!dp.log.some((l) => l.startsWith('reload')), 'the endpoint push went out at once, the reload waits');
+  await sync.idle();
+  assert.deepEqual(dp.log.filter((l) => l.startsWith('reload') || l.startsWith('live')), ['reload /+/a+/b', 'live /+/a+/b']);
+  await sync.stop();
+});
+
+test('sync with a reload settle window: stop() does not wait for it', async () => {
+  const { dp, sync, step, set } = harness({ settleMs: 10_000 });
+  await step();
+  set(model(['/', '/a'], ['127.0.1.1']));
+  sync.kick();
+  await until(() => dp.log.length === 3); // start, push, and the new model's push
+  const started = Date.now();
+  await sync.stop();
+  assert.ok(Date.now() - started < 1000);
+  assert.ok(!dp.log.some((l) => l.startsWith('reload')));
 });

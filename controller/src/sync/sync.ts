@@ -7,93 +7,17 @@
 // background: endpoint-only changes keep flowing while NGINX validates and
 // reloads, and a reload wanted meanwhile starts when the current one ends.
 
-import type { Logger } from 'pino';
 import { decideApply, type DynamicPush } from '../diff/decide.ts';
-import type { BackendPatch, BuildResult, DynamicBackend, DynamicCertificates, Failure, Model, Snapshot } from '../model/types.ts';
+import type { Model } from '../model/types.ts';
 import { createSyncQueue } from './queue.ts';
+import type { Sync, SyncDetail, SyncOptions, SyncResult } from './sync-types.ts';
+
+export type { DataPlane, Sync, SyncDetail, SyncHooks, SyncOptions, SyncResult, SyncSteps } from './sync-types.ts';
 
 /** A data-plane failure that says nothing about the configuration (e.g. NGINX is restarting): retry soon, do not hold the config as bad. */
 export class RetryLater extends Error {}
 
-/** What the sync needs from the data plane (implemented by main over nginx/). */
-export interface DataPlane {
-  /** True once NGINX runs some configuration. */
-  started(): boolean;
-  /** Validate, start NGINX and confirm it serves `version`. */
-  start(conf: string, version: string): Promise<void>;
-  /** Validate, reload and confirm the new workers serve `version`; throws and keeps the old config on failure. */
-  reload(conf: string, version: string): Promise<void>;
-  /** POST the full dynamic state to Lua. */
-  pushBackends(backends: readonly DynamicBackend[]): Promise<void>;
-  /**
-   * PATCH only what changed since the state last pushed (absent: every push
-   * is a full POST). Used only while that state is known to be in Lua.
-   */
-  patchBackends?(patch: BackendPatch): Promise<void>;
-  /** POST every certificate and the host map to Lua (only when they changed or Lua lost them). */
-  pushCertificates(certificates: DynamicCertificates): Promise<void>;
-}
-
-/** The pure steps, handed in by main. */
-export interface SyncSteps {
-  snapshot(): Snapshot;
-  build(snapshot: Snapshot): BuildResult;
-  render(model: Model): { conf: string; version: string };
-}
-
-/** Outcome of one sync, for logs and metrics. */
-export type SyncResult = 'skip' | 'dynamic' | 'reload' | 'reload-queued' | 'known-bad';
-
-/** Why a sync did what it did, and where its time went: the sync log line and metrics. */
-export interface SyncDetail {
-  /** `static change` (nginx.conf differs), `endpoints` (only dynamic parts), `data plane empty`, or `no change`. */
-  why: string;
-  /** Backends whose dynamic part changed, sorted (empty for skip). */
-  changed: readonly string[];
-  buildMs: number;
-  renderMs: number;
-  /** Pushing to Lua, plus starting NGINX on the first sync (a reload runs in the background after). */
-  applyMs: number;
-  /** How the backends went to Lua: the full set (POST) or only the changes (PATCH); absent when nothing was pushed. */
-  push?: 'full' | 'patch';
-}
-
-export interface SyncHooks {
-  /** Every sync's failures (the full current set). */
-  onFailures?(failures: readonly Failure[]): void;
-  /** After each sync, with its outcome, duration and detail. */
-  onSynced?(result: SyncResult, ms: number, detail: SyncDetail): void;
-  /** A sync threw (it is retried with backoff). */
-  onSyncFailed?(err: unknown): void;
-  /** A reload was refused or failed; NGINX keeps the last good configuration. */
-  onReloadFailed?(err: unknown, model: Model): void;
-  /** A reload went live. */
-  onReloaded?(model: Model): void;
-}
-
-export interface SyncOptions {
-  readonly steps: SyncSteps;
-  readonly dataplane: DataPlane;
-  readonly logger: Logger;
-  readonly minIntervalMs: number;
-  /** How long a configuration that failed to reload is not retried unless it changes (ms). */
-  readonly badConfigHoldMs?: number;
-  readonly hooks?: SyncHooks;
-  readonly now?: () => number;
-}
-
-export interface Sync {
-  /** Ask for a sync (any watched object changed). */
-  kick(): void;
-  /** The data plane lost its dynamic state (NGINX restarted): push everything again. */
-  dataplaneReset(): void;
-  /** Resolves when no sync or reload is running or pending. */
-  idle(): Promise<void>;
-  stop(): Promise<void>;
-  /** The model whose configuration NGINX confirmed running, or null. */
-  running(): Model | null;
-}
-
+/** The sync over `options.steps` and `options.dataplane`; nothing runs until kick(). */
 export function createSync(options: SyncOptions): Sync {
   const { steps, dataplane, logger, hooks = {} } = options;
   const now = options.now ?? Date.now;
@@ -105,6 +29,18 @@ export function createSync(options: SyncOptions): Sync {
   let inFlight: Promise<void> | null = null;
   let badVersion: { version: string; until: number } | null = null;
   let retryAfter = 0; // after RetryLater: no reload attempt before this time
+  const settleMs = options.reloadSettleMs ?? 0;
+  let staticSince: number | null = null; // when the pending static change was first seen
+  let settling: { timer: NodeJS.Timeout; done: Promise<void>; end: () => void } | null = null;
+
+  /** Kicks a sync once the settle window has passed; idle() waits for it. */
+  const settleFor = (ms: number): void => {
+    if (settling) return;
+    let end = (): void => undefined;
+    const done = new Promise<void>((resolve) => { end = resolve; });
+    const timer = setTimeout(() => { settling = null; end(); queue.kick(); }, ms);
+    settling = { timer, done, end };
+  };
 
   const pushBackends = async ({ backends, patch }: DynamicPush): Promise<void> => {
     if (patch === null || dataplane.patchBackends === undefined) return dataplane.pushBackends(backends);
@@ -159,8 +95,20 @@ export function createSync(options: SyncOptions): Sync {
     hooks.onFailures?.(failures);
     const wasEmpty = dataplaneEmpty;
     const decision = decideApply({ model: current, dataplaneEmpty, pushed }, model);
+    if (decision.kind !== 'reload') staticSince = null;
     if (decision.kind === 'skip') return 'skip';
     detail.changed = decision.changed;
+    if (decision.kind === 'reload' && dataplane.started()) {
+      staticSince ??= now();
+      const waitMs = staticSince + settleMs - now();
+      if (waitMs > 0) {
+        await push(decision, model, detail); // new backends are known before any reload, as always
+        detail.why = 'static change (settling)';
+        detail.applyMs = lap();
+        settleFor(waitMs);
+        return 'reload-queued';
+      }
+    }
     if (decision.kind === 'dynamic') {
       detail.why = wasEmpty ? 'data plane empty' : 'endpoints';
       await push(decision, model, detail);
@@ -183,6 +131,7 @@ export function createSync(options: SyncOptions): Sync {
     detail.applyMs = lap();
     if (inFlight || now() < retryAfter) return 'reload-queued';
     if (badVersion && badVersion.version === version && now() < badVersion.until) return 'known-bad';
+    staticSince = null;
     startReload(model, conf, version);
     return 'reload';
   };
@@ -212,11 +161,18 @@ export function createSync(options: SyncOptions): Sync {
     async idle(): Promise<void> {
       do {
         await queue.idle();
+        await settling?.done;
+        await queue.idle();
         await inFlight;
-      } while (inFlight);
+      } while (inFlight || settling);
       await queue.idle();
     },
     async stop(): Promise<void> {
+      if (settling) {
+        clearTimeout(settling.timer);
+        settling.end();
+        settling = null;
+      }
       await queue.stop();
       await inFlight;
     },

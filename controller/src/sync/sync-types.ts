@@ -1,0 +1,91 @@
+// The sync's contract with main: the data plane and pure steps it is handed,
+// its options and hooks, and what it reports per sync. The implementation is
+// sync.ts (which re-exports these).
+
+import type { Logger } from 'pino';
+import type { BackendPatch, BuildResult, DynamicBackend, DynamicCertificates, Failure, Model, Snapshot } from '../model/types.ts';
+
+/** What the sync needs from the data plane (implemented by main over nginx/). */
+export interface DataPlane {
+  /** True once NGINX runs some configuration. */
+  started(): boolean;
+  /** Validate, start NGINX and confirm it serves `version`. */
+  start(conf: string, version: string): Promise<void>;
+  /** Validate, reload and confirm the new workers serve `version`; throws and keeps the old config on failure. */
+  reload(conf: string, version: string): Promise<void>;
+  /** POST the full dynamic state to Lua. */
+  pushBackends(backends: readonly DynamicBackend[]): Promise<void>;
+  /**
+   * PATCH only what changed since the state last pushed (absent: every push
+   * is a full POST). Used only while that state is known to be in Lua.
+   */
+  patchBackends?(patch: BackendPatch): Promise<void>;
+  /** POST every certificate and the host map to Lua (only when they changed or Lua lost them). */
+  pushCertificates(certificates: DynamicCertificates): Promise<void>;
+}
+
+/** The pure steps, handed in by main. */
+export interface SyncSteps {
+  snapshot(): Snapshot;
+  build(snapshot: Snapshot): BuildResult;
+  render(model: Model): { conf: string; version: string };
+}
+
+/** Outcome of one sync, for logs and metrics. */
+export type SyncResult = 'skip' | 'dynamic' | 'reload' | 'reload-queued' | 'known-bad';
+
+/** Why a sync did what it did, and where its time went: the sync log line and metrics. */
+export interface SyncDetail {
+  /** `static change` (nginx.conf differs), `endpoints` (only dynamic parts), `data plane empty`, or `no change`. */
+  why: string;
+  /** Backends whose dynamic part changed, sorted (empty for skip). */
+  changed: readonly string[];
+  buildMs: number;
+  renderMs: number;
+  /** Pushing to Lua, plus starting NGINX on the first sync (a reload runs in the background after). */
+  applyMs: number;
+  /** How the backends went to Lua: the full set (POST) or only the changes (PATCH); absent when nothing was pushed. */
+  push?: 'full' | 'patch';
+}
+
+export interface SyncHooks {
+  /** Every sync's failures (the full current set). */
+  onFailures?(failures: readonly Failure[]): void;
+  /** After each sync, with its outcome, duration and detail. */
+  onSynced?(result: SyncResult, ms: number, detail: SyncDetail): void;
+  /** A sync threw (it is retried with backoff). */
+  onSyncFailed?(err: unknown): void;
+  /** A reload was refused or failed; NGINX keeps the last good configuration. */
+  onReloadFailed?(err: unknown, model: Model): void;
+  /** A reload went live. */
+  onReloaded?(model: Model): void;
+}
+
+export interface SyncOptions {
+  readonly steps: SyncSteps;
+  readonly dataplane: DataPlane;
+  readonly logger: Logger;
+  readonly minIntervalMs: number;
+  /** How long a configuration that failed to reload is not retried unless it changes (ms). */
+  readonly badConfigHoldMs?: number;
+  /**
+   * A static change waits this long from when it was first seen before its
+   * reload starts (default 0), so that the objects of one `kubectl apply`
+   * share one reload. Endpoint pushes never wait.
+   */
+  readonly reloadSettleMs?: number;
+  readonly hooks?: SyncHooks;
+  readonly now?: () => number;
+}
+
+export interface Sync {
+  /** Ask for a sync (any watched object changed). */
+  kick(): void;
+  /** The data plane lost its dynamic state (NGINX restarted): push everything again. */
+  dataplaneReset(): void;
+  /** Resolves when no sync or reload is running or pending. */
+  idle(): Promise<void>;
+  stop(): Promise<void>;
+  /** The model whose configuration NGINX confirmed running, or null. */
+  running(): Model | null;
+}
