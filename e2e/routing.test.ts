@@ -19,6 +19,7 @@ test('routing through kubectl, the controller and NGINX', async (t) => {
   ].join('---\n'));
   await waitForResponse(controller.http, { host: 'shop.test', path: '/' }, (r) => r.status === 200);
   await waitForResponse(controller.http, { host: 'shop.test', path: '/api' }, (r) => r.status === 200);
+  await waitForResponse(controller.http, { host: 'blog.test', path: '/' }, (r) => r.status === 200);
 
   await t.test('host and path pick the backend; the upstream sees the original path', async () => {
     const cases = [
