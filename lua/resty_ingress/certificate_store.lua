@@ -10,40 +10,29 @@
 --   host:<host>    certificate id for an exact host or a "*.domain" wildcard
 --   ids / hosts    "\n"-joined lists of what is stored (to delete leftovers)
 --   default        id served for unknown SNI; absent = NGINX's placeholder
-local ngx = ngx
 local cjson = require("cjson.safe")
-local store = require("resty_ingress.store")
+local shared_dict = require("resty_ingress.shared_dict")
 
 local concat = table.concat
-local tostring = tostring
+local ipairs = ipairs
 
 local DICT_NAME = "resty_certificates"
+local put = shared_dict.put
+local split_lines = shared_dict.split_lines
 
 local _M = {}
 
 function _M.dict()
-    local shared = ngx.shared[DICT_NAME]
-    if not shared then
-        error("lua_shared_dict " .. DICT_NAME .. " is not defined")
-    end
-    return shared
-end
-
--- safe_set, never set: set would silently evict other certificates when full.
-local function put(shared, key, value)
-    local ok, err = shared:safe_set(key, value)
-    if not ok then
-        return nil, "storing " .. key .. ": " .. tostring(err)
-    end
-    return true
+    return shared_dict.get(DICT_NAME)
 end
 
 local function delete_missing(shared, list_key, prefix, wanted)
-    for _, name in ipairs(store.split_names(shared:get(list_key))) do
+    for _, name in ipairs(split_lines(shared:get(list_key))) do
         if not wanted[name] then
-            shared:delete(prefix .. name)
             if prefix == "cert:" then
-                shared:delete("stamp:" .. name)
+                shared_dict.delete_stamped(shared, prefix, name)
+            else
+                shared:delete(prefix .. name)
             end
         end
     end
@@ -59,14 +48,9 @@ function _M.replace(parsed)
     for i, item in ipairs(parsed.certificates) do
         ids[i] = item.id
         wanted_ids[item.id] = true
-        if shared:get("cert:" .. item.id) ~= item.json then
-            local ok, err = put(shared, "cert:" .. item.id, item.json)
-            if ok then
-                ok, err = put(shared, "stamp:" .. item.id, version)
-            end
-            if not ok then
-                return nil, err
-            end
+        local ok, err = shared_dict.put_stamped(shared, "cert:", item.id, item.json, version)
+        if not ok then
+            return nil, err
         end
     end
     local hosts, wanted_hosts = {}, {}
@@ -115,10 +99,10 @@ end
 function _M.summary_json()
     local shared = _M.dict()
     local certificates, hosts = {}, {}
-    for _, id in ipairs(store.split_names(shared:get("ids"))) do
+    for _, id in ipairs(split_lines(shared:get("ids"))) do
         certificates[#certificates + 1] = { id = id, stamp = shared:get("stamp:" .. id) }
     end
-    for _, host in ipairs(store.split_names(shared:get("hosts"))) do
+    for _, host in ipairs(split_lines(shared:get("hosts"))) do
         hosts[#hosts + 1] = { host = host, certificate = shared:get("host:" .. host) }
     end
     return '{"version":' .. (shared:get("version") or 0)

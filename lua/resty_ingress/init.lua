@@ -9,6 +9,7 @@ local _M = {}
 
 local MODULES = {
     "cjson.safe",
+    "resty_ingress.shared_dict",
     "resty_ingress.validate",
     "resty_ingress.round_robin",
     "resty_ingress.ewma",

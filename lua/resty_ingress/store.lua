@@ -10,9 +10,8 @@
 --   backend:<name>     canonical JSON of one backend
 --   stamp:<name>       store version that last changed backend:<name>
 --   worker:<id>        "<pid> <applied version>" of worker slot <id>
-local ngx = ngx
+local shared_dict = require("resty_ingress.shared_dict")
 local concat = table.concat
-local tostring = tostring
 local tonumber = tonumber
 local ipairs = ipairs
 local pairs = pairs
@@ -20,43 +19,17 @@ local str_find = string.find
 local str_sub = string.sub
 
 local DICT_NAME = "resty_backends"
+local put = shared_dict.put
+local put_stamped = shared_dict.put_stamped
+local delete_stamped = shared_dict.delete_stamped
 
 local _M = {}
 
 local function dict()
-    local shared = ngx.shared[DICT_NAME]
-    if not shared then
-        error("lua_shared_dict " .. DICT_NAME .. " is not defined")
-    end
-    return shared
+    return shared_dict.get(DICT_NAME)
 end
 _M.dict = dict
-
-function _M.split_names(text)
-    local names = {}
-    if not text or text == "" then
-        return names
-    end
-    local start = 1
-    while true do
-        local stop = str_find(text, "\n", start, true)
-        if not stop then
-            names[#names + 1] = str_sub(text, start)
-            return names
-        end
-        names[#names + 1] = str_sub(text, start, stop - 1)
-        start = stop + 1
-    end
-end
-
--- safe_set, never set: set would evict other backends when the dict is full.
-local function put(shared, key, value)
-    local ok, err = shared:safe_set(key, value)
-    if not ok then
-        return nil, "storing " .. key .. ": " .. tostring(err)
-    end
-    return true
-end
+_M.split_names = shared_dict.split_lines
 
 function _M.version()
     return dict():get("version") or 0
@@ -74,14 +47,9 @@ function _M.replace_backends(parsed)
         local item = parsed[i]
         new_names[i] = item.name
         wanted[item.name] = true
-        if shared:get("backend:" .. item.name) ~= item.json then
-            local ok, err = put(shared, "backend:" .. item.name, item.json)
-            if ok then
-                ok, err = put(shared, "stamp:" .. item.name, version)
-            end
-            if not ok then
-                return nil, err
-            end
+        local ok, err = put_stamped(shared, "backend:", item.name, item.json, version)
+        if not ok then
+            return nil, err
         end
     end
     local old_text = shared:get("names") or ""
@@ -89,8 +57,7 @@ function _M.replace_backends(parsed)
     if old_text ~= new_text then
         for _, name in ipairs(_M.split_names(old_text)) do
             if not wanted[name] then
-                shared:delete("backend:" .. name)
-                shared:delete("stamp:" .. name)
+                delete_stamped(shared, "backend:", name)
             end
         end
         local ok, err = put(shared, "names", new_text)
@@ -122,14 +89,9 @@ function _M.patch_backends(set, remove)
     local names_changed = false
     for i = 1, #set do
         local item = set[i]
-        if shared:get("backend:" .. item.name) ~= item.json then
-            local ok, err = put(shared, "backend:" .. item.name, item.json)
-            if ok then
-                ok, err = put(shared, "stamp:" .. item.name, version)
-            end
-            if not ok then
-                return nil, err
-            end
+        local ok, err = put_stamped(shared, "backend:", item.name, item.json, version)
+        if not ok then
+            return nil, err
         end
         if not known[item.name] then
             known[item.name] = true
@@ -161,8 +123,7 @@ function _M.patch_backends(set, remove)
     end
     -- After the new names list: a worker that already read it stops using these.
     for name in pairs(dropped) do
-        shared:delete("backend:" .. name)
-        shared:delete("stamp:" .. name)
+        delete_stamped(shared, "backend:", name)
     end
     local ok, err = put(shared, "version", version)
     if not ok then
