@@ -58,22 +58,25 @@ for (const row of SIGNALS) {
     const http = values.get('HTTP');
     assert.ok(kubeconfig && existsSync(kubeconfig), `KUBECONFIG line names a file: ${kubeconfig}`);
     assert.match(http ?? '', /^http:\/\/127\.0\.0\.1:\d+$/);
+    // HTTPS and metrics exist now: both lines are required, and both answer.
     for (const key of ['HTTPS', 'METRICS']) {
       const url = values.get(key);
-      if (url) assert.ok(await probeTcp(new URL(url).hostname, Number(new URL(url).port)), `${key}=${url} is printed only when it listens`);
+      assert.ok(url, `${key}= is printed`);
+      assert.ok(await probeTcp(new URL(url).hostname, Number(new URL(url).port)), `${key}=${url} listens`);
     }
+    const metrics = await fetch(values.get('METRICS')!);
+    assert.equal(metrics.status, 200);
+    assert.match(await metrics.text(), /^nginx_ingress_controller_config_hash/m, 'METRICS serves the controller metrics');
 
     // The printed curl command, as a user would paste it.
     const curl = lines.find((line) => line.trim().startsWith('curl ') && line.includes('demo.localtest'));
     assert.ok(curl, 'a curl command is printed');
     const answer = JSON.parse((await sh('/bin/sh', ['-c', `${curl.trim()} -s`])).stdout) as { pod: string; path: string };
     assert.match(answer.pod, /^demo-/);
-    if (values.has('HTTPS')) {
-      const curlHttps = lines.find((line) => line.trim().startsWith('curl -k '));
-      assert.ok(curlHttps, 'an HTTPS curl command is printed with HTTPS=');
-      const overTls = JSON.parse((await sh('/bin/sh', ['-c', `${curlHttps.replace(/#.*$/, '').trim()} -s`])).stdout) as { pod: string };
-      assert.match(overTls.pod, /^demo-/);
-    }
+    const curlHttps = lines.find((line) => line.trim().startsWith('curl -k '));
+    assert.ok(curlHttps, 'an HTTPS curl command is printed with HTTPS=');
+    const overTls = JSON.parse((await sh('/bin/sh', ['-c', `${curlHttps.replace(/#.*$/, '').trim()} -s`])).stdout) as { pod: string };
+    assert.match(overTls.pod, /^demo-/);
 
     // kubectl with the printed kubeconfig: scale to 3, then three pods answer.
     const scaled = await runKubectl(kubeconfig, ['scale', 'deployment/demo', '--replicas=3']);
