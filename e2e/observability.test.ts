@@ -78,6 +78,7 @@ test('health, readiness, metrics and graceful shutdown', async (t) => {
       return (sample(text, 'nginx_ingress_controller_requests', labels) ?? 0) >= 20 ? text : undefined;
     }, { timeoutMs: 5000, intervalMs: 200 });
     assert.ok(!metrics.includes('path="/api/items'), 'the URI never becomes a label');
+    assert.ok(!metrics.includes('host="nobody.test"'), 'an unconfigured host never becomes a label');
     assert.ok((sample(metrics, 'nginx_ingress_controller_request_duration_seconds_count', labels) ?? 0) >= 20);
     assert.equal(sample(metrics, 'nginx_ingress_controller_request_duration_seconds_bucket', { ...labels, le: '+Inf' }),
       sample(metrics, 'nginx_ingress_controller_request_duration_seconds_count', labels));
