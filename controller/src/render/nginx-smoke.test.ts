@@ -40,6 +40,14 @@ void describe('rendered nginx.conf in real NGINX', () => {
         notFound('/gone'),
         proxied('/api(/|$)(.*)', 'regex', web.name, { rewriteTarget: '/v2/$2' }),
       ]),
+      // Path matching as ingress-nginx users rely on it: here 503 = the proxied
+      // location (no endpoints yet), 404 = a not-found location.
+      server('match.example.com', [
+        notFound('/'),
+        proxied('/foo', 'exact', web.name),
+        notFound('/foo', 'prefix'),
+        proxied('/bar', 'prefix', web.name),
+      ]),
     ],
     [web],
   );
@@ -77,6 +85,12 @@ void describe('rendered nginx.conf in real NGINX', () => {
     ['unknown host → catch-all 404', 'unknown.example.com', '/', 404],
     ['not-found location → 404', 'app.example.com', '/gone', 404],
     ['backend without endpoints → 503 from Lua', 'app.example.com', '/', 503],
+    ['Exact beats Prefix for the same path', 'match.example.com', '/foo', 503],
+    ['the Prefix of the same path takes what is below it', 'match.example.com', '/foo/x', 404],
+    ['Prefix /bar matches /bar', 'match.example.com', '/bar', 503],
+    ['Prefix /bar matches /bar/', 'match.example.com', '/bar/', 503],
+    ['Prefix /bar matches /bar/x', 'match.example.com', '/bar/x', 503],
+    ['Prefix /bar does not match /barx', 'match.example.com', '/barx', 404],
   ];
   for (const [name, host, path, status] of routes) {
     void it(name, async () => {
