@@ -4,7 +4,8 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
+import { createServer as createHttpServer } from 'node:http';
+import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, it } from 'node:test';
@@ -81,6 +82,24 @@ describe('NGINX master lifecycle', () => {
     assert.deepEqual(childPids(process.pid), [], 'nothing was respawned');
     assert.equal(await served(), null);
     await assert.rejects(nginx.apply(testConf({ statusPort, version: 'v2' }), 'v2'), NginxNotRunningError);
+  });
+
+  it('stop() is graceful: a request in flight completes before NGINX exits', async (t) => {
+    const { nginx, statusPort } = await setup(t);
+    // An upstream that answers after 700 ms: with SIGKILL or SIGTERM the client would see a reset.
+    const slow = createHttpServer((_req, res) => { setTimeout(() => res.end('finished'), 700); });
+    await new Promise<void>((ready) => slow.listen(0, '127.0.0.1', ready));
+    t.after(() => { slow.closeAllConnections(); slow.close(); });
+    const upstream = (slow.address() as AddressInfo).port;
+    const proxyPort = await freePort();
+    const extraHttp = `  server { listen 127.0.0.1:${proxyPort}; location / { proxy_pass http://127.0.0.1:${upstream}; } }`;
+    await nginx.start(testConf({ statusPort, version: 'v1', extraHttp }), 'v1');
+
+    const inFlight = fetch(`http://127.0.0.1:${proxyPort}/`).then(async (res) => ({ status: res.status, body: await res.text() }));
+    await sleep(200);
+    await nginx.stop();
+    assert.deepEqual(await inFlight, { status: 200, body: 'finished' });
+    assert.equal(nginx.pid(), null);
   });
 
   const startFailures = [
