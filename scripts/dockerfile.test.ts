@@ -138,3 +138,22 @@ void test('the paths the controller expects in the image are where the Dockerfil
   assert.ok(existsSync(join(unpacked, cpathDir, 'cjson.so')), `cjson.so in ${cpathDir}`);
   assert.ok(existsSync(join(unpacked, 'usr/share/lua/5.1/resty/core.lua')), 'lua-resty-core on the lua_package_path');
 });
+
+// Lint with dockerfile-utils (the Dockerfile language server's validator, from
+// npm; hadolint is packaged in neither Debian 12 nor npm). Its rows prove it
+// reports real mistakes, so a clean result on our Dockerfile means something.
+const LINT_ROWS: { name: string; text: string; clean: boolean }[] = [
+  { name: 'our Dockerfile', text: readFileSync(join(ROOT, 'Dockerfile'), 'utf8'), clean: true },
+  { name: 'an unknown instruction', text: 'FROM debian:trixie-slim\nRUNN echo hi\n', clean: false },
+  { name: 'an instruction before FROM', text: 'RUN echo hi\nFROM debian:trixie-slim\n', clean: false },
+  { name: 'EXPOSE with a bad port', text: 'FROM debian:trixie-slim\nEXPOSE eighty\n', clean: false },
+];
+
+for (const row of LINT_ROWS) {
+  void test(`dockerfile lint: ${row.name}`, async () => {
+    const { validate } = await import('dockerfile-utils');
+    const problems = validate(row.text).map((d) => `${d.range.start.line + 1}: ${d.message}`);
+    if (row.clean) assert.deepEqual(problems, []);
+    else assert.ok(problems.length > 0, 'the linter must report this mistake');
+  });
+}
