@@ -70,7 +70,7 @@ function withOther(addresses: string[], others: string[] | null): Model {
 const describePatch = (patch: BackendPatch): string =>
   `patch set=${patch.set.map((b) => `${b.name}:${b.endpoints.length}`).join(',')} remove=${patch.remove.join(',')}`;
 
-function harness(options: { patch?: boolean; settleMs?: number } = {}) {
+function harness(options: { patch?: boolean; settleMs?: number; logLines?: Record<string, unknown>[] } = {}) {
   let state = model(['/'], ['127.0.1.1']);
   const dp = fakeDataplane();
   if (options.patch === true) dp.patchBackends = async (patch) => { dp.log.push(describePatch(patch)); };
@@ -81,7 +81,9 @@ function harness(options: { patch?: boolean; settleMs?: number } = {}) {
       render: (m) => ({ conf: 'conf', version: m.servers[0]!.locations.map((l) => l.path).join('+') }),
     },
     dataplane: dp,
-    logger: pino({ level: 'silent' }),
+    logger: options.logLines
+      ? pino({ level: 'debug' }, { write: (line: string) => { options.logLines!.push(JSON.parse(line) as Record<string, unknown>); } })
+      : pino({ level: 'silent' }),
     minIntervalMs: 0,
     reloadSettleMs: options.settleMs,
   });
@@ -267,4 +269,25 @@ test('sync with a reload settle window: stop() does not wait for it', async () =
   await sync.stop();
   assert.ok(Date.now() - started < 1000);
   assert.ok(!dp.log.some((l) => l.startsWith('reload')));
+});
+
+test('sync: one log line per sync says the decision, why, what changed and where the time went', async () => {
+  const lines: Record<string, unknown>[] = [];
+  const { sync, step } = harness({ logLines: lines });
+  await step();
+  await step();
+  await step(model(['/'], ['127.0.1.1', '127.0.1.2']));
+  await step(model(['/', '/api'], ['127.0.1.1', '127.0.1.2']));
+  const syncs = lines.filter((l) => l.msg === 'sync');
+  const acted = syncs.filter((l) => l.result !== 'skip');
+  assert.deepEqual(acted.map((l) => [l.result, l.why]), [['reload', 'static change'], ['dynamic', 'endpoints'], ['reload', 'static change']]);
+  assert.deepEqual(acted[1]!.changed, ['default-app-80']);
+  assert.equal(acted[1]!.changedCount, 1);
+  for (const line of syncs) {
+    for (const key of ['ms', 'buildMs', 'renderMs', 'applyMs']) assert.equal(typeof line[key], 'number', `${key} in ${JSON.stringify(line)}`);
+  }
+  const skips = syncs.filter((l) => l.result === 'skip');
+  assert.ok(skips.length >= 1, 'the unchanged second sync is logged');
+  for (const skip of skips) assert.deepEqual([skip.why, skip.level], ['no change', 20], 'a skip is logged at debug level only');
+  await sync.stop();
 });
