@@ -5,9 +5,12 @@ import type { V1Ingress } from '@kubernetes/client-node';
 import { ann, deepFreeze, DEFAULT_OPTIONS, ingress, path, rule, service, snapshot, svc } from '../model/testdata/fixtures.ts';
 import { reviewAdmission } from './admission-review.ts';
 
-/** The cluster every row starts from: `old` (2024) holds a.example.com/ and its Service exists. */
+/** The cluster every row starts from: `old` (2024) holds a.example.com/, the canary `old-canary` holds c.example.com/, and their Service exists. */
 const CLUSTER = deepFreeze(snapshot({
-  ingresses: [ingress('old', { rules: [rule('a.example.com', path('/', svc('web', 80)))] })],
+  ingresses: [
+    ingress('old', { rules: [rule('a.example.com', path('/', svc('web', 80)))] }),
+    ingress('old-canary', { annotations: { [ann('canary')]: 'true' }, rules: [rule('c.example.com', path('/', svc('web', 80)))] }),
+  ],
   services: [service('web', [{ port: 80 }])],
 }));
 
@@ -49,6 +52,16 @@ const decisionRows: { name: string; body: unknown; allowed: boolean; message?: R
     name: 'a host+path held by an older Ingress is denied naming the holder',
     body: review('CREATE', candidate('new', { host: 'a.example.com' })),
     allowed: false, message: /already served by .*default\/old/,
+  },
+  {
+    name: 'a canary on the host+path of its main Ingress is allowed, with a warning',
+    body: review('CREATE', candidate('new-canary', { host: 'a.example.com', annotations: { [ann('canary')]: 'true' } })),
+    allowed: true, warning: /default\/old.*canary traffic splitting is not supported yet/,
+  },
+  {
+    name: 'an Ingress on the host+path of an older canary is allowed, with a warning',
+    body: review('CREATE', candidate('new', { host: 'c.example.com' })),
+    allowed: true, warning: /canary traffic splitting is not supported yet/,
   },
   {
     name: 'an UPDATE of the holder itself replaces it and is allowed',

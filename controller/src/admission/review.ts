@@ -29,6 +29,22 @@ export interface AdmissionDecision {
 
 const describe = (failure: Failure): string => `${failure.field}: ${failure.message}`;
 
+/** ingress-nginx's canary Ingress: shares its main Ingress's host+path on purpose. */
+function isCanary(ingress: V1Ingress, options: BuildOptions): boolean {
+  return ingress.metadata?.annotations?.[`${options.annotationsPrefix}/canary`] === 'true';
+}
+
+/**
+ * A host+path conflict where one side is a canary is not a mistake in
+ * ingress-nginx's eyes, so it is never denied. Canary traffic splitting is
+ * not implemented yet: the builder keeps the oldest Ingress serving, and the
+ * conflict is shown as a warning instead.
+ */
+function isCanaryConflict(failure: Failure, candidate: V1Ingress, canaries: readonly string[], options: BuildOptions): boolean {
+  if (failure.reason !== 'Conflict') return false;
+  return isCanary(candidate, options) || canaries.some((name) => failure.message.includes(name));
+}
+
 /** The same Ingress (namespace/name) as stored: the candidate replaces it. */
 function sameObject(a: V1Ingress, namespace: string, name: string): boolean {
   return a.metadata?.namespace === namespace && a.metadata?.name === name;
@@ -48,8 +64,12 @@ export function decideIngressAdmission(candidate: V1Ingress, snapshot: Snapshot,
   const ingresses = [...snapshot.ingresses.filter((ingress) => !sameObject(ingress, namespace, name)), candidate];
   const { failures } = buildModel({ ...snapshot, ingresses }, options);
   const own = failures.filter((f) => f.ingress?.namespace === namespace && f.ingress?.name === name);
-  const denying = own.filter((f) => !DEPENDENCY_REASONS.has(f.reason));
-  const warnings = own.filter((f) => DEPENDENCY_REASONS.has(f.reason)).map(describe);
+  const canaries = ingresses.filter((i) => isCanary(i, options)).map((i) => `${i.metadata?.namespace}/${i.metadata?.name}`);
+  const warnsOnly = (f: Failure): boolean => DEPENDENCY_REASONS.has(f.reason) || isCanaryConflict(f, candidate, canaries, options);
+  const denying = own.filter((f) => !warnsOnly(f));
+  const warnings = own.filter(warnsOnly).map((f) => (f.reason === 'Conflict'
+    ? `${describe(f)} (canary traffic splitting is not supported yet: the older Ingress keeps serving)`
+    : describe(f)));
   const ingress = { namespace, name };
   if (denying.length === 0) return { allowed: true, message: '', warnings, failures: [], ingress };
   const message = `Ingress ${namespace}/${name} is refused by resty-ingress: ${denying.map(describe).join('; ')}`;
