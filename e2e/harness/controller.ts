@@ -30,6 +30,8 @@ export interface ControllerHarnessOptions {
   readonly ports?: Partial<ControllerPorts>;
   /** Called with every log line as it arrives (the playground forwards them). */
   readonly onLog?: (entry: LogEntry) => void;
+  /** Extra environment for the controller process (e.g. RESTY_DATAPLANE_ROOT for a fault test's own runtime copy). */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 export interface ControllerPorts {
@@ -102,7 +104,8 @@ export async function startController(cluster: Cluster, options: ControllerHarne
       ...(options.args ?? []),
     ];
     // process.execPath is Node 24 under npm (and ./node_modules/.bin/node), which runs the .ts sources.
-    const child = spawn(process.execPath, argv, { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const env = options.env === undefined ? process.env : { ...process.env, ...options.env };
+    const child = spawn(process.execPath, argv, { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
     const logs: LogCollector = collectLogs([child.stdout, child.stderr], options.onLog);
     const masters = new Set<number>();
     const nginxProcesses = (): ReturnType<typeof nginxProcessesOf> => {
