@@ -21,6 +21,7 @@ local MODULES = {
     "resty_ingress.certificate_store",
     "resty_ingress.certificate_api",
     "resty_ingress.certificate",
+    "resty_ingress.https_redirect",
 }
 
 function _M.init()

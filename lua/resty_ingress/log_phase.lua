@@ -11,6 +11,7 @@
 -- the label set are literals of the location, so no variable is read for them.
 local balancer = require("resty_ingress.balancer")
 local monitor = require("resty_ingress.monitor")
+local https_redirect = require("resty_ingress.https_redirect")
 
 local balancer_log = balancer.log
 local monitor_record = monitor.record
@@ -28,6 +29,9 @@ end
 function _M.entry_points()
     return {
         rewrite = balancer.rewrite,
+        -- ssl-redirect locations: see https_redirect.lua.
+        rewrite_https = https_redirect.rewrite_https,
+        not_found_https = https_redirect.not_found_https,
         balance = balancer.balance,
         log = _M.log,
     }

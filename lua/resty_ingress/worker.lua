@@ -5,6 +5,7 @@ local ngx = ngx
 local store = require("resty_ingress.store")
 local balancer = require("resty_ingress.balancer")
 local monitor = require("resty_ingress.monitor")
+local https_redirect = require("resty_ingress.https_redirect")
 
 local pairs = pairs
 local ngx_log = ngx.log
@@ -74,6 +75,8 @@ local function tick(premature)
         return
     end
     _M.apply()
+    -- The hosts with a certificate (ssl-redirect), on the same poll.
+    https_redirect.refresh()
 end
 
 function _M.init_worker()
@@ -81,6 +84,7 @@ function _M.init_worker()
     math.randomseed(ngx.now() * 1000 + ngx.worker.pid())
     -- Apply now: a worker started by a reload must route before its first tick.
     _M.apply()
+    https_redirect.refresh()
     local ok, err = ngx.timer.every(POLL_INTERVAL, tick)
     if not ok then
         ngx_log(ERR, "starting the backend poll: ", err)

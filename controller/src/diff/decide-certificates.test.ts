@@ -3,6 +3,8 @@ import { describe, it } from 'node:test';
 import type { Certificate, Model } from '../model/types.ts';
 import { decideApply, dynamicCertificates, staticPart } from './decide.ts';
 
+const proxy = { bodySize: '1m', connectTimeout: 5, readTimeout: 60, sendTimeout: 60, protocol: 'HTTP' } as const;
+
 const settings: Model['settings'] = {
   sslProtocols: ['TLSv1.2', 'TLSv1.3'], sslCiphers: 'HIGH', hsts: { enabled: true, maxAge: 1, includeSubdomains: true, preload: false }, httpRedirectCode: 308, accessLog: { enabled: true, format: '$remote_addr', escapeJson: false },
 };
@@ -11,9 +13,10 @@ function certificate(pem: string): Certificate {
   return { id: 'shop/tls', secret: { namespace: 'shop', name: 'tls' }, cert: pem, key: `key of ${pem}`, names: ['shop.test'], serial: pem, notAfter: '2030-01-01T00:00:00.000Z' };
 }
 
-function model(tlsServer: boolean, pem: string | null): Model {
+/** `servedPath` changes the static part (a route), `pem` only the dynamic TLS part. */
+function model(servedPath: string, pem: string | null): Model {
   return {
-    servers: [{ hostname: 'shop.test', locations: [], tls: tlsServer }],
+    servers: [{ hostname: 'shop.test', locations: [{ path: servedPath, match: 'exact', target: { kind: 'not-found' }, ingress: null, proxy, rewriteTarget: null, sslRedirect: true, forceSslRedirect: false }] }],
     backends: [],
     tls: pem === null
       ? { certificates: [], hosts: [], defaultCertificate: null }
@@ -23,11 +26,13 @@ function model(tlsServer: boolean, pem: string | null): Model {
 }
 
 const rows = [
-  { name: 'rotation (same id, new PEM) is dynamic and pushes certificates', running: model(true, 'A'), next: model(true, 'B'), kind: 'dynamic', pushes: true },
-  { name: 'Secret deleted (host keeps tls) is dynamic', running: model(true, 'A'), next: model(true, null), kind: 'dynamic', pushes: true },
-  { name: 'unchanged certificates: skip, nothing pushed', running: model(true, 'A'), next: model(true, 'A'), kind: 'skip', pushes: false },
-  { name: 'TLS added to a host changes its redirects: reload, certificates pushed first', running: model(false, null), next: model(true, 'A'), kind: 'reload', pushes: true },
-  { name: 'a static change with the same certificates does not re-push them', running: model(false, 'A'), next: model(true, 'A'), kind: 'reload', pushes: false },
+  { name: 'rotation (same id, new PEM) is dynamic and pushes certificates', running: model('/', 'A'), next: model('/', 'B'), kind: 'dynamic', pushes: true },
+  { name: 'Secret deleted (host keeps tls) is dynamic', running: model('/', 'A'), next: model('/', null), kind: 'dynamic', pushes: true },
+  { name: 'unchanged certificates: skip, nothing pushed', running: model('/', 'A'), next: model('/', 'A'), kind: 'skip', pushes: false },
+  // ssl-redirect is decided in Lua from the pushed hosts: nothing static changes.
+  { name: 'TLS added to a served host is dynamic: no reload, certificates pushed', running: model('/', null), next: model('/', 'A'), kind: 'dynamic', pushes: true },
+  { name: 'a route change with certificates added: reload, certificates pushed first', running: model('/', null), next: model('/new', 'A'), kind: 'reload', pushes: true },
+  { name: 'a static change with the same certificates does not re-push them', running: model('/', 'A'), next: model('/new', 'A'), kind: 'reload', pushes: false },
 ];
 
 void describe('certificates are dynamic', () => {
@@ -41,15 +46,15 @@ void describe('certificates are dynamic', () => {
   }
 
   void it('an emptied data plane gets the certificates again', () => {
-    const decision = decideApply({ model: model(true, 'A'), dataplaneEmpty: true }, model(true, 'A'));
+    const decision = decideApply({ model: model('/', 'A'), dataplaneEmpty: true }, model('/', 'A'));
     assert.equal(decision.kind, 'dynamic');
-    assert.deepEqual(decision.kind === 'dynamic' ? decision.certificates : null, dynamicCertificates(model(true, 'A')));
+    assert.deepEqual(decision.kind === 'dynamic' ? decision.certificates : null, dynamicCertificates(model('/', 'A')));
   });
 
   void it('the pushed form: PEMs by id, host map, default; the static part holds no key', () => {
-    assert.deepEqual(dynamicCertificates(model(true, 'A')), {
+    assert.deepEqual(dynamicCertificates(model('/', 'A')), {
       certificates: [{ id: 'shop/tls', cert: 'A', key: 'key of A' }], hosts: { 'shop.test': 'shop/tls' }, defaultCertificate: null,
     });
-    assert.doesNotMatch(JSON.stringify(staticPart(model(true, 'A'))), /key of/);
+    assert.doesNotMatch(JSON.stringify(staticPart(model('/', 'A'))), /key of/);
   });
 });

@@ -26,8 +26,8 @@ function location(path: string, target: string): Location {
 function model(paths: Record<string, string>, backends: Backend[]): Model {
   return {
     servers: [
-      { hostname: '_', tls: false, locations: [{ path: '/', match: 'prefix', target: { kind: 'not-found' }, ingress: null, proxy, rewriteTarget: null, ...redirect }] },
-      { hostname: 'app.example.com', tls: false, locations: Object.entries(paths).map(([p, b]) => location(p, b)) },
+      { hostname: '_', locations: [{ path: '/', match: 'prefix', target: { kind: 'not-found' }, ingress: null, proxy, rewriteTarget: null, ...redirect }] },
+      { hostname: 'app.example.com', locations: Object.entries(paths).map(([p, b]) => location(p, b)) },
     ],
     backends,
     tls: noTls,

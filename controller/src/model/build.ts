@@ -117,7 +117,7 @@ export function buildModel(snapshot: Snapshot, options: BuildOptions): BuildResu
   const tls = resolveTls(state.tls, snapshot?.secrets ?? [], options);
   state.failures.push(...tls.failures);
   return {
-    model: { servers: state.table.toServers(tls.tlsHosts), backends: resolved.backends, tls: tls.state, settings: config.settings },
+    model: { servers: state.table.toServers(), backends: resolved.backends, tls: tls.state, settings: config.settings },
     failures: state.failures,
   };
 }

@@ -66,12 +66,11 @@ export class ServerTable {
     return [CATCH_ALL_HOST, ...named];
   }
 
-  /** The finished servers in contract order; `tlsHosts` are the hosts some spec.tls names (Server.tls). */
-  toServers(tlsHosts: ReadonlySet<string> = new Set()): Server[] {
+  /** The finished servers in contract order. */
+  toServers(): Server[] {
     return this.hostnames().map((hostname) => ({
       hostname,
       locations: sortLocations([...(this.#servers.get(hostname)?.values() ?? [])]),
-      tls: tlsHosts.has(hostname),
     }));
   }
 }

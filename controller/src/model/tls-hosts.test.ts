@@ -26,10 +26,6 @@ function hostMap(result: BuildResult): Record<string, string> {
   return Object.fromEntries(result.model.tls.hosts.map((h) => [h.host, h.certificate]));
 }
 
-function tlsServers(result: BuildResult): string[] {
-  return result.model.servers.filter((s) => s.tls).map((s) => s.hostname);
-}
-
 const shopIngress = withTls(app('shop', ['shop.example.com', 'www.shop.example.com', 'blog.example.com']), [
   { hosts: ['SHOP.example.com'], secretName: 'shop-tls' },
   { hosts: ['blog.example.com'], secretName: 'blog-tls' },
@@ -41,7 +37,6 @@ interface Row {
   readonly secrets: V1Secret[];
   readonly extra?: Partial<BuildOptions>;
   readonly hosts: Record<string, string>;
-  readonly tlsServers: string[];
   /** reason → text each such failure must contain */
   readonly failures: [string, RegExp][];
   readonly defaultCertificate?: string | null;
@@ -53,7 +48,6 @@ const rows: Row[] = [
     ingresses: [shopIngress],
     secrets: [tlsSecret('shop-tls', shop), secret('blog-tls', { 'tls.crt': shop.cert, 'tls.key': wild.key })],
     hosts: { 'shop.example.com': 'default/shop-tls', 'www.shop.example.com': 'default/shop-tls' },
-    tlsServers: ['blog.example.com', 'shop.example.com'],
     failures: [['InvalidCertificate', /TLS Secret default\/blog-tls refused: tls\.key does not match/]],
   },
   {
@@ -61,7 +55,6 @@ const rows: Row[] = [
     ingresses: [withTls(app('api', ['*.api.example.com']), [{ hosts: ['*.api.example.com'], secretName: 'wild' }])],
     secrets: [tlsSecret('wild', wild)],
     hosts: { '*.api.example.com': 'default/wild' },
-    tlsServers: ['*.api.example.com'],
     failures: [],
   },
   {
@@ -72,7 +65,6 @@ const rows: Row[] = [
     ],
     secrets: [tlsSecret('shop-tls', shop), tlsSecret('shop2', shop2)],
     hosts: { 'shop.example.com': 'default/shop-tls' },
-    tlsServers: ['shop.example.com'],
     failures: [['Conflict', /older Ingress default\/older \(Secret default\/shop-tls\)/]],
   },
   {
@@ -80,7 +72,6 @@ const rows: Row[] = [
     ingresses: [withTls(app('shop', ['shop.example.com']), [{ hosts: ['shop.example.com'], secretName: 'absent' }])],
     secrets: [],
     hosts: {},
-    tlsServers: ['shop.example.com'],
     failures: [['InvalidCertificate', /default\/absent refused: Secret not found/]],
   },
   {
@@ -88,7 +79,6 @@ const rows: Row[] = [
     ingresses: [withTls(app('shop', ['shop.example.com']), [{ hosts: ['shop.example.com'], secretName: 'opaque' }])],
     secrets: [secret('opaque', { 'tls.crt': shop.cert, 'tls.key': shop.key }, 'Opaque')],
     hosts: {},
-    tlsServers: ['shop.example.com'],
     failures: [['InvalidCertificate', /default\/opaque refused: Secret type is "Opaque"/]],
   },
   {
@@ -96,7 +86,6 @@ const rows: Row[] = [
     ingresses: [withTls(app('shop', ['shop.example.com']), [{ hosts: ['shop.example.com'], secretName: 'junk' }])],
     secrets: [secret('junk', { 'tls.crt': 'not a certificate', 'tls.key': shop.key })],
     hosts: {},
-    tlsServers: ['shop.example.com'],
     failures: [['InvalidCertificate', /default\/junk refused: tls\.crt holds no valid PEM/]],
   },
   {
@@ -104,7 +93,6 @@ const rows: Row[] = [
     ingresses: [withTls(app('shop', ['other.example.com']), [{ hosts: ['other.example.com'], secretName: 'shop-tls' }])],
     secrets: [tlsSecret('shop-tls', shop)],
     hosts: {},
-    tlsServers: ['other.example.com'],
     failures: [['CertificateHostMismatch', /default\/shop-tls is not valid for host "other\.example\.com"/]],
   },
   {
@@ -112,7 +100,6 @@ const rows: Row[] = [
     ingresses: [withTls(app('old', ['old.example.com']), [{ hosts: ['old.example.com'], secretName: 'old' }])],
     secrets: [tlsSecret('old', expired)],
     hosts: { 'old.example.com': 'default/old' },
-    tlsServers: ['old.example.com'],
     failures: [['CertificateExpired', /default\/old .*expired at 2021-01-01T00:00:00\.000Z; it is still served/]],
   },
   {
@@ -121,7 +108,6 @@ const rows: Row[] = [
     secrets: [tlsSecret('fallback', fallback, 'ingress')],
     extra: { defaultSslCertificate: 'ingress/fallback' },
     hosts: {},
-    tlsServers: [],
     failures: [],
     defaultCertificate: 'ingress/fallback',
   },
@@ -131,7 +117,6 @@ const rows: Row[] = [
     secrets: [],
     extra: { defaultSslCertificate: 'ingress/absent' },
     hosts: {},
-    tlsServers: [],
     failures: [['InvalidCertificate', /ingress\/absent refused: Secret not found/]],
     defaultCertificate: null,
   },
@@ -142,7 +127,6 @@ void describe('TLS: spec.tls → certificates', () => {
     void it(row.name, () => {
       const result = build(row.ingresses, row.secrets, row.extra);
       assert.deepEqual(hostMap(result), row.hosts);
-      assert.deepEqual(tlsServers(result), row.tlsServers);
       assert.deepEqual(result.failures.map((f) => f.reason), row.failures.map(([reason]) => reason));
       row.failures.forEach(([, text], i) => assert.match(result.failures[i].message, text));
       for (const failure of result.failures) assert.doesNotMatch(JSON.stringify(failure), /PRIVATE KEY|MII/);
@@ -159,5 +143,13 @@ void describe('TLS: spec.tls → certificates', () => {
     assert.deepEqual(after.model.servers, before.model.servers);
     assert.deepEqual(after.model.tls.hosts, before.model.tls.hosts);
     assert.notEqual(after.model.tls.certificates[0].serial, before.model.tls.certificates[0].serial);
+  });
+
+  void it('adding spec.tls to a served host changes only the dynamic TLS part (ssl-redirect is Lua\'s)', () => {
+    const plain = build([app('shop', ['shop.example.com'])], [tlsSecret('shop-tls', shop)]);
+    const secured = build([withTls(app('shop', ['shop.example.com']), [{ hosts: ['shop.example.com'], secretName: 'shop-tls' }])], [tlsSecret('shop-tls', shop)]);
+    assert.deepEqual(secured.model.servers, plain.model.servers);
+    assert.deepEqual(hostMap(plain), {});
+    assert.deepEqual(hostMap(secured), { 'shop.example.com': 'default/shop-tls' });
   });
 });

@@ -106,8 +106,6 @@ class SecretReader {
 /** The resolved TLS part of a build. */
 export interface ResolvedTls {
   readonly state: TlsState;
-  /** Hosts some Ingress names in spec.tls[].hosts (Server.tls). */
-  readonly tlsHosts: ReadonlySet<string>;
   readonly failures: readonly Failure[];
 }
 
@@ -131,12 +129,10 @@ export function resolveTls(
   const reader = new SecretReader(secrets, options.now);
   const claims = new Map<string, Claim>();
   const hosts = new Map<string, string>();
-  const tlsHosts = new Set<string>();
   for (const ingress of ingresses) {
     for (const entry of ingress.entries) {
       const secretId = entry.secret ? `${entry.secret.namespace}/${entry.secret.name}` : null;
       entry.hosts.forEach((host, index) => {
-        tlsHosts.add(host);
         const claim = claims.get(host);
         if (claim) {
           if (claim.secretId !== secretId) {
@@ -189,5 +185,5 @@ export function resolveTls(
   const hostList: CertificateHost[] = [...hosts.entries()]
     .map(([host, certificate]) => ({ host, certificate }))
     .sort((a, b) => compareText(a.host, b.host));
-  return { state: { certificates, hosts: hostList, defaultCertificate }, tlsHosts, failures: reader.failures };
+  return { state: { certificates, hosts: hostList, defaultCertificate }, failures: reader.failures };
 }

@@ -72,12 +72,9 @@ export interface Server {
   readonly hostname: string;
   /** Locations in the order NGINX should see them (see LocationMatch), sorted deterministically. */
   readonly locations: readonly Location[];
-  /**
-   * Some Ingress names this host in `spec.tls[].hosts`. Static: it decides the
-   * ssl-redirect of the host's locations. It does not depend on the Secret
-   * (a missing or rotated Secret changes only the dynamic TlsState).
-   */
-  readonly tls: boolean;
+  // No "has TLS" flag here: whether a host has a certificate lives only in the
+  // dynamic TlsState, so adding TLS to a served host never reloads (Lua
+  // decides ssl-redirect per request: lua/resty_ingress/https_redirect.lua).
 }
 
 /**
@@ -116,9 +113,13 @@ export interface Location {
   readonly proxy: ProxySettings;
   /** rewrite-target: the replacement for `rewrite "(?i)<path>" <target> break;`, or null. */
   readonly rewriteTarget: string | null;
-  /** ssl-redirect (annotation, else ConfigMap; default true): plain HTTP is redirected when the Server has `tls`. */
+  /**
+   * ssl-redirect (annotation, else ConfigMap; default true): plain HTTP is redirected when the
+   * request host has a certificate in TlsState.hosts (decided in Lua per request, so it does not
+   * depend on whether a certificate exists now: adding or removing one is dynamic).
+   */
   readonly sslRedirect: boolean;
-  /** force-ssl-redirect (annotation, else ConfigMap; default false): plain HTTP is redirected even without `tls`. */
+  /** force-ssl-redirect (annotation, else ConfigMap; default false): plain HTTP is always redirected (a static `return`). */
   readonly forceSslRedirect: boolean;
 }
 

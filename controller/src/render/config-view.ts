@@ -150,7 +150,7 @@ function buildServerViews(model: Model): ServerView[] {
     return {
       hostname: server.hostname,
       isDefault: server.hostname === CATCH_ALL_HOSTNAME,
-      locations: buildLocationBlocks(server.hostname, server.locations, knownBackends, server.tls === true),
+      locations: buildLocationBlocks(server.hostname, server.locations, knownBackends),
     };
   });
 }

@@ -36,8 +36,13 @@ export interface LocationBlock {
   readonly modifier: LocationModifier;
   readonly path: string;
   readonly proxy: ProxyView | null;
-  /** Plain-HTTP requests get the redirect to HTTPS: force-ssl-redirect, or ssl-redirect on a host with TLS. */
+  /** force-ssl-redirect: plain-HTTP requests always get the redirect to HTTPS (a static `return`). */
   readonly httpsRedirect: boolean;
+  /**
+   * ssl-redirect (without force): Lua redirects plain HTTP when the request host has a
+   * certificate (lua/resty_ingress/https_redirect.lua), so adding TLS to a host is no reload.
+   */
+  readonly certificateRedirect: boolean;
 }
 
 /** What a location's metrics labels need of its backend. */
@@ -87,7 +92,7 @@ function matchersOf(location: Location): { modifier: LocationModifier; path: str
   }
 }
 
-const NOT_FOUND_ROOT: LocationBlock = { modifier: '', path: '/', proxy: null, httpsRedirect: false };
+const NOT_FOUND_ROOT: LocationBlock = { modifier: '', path: '/', proxy: null, httpsRedirect: false, certificateRedirect: false };
 
 /**
  * The location blocks of server `hostname`, in model order. Exact paths win
@@ -99,7 +104,6 @@ export function buildLocationBlocks(
   hostname: string,
   locations: readonly Location[],
   knownBackends: ReadonlyMap<string, BackendLabels>,
-  serverTls = false,
 ): LocationBlock[] {
   const exactPaths = new Set(locations.filter((l) => l.match === 'exact').map((l) => l.path));
   const seen = new Set<string>();
@@ -115,8 +119,10 @@ export function buildLocationBlocks(
       );
     }
     const proxy = proxyViewOf(hostname, location, knownBackends);
-    // ingress-nginx's rule: force always redirects; ssl-redirect only where the host has TLS.
-    const httpsRedirect = location.forceSslRedirect === true || (location.sslRedirect === true && serverTls);
+    // ingress-nginx's rule: force always redirects; ssl-redirect only where the host has a
+    // certificate, which only Lua knows (certificates are dynamic).
+    const httpsRedirect = location.forceSslRedirect === true;
+    const certificateRedirect = !httpsRedirect && location.sslRedirect === true;
     for (const matcher of matchersOf(location)) {
       const key = `${matcher.modifier} ${matcher.path}`;
       if (location.match === 'prefix' && matcher.modifier === '=' && exactPaths.has(matcher.path)) continue;
@@ -127,7 +133,7 @@ export function buildLocationBlocks(
         );
       }
       seen.add(key);
-      blocks.push({ ...matcher, proxy, httpsRedirect });
+      blocks.push({ ...matcher, proxy, httpsRedirect, certificateRedirect });
     }
   }
   if (!seen.has(' /')) blocks.push(NOT_FOUND_ROOT);

@@ -75,7 +75,8 @@ const cases: RenderCase[] = [
         'proxy_connect_timeout 5s;',
         'proxy_send_timeout 60s;',
         'proxy_read_timeout 60s;',
-        'rewrite_by_lua_block { resty_ingress.rewrite("default-api-80") }',
+        // ssl-redirect (on by default) with --https-port: Lua redirects hosts that have a certificate.
+        'rewrite_by_lua_block { resty_ingress.rewrite_https("default-api-80", 308, ":8443") }',
         'log_by_lua_block { resty_ingress.log("default-api-80", "a.example.com default web api /re/[a-z]+") }',
         'proxy_pass http://upstream_balancer;',
       ],
@@ -98,8 +99,13 @@ const cases: RenderCase[] = [
   {
     name: 'not-found target',
     host: 'd.example.com',
-    model: model([server('d.example.com', [notFound('/gone'), proxied('/', 'prefix', web.name)])], [web]),
-    blocks: { 'location = "/gone"': ['return 404;'], 'location "/gone/"': ['return 404;'] },
+    model: model([server('d.example.com', [{ ...notFound('/gone'), sslRedirect: false }, notFound('/moved', 'exact'), proxied('/', 'prefix', web.name)])], [web]),
+    blocks: {
+      'location = "/gone"': ['return 404;'],
+      'location "/gone/"': ['return 404;'],
+      // ssl-redirect on: Lua redirects a host with a certificate, else answers the 404 itself.
+      'location = "/moved"': ['rewrite_by_lua_block { resty_ingress.not_found_https(308, ":8443") }'],
+    },
   },
   {
     name: 'HTTPS backend with its proxy settings',

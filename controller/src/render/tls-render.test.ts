@@ -6,41 +6,55 @@ import type { Model } from '../model/types.ts';
 import { RenderError } from './nginx-values.ts';
 import { renderConfig } from './render-config.ts';
 import type { RenderOptions } from './render-options.ts';
-import { backend, DEFAULT_SETTINGS, goldenOptions, model, proxied, server } from './testdata/model-fixtures.ts';
+import { backend, DEFAULT_SETTINGS, goldenOptions, model, notFound, proxied, server } from './testdata/model-fixtures.ts';
 
 const web = backend('default-web-80');
 const REDIRECT_8443 = 'return 308 https://$host:8443$request_uri;';
+const LUA_REDIRECT_8443 = 'resty_ingress.rewrite_https("default-web-80", 308, ":8443")';
+const PLAIN_REWRITE = 'resty_ingress.rewrite("default-web-80")';
 
-function site(tls: boolean, redirect: { sslRedirect?: boolean; forceSslRedirect?: boolean } = {}, settings = DEFAULT_SETTINGS): Model {
-  return model([server('shop.example.com', [proxied('/', 'prefix', web.name, redirect)], tls)], [web], settings);
+// Whether the host has a certificate is not an input: nginx.conf never depends on it.
+function site(redirect: { sslRedirect?: boolean; forceSslRedirect?: boolean } = {}, settings = DEFAULT_SETTINGS): Model {
+  return model([server('shop.example.com', [proxied('/', 'prefix', web.name, redirect)])], [web], settings);
 }
 
 const rows: { name: string; model: Model; options?: Partial<RenderOptions>; present: string[]; absent: string[] }[] = [
   {
     name: 'no --https-port: no TLS at all',
-    model: site(true), options: { httpsPort: undefined },
-    present: [], absent: ['ssl', 'Strict-Transport-Security', 'return 308'],
+    model: site(), options: { httpsPort: undefined },
+    present: [PLAIN_REWRITE], absent: ['ssl', 'Strict-Transport-Security', 'return 308', 'rewrite_https'],
   },
   {
     name: 'every server listens for TLS; the catch-all is the default there too',
-    model: site(false),
+    model: site({ sslRedirect: false }),
     present: ['listen "127.0.0.1:8443" ssl default_server;', 'listen "127.0.0.1:8443" ssl;', 'ssl_certificate "/golden/prefix/ssl/default.crt";',
       'ssl_certificate_by_lua_block { require("resty_ingress.certificate").call() }', 'ssl_protocols "TLSv1.2" "TLSv1.3";', 'http2 on;'],
     absent: ['return 308'],
   },
-  { name: 'ssl-redirect on a host with TLS redirects', model: site(true), present: [REDIRECT_8443], absent: [] },
-  { name: 'ssl-redirect false on a host with TLS does not', model: site(true, { sslRedirect: false }), present: [], absent: ['return 308'] },
-  { name: 'force-ssl-redirect redirects without TLS', model: site(false, { forceSslRedirect: true }), present: [REDIRECT_8443], absent: [] },
-  { name: 'port 443 is left out of the redirect', model: site(true), options: { httpsPort: 443 }, present: ['return 308 https://$host$request_uri;'], absent: [] },
+  { name: 'ssl-redirect: Lua decides per request (code and port as literals), no static return', model: site(), present: [LUA_REDIRECT_8443], absent: ['return 308', PLAIN_REWRITE] },
+  { name: 'ssl-redirect false: the plain handler, no redirect', model: site({ sslRedirect: false }), present: [PLAIN_REWRITE], absent: ['return 308', 'rewrite_https'] },
+  { name: 'force-ssl-redirect: a static return, whatever the certificates', model: site({ forceSslRedirect: true }), present: [REDIRECT_8443, PLAIN_REWRITE], absent: ['rewrite_https'] },
+  {
+    name: 'port 443 is left out of both redirects',
+    model: model([server('shop.example.com', [proxied('/', 'prefix', web.name), proxied('/pay', 'exact', web.name, { forceSslRedirect: true })])], [web]),
+    options: { httpsPort: 443 },
+    present: ['resty_ingress.rewrite_https("default-web-80", 308, "")', 'return 308 https://$host$request_uri;'], absent: ['$host:443'],
+  },
+  {
+    name: 'a 404 location with ssl-redirect: Lua redirects or answers 404 (a `return 404` would run first)',
+    model: model([server('shop.example.com', [notFound('/')])], []),
+    present: ['rewrite_by_lua_block { resty_ingress.not_found_https(308, ":8443") }'], absent: ['return 308'],
+  },
   {
     name: 'ConfigMap: 301, HSTS with preload',
-    model: site(true, {}, { ...DEFAULT_SETTINGS, httpRedirectCode: 301, hsts: { enabled: true, maxAge: 600, includeSubdomains: false, preload: true } }),
-    present: ['return 301 https://$host:8443$request_uri;', 'on "max-age=600; preload";', 'add_header Strict-Transport-Security $resty_hsts always;'],
+    model: model([server('shop.example.com', [proxied('/', 'prefix', web.name), proxied('/pay', 'exact', web.name, { forceSslRedirect: true })])], [web],
+      { ...DEFAULT_SETTINGS, httpRedirectCode: 301, hsts: { enabled: true, maxAge: 600, includeSubdomains: false, preload: true } }),
+    present: ['resty_ingress.rewrite_https("default-web-80", 301, ":8443")', 'return 301 https://$host:8443$request_uri;', 'on "max-age=600; preload";', 'add_header Strict-Transport-Security $resty_hsts always;'],
     absent: [],
   },
   {
     name: 'ConfigMap: hsts false sends no header',
-    model: site(true, {}, { ...DEFAULT_SETTINGS, hsts: { ...DEFAULT_SETTINGS.hsts, enabled: false } }),
+    model: site({}, { ...DEFAULT_SETTINGS, hsts: { ...DEFAULT_SETTINGS.hsts, enabled: false } }),
     present: [], absent: ['Strict-Transport-Security'],
   },
 ];
@@ -55,7 +69,7 @@ void describe('TLS in nginx.conf', () => {
   }
 
   void it('certificates do not change nginx.conf or its version (they are Lua\'s)', () => {
-    const plain = site(true);
+    const plain = site();
     const withCertificate: Model = {
       ...plain,
       tls: {
@@ -68,12 +82,12 @@ void describe('TLS in nginx.conf', () => {
   });
 
   void it('a cipher list that could break out of its directive is refused', () => {
-    const bad = site(true, {}, { ...DEFAULT_SETTINGS, sslCiphers: 'HIGH; return 200' });
+    const bad = site({}, { ...DEFAULT_SETTINGS, sslCiphers: 'HIGH; return 200' });
     assert.throws(() => renderConfig(bad, goldenOptions()), (err: unknown) => err instanceof RenderError && err.code === 'UnsafeValue');
   });
 
   void it('--https-port equal to --http-port is refused', () => {
-    assert.throws(() => renderConfig(site(true), { ...goldenOptions(), httpsPort: 8080 }),
+    assert.throws(() => renderConfig(site(), { ...goldenOptions(), httpsPort: 8080 }),
       (err: unknown) => err instanceof RenderError && err.code === 'InvalidOptions');
   });
 });

@@ -15,7 +15,6 @@ function model(paths: string[], addresses: string[]): Model {
   return {
     servers: [{
       hostname: 'app.test',
-      tls: false,
       locations: paths.map((path) => ({
         path, match: 'prefix', target: { kind: 'backend', backend: backend.name }, ingress: null, proxy, rewriteTarget: null,
         sslRedirect: true, forceSslRedirect: false,

@@ -71,8 +71,8 @@ export function notFound(path: string, match: Location['match'] = 'prefix'): Loc
   return { path, match, target: { kind: 'not-found' }, ingress: null, proxy: DEFAULT_PROXY, rewriteTarget: null, sslRedirect: true, forceSslRedirect: false };
 }
 
-export function server(hostname: string, locations: Location[], tls = false): Server {
-  return { hostname, locations, tls };
+export function server(hostname: string, locations: Location[]): Server {
+  return { hostname, locations };
 }
 
 /** ingress-nginx's TLS defaults, as the ConfigMap module gives them without a ConfigMap. */

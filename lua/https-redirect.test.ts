@@ -1,0 +1,147 @@
+// ssl-redirect decided by Lua inside real NGINX: a plain-HTTP request is
+// redirected once its host has a pushed certificate (exact host or one-label
+// wildcard) and proxied again once the certificate is gone, with no reload
+// (same master and worker PIDs); HTTPS requests are never redirected, and a
+// location that answers 404 itself redirects the same way.
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { findDataplane } from '../controller/src/nginx/dataplane.ts';
+import { createSelfSignedCertificate } from '../controller/src/tls/self-signed.ts';
+import { contractHttpBlock, freePort, startNginx, type RunningNginx } from './test/nginx-harness.ts';
+import { postRaw, startEchoBackends, type EchoBackend } from './test/lua-fixture.ts';
+
+interface Answer { status: number; location: string | undefined; body: string }
+
+/** One request on a new connection (so both workers answer over a few calls). */
+async function get(port: number, host: string, path: string, tls: boolean): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const options = { host: '127.0.0.1', port, path, headers: { host }, agent: false, servername: host.split(':')[0], rejectUnauthorized: false };
+    const req = (tls ? httpsRequest : httpRequest)(options, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => { body += chunk; });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, location: res.headers.location, body }));
+    });
+    req.once('error', reject);
+    req.end();
+  });
+}
+
+void describe('ssl-redirect follows pushed certificates without a reload', () => {
+  let nginx: RunningNginx;
+  let statusUrl: string;
+  let httpPort: number;
+  let tlsPort: number;
+  let dir: string;
+  let backends: EchoBackend[];
+  const placeholder = createSelfSignedCertificate({ commonName: 'placeholder' });
+  const shop = createSelfSignedCertificate({ dnsNames: ['shop.example.com'] });
+  const wild = createSelfSignedCertificate({ dnsNames: ['*.api.example.com'] });
+
+  const pushCertificates = async (hosts: Record<string, string>): Promise<void> => {
+    const certificates = [{ id: 'shop/tls', cert: shop.cert, key: shop.key }, { id: 'api/wild', cert: wild.cert, key: wild.key }];
+    const res = await fetch(`${statusUrl}/configuration/certificates`, { method: 'POST', body: JSON.stringify({ certificates, hosts, defaultCertificate: null }) });
+    assert.equal(res.status, 201, await res.text());
+  };
+
+  /** Every one of `tries` plain requests gives `status` (workers notice a push within ~5 ms). */
+  const settle = async (host: string, path: string, status: number, tries = 6): Promise<Answer[]> => {
+    const deadline = Date.now() + 2000;
+    for (;;) {
+      const answers = await Promise.all(Array.from({ length: tries }, () => get(httpPort, host, path, false)));
+      if (answers.every((a) => a.status === status)) return answers;
+      if (Date.now() > deadline) assert.fail(`${host}${path}: wanted ${status}, got ${answers.map((a) => a.status).join(',')}`);
+      await sleep(10);
+    }
+  };
+
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'resty-redirect-test-'));
+    writeFileSync(join(dir, 'placeholder.crt'), placeholder.cert);
+    writeFileSync(join(dir, 'placeholder.key'), placeholder.key, { mode: 0o600 });
+    backends = await startEchoBackends(['app']);
+    const dataplane = findDataplane();
+    const statusPort = await freePort();
+    httpPort = await freePort();
+    tlsPort = await freePort();
+    // As location.njk renders a location with ssl-redirect on (one proxied, one answering 404).
+    const server = `
+    server {
+        listen 127.0.0.1:${httpPort};
+        listen 127.0.0.1:${tlsPort} ssl;
+        server_name _;
+        ssl_certificate ${dir}/placeholder.crt;
+        ssl_certificate_key ${dir}/placeholder.key;
+        ssl_certificate_by_lua_block { require("resty_ingress.certificate").call() }
+        location / {
+            set $proxy_upstream_name "app";
+            rewrite_by_lua_block { resty_ingress.rewrite_https("app", 308, ":${tlsPort}") }
+            proxy_pass http://upstream_balancer;
+        }
+        location /missing {
+            rewrite_by_lua_block { resty_ingress.not_found_https(301, "") }
+        }
+    }`;
+    nginx = await startNginx({ dataplane, readyPort: statusPort, http: contractHttpBlock(dataplane, statusPort, server) });
+    statusUrl = `http://127.0.0.1:${statusPort}`;
+    const pushed = await postRaw(statusUrl, JSON.stringify([{ name: 'app', endpoints: [{ address: backends[0].address, port: backends[0].port }], loadBalance: 'round_robin' }]));
+    assert.equal(pushed.status, 201, pushed.text);
+  });
+  after(async () => {
+    await nginx?.stop();
+    await Promise.all((backends ?? []).map((b) => b.close()));
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  void it('without certificates every host is proxied over plain HTTP, and 404 stays 404', async () => {
+    const answers = await settle('shop.example.com', '/a', 200);
+    assert.ok(answers.every((a) => a.body === 'app'));
+    await settle('shop.example.com', '/missing', 404);
+  });
+
+  void it('a pushed certificate turns on the redirect for its hosts, same PIDs', async () => {
+    const master = nginx.masterPid;
+    const workers = nginx.workerPids();
+    await pushCertificates({ 'shop.example.com': 'shop/tls', '*.api.example.com': 'api/wild' });
+    const rows = [
+      { name: 'exact host keeps path and query', host: 'shop.example.com', path: '/cart?id=7&q=a%20b', status: 308, location: `https://shop.example.com:${tlsPort}/cart?id=7&q=a%20b` },
+      { name: 'Host with port and capitals ($host is lowercased, portless)', host: 'SHOP.Example.com:80', path: '/', status: 308, location: `https://shop.example.com:${tlsPort}/` },
+      { name: 'one-label wildcard', host: 'v1.api.example.com', path: '/x', status: 308, location: `https://v1.api.example.com:${tlsPort}/x` },
+      { name: 'two labels under the wildcard are not covered', host: 'a.v1.api.example.com', path: '/x', status: 200, location: undefined },
+      { name: 'the wildcard\'s own domain is not covered', host: 'api.example.com', path: '/x', status: 200, location: undefined },
+      { name: 'another host stays plain', host: 'plain.example.com', path: '/x', status: 200, location: undefined },
+      { name: '404 location: the configured code, no port for 443', host: 'shop.example.com', path: '/missing?a=1', status: 301, location: 'https://shop.example.com/missing?a=1' },
+      { name: '404 location on a host without certificate', host: 'plain.example.com', path: '/missing', status: 404, location: undefined },
+    ];
+    for (const row of rows) {
+      const answers = await settle(row.host, row.path, row.status);
+      for (const answer of answers) assert.equal(answer.location, row.location, row.name);
+    }
+    assert.equal(nginx.masterPid, master);
+    assert.deepEqual(nginx.workerPids(), workers);
+  });
+
+  void it('HTTPS requests of a covered host are proxied, never redirected', async () => {
+    for (let i = 0; i < 4; i++) {
+      const answer = await get(tlsPort, 'shop.example.com', '/a', true);
+      assert.equal(answer.status, 200);
+      assert.equal(answer.body, 'app');
+    }
+  });
+
+  void it('removing the certificate (Secret deleted) proxies plain HTTP again, same PIDs', async () => {
+    const workers = nginx.workerPids();
+    await pushCertificates({ '*.api.example.com': 'api/wild' });
+    await settle('shop.example.com', '/a', 200);
+    await settle('shop.example.com', '/missing', 404);
+    await settle('v1.api.example.com', '/x', 308);
+    assert.deepEqual(nginx.workerPids(), workers);
+    assert.deepEqual(nginx.seriousLogLines(), []);
+  });
+});
