@@ -24,6 +24,7 @@ local byte = string.byte
 local balancer_rewrite = balancer.rewrite
 
 local STAR = byte("*")
+local HTTP_NOT_FOUND = ngx.HTTP_NOT_FOUND
 
 local _M = {}
 
@@ -60,7 +61,7 @@ function _M.refresh()
 end
 
 -- True when `host` (as $host: lowercased, no port, no trailing dot) has a certificate.
-function _M.covers(host)
+local function covers(host)
     if exact[host] then
         return true
     end
@@ -72,6 +73,7 @@ function _M.covers(host)
     end
     return false
 end
+_M.covers = covers
 
 -- Redirects a plain-HTTP request of a host with a certificate to
 -- https://$host<port_suffix>$request_uri; returns otherwise.
@@ -81,7 +83,7 @@ local function redirect_if_covered(code, port_suffix)
         return
     end
     local host = var.host
-    if host and _M.covers(host) then
+    if host and covers(host) then
         return ngx_redirect("https://" .. host .. port_suffix .. var.request_uri, code)
     end
 end
@@ -95,7 +97,7 @@ end
 -- rewrite_by_lua of a location that answers 404 itself (no backend), with ssl-redirect on.
 function _M.not_found_https(code, port_suffix)
     redirect_if_covered(code, port_suffix)
-    return ngx_exit(ngx.HTTP_NOT_FOUND)
+    return ngx_exit(HTTP_NOT_FOUND)
 end
 
 return _M
