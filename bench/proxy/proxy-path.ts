@@ -10,7 +10,8 @@ import { dynamicBackends } from '../../controller/src/diff/decide.ts';
 import { postBackends, getStatus } from '../../controller/src/nginx/lua-client.ts';
 import { repoRoot } from '../../controller/src/nginx/dataplane.ts';
 import type { Model } from '../../controller/src/model/types.ts';
-import { createConfigRenderer } from '../../controller/src/render/index.ts';
+import { createConfigRenderer, defaultCertificatePaths } from '../../controller/src/render/index.ts';
+import { writeSelfSignedDefault } from '../../controller/src/tls/default-certificate.ts';
 import { loopbackAddresses, startBackends } from '../lib/backends.ts';
 import { byProfile, type BenchContext, type Benchmark, type Profile } from '../lib/context.ts';
 import { cpuTimeNs, startNginxInstance, type NginxInstance } from '../lib/nginx-instance.ts';
@@ -58,10 +59,12 @@ type Transform = (conf: string, prefix: string) => string;
 
 async function startSide(ctx: BenchContext, model: Model, name: string, transform: Transform, lua: boolean): Promise<{ nginx: NginxInstance; port: number; conf: string }> {
   const prefix = join(ctx.workDir, name);
-  const [port, statusPort] = [await freePort(), await freePort()];
+  const [port, httpsPort, statusPort] = [await freePort(), await freePort(), await freePort()];
+  // As users run it: an HTTPS listener, so every plain-HTTP request goes through the ssl-redirect check.
+  writeSelfSignedDefault(defaultCertificatePaths(prefix));
   const renderer = createConfigRenderer({
     templateDir: join(repoRoot(), 'rootfs/etc/nginx/template'),
-    prefix, listenAddress: '127.0.0.1', httpPort: port, statusPort, workerProcesses: 1, dataplane: ctx.dataplane,
+    prefix, listenAddress: '127.0.0.1', httpPort: port, httpsPort, statusPort, workerProcesses: 1, dataplane: ctx.dataplane,
   });
   const conf = transform(renderer.render(model).conf, prefix);
   const statusUrl = `http://127.0.0.1:${statusPort}`;

@@ -58,7 +58,7 @@ export function activeFeatures(conf: string): string[] {
   if (has(/log_by_lua_block/)) features.push('Lua log phase');
   if (has(/log_by_lua_block \{[^}]*(log_phase|metrics|monitor|resty_ingress\.log\()/i)) features.push('request metrics (Lua log phase)');
   if (has(/listen [^;]*\bssl\b/)) features.push('TLS listener');
-  if (has(/ssl_redirect|force_ssl|return 30[178] https/i)) features.push('HTTP→HTTPS redirect logic');
+  if (has(/ssl_redirect|force_ssl|return 30[178] https|rewrite_https|not_found_https/i)) features.push('HTTP→HTTPS redirect logic');
   features.push(has(/access_log "?\//) ? 'access log on' : 'access log off');
   if (has(/^\s*rewrite "/m)) features.push('rewrite-target');
   return features;
