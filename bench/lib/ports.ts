@@ -1,19 +1,7 @@
 // Free loopback ports and polling helpers shared by the benchmarks.
-import { createServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 
-/** A free TCP port on 127.0.0.1 (bound, then released). */
-export async function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => resolvePort(port));
-    });
-  });
-}
+export { freePort } from '../../e2e/harness/network.ts';
 
 /** Polls `probe` every `everyMs` until it returns a value other than undefined; throws `what` after `timeoutMs`. */
 export async function waitUntil<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs: number, everyMs = 20): Promise<T> {

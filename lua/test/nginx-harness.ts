@@ -4,7 +4,6 @@
 // contractHttpBlock() for the NGINX ⇄ Lua contract of docs/CONTRACTS.md.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { chownSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -36,18 +35,7 @@ export interface RunningNginx {
 
 const SERIOUS = /\[(error|alert|crit|emerg)\]/;
 
-/** A free TCP port on 127.0.0.1 (bound then released: good enough for tests). */
-export async function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolvePort(port));
-    });
-  });
-}
+export { freePort } from '../../e2e/harness/network.ts';
 
 /** The contract's http-level Lua wiring plus a status server on statusPort and `servers` verbatim. */
 export function contractHttpBlock(dataplane: Dataplane, statusPort: number, servers: string): string {

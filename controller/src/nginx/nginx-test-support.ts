@@ -4,7 +4,6 @@
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino, type Logger } from 'pino';
@@ -18,15 +17,7 @@ export function requireDataplane(): Dataplane {
   return dataplane;
 }
 
-/** A port nobody listens on right now (bound to port 0, then released). */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  assert.ok(address && typeof address === 'object');
-  return address.port;
-}
+export { freePort } from '../../../e2e/harness/network.ts';
 
 /** A fresh prefix under the OS temp dir, and its removal. */
 export async function tempPrefix(): Promise<{ prefix: string; remove: () => Promise<void> }> {
