@@ -110,7 +110,13 @@ export async function startController(opts: ControllerOptions, logger: Logger, r
   sync = createSync({
     steps: {
       snapshot: () => { observability.snapshotTaken(); return store.snapshot(); },
-      build: (snapshot) => { const built = buildModel(snapshot, { ...opts, now: Date.now() }); observability.modelBuilt(built); reporting.built(built.model, snapshot); return built; },
+      build: (snapshot) => {
+        // The clock enters here, not in the pure builder: it only flags expired certificates.
+        const built = buildModel(snapshot, { ...opts, now: Date.now() });
+        observability.modelBuilt(built);
+        reporting.built(built.model, snapshot);
+        return built;
+      },
       render: (model) => renderer.render(model),
     },
     dataplane: {
