@@ -1,23 +1,11 @@
 // Free loopback ports and polling helpers shared by the benchmarks.
-import { setTimeout as sleep } from 'node:timers/promises';
+import { waitFor } from '../../e2e/harness/wait.ts';
 
 export { freePort } from '../../e2e/harness/network.ts';
 
 /** Polls `probe` every `everyMs` until it returns a value other than undefined; throws `what` after `timeoutMs`. */
-export async function waitUntil<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs: number, everyMs = 20): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let lastError: unknown = null;
-  while (Date.now() < deadline) {
-    try {
-      const value = await probe();
-      if (value !== undefined) return value;
-    } catch (err) {
-      lastError = err;
-    }
-    await sleep(everyMs);
-  }
-  const reason = lastError instanceof Error ? `: ${lastError.message}` : '';
-  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${reason}`);
+export function waitUntil<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs: number, everyMs = 20): Promise<T> {
+  return waitFor(what, probe, { timeoutMs, intervalMs: everyMs });
 }
 
 /** Answers true when `url` responds with `status` (any body). */

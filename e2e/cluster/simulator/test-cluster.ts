@@ -2,6 +2,7 @@
 // as the admin, and polling. Used by the simulator's tests only.
 import { KubeConfig } from '@kubernetes/client-node';
 import { Agent, fetch, type Response } from 'undici';
+import { waitFor as pollUntil } from '../../harness/wait.ts';
 import { startApiServer, type ApiServer } from '../apiserver/server.ts';
 import type { EndpointSliceObject } from './endpoint-slices.ts';
 import { startSimulator, type Simulator } from './simulator.ts';
@@ -50,19 +51,8 @@ export async function startTestCluster(addressPool: string): Promise<TestCluster
 }
 
 /** Polls `probe` until it returns a value other than undefined; fails with `what` after `timeoutMs`. */
-export async function waitFor<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 8_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let lastError: unknown = null;
-  while (Date.now() < deadline) {
-    try {
-      const value = await probe();
-      if (value !== undefined) return value;
-    } catch (err) {
-      lastError = err;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`timed out waiting for ${what}${lastError ? `: ${(lastError as Error).message}` : ''}`);
+export function waitFor<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 8_000): Promise<T> {
+  return pollUntil(what, probe, { timeoutMs });
 }
 
 export interface DeploymentInput {
