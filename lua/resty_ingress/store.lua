@@ -31,6 +31,24 @@ end
 _M.dict = dict
 _M.split_names = shared_dict.split_lines
 
+-- The names list and its stamp, written together.
+local function put_names(shared, text, version)
+    local ok, err = put(shared, "names", text)
+    if ok then
+        ok, err = put(shared, "names_version", version)
+    end
+    return ok, err
+end
+
+-- Last write of a push: workers that see the new version find everything under it.
+local function publish(shared, version)
+    local ok, err = put(shared, "version", version)
+    if not ok then
+        return nil, err
+    end
+    return version
+end
+
 function _M.version()
     return dict():get("version") or 0
 end
@@ -60,19 +78,12 @@ function _M.replace_backends(parsed)
                 delete_stamped(shared, "backend:", name)
             end
         end
-        local ok, err = put(shared, "names", new_text)
-        if ok then
-            ok, err = put(shared, "names_version", version)
-        end
+        local ok, err = put_names(shared, new_text, version)
         if not ok then
             return nil, err
         end
     end
-    local ok, err = put(shared, "version", version)
-    if not ok then
-        return nil, err
-    end
-    return version
+    return publish(shared, version)
 end
 
 -- Writes a change: `set` (as parsed by validate.lua) added or replaced,
@@ -113,10 +124,7 @@ function _M.patch_backends(set, remove)
                 kept[#kept + 1] = names[i]
             end
         end
-        local ok, err = put(shared, "names", concat(kept, "\n"))
-        if ok then
-            ok, err = put(shared, "names_version", version)
-        end
+        local ok, err = put_names(shared, concat(kept, "\n"), version)
         if not ok then
             return nil, err
         end
@@ -125,11 +133,7 @@ function _M.patch_backends(set, remove)
     for name in pairs(dropped) do
         delete_stamped(shared, "backend:", name)
     end
-    local ok, err = put(shared, "version", version)
-    if not ok then
-        return nil, err
-    end
-    return version
+    return publish(shared, version)
 end
 
 -- The backends as loaded, as one JSON array (built from the stored strings).
