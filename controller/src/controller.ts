@@ -15,7 +15,7 @@ import { postCertificates } from './nginx/lua-certificates.ts';
 import { writeSelfSignedDefault } from './tls/default-certificate.ts';
 import { startAdmissionWebhook, type WebhookServer } from './admission/index.ts';
 import { splitListenAddress } from './cli/validators.ts';
-import { decideApply } from './diff/decide.ts';
+import { sameStaticPart } from './diff/decide.ts';
 import { indexIngressClasses, isOurIngress } from './model/ingress-class.ts';
 import type { Model, Snapshot } from './model/types.ts';
 import { createClusterReporting } from './status/index.ts';
@@ -102,7 +102,7 @@ export async function startController(opts: ControllerOptions, logger: Logger, r
     // Live = NGINX runs a configuration this model would not change statically.
     isLive: (model: Model) => {
       const running = sync?.running() ?? null;
-      return running !== null && decideApply({ model: running, dataplaneEmpty: false }, model).kind !== 'reload';
+      return running !== null && sameStaticPart(running, model);
     },
     describeReloadError,
     onLeaderChange: (leading) => observability.metrics.setLeader(leading),
