@@ -117,9 +117,9 @@ export function createSync(options: SyncOptions): Sync {
       return 'dynamic';
     }
     detail.why = 'static change';
-    const { conf, version } = steps.render(model);
-    detail.renderMs = lap();
     if (!dataplane.started()) {
+      const { conf, version } = steps.render(model);
+      detail.renderMs = lap();
       await dataplane.start(conf, version);
       await push(decision, model, detail);
       current = confirmed = model;
@@ -129,7 +129,10 @@ export function createSync(options: SyncOptions): Sync {
     }
     await push(decision, model, detail);
     detail.applyMs = lap();
+    // Rendered only when a reload can start: a queued one renders again when its turn comes.
     if (inFlight || now() < retryAfter) return 'reload-queued';
+    const { conf, version } = steps.render(model);
+    detail.renderMs = lap();
     if (badVersion && badVersion.version === version && now() < badVersion.until) return 'known-bad';
     staticSince = null;
     startReload(model, conf, version);
