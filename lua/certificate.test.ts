@@ -57,14 +57,21 @@ void describe('certificates by SNI in real NGINX', () => {
     const dataplane = findDataplane();
     const statusPort = await freePort();
     tlsPort = await freePort();
+    // As server.njk renders them: only the default server has a certificate (and so an OpenSSL
+    // context); the host's own server has none, and SNI picking it must not lose the callback.
     const server = `
     server {
-        listen 127.0.0.1:${tlsPort} ssl;
+        listen 127.0.0.1:${tlsPort} ssl default_server;
         http2 on;
         ssl_certificate ${dir}/placeholder.crt;
         ssl_certificate_key ${dir}/placeholder.key;
-        ssl_certificate_by_lua_block { require("resty_ingress.certificate").call() }
+        ssl_client_hello_by_lua_block { require("resty_ingress.certificate").call() }
         location / { return 200 "tls"; }
+    }
+    server {
+        listen 127.0.0.1:${tlsPort} ssl;
+        server_name shop.example.com *.api.example.com;
+        location / { return 200 "shop"; }
     }`;
     nginx = await startNginx({ dataplane, readyPort: statusPort, http: contractHttpBlock(dataplane, statusPort, server) });
     statusUrl = `http://127.0.0.1:${statusPort}`;

@@ -78,7 +78,7 @@ void describe('ssl-redirect follows pushed certificates without a reload', () =>
         server_name _;
         ssl_certificate ${dir}/placeholder.crt;
         ssl_certificate_key ${dir}/placeholder.key;
-        ssl_certificate_by_lua_block { require("resty_ingress.certificate").call() }
+        ssl_client_hello_by_lua_block { require("resty_ingress.certificate").call() }
         location / {
             set $proxy_upstream_name "app";
             rewrite_by_lua_block { resty_ingress.rewrite_https("app", 308, ":${tlsPort}") }

@@ -1,11 +1,18 @@
--- ssl_certificate_by_lua: picks the certificate for a TLS handshake by SNI
--- (lowercased, trailing dot stripped): exact host, then the one-label
--- wildcard, then the pushed default; with none of these NGINX's placeholder
--- certificate (the controller's self-signed default) stays. Parsed
+-- ssl_client_hello_by_lua of the HTTPS default server: picks the certificate
+-- for a TLS handshake by SNI (lowercased, trailing dot stripped): exact host,
+-- then the one-label wildcard, then the pushed default; with none of these
+-- NGINX's placeholder certificate (the controller's self-signed default) stays.
+-- Why the client-hello phase and not ssl_certificate_by_lua: the latter must
+-- be configured in every server SNI may select, and each such server needs a
+-- certificate, hence its own OpenSSL context, which made every reload with
+-- many hosts slow. At client hello no server is selected yet; the other
+-- servers have no context, so OpenSSL keeps the one (and the certificate)
+-- chosen here. Parsed
 -- certificates and keys are cached per worker by id and stamp, so a rotation
 -- (new stamp) is parsed once per worker and nothing is parsed per handshake.
 local ngx = ngx
 local ssl = require("ngx.ssl")
+local clienthello = require("ngx.ssl.clienthello")
 local cjson = require("cjson.safe")
 local lrucache = require("resty.lrucache")
 local certificate_store = require("resty_ingress.certificate_store")
@@ -81,7 +88,7 @@ end
 
 function _M.call()
     local dict = certificate_store.dict()
-    local id = _M.lookup(dict, ssl.server_name())
+    local id = _M.lookup(dict, clienthello.get_client_hello_server_name())
     if not id then
         return
     end

@@ -28,8 +28,8 @@ const rows: { name: string; model: Model; options?: Partial<RenderOptions>; pres
     name: 'every server listens for TLS; the catch-all is the default there too',
     model: site({ sslRedirect: false }),
     present: ['listen "127.0.0.1:8443" ssl default_server;', 'listen "127.0.0.1:8443" ssl;', 'ssl_certificate "/golden/prefix/ssl/default.crt";',
-      'ssl_certificate_by_lua_block { require("resty_ingress.certificate").call() }', 'ssl_protocols "TLSv1.2" "TLSv1.3";', 'http2 on;'],
-    absent: ['return 308'],
+      'ssl_client_hello_by_lua_block { require("resty_ingress.certificate").call() }', 'ssl_protocols "TLSv1.2" "TLSv1.3";', 'http2 on;'],
+    absent: ['return 308', 'ssl_certificate_by_lua'],
   },
   { name: 'ssl-redirect: Lua decides per request (code and port as literals), no static return', model: site(), present: [LUA_REDIRECT_8443], absent: ['return 308', PLAIN_REWRITE] },
   { name: 'ssl-redirect false: the plain handler, no redirect', model: site({ sslRedirect: false }), present: [PLAIN_REWRITE], absent: ['return 308', 'rewrite_https'] },
@@ -67,6 +67,17 @@ void describe('TLS in nginx.conf', () => {
       for (const text of row.absent) assert.ok(!conf.includes(text), `unexpected "${text}"`);
     });
   }
+
+  void it('only the catch-all server has a certificate: one OpenSSL context, however many hosts', () => {
+    const hosts = ['a.example.com', 'b.example.com', 'c.example.com'];
+    const { conf } = renderConfig(model(hosts.map((h) => server(h, [proxied('/', 'prefix', web.name)])), [web]), goldenOptions());
+    const servers = conf.split(/\n    server \{\n/u).slice(1);
+    const withCertificate = servers.filter((block) => block.includes('ssl_certificate '));
+    assert.equal(withCertificate.length, 1, 'exactly one server block names a certificate');
+    assert.match(withCertificate[0] ?? '', /server_name "_";/u);
+    assert.equal(conf.split('ssl_client_hello_by_lua_block').length, 2, 'one certificate callback, in that server');
+    assert.ok(!/^ {4}ssl_certificate/mu.test(conf), 'no certificate at http{} level (every server would inherit it)');
+  });
 
   void it('certificates do not change nginx.conf or its version (they are Lua\'s)', () => {
     const plain = site();
