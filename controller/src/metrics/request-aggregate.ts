@@ -1,0 +1,62 @@
+// What per-request data looks like once it reaches the controller: requests
+// of one location, method and status, aggregated into the four histograms.
+// The reader of NGINX's metrics log (metrics-log-lines.ts) produces it,
+// request-metrics.ts feeds it into the registry; neither knows the other.
+
+/** The four per-request histograms. */
+export const HISTOGRAMS = ['requestDuration', 'responseDuration', 'requestSize', 'responseSize'] as const;
+export type HistogramKey = (typeof HISTOGRAMS)[number];
+
+/** Bucket bounds (ingress-nginx's), +Inf implicit. */
+export const REQUEST_BUCKETS: Readonly<Record<HistogramKey, readonly number[]>> = {
+  requestDuration: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+  responseDuration: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+  requestSize: [64, 256, 1024, 4096, 16384, 65536, 262144, 1048576],
+  responseSize: [64, 256, 1024, 4096, 16384, 65536, 262144, 1048576],
+};
+
+/** The static labels a proxied location renders into `$resty_metrics_labels`. */
+export interface LocationLabels {
+  /** Server name; "" for the catch-all. */
+  readonly host: string;
+  readonly namespace: string;
+  readonly ingress: string;
+  readonly service: string;
+  /** The Ingress path as written (not the request URI). */
+  readonly path: string;
+}
+
+export interface HistogramData {
+  readonly count: number;
+  readonly sum: number;
+  /** Per-bucket counts plus the overflow, not cumulative. */
+  readonly buckets: readonly number[];
+}
+
+/** One aggregated label set: every request of one location, method and status. */
+export interface RequestAggregate {
+  readonly location: LocationLabels;
+  readonly method: string;
+  readonly status: string;
+  readonly histograms: Readonly<Record<HistogramKey, HistogramData>>;
+}
+
+export interface ParsedPayload {
+  readonly aggregates: RequestAggregate[];
+  /** Entries that did not fit the shape, by reason. */
+  readonly rejected: { malformed: number; bucketMismatch: number };
+  /** Entries NGINX itself dropped (its buffer was full). */
+  readonly droppedInNginx: number;
+}
+
+/** "-" and the catch-all "_" mean "none" in the rendered key. */
+const field = (text: string): string => (text === '-' || text === '_' ? '' : text);
+
+/** `host namespace ingress service path` → labels, or null when it has not five fields. */
+export function parseLocationKey(key: string): LocationLabels | null {
+  const parts = key.split(' ');
+  if (parts.length !== 5 || !parts[4].startsWith('/')) return null;
+  const [host, namespace, ingress, service, path] = parts;
+  // render writes a regex path's `$` as a backtick (NGINX would expand `$`).
+  return { host: field(host), namespace: field(namespace), ingress: field(ingress), service: field(service), path: path.replaceAll('`', '$') };
+}
