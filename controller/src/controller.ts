@@ -11,6 +11,7 @@ import { createStore, loadKubeConfig, type Store } from './kube/index.ts';
 import { buildModel } from './model/index.ts';
 import { createNginx, findDataplane, getStatus, NginxError, nginxProblems, NginxNotRunningError, patchBackends, postBackends, repoRoot, type NginxManager } from './nginx/index.ts';
 import { createConfigRenderer, defaultCertificatePaths } from './render/index.ts';
+import { metricsLogPath } from './render/render-options.ts';
 import { postCertificates } from './nginx/lua-certificates.ts';
 import { writeSelfSignedDefault } from './tls/default-certificate.ts';
 import { startAdmissionWebhook, type WebhookServer } from './admission/index.ts';
@@ -86,6 +87,7 @@ export async function startController(opts: ControllerOptions, logger: Logger, r
     host: opts.bindAddress,
     port: opts.healthzPort,
     statusUrl: luaUrl,
+    metricsLogPath: metricsLogPath(opts.nginxPrefix),
     electionId: opts.electionId,
     ingressClass: opts.ingressClass,
     reportStatusClasses: opts.reportStatusClasses,

@@ -1,9 +1,9 @@
 // A Prometheus histogram fed with bucket counts that were already aggregated
-// elsewhere: NGINX workers count requests per bucket (lua/resty_ingress/
-// monitor.lua) and hand over totals, not single observations. prom-client's
-// Histogram only takes one observation at a time and has no way to add a
-// bucket count, so this class keeps the cumulative state per label set and
-// answers the registry's get() itself.
+// elsewhere: the metrics-log reader counts requests per bucket
+// (metrics-log-lines.ts) and hands over totals, not single observations.
+// prom-client's Histogram only takes one observation at a time and has no way
+// to add a bucket count, so this class keeps the cumulative state per label
+// set and answers the registry's get() itself.
 
 import type { Histogram, Registry } from 'prom-client';
 

@@ -1,10 +1,11 @@
 // metrics: Prometheus metrics under ingress-nginx's names (so existing
 // dashboards work) plus resty-ingress's own. Owns: controller metrics fed
-// from sync hooks (controller-metrics.ts), per-request metrics drained from
-// NGINX's Lua monitor (monitor-payload.ts, monitor-drain.ts,
-// request-metrics.ts, aggregated-histogram.ts), stub_status connections
-// (nginx-status.ts). Every function takes the Registry it registers in; no
-// global registry. May import: model/types.ts, prom-client, pino types.
+// from sync hooks (controller-metrics.ts), per-request metrics tailed from
+// NGINX's metrics log (metrics-log-tail.ts, tailed-file.ts,
+// metrics-log-lines.ts → request-aggregate.ts → request-metrics.ts,
+// aggregated-histogram.ts), stub_status connections (nginx-status.ts). Every
+// function takes the Registry it registers in; no global registry. May
+// import: model/types.ts, prom-client, pino types.
 
 export { createControllerMetrics, configHashValue } from './controller-metrics.ts';
 export type { ControllerMetrics, ControllerMetricsOptions, SyncOutcome } from './controller-metrics.ts';
@@ -14,10 +15,11 @@ export { createAdmissionMetrics, MAX_CHECKED_INGRESSES, OVERFLOW_LABEL } from '.
 export type { AdmissionMetrics, AdmissionMetricsOptions, AdmissionOutcome } from './admission-metrics.ts';
 export { createRequestMetrics } from './request-metrics.ts';
 export type { RequestMetrics, RequestMetricsOptions } from './request-metrics.ts';
-export { parseMonitorPayload, parseLocationKey, REQUEST_BUCKETS, HISTOGRAMS } from './monitor-payload.ts';
-export type { LocationLabels, ParsedPayload, RequestAggregate } from './monitor-payload.ts';
-export { startMonitorDrain } from './monitor-drain.ts';
-export type { MonitorDrain, MonitorDrainOptions } from './monitor-drain.ts';
+export { parseLocationKey, REQUEST_BUCKETS, HISTOGRAMS } from './request-aggregate.ts';
+export type { LocationLabels, ParsedPayload, RequestAggregate } from './request-aggregate.ts';
+export { parseMetricsLog, METRIC_METHODS } from './metrics-log-lines.ts';
+export { startMetricsLogTail } from './metrics-log-tail.ts';
+export type { MetricsLogTail, MetricsLogTailOptions } from './metrics-log-tail.ts';
 export { fetchStubStatus, parseStubStatus, registerNginxStatusMetrics } from './nginx-status.ts';
 export type { StubStatus } from './nginx-status.ts';
 export { AggregatedHistogram } from './aggregated-histogram.ts';

@@ -5,7 +5,7 @@
 
 import { Counter, type Registry } from 'prom-client';
 import { AggregatedHistogram } from './aggregated-histogram.ts';
-import { HISTOGRAMS, REQUEST_BUCKETS, type HistogramKey, type LocationLabels, type ParsedPayload } from './monitor-payload.ts';
+import { HISTOGRAMS, REQUEST_BUCKETS, type HistogramKey, type LocationLabels, type ParsedPayload } from './request-aggregate.ts';
 
 export interface RequestMetricsOptions {
   /** --report-status-classes: status label `2xx` instead of `200`. */
@@ -15,7 +15,7 @@ export interface RequestMetricsOptions {
 }
 
 export interface RequestMetrics {
-  /** Adds a parsed drain to the metrics; counts what was rejected. */
+  /** Adds parsed aggregates to the metrics; counts what was rejected. */
   ingest(payload: ParsedPayload): void;
   /** Forgets label sets of locations that no longer exist (after a reload). */
   prune(exists: (location: LocationLabels) => boolean): void;

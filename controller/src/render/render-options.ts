@@ -63,6 +63,15 @@ export function defaultCertificatePaths(prefix: string): { readonly certificate:
   return { certificate: `${dir}/default.crt`, key: `${dir}/default.key` };
 }
 
+/**
+ * The per-request metrics log: NGINX writes it (one line per proxied request,
+ * format in docs/CONTRACTS.md), the controller tails it and, to rotate it,
+ * renames it to `<this>.old` and has NGINX reopen its logs.
+ */
+export function metricsLogPath(prefix: string): string {
+  return `${resolve(prefix)}/metrics.log`;
+}
+
 /** ingress-nginx's `worker-shutdown-timeout` default. */
 export const DEFAULT_WORKER_SHUTDOWN_TIMEOUT_SECONDS = 240;
 

@@ -1,8 +1,11 @@
-// The wiring of startObservability: what the sync hooks and the build step
-// feed into the registry. NGINX is absent (its status URL refuses
-// connections): the request drain and stub_status fail quietly, which is
-// part of what is checked.
+// The wiring of startObservability: what the sync hooks, the build step and
+// the metrics log feed into the registry. NGINX is absent (its status URL
+// refuses connections, the test writes the metrics log): stub_status fails
+// quietly, which is part of what is checked.
 import assert from 'node:assert/strict';
+import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { pino } from 'pino';
 import { Registry } from 'prom-client';
@@ -34,16 +37,21 @@ const expiryHosts = async (registry: Registry): Promise<string[]> =>
 void describe('observability wiring', () => {
   let registry: Registry;
   let observability: Observability;
+  const dir = mkdtempSync(join(tmpdir(), 'observability-'));
+  const metricsLog = join(dir, 'metrics.log');
 
   before(async () => {
     registry = new Registry();
     observability = await startObservability({
-      registry, logger: pino({ level: 'silent' }), host: '127.0.0.1', port: 0, statusUrl: 'http://127.0.0.1:1',
+      registry, logger: pino({ level: 'silent' }), host: '127.0.0.1', port: 0, statusUrl: 'http://127.0.0.1:1', metricsLogPath: metricsLog,
       electionId: 'lease', ingressClass: 'resty', reportStatusClasses: false, metricsPerHost: true,
       nginxPid: () => null, liveVersion: () => null, luaVersion: () => Promise.resolve(null),
     });
   });
-  after(() => observability.close());
+  after(async () => {
+    await observability.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
 
   void it('ssl_expire_time_seconds follows each finished sync; a failed sync changes nothing', async () => {
     const steps: { name: string; hosts: Record<string, string>; outcome: 'synced' | 'failed'; expected: string[] }[] = [
@@ -66,7 +74,13 @@ void describe('observability wiring', () => {
     assert.match(text, /^nginx_ingress_controller_admission_roundtrip_duration 0\.04$/mu);
   });
 
-  void it('a scrape without NGINX still answers (drain and stub_status fail quietly)', async () => {
+  void it('a scrape reads the metrics log first: a request logged just before it is counted', async () => {
+    appendFileSync(metricsLog, 'shop.test shop web web /api\tGET\t200\t0.004\t0.003\t100\t300\n');
+    const text = await (await fetch(`http://127.0.0.1:${observability.port}/metrics`)).text();
+    assert.match(text, /^nginx_ingress_controller_requests\{host="shop.test",namespace="shop",ingress="web",service="web",path="\/api",method="GET",status="200",canary=""\} 1$/mu);
+  });
+
+  void it('a scrape without NGINX still answers (stub_status fails quietly)', async () => {
     const res = await fetch(`http://127.0.0.1:${observability.port}/metrics`);
     assert.equal(res.status, 200);
     assert.match(await res.text(), /resty_ingress_sync_total/u);

@@ -1,13 +1,13 @@
 // Operating the controller: the healthz server (/healthz, /readyz, /metrics)
 // and everything that feeds it — controller metrics from the sync hooks,
-// per-request metrics drained from NGINX, stub_status connections. main
-// creates the Registry and hands it in; controller.ts only connects this to
-// the sync, the store and NGINX through the functions below.
+// per-request metrics tailed from NGINX's metrics log, stub_status
+// connections. main creates the Registry and hands it in; controller.ts only
+// connects this to the sync, the store and NGINX through the functions below.
 
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import {
-  createAdmissionMetrics, createControllerMetrics, createRequestMetrics, fetchStubStatus, registerNginxStatusMetrics, startMonitorDrain,
+  createAdmissionMetrics, createControllerMetrics, createRequestMetrics, fetchStubStatus, registerNginxStatusMetrics, startMetricsLogTail,
   type AdmissionOutcome, type ControllerMetrics, type LocationLabels,
 } from '../metrics/index.ts';
 import type { BuildResult, IngressRef, Model } from '../model/types.ts';
@@ -23,12 +23,14 @@ export interface ObservabilityOptions {
   readonly port: number;
   /** NGINX's loopback status server, e.g. http://127.0.0.1:10246. */
   readonly statusUrl: string;
+  /** The per-request metrics log NGINX writes (metricsLogPath(prefix)). */
+  readonly metricsLogPath: string;
   readonly electionId: string;
   /** --ingress-class: the `class` label of ssl_expire_time_seconds. */
   readonly ingressClass: string;
   readonly reportStatusClasses: boolean;
   readonly metricsPerHost: boolean;
-  /** What the health checks read from the running parts. */
+  /** What the health checks read from the running parts; also the master that reopens the metrics log. */
   readonly nginxPid: () => number | null;
   readonly liveVersion: () => string | null;
   readonly luaVersion: () => Promise<number | null>;
@@ -87,7 +89,15 @@ export async function startObservability(options: ObservabilityOptions): Promise
   const admission = createAdmissionMetrics({ registry });
   const requests = createRequestMetrics(registry, { statusClasses: options.reportStatusClasses, perHost: options.metricsPerHost });
   registerNginxStatusMetrics(registry, () => fetchStubStatus(`${options.statusUrl}/nginx_status`));
-  const drain = startMonitorDrain({ statusUrl: options.statusUrl, metrics: requests, logger });
+  const metricsLog = startMetricsLogTail({
+    path: options.metricsLogPath, metrics: requests, logger,
+    // SIGUSR1: the master reopens its log files and has the workers flush and reopen theirs.
+    reopenLogs: () => {
+      const pid = options.nginxPid();
+      if (pid === null) throw new Error('NGINX is not running');
+      process.kill(pid, 'SIGUSR1');
+    },
+  });
   let firstConfigLive = false;
   // A sync that returns has pushed its model's certificates (or found them unchanged): they are the served ones.
   let lastBuilt: Model | null = null;
@@ -97,7 +107,7 @@ export async function startObservability(options: ObservabilityOptions): Promise
     firstConfigLive: () => firstConfigLive,
   });
   const server = await startHealthServer({
-    host: options.host, port: options.port, registry, checks, logger, beforeScrape: () => drain.drain(),
+    host: options.host, port: options.port, registry, checks, logger, beforeScrape: () => metricsLog.drain(),
   });
 
   const syncHooks: SyncHooks = {
@@ -139,7 +149,7 @@ export async function startObservability(options: ObservabilityOptions): Promise
     },
     beginShutdown: () => checks.beginShutdown(),
     async close(): Promise<void> {
-      drain.stop();
+      metricsLog.stop();
       await server.close();
     },
   };
