@@ -13,7 +13,7 @@ import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { findDataplane } from '../controller/src/nginx/dataplane.ts';
 import { createSelfSignedCertificate } from '../controller/src/tls/self-signed.ts';
-import { contractHttpBlock, freePort, startNginx, type RunningNginx } from './test/nginx-harness.ts';
+import { contractHttpBlock, freePort, startNginx, unbalancedLocations, type RunningNginx } from './test/nginx-harness.ts';
 import { postRaw, startEchoBackends, type EchoBackend } from './test/lua-fixture.ts';
 
 interface Answer { status: number; location: string | undefined; body: string }
@@ -70,7 +70,7 @@ void describe('ssl-redirect follows pushed certificates without a reload', () =>
     const statusPort = await freePort();
     httpPort = await freePort();
     tlsPort = await freePort();
-    // As location.njk renders a location with ssl-redirect on (one proxied, one answering 404).
+    // As location.njk renders a location with ssl-redirect on (one proxied, one answering 404) and one with it off.
     const server = `
     server {
         listen 127.0.0.1:${httpPort};
@@ -81,12 +81,17 @@ void describe('ssl-redirect follows pushed certificates without a reload', () =>
         ssl_client_hello_by_lua_block { require("resty_ingress.certificate").call() }
         location / {
             set $proxy_upstream_name "app";
-            rewrite_by_lua_block { resty_ingress.rewrite_https("app", 308, ":${tlsPort}") }
-            proxy_pass http://upstream_balancer;
+            error_page 500 = @resty_unbalanced_https;
+            proxy_pass http://upstream_balancer_https;
         }
         location /missing {
             rewrite_by_lua_block { resty_ingress.not_found_https(301, "") }
         }
+        location /plain {
+            set $proxy_upstream_name "app";
+            error_page 500 = @resty_unbalanced;
+            proxy_pass http://upstream_balancer;
+        }${unbalancedLocations({ code: 308, portSuffix: `:${tlsPort}` })}
     }`;
     nginx = await startNginx({ dataplane, readyPort: statusPort, http: contractHttpBlock(dataplane, statusPort, server) });
     statusUrl = `http://127.0.0.1:${statusPort}`;
@@ -116,6 +121,7 @@ void describe('ssl-redirect follows pushed certificates without a reload', () =>
       { name: 'two labels under the wildcard are not covered', host: 'a.v1.api.example.com', path: '/x', status: 200, location: undefined },
       { name: 'the wildcard\'s own domain is not covered', host: 'api.example.com', path: '/x', status: 200, location: undefined },
       { name: 'another host stays plain', host: 'plain.example.com', path: '/x', status: 200, location: undefined },
+      { name: 'a location with ssl-redirect off is proxied', host: 'shop.example.com', path: '/plain', status: 200, location: undefined },
       { name: '404 location: the configured code, no port for 443', host: 'shop.example.com', path: '/missing?a=1', status: 301, location: 'https://shop.example.com/missing?a=1' },
       { name: '404 location on a host without certificate', host: 'plain.example.com', path: '/missing', status: 404, location: undefined },
     ];

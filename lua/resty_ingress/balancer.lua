@@ -1,21 +1,26 @@
--- The request path. rewrite() answers 503 early when the location's backend
--- is unknown or has no endpoints (a 503 from the balancer phase would come
--- out as 500); balance() picks a peer with the backend's algorithm; log()
--- feeds response times to EWMA. Backends live in a per-worker table kept in
--- step with the shared dict by worker.lua through sync()/remove(). Hot paths
--- make no closures, no pcall and no strings on a first try.
+-- The request path. balance() picks a peer with the backend's algorithm;
+-- log() feeds response times to EWMA. There is no rewrite phase: when a
+-- backend is unknown or has no endpoints, balance() ends the try with an
+-- error and the location's `error_page 500` hands the request to
+-- unbalanced.lua, which answers 503 (a Lua rewrite phase costs every
+-- request ~0.6 µs to catch what is rare). balance_https() first sends
+-- plain-HTTP requests of hosts with a certificate the same way, to be
+-- redirected (ssl-redirect, see https_redirect.lua). Backends live in a
+-- per-worker table kept in step with the shared dict by worker.lua through
+-- sync()/remove(). Hot paths make no closures, no pcall and no strings on a
+-- first try.
 local ngx = ngx
 local ngx_balancer = require("ngx.balancer")
 local cjson = require("cjson.safe")
 local round_robin = require("resty_ingress.round_robin")
 local ewma = require("resty_ingress.ewma")
+local https_redirect = require("resty_ingress.https_redirect")
 
 local var = ngx.var
 local ngx_exit = ngx.exit
 local ngx_log = ngx.log
 local ERR = ngx.ERR
-local WARN = ngx.WARN
-local HTTP_SERVICE_UNAVAILABLE = ngx.HTTP_SERVICE_UNAVAILABLE
+local NGX_ERROR = ngx.ERROR
 local set_current_peer = ngx_balancer.set_current_peer
 local set_more_tries = ngx_balancer.set_more_tries
 local get_last_failure = ngx_balancer.get_last_failure
@@ -26,6 +31,7 @@ local tonumber = tonumber
 local math_min = math.min
 local tostring = tostring
 local ipairs = ipairs
+local redirects = https_redirect.redirects
 
 -- At most this many extra tries on proxy_next_upstream (ingress-nginx: 3 tries).
 local MAX_RETRIES = 2
@@ -73,15 +79,6 @@ function _M.get(name)
     return backends[name]
 end
 
--- name: the location's backend, a literal in the rendered handler (saves
--- reading $proxy_upstream_name); without it, the variable is read.
-function _M.rewrite(name)
-    local backend = backends[name or var.proxy_upstream_name]
-    if not backend or backend.count == 0 then
-        return ngx_exit(HTTP_SERVICE_UNAVAILABLE)
-    end
-end
-
 -- On a retry, the peers tried so far are in $upstream_addr, separated by ", "
 -- or " : " ("a:1, b:2 : "). Spaces around every entry make a plain search exact.
 local function pick_retry(backend)
@@ -107,12 +104,11 @@ local function pick_retry(backend)
     return picker:find()
 end
 
-function _M.balance()
+local function balance()
     local backend = backends[var.proxy_upstream_name]
     if not backend or backend.count == 0 then
-        -- This worker applied a change between rewrite and balance.
-        ngx_log(WARN, "backend ", var.proxy_upstream_name, " has no endpoints any more")
-        return ngx_exit(HTTP_SERVICE_UNAVAILABLE)
+        -- No peer: error_page 500 sends the request to unbalanced.lua (503).
+        return ngx_exit(NGX_ERROR)
     end
     local peer
     if get_last_failure() == nil then
@@ -128,9 +124,21 @@ function _M.balance()
         ngx_log(ERR, "set_current_peer ", peer.key, ": ", err)
     end
 end
+_M.balance = balance
 
--- log_by_lua: feed the last try's response time to algorithms that learn.
--- name as in rewrite().
+-- balancer_by_lua of `upstream_balancer_https`, used by locations with
+-- ssl-redirect on: a plain-HTTP request whose host has a certificate gets no
+-- peer (unbalanced.lua redirects it). Only the first try asks.
+function _M.balance_https()
+    if get_last_failure() == nil and redirects() then
+        return ngx_exit(NGX_ERROR)
+    end
+    return balance()
+end
+
+-- log_by_lua of locations whose backend uses EWMA: feed the last try's
+-- response time to it. name: the backend, a literal in the rendered handler
+-- (saves reading $proxy_upstream_name); without it, the variable is read.
 function _M.log(name)
     local backend = backends[name or var.proxy_upstream_name]
     if not backend or backend.algorithm ~= "ewma" then

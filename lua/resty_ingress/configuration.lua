@@ -10,7 +10,6 @@ local cjson = require("cjson.safe")
 local store = require("resty_ingress.store")
 local validate = require("resty_ingress.validate")
 local certificate_api = require("resty_ingress.certificate_api")
-local monitor = require("resty_ingress.monitor")
 
 local io_open = io.open
 local next = next
@@ -124,15 +123,6 @@ local routes = {
     ["/configuration/certificates"] = {
         GET = function() return respond(200, certificate_api.summary(), "application/json") end,
         POST = post_certificates,
-    },
-    -- Drains the per-request metrics batches (monitor.lua); 404 when metrics are off.
-    ["/configuration/metrics"] = {
-        GET = function()
-            if not monitor.enabled() then
-                return respond(404, "per-request metrics are off (no lua_shared_dict resty_monitor)\n")
-            end
-            return respond(200, monitor.drain(), "application/json")
-        end,
     },
 }
 

@@ -1,11 +1,13 @@
 -- ssl-redirect decided per request, so that a host gaining or losing its
--- certificate changes no nginx.conf (no reload). A location whose
--- ssl-redirect is on renders `resty_ingress.rewrite_https(...)` (or
--- `not_found_https` when it answers 404 itself) with the redirect code and
--- port as literals; its plain-HTTP requests are redirected when the request
--- host has a real certificate (exact host, then one-label wildcard: the
--- SNI rule of certificate.lua). Locations with ssl-redirect off keep the
--- plain handler and pay nothing; force-ssl-redirect stays a static `return`.
+-- certificate changes no nginx.conf (no reload). A proxied location whose
+-- ssl-redirect is on proxies to `upstream_balancer_https`, whose balancer
+-- asks redirects() on the first try and, when true, chooses no peer:
+-- unbalanced.lua then answers the redirect (code and port are literals of
+-- the location's error handler). No Lua phase is added to any request for
+-- this. A location that answers 404 itself calls not_found_https() from its
+-- rewrite phase. A request is redirected when it is plain HTTP and its host
+-- has a real certificate (exact host, then one-label wildcard: the SNI rule
+-- of certificate.lua). force-ssl-redirect stays a static `return`.
 --
 -- Which hosts have a certificate is a per-worker set rebuilt by refresh()
 -- (worker.lua's poll) when the certificate store version moves, from the
@@ -13,7 +15,6 @@
 -- never a shared-dict read or a certificate parse.
 local ngx = ngx
 local shared_dict = require("resty_ingress.shared_dict")
-local balancer = require("resty_ingress.balancer")
 
 local var = ngx.var
 local ngx_redirect = ngx.redirect
@@ -21,7 +22,6 @@ local ngx_exit = ngx.exit
 local str_find = string.find
 local str_sub = string.sub
 local byte = string.byte
-local balancer_rewrite = balancer.rewrite
 
 local STAR = byte("*")
 local HTTP_NOT_FOUND = ngx.HTTP_NOT_FOUND
@@ -32,6 +32,7 @@ local _M = {}
 local exact = {}
 local wildcard = {}
 local has_wildcard = false
+local has_any = false
 local applied_version = -1
 
 -- Rebuilds the host sets when the certificate store moved; cheap otherwise (one dict read).
@@ -56,7 +57,7 @@ function _M.refresh()
             next_exact[host] = true
         end
     end
-    exact, wildcard, has_wildcard = next_exact, next_wildcard, any_wildcard
+    exact, wildcard, has_wildcard, has_any = next_exact, next_wildcard, any_wildcard, #hosts > 0
     applied_version = version
 end
 
@@ -75,28 +76,27 @@ local function covers(host)
 end
 _M.covers = covers
 
--- Redirects a plain-HTTP request of a host with a certificate to
--- https://$host<port_suffix>$request_uri; returns otherwise.
--- port_suffix: "" for 443, else ":<https-port>".
-local function redirect_if_covered(code, port_suffix)
-    if var.https == "on" then
-        return
+-- True when this request is plain HTTP to a host with a certificate. Reads
+-- no variable while no host has a certificate at all.
+function _M.redirects()
+    if not has_any then
+        return false
     end
     local host = var.host
-    if host and covers(host) then
-        return ngx_redirect("https://" .. host .. port_suffix .. var.request_uri, code)
-    end
+    return host ~= nil and covers(host) and var.https ~= "on"
 end
 
--- rewrite_by_lua of a proxied location with ssl-redirect on.
-function _M.rewrite_https(name, code, port_suffix)
-    redirect_if_covered(code, port_suffix)
-    return balancer_rewrite(name)
+-- Redirects the request to https://$host<port_suffix>$request_uri when
+-- redirects(); returns otherwise. port_suffix: "" for 443, else ":<https-port>".
+function _M.redirect_if_covered(code, port_suffix)
+    if _M.redirects() then
+        return ngx_redirect("https://" .. var.host .. port_suffix .. var.request_uri, code)
+    end
 end
 
 -- rewrite_by_lua of a location that answers 404 itself (no backend), with ssl-redirect on.
 function _M.not_found_https(code, port_suffix)
-    redirect_if_covered(code, port_suffix)
+    _M.redirect_if_covered(code, port_suffix)
     return ngx_exit(HTTP_NOT_FOUND)
 end
 

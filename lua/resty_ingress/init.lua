@@ -2,7 +2,7 @@
 -- the compiled code, and fail NGINX start-up with a clear message when the
 -- configuration lacks the shared dict the other modules rely on. Publishes
 -- the request-path entry points as the one global, `resty_ingress` (see
--- log_phase.lua for why the handlers do not call require()).
+-- entry_points.lua for why the handlers do not call require()).
 local store = require("resty_ingress.store")
 
 local _M = {}
@@ -16,12 +16,12 @@ local MODULES = {
     "resty_ingress.balancer",
     "resty_ingress.configuration",
     "resty_ingress.worker",
-    "resty_ingress.monitor",
-    "resty_ingress.log_phase",
+    "resty_ingress.entry_points",
     "resty_ingress.certificate_store",
     "resty_ingress.certificate_api",
     "resty_ingress.certificate",
     "resty_ingress.https_redirect",
+    "resty_ingress.unbalanced",
 }
 
 function _M.init()
@@ -30,7 +30,7 @@ function _M.init()
         require(MODULES[i])
     end
     -- The one global we define; the workers inherit it from the master.
-    resty_ingress = require("resty_ingress.log_phase").entry_points()
+    resty_ingress = require("resty_ingress.entry_points").entry_points()
 end
 
 return _M

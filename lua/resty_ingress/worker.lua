@@ -4,7 +4,6 @@
 local ngx = ngx
 local store = require("resty_ingress.store")
 local balancer = require("resty_ingress.balancer")
-local monitor = require("resty_ingress.monitor")
 local https_redirect = require("resty_ingress.https_redirect")
 
 local pairs = pairs
@@ -89,7 +88,6 @@ function _M.init_worker()
     if not ok then
         ngx_log(ERR, "starting the backend poll: ", err)
     end
-    monitor.init_worker()
 end
 
 return _M

@@ -37,6 +37,22 @@ const SERIOUS = /\[(error|alert|crit|emerg)\]/;
 
 export { freePort } from '../../e2e/harness/network.ts';
 
+/**
+ * The named locations server.njk renders in every server: where a proxied location's
+ * `error_page 500` goes when the balancer picks no peer. redirect: the ssl-redirect code
+ * and port suffix of @resty_unbalanced_https (omitted: no such location).
+ */
+export function unbalancedLocations(redirect?: { code: number; portSuffix: string }): string {
+  const https = redirect === undefined ? '' : `
+      location @resty_unbalanced_https {
+        content_by_lua_block { require("resty_ingress.unbalanced").answer(${redirect.code}, "${redirect.portSuffix}") }
+      }`;
+  return `
+      location @resty_unbalanced {
+        content_by_lua_block { require("resty_ingress.unbalanced").answer() }
+      }${https}`;
+}
+
 /** The contract's http-level Lua wiring plus a status server on statusPort and `servers` verbatim. */
 export function contractHttpBlock(dataplane: Dataplane, statusPort: number, servers: string): string {
   return `
@@ -49,6 +65,11 @@ export function contractHttpBlock(dataplane: Dataplane, statusPort: number, serv
     upstream upstream_balancer {
         server 0.0.0.1;
         balancer_by_lua_block { require("resty_ingress.balancer").balance() }
+        keepalive 32;
+    }
+    upstream upstream_balancer_https {
+        server 0.0.0.1;
+        balancer_by_lua_block { require("resty_ingress.balancer").balance_https() }
         keepalive 32;
     }
     server {

@@ -49,7 +49,8 @@ const rows: { name: string; running: Model | null; empty?: boolean; next: Model;
     next: model({ '/': 'default-app-80' }, [backend('default-app-80', [])]),
   },
   {
-    name: 'load-balance change is dynamic', running: base, kind: 'dynamic', changed: ['default-app-80'],
+    // EWMA renders a Lua log phase in the backend's locations (round_robin pays none): a static change.
+    name: 'load-balance change reloads (and pushes the algorithm)', running: base, kind: 'reload', changed: ['default-app-80'],
     next: model({ '/': 'default-app-80' }, [backend('default-app-80', ['127.0.1.1', '127.0.1.2'], 'ewma')]),
   },
   {
@@ -73,10 +74,12 @@ for (const row of rows) {
   });
 }
 
-test('staticPart blanks endpoints and balancing only', () => {
-  const next = model({ '/': 'default-app-80' }, [backend('default-app-80', ['127.0.9.9'], 'ewma')]);
+test('staticPart blanks endpoints only', () => {
+  const next = model({ '/': 'default-app-80' }, [backend('default-app-80', ['127.0.9.9'])]);
   assert.deepEqual(staticPart(next), staticPart(base));
   assert.deepEqual(staticPart(next).servers, base.servers);
+  const ewma = model({ '/': 'default-app-80' }, [backend('default-app-80', ['127.0.9.9'], 'ewma')]);
+  assert.notDeepEqual(staticPart(ewma), staticPart(base), 'the algorithm is static');
 });
 
 const two = model({ '/': 'default-app-80', '/api': 'default-api-80' }, [
@@ -108,7 +111,8 @@ for (const row of patchRows) {
 const renamed = model({ '/': 'default-app-80' }, [{ ...backend('default-app-80', ['127.0.1.1', '127.0.1.2']), service: 'other' }]);
 const staticRows: { name: string; next: Model; same: boolean }[] = [
   { name: 'identical copy', next: structuredClone(base), same: true },
-  { name: 'endpoints and algorithm differ', next: model({ '/': 'default-app-80' }, [backend('default-app-80', ['127.0.9.9'], 'ewma')]), same: true },
+  { name: 'endpoints differ', next: model({ '/': 'default-app-80' }, [backend('default-app-80', ['127.0.9.9'])]), same: true },
+  { name: 'the algorithm differs', next: model({ '/': 'default-app-80' }, [backend('default-app-80', ['127.0.1.1', '127.0.1.2'], 'ewma')]), same: false },
   { name: 'certificates differ', next: { ...base, tls: { certificates: [], hosts: [{ host: 'a.test', certificate: 'x' }], defaultCertificate: 'x' } }, same: true },
   { name: 'a backend field nginx.conf uses differs', next: renamed, same: false },
   { name: 'one more backend', next: two, same: false },

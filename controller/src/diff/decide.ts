@@ -70,14 +70,14 @@ const NO_TLS: Model['tls'] = { certificates: [], hosts: [], defaultCertificate: 
 export function staticPart(model: Model): Model {
   return {
     ...model,
-    backends: model.backends.map((b) => ({ ...b, endpoints: [], loadBalance: 'round_robin' })),
+    backends: model.backends.map((b) => ({ ...b, endpoints: [] })),
     // Certificates, rotations and the host map live in Lua only.
     tls: NO_TLS,
   };
 }
 
 // Fields of a Backend / Model that Lua applies at run time; every other field feeds nginx.conf.
-const DYNAMIC_BACKEND_FIELDS: ReadonlySet<string> = new Set(['endpoints', 'loadBalance']);
+const DYNAMIC_BACKEND_FIELDS: ReadonlySet<string> = new Set(['endpoints']);
 const DYNAMIC_MODEL_FIELDS: ReadonlySet<string> = new Set(['tls', 'backends']);
 
 /** True when two records agree on every field outside `skip` (no copies: a rebuild at 10k Ingresses compares every backend). */

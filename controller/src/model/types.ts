@@ -147,9 +147,9 @@ export interface Endpoint {
 }
 
 /**
- * One backend: a Service port. Static part: name/service/port (they shape
- * nginx.conf only through the locations that name the backend). Dynamic part:
- * endpoints and loadBalance, applied by Lua without a reload.
+ * One backend: a Service port. Static part: name/service/port and loadBalance
+ * (they shape nginx.conf only through the locations that name the backend).
+ * Dynamic part: endpoints, applied by Lua without a reload.
  */
 export interface Backend {
   /** `<namespace>-<service>-<port>` where port is the Service port number or name as referenced. */
@@ -162,7 +162,11 @@ export interface Backend {
   readonly port: number | string;
   /** Ready endpoints, sorted by address then port; empty = 503 (missing Service, none ready). DYNAMIC. */
   readonly endpoints: readonly Endpoint[];
-  /** Balancing algorithm; when Ingresses disagree, the oldest Ingress's value wins. DYNAMIC. */
+  /**
+   * Balancing algorithm; when Ingresses disagree, the oldest Ingress's value wins. STATIC:
+   * EWMA needs a Lua log phase in the backend's locations (it learns response times), which
+   * round_robin locations do not pay for; Lua also receives it with the endpoints.
+   */
   readonly loadBalance: LoadBalance;
 }
 

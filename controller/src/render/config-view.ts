@@ -4,7 +4,7 @@
 // change cannot change nginx.conf or its version.
 
 import type { AccessLogSettings, HstsSettings, Model, Server } from '../model/types.ts';
-import { defaultCertificatePaths, type ResolvedRenderOptions } from './render-options.ts';
+import { defaultCertificatePaths, metricsLogPath, type ResolvedRenderOptions } from './render-options.ts';
 import { buildLocationBlocks, type LocationBlock } from './location-blocks.ts';
 import { RenderError } from './nginx-values.ts';
 
@@ -25,6 +25,8 @@ export interface PrefixPaths {
   readonly errorLog: string;
   /** null = `access_log off`. */
   readonly accessLog: string | null;
+  /** Per-request metrics lines (always on), read by the controller. */
+  readonly metricsLog: string;
   readonly clientBodyTemp: string;
   readonly proxyTemp: string;
   readonly fastcgiTemp: string;
@@ -118,6 +120,7 @@ function prefixPaths(options: ResolvedRenderOptions, accessLog: AccessLogSetting
     pid: inPrefix('nginx.pid'),
     errorLog: inPrefix('error.log'),
     accessLog: options.accessLog && accessLog.enabled ? inPrefix('access.log') : null,
+    metricsLog: metricsLogPath(options.prefix),
     clientBodyTemp: inPrefix('client_body_temp'),
     proxyTemp: inPrefix('proxy_temp'),
     fastcgiTemp: inPrefix('fastcgi_temp'),

@@ -15,12 +15,14 @@ export interface ProxyView {
   readonly upstreamName: string;
   /**
    * `set $resty_metrics_labels`: "<host> <namespace> <ingress> <service> <path>", the
-   * location's label set for per-request metrics (lua/resty_ingress/monitor.lua,
-   * controller/src/metrics/monitor-payload.ts). "-" = none; every field is a
+   * location's label set for per-request metrics (the metrics log of http.njk,
+   * read by controller/src/metrics/metrics-log-tail.ts). "-" = none; every field is a
    * validated name or path without whitespace; `$` in a regex path is written
    * as a backtick (never valid in a path) so NGINX does not read a variable.
    */
   readonly metricsLabels: string;
+  /** The backend balances with EWMA, which learns response times: the location gets a Lua log phase (others pay none). */
+  readonly feedback: boolean;
   /** `proxy_pass <scheme>://upstream_balancer`. */
   readonly scheme: 'http' | 'https';
   readonly bodySize: string;
@@ -45,8 +47,8 @@ export interface LocationBlock {
   readonly certificateRedirect: boolean;
 }
 
-/** What a location's metrics labels need of its backend. */
-export type BackendLabels = Pick<Backend, 'namespace' | 'service'>;
+/** What a location's block needs of its backend: metrics labels and the algorithm. */
+export type BackendLabels = Pick<Backend, 'namespace' | 'service' | 'loadBalance'>;
 
 function metricsLabelsOf(hostname: string, location: Location, backend: BackendLabels): string {
   const namespace = location.ingress?.namespace ?? backend.namespace;
@@ -57,10 +59,11 @@ function metricsLabelsOf(hostname: string, location: Location, backend: BackendL
 function proxyViewOf(hostname: string, location: Location, backends: ReadonlyMap<string, BackendLabels>): ProxyView | null {
   if (location.target.kind === 'not-found') return null;
   const settings = location.proxy;
-  const backend = backends.get(location.target.backend) ?? { namespace: '', service: '' };
+  const backend = backends.get(location.target.backend) ?? { namespace: '', service: '', loadBalance: 'round_robin' };
   return {
     upstreamName: location.target.backend,
     metricsLabels: metricsLabelsOf(hostname, location, backend),
+    feedback: backend.loadBalance === 'ewma',
     scheme: settings.protocol === 'HTTPS' ? 'https' : 'http',
     bodySize: settings.bodySize,
     connectTimeout: settings.connectTimeout,

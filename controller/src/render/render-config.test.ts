@@ -65,23 +65,24 @@ const cases: RenderCase[] = [
       [api, web],
     ),
     blocks: {
-      'location "/"': ['set $proxy_upstream_name "default-web-80";', 'proxy_pass http://upstream_balancer;'],
-      'location = "/app"': ['set $proxy_upstream_name "default-api-80";', 'proxy_pass http://upstream_balancer;'],
+      'location "/"': ['set $proxy_upstream_name "default-web-80";', 'proxy_pass http://upstream_balancer_https;'],
+      'location = "/app"': ['set $proxy_upstream_name "default-api-80";', 'proxy_pass http://upstream_balancer_https;'],
       'location "/app/"': ['set $proxy_upstream_name "default-api-80";'],
       'location = "/exact"': ['set $proxy_upstream_name "default-web-80";'],
       'location ~* "^/re/[a-z]+"': [
         'set $proxy_upstream_name "default-api-80";',
+        'set $resty_metrics_labels "a.example.com default web api /re/[a-z]+";',
         'client_max_body_size "1m";',
         'proxy_connect_timeout 5s;',
         'proxy_send_timeout 60s;',
         'proxy_read_timeout 60s;',
-        // ssl-redirect (on by default) with --https-port: Lua redirects hosts that have a certificate.
-        'rewrite_by_lua_block { resty_ingress.rewrite_https("default-api-80", 308, ":8443") }',
-        'log_by_lua_block { resty_ingress.log("default-api-80", "a.example.com default web api /re/[a-z]+") }',
-        'proxy_pass http://upstream_balancer;',
+        // ssl-redirect (on by default) with --https-port: its balancer sends plain HTTP of hosts with a certificate here.
+        'error_page 500 = @resty_unbalanced_https;',
+        'proxy_pass http://upstream_balancer_https;',
       ],
     },
-    absent: ['location = "/" {', 'location "/exact/"', 'rewrite "'],
+    // No Lua phase in a round-robin location: metrics come from the access log.
+    absent: ['location = "/" {', 'location "/exact/"', 'rewrite "', 'log_by_lua', 'resty_ingress.rewrite'],
   },
   {
     name: 'a trailing slash on a prefix path renders the same blocks',
@@ -118,23 +119,29 @@ const cases: RenderCase[] = [
         'proxy_send_timeout 30s;',
         'proxy_read_timeout 120s;',
         'proxy_ssl_server_name on;',
-        'proxy_pass https://upstream_balancer;',
+        'proxy_pass https://upstream_balancer_https;',
       ],
     },
-    absent: ['proxy_pass http://upstream_balancer;\n        }\n    }\n}'],
+    absent: ['proxy_pass http://upstream_balancer'],
   },
   {
-    name: 'rewrite-target: set first, then rewrite ... break, then Lua',
+    name: 'rewrite-target: set first, then rewrite ... break, then the proxy',
     host: 'f.example.com',
     model: model([server('f.example.com', [proxied('/api(/|$)(.*)', 'regex', web.name, { rewriteTarget: '/$2' })])], [web]),
     blocks: {
       'location ~* "^/api(/|$)(.*)"': [
         'set $proxy_upstream_name "default-web-80";',
         'rewrite "(?i)/api(/|$)(.*)" "/$2" break;',
-        'rewrite_by_lua_block',
-        'proxy_pass http://upstream_balancer;',
+        'error_page 500 = @resty_unbalanced_https;',
+        'proxy_pass http://upstream_balancer_https;',
       ],
     },
+  },
+  {
+    name: 'an EWMA backend: its locations get the Lua log phase that feeds it response times',
+    host: 'g.example.com',
+    model: model([server('g.example.com', [proxied('/', 'prefix', 'default-ewma-80')])], [{ ...backend('default-ewma-80'), loadBalance: 'ewma' }]),
+    blocks: { 'location "/"': ['log_by_lua_block { resty_ingress.log("default-ewma-80") }', 'proxy_pass http://upstream_balancer_https;'] },
   },
 ];
 

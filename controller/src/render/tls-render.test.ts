@@ -10,8 +10,10 @@ import { backend, DEFAULT_SETTINGS, goldenOptions, model, notFound, proxied, ser
 
 const web = backend('default-web-80');
 const REDIRECT_8443 = 'return 308 https://$host:8443$request_uri;';
-const LUA_REDIRECT_8443 = 'resty_ingress.rewrite_https("default-web-80", 308, ":8443")';
-const PLAIN_REWRITE = 'resty_ingress.rewrite("default-web-80")';
+// ssl-redirect: the location's balancer picks no peer for plain HTTP of a host with a certificate; the error handler redirects.
+const LUA_REDIRECT = ['error_page 500 = @resty_unbalanced_https;', 'proxy_pass http://upstream_balancer_https;'];
+const LUA_REDIRECT_8443 = 'content_by_lua_block { resty_ingress.unbalanced(308, ":8443") }';
+const PLAIN = ['error_page 500 = @resty_unbalanced;', 'proxy_pass http://upstream_balancer;'];
 
 // Whether the host has a certificate is not an input: nginx.conf never depends on it.
 function site(redirect: { sslRedirect?: boolean; forceSslRedirect?: boolean } = {}, settings = DEFAULT_SETTINGS): Model {
@@ -22,7 +24,7 @@ const rows: { name: string; model: Model; options?: Partial<RenderOptions>; pres
   {
     name: 'no --https-port: no TLS at all',
     model: site(), options: { httpsPort: undefined },
-    present: [PLAIN_REWRITE], absent: ['ssl', 'Strict-Transport-Security', 'return 308', 'rewrite_https'],
+    present: PLAIN, absent: ['ssl', 'Strict-Transport-Security', 'return 308', 'upstream_balancer_https', '@resty_unbalanced_https'],
   },
   {
     name: 'every server listens for TLS; the catch-all is the default there too',
@@ -31,14 +33,14 @@ const rows: { name: string; model: Model; options?: Partial<RenderOptions>; pres
       'ssl_client_hello_by_lua_block { require("resty_ingress.certificate").call() }', 'ssl_protocols "TLSv1.2" "TLSv1.3";', 'http2 on;'],
     absent: ['return 308', 'ssl_certificate_by_lua'],
   },
-  { name: 'ssl-redirect: Lua decides per request (code and port as literals), no static return', model: site(), present: [LUA_REDIRECT_8443], absent: ['return 308', PLAIN_REWRITE] },
-  { name: 'ssl-redirect false: the plain handler, no redirect', model: site({ sslRedirect: false }), present: [PLAIN_REWRITE], absent: ['return 308', 'rewrite_https'] },
-  { name: 'force-ssl-redirect: a static return, whatever the certificates', model: site({ forceSslRedirect: true }), present: [REDIRECT_8443, PLAIN_REWRITE], absent: ['rewrite_https'] },
+  { name: 'ssl-redirect: Lua decides per request (code and port as literals), no static return', model: site(), present: [...LUA_REDIRECT, LUA_REDIRECT_8443], absent: ['return 308', ...PLAIN] },
+  { name: 'ssl-redirect false: the plain balancer, no redirect', model: site({ sslRedirect: false }), present: PLAIN, absent: ['return 308', ...LUA_REDIRECT] },
+  { name: 'force-ssl-redirect: a static return, whatever the certificates', model: site({ forceSslRedirect: true }), present: [REDIRECT_8443, ...PLAIN], absent: LUA_REDIRECT },
   {
     name: 'port 443 is left out of both redirects',
     model: model([server('shop.example.com', [proxied('/', 'prefix', web.name), proxied('/pay', 'exact', web.name, { forceSslRedirect: true })])], [web]),
     options: { httpsPort: 443 },
-    present: ['resty_ingress.rewrite_https("default-web-80", 308, "")', 'return 308 https://$host$request_uri;'], absent: ['$host:443'],
+    present: ['resty_ingress.unbalanced(308, "")', 'return 308 https://$host$request_uri;'], absent: ['$host:443'],
   },
   {
     name: 'a 404 location with ssl-redirect: Lua redirects or answers 404 (a `return 404` would run first)',
@@ -49,7 +51,7 @@ const rows: { name: string; model: Model; options?: Partial<RenderOptions>; pres
     name: 'ConfigMap: 301, HSTS with preload',
     model: model([server('shop.example.com', [proxied('/', 'prefix', web.name), proxied('/pay', 'exact', web.name, { forceSslRedirect: true })])], [web],
       { ...DEFAULT_SETTINGS, httpRedirectCode: 301, hsts: { enabled: true, maxAge: 600, includeSubdomains: false, preload: true } }),
-    present: ['resty_ingress.rewrite_https("default-web-80", 301, ":8443")', 'return 301 https://$host:8443$request_uri;', 'on "max-age=600; preload";', 'add_header Strict-Transport-Security $resty_hsts always;'],
+    present: ['resty_ingress.unbalanced(301, ":8443")', 'return 301 https://$host:8443$request_uri;', 'on "max-age=600; preload";', 'add_header Strict-Transport-Security $resty_hsts always;'],
     absent: [],
   },
   {
@@ -71,7 +73,7 @@ void describe('TLS in nginx.conf', () => {
   void it('only the catch-all server has a certificate: one OpenSSL context, however many hosts', () => {
     const hosts = ['a.example.com', 'b.example.com', 'c.example.com'];
     const { conf } = renderConfig(model(hosts.map((h) => server(h, [proxied('/', 'prefix', web.name)])), [web]), goldenOptions());
-    const servers = conf.split(/\n    server \{\n/u).slice(1);
+    const servers = conf.split(/\n {4}server \{\n/u).slice(1);
     const withCertificate = servers.filter((block) => block.includes('ssl_certificate '));
     assert.equal(withCertificate.length, 1, 'exactly one server block names a certificate');
     assert.match(withCertificate[0] ?? '', /server_name "_";/u);

@@ -1,0 +1,38 @@
+-- What a request gets when the balancer chose no peer. balancer.lua ends
+-- such a try with an error (NGINX makes it a 500) and every proxied location
+-- renders `error_page 500 = @resty_unbalanced[_https]`, whose content
+-- handler is answer(): the redirect to HTTPS when the location has
+-- ssl-redirect on and the request qualifies (https_redirect.lua), else 503
+-- when the backend is unknown or has no endpoints, else 500 (the balancer
+-- failed for another reason, e.g. a Lua error, already in error.log).
+-- The verdict is derived again here, not passed along: a named location
+-- starts with fresh module contexts (ngx.ctx is gone), and the per-worker
+-- tables it reads are the ones the balancer just read.
+local ngx = ngx
+local balancer = require("resty_ingress.balancer")
+local https_redirect = require("resty_ingress.https_redirect")
+
+local var = ngx.var
+local ngx_exit = ngx.exit
+local backend_of = balancer.get
+local redirect_if_covered = https_redirect.redirect_if_covered
+
+local HTTP_SERVICE_UNAVAILABLE = ngx.HTTP_SERVICE_UNAVAILABLE
+local HTTP_INTERNAL_SERVER_ERROR = ngx.HTTP_INTERNAL_SERVER_ERROR
+
+local _M = {}
+
+-- content_by_lua of @resty_unbalanced (code nil) and @resty_unbalanced_https
+-- (code and port_suffix: the ssl-redirect code and "" or ":<https-port>").
+function _M.answer(code, port_suffix)
+    if code then
+        redirect_if_covered(code, port_suffix)
+    end
+    local backend = backend_of(var.proxy_upstream_name)
+    if not backend or backend.count == 0 then
+        return ngx_exit(HTTP_SERVICE_UNAVAILABLE)
+    end
+    return ngx_exit(HTTP_INTERNAL_SERVER_ERROR)
+end
+
+return _M
