@@ -1,9 +1,17 @@
 // Unit tests of the benchmarks' pure parts: statistics, goal verdicts, the
-// native reference transform and the jit.v reader.
+// native reference transform and its ablations (on a hand-written conf and on
+// the proxy benchmark's real rendered one), the jit.v reader and the
+// metrics-log batching.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { describeJit, readJitTrace } from '../proxy/jit-trace.ts';
-import { nativeReferenceConf, withoutLuaPhase } from '../proxy/reference-conf.ts';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { repoRoot } from '../../controller/src/nginx/dataplane.ts';
+import { createConfigRenderer } from '../../controller/src/render/index.ts';
+import { describeJit, functionRange, readJitTrace, REQUEST_PATH_FILES, requestPathPhases, traceStartLines } from '../proxy/jit-trace.ts';
+import { batchesOf } from '../proxy/metrics-parse-cost.ts';
+import { buildProxyModel, SECURE_HOST } from '../proxy/proxy-model.ts';
+import { activeFeatures, nativeReferenceConf, withoutMetricsLog, withoutRedirectCheck } from '../proxy/reference-conf.ts';
 import { metric, type Goal } from './report.ts';
 import { percentile, summarize } from './stats.ts';
 
@@ -31,45 +39,221 @@ test('metric: goal verdicts on value and on ratio', () => {
   for (const row of rows) assert.equal(metric(row.name, '', row.value, row.reference, 'ref', row.goal).missed, row.missed, row.name);
 });
 
+// The shape of a rendered conf with HTTPS on (rootfs/etc/nginx/template), trimmed to what the transforms touch.
 const OURS = `http {
+    log_format upstreaminfo '$remote_addr $status';
+    access_log "/p/access.log" upstreaminfo;
+    log_format resty_metrics '$resty_metrics_labels\\t$status';
+    access_log "/p/metrics.log" resty_metrics buffer=64k flush=1s if=$resty_metrics_labels;
+    init_by_lua_block { require("resty_ingress.init").init() }
     init_worker_by_lua_block { require("resty_ingress.worker").init_worker() }
     upstream upstream_balancer {
         server 0.0.0.1; # placeholder, never used
-        balancer_by_lua_block { require("resty_ingress.balancer").balance() }
+        balancer_by_lua_block { resty_ingress.balance() }
         keepalive 320;
+        keepalive_timeout 60s;
+    }
+    upstream upstream_balancer_https {
+        server 0.0.0.1; # placeholder, never used
+        balancer_by_lua_block { resty_ingress.balance_https() }
+        keepalive 320;
+        keepalive_timeout 60s;
     }
     server {
-        location / {
-            rewrite_by_lua_block { require("resty_ingress.balancer").rewrite() }
-            log_by_lua_block { require("resty_ingress.log_phase").log() }
+        listen "127.0.0.1:3";
+        set $resty_metrics_labels "";
+    }
+    server {
+        listen "127.0.0.1:1" default_server;
+        listen "127.0.0.1:2" ssl default_server;
+        location "/" {
+            rewrite_by_lua_block { resty_ingress.not_found_https(308, ":2") }
+        }
+    }
+    server {
+        listen "127.0.0.1:1";
+        location "/ewma" {
+            set $proxy_upstream_name "ns-ewma-80";
+            set $resty_metrics_labels "h ns ewma ewma /ewma";
+            error_page 500 = @resty_unbalanced;
+            log_by_lua_block { resty_ingress.log("ns-ewma-80") }
             proxy_pass http://upstream_balancer;
+        }
+        location "/" {
+            set $proxy_upstream_name "ns-app-80";
+            set $resty_metrics_labels "h ns app app /";
+            rewrite "(?i)/api(/|$)(.*)" "/$2" break;
+            error_page 500 = @resty_unbalanced_https;
+            proxy_pass http://upstream_balancer_https;
+        }
+        location @resty_unbalanced_https {
+            content_by_lua_block { resty_ingress.unbalanced(308, ":2") }
         }
     }
 }
 `;
 
-test('nativeReferenceConf: static peers, keepalive kept, no Lua on the request path', () => {
-  const native = nativeReferenceConf(OURS, [{ address: '127.0.0.2', port: 81 }, { address: '127.0.0.3', port: 81 }]);
-  assert.match(native, /server 127\.0\.0\.2:81 max_fails=0;\n\s+server 127\.0\.0\.3:81 max_fails=0;\n\s+keepalive 320;/);
-  assert.doesNotMatch(native, /_by_lua_block/);
-  assert.throws(() => nativeReferenceConf('http { }', []), /template changed/);
-  assert.doesNotMatch(withoutLuaPhase(OURS, 'log'), /log_by_lua/);
-  assert.match(withoutLuaPhase(OURS, 'log'), /rewrite_by_lua/);
+const PEERS = [{ address: '127.0.0.2', port: 81 }, { address: '127.0.0.3', port: 81 }];
+const STATIC_BODY = 'server 127\\.0\\.0\\.2:81 max_fails=0;\\n\\s+server 127\\.0\\.0\\.3:81 max_fails=0;\\n\\s+keepalive 320;\\n\\s+keepalive_timeout 60s;\\n\\s+\\}';
+
+test('nativeReferenceConf: both balancer upstreams static, no Lua on the request path, no metrics log', () => {
+  const native = nativeReferenceConf(OURS, PEERS);
+  const rows: { name: string; pattern: RegExp; present: boolean }[] = [
+    { name: 'upstream_balancer: peers then keepalive', pattern: new RegExp(`upstream upstream_balancer \\{\\n\\s+${STATIC_BODY}`), present: true },
+    { name: 'upstream_balancer_https: peers then keepalive', pattern: new RegExp(`upstream upstream_balancer_https \\{\\n\\s+${STATIC_BODY}`), present: true },
+    { name: 'no balancer Lua', pattern: /balancer_by_lua|placeholder/, present: false },
+    { name: 'no init_worker, rewrite or log phase', pattern: /(init_worker|rewrite|log)_by_lua/, present: false },
+    { name: 'the Lua 404 becomes a plain one', pattern: /location "\/" \{\n\s+return 404;\n\s+\}/, present: true },
+    { name: 'no metrics log_format', pattern: /log_format resty_metrics/, present: false },
+    { name: 'no metrics access_log', pattern: /metrics\.log/, present: false },
+    { name: 'no metrics labels', pattern: /resty_metrics_labels/, present: false },
+    { name: 'the user access log stays', pattern: /access_log "\/p\/access\.log" upstreaminfo;/, present: true },
+    { name: 'locations keep their upstream', pattern: /proxy_pass http:\/\/upstream_balancer_https;[\s\S]*/, present: true },
+  ];
+  for (const row of rows) assert.equal(row.pattern.test(native), row.present, row.name);
 });
 
-test('readJitTrace: traces by phase, aborts with their reason', () => {
-  const balancer = ['local _M = {}', 'function _M.rewrite()', '  x()', 'end', 'function _M.balance()', '  y()', 'end', 'function _M.log()', 'end'].join('\n');
-  const output = [
-    '[TRACE   1 balancer.lua:2 return]',
-    '[TRACE   2 (1/3) balancer.lua:6 -> 1]',
-    '[TRACE --- monitor.lua:70 -- inner loop in root trace at monitor.lua:70]',
-    '[TRACE   3 store.lua:24 return]',
-  ].join('\n');
-  const report = readJitTrace(output, balancer);
-  assert.deepEqual(report, {
-    rewrite: { compiled: 1, aborted: [] },
-    balance: { compiled: 1, aborted: [] },
-    log: { compiled: 0, aborted: ['inner loop in root trace at monitor.lua:70'] },
+test('nativeReferenceConf: a missing or unknown piece is "template changed", never a silent half-native conf', () => {
+  const rows = [
+    { name: 'no upstream at all', conf: 'http { }', why: /upstream upstream_balancer \{/ },
+    { name: 'only the https upstream', conf: OURS.replace('upstream upstream_balancer {', 'upstream other {'), why: /upstream upstream_balancer \{/ },
+    { name: 'a location proxies to an upstream that is not there', conf: OURS.replace('proxy_pass http://upstream_balancer;', 'proxy_pass http://upstream_balancer_grpc;'), why: /upstream upstream_balancer_grpc/ },
+    { name: 'Lua balancer outside the upstreams it knows', conf: OURS.replace('upstream upstream_balancer_https {', 'upstream balancer_two {').replace('upstream_balancer_https;', 'upstream_balancer;'), why: /every balancer_by_lua_block/ },
+    { name: 'no request-path Lua', conf: OURS.replaceAll(/^.*(init_worker|log|rewrite)_by_lua_block.*\n/gm, ''), why: /request-path \*_by_lua_block/ },
+    { name: 'no metrics access_log', conf: OURS.replace(/^.*access_log "\/p\/metrics\.log".*\n/m, ''), why: /access_log … resty_metrics/ },
+    { name: 'no metrics log_format', conf: OURS.replace(/^.*log_format resty_metrics.*\n/m, ''), why: /log_format resty_metrics/ },
+    { name: 'no metrics labels', conf: OURS.replaceAll(/^.*set \$resty_metrics_labels.*\n/gm, ''), why: /set \$resty_metrics_labels/ },
+  ];
+  for (const row of rows) {
+    assert.throws(() => nativeReferenceConf(row.conf, PEERS), (err: Error) => /template changed/.test(err.message) && row.why.test(err.message), row.name);
+  }
+});
+
+test('ablations: each removes exactly the piece it prices', () => {
+  const noMetrics = withoutMetricsLog(OURS);
+  const noRedirect = withoutRedirectCheck(OURS);
+  const rows: { name: string; conf: string; pattern: RegExp; present: boolean }[] = [
+    { name: 'no-metrics: no metrics access_log', conf: noMetrics, pattern: /access_log \S+ resty_metrics/, present: false },
+    { name: 'no-metrics: the user access log stays', conf: noMetrics, pattern: /access_log \S+ upstreaminfo;/, present: true },
+    { name: 'no-metrics: the redirect check stays', conf: noMetrics, pattern: /proxy_pass http:\/\/upstream_balancer_https;/, present: true },
+    { name: 'no-metrics: the Lua balancer stays', conf: noMetrics, pattern: /balance_https\(\)/, present: true },
+    { name: 'no-redirect-check: no location proxies to _https', conf: noRedirect, pattern: /proxy_pass \S+_https;|@resty_unbalanced_https;/, present: false },
+    { name: 'no-redirect-check: proxies to upstream_balancer', conf: noRedirect, pattern: /rewrite "[^\n]*\n\s+error_page 500 = @resty_unbalanced;\n\s+proxy_pass http:\/\/upstream_balancer;/, present: true },
+    { name: 'no-redirect-check: the metrics log stays', conf: noRedirect, pattern: /access_log \S+ resty_metrics/, present: true },
+  ];
+  for (const row of rows) assert.equal(row.pattern.test(row.conf), row.present, row.name);
+  assert.throws(() => withoutMetricsLog(noMetrics), /template changed/, 'no metrics log to remove');
+  assert.throws(() => withoutRedirectCheck(noRedirect), /template changed/, 'no redirect check to remove');
+});
+
+test('activeFeatures: says what is on, and only that', () => {
+  const rows = [
+    {
+      name: 'ours with a certificate host', conf: OURS, hosts: ['secure.example.com'],
+      want: ['Lua balancer', 'request metrics via the NGINX access log', 'HTTP→HTTPS redirect check in the balancer', 'TLS listener',
+        'TLS host with a pushed certificate (secure.example.com)', 'access log on', 'rewrite-target', 'Lua log phase'],
+    },
+    {
+      name: 'native', conf: nativeReferenceConf(OURS, PEERS), hosts: [],
+      want: ['TLS listener', 'access log on', 'rewrite-target'],
+    },
+    {
+      name: 'no redirect check, no EWMA, a Lua rewrite phase', hosts: [],
+      conf: withoutRedirectCheck(OURS).replace(/log_by_lua_block \{.*\}/, 'rewrite_by_lua_block { resty_ingress.other() }'),
+      want: ['Lua balancer', 'request metrics via the NGINX access log', 'TLS listener', 'access log on', 'rewrite-target', 'Lua rewrite phase'],
+    },
+  ];
+  for (const row of rows) assert.deepEqual(activeFeatures(row.conf, row.hosts), row.want, row.name);
+});
+
+test('the proxy benchmark\'s real conf: one certificate host, and every transform applies', () => {
+  const { model } = buildProxyModel(PEERS);
+  assert.deepEqual(model.tls.hosts.map((h) => h.host), [SECURE_HOST]);
+  const renderer = createConfigRenderer({
+    templateDir: join(repoRoot(), 'rootfs/etc/nginx/template'), prefix: '/p', listenAddress: '127.0.0.1',
+    httpPort: 1, httpsPort: 2, statusPort: 3, workerProcesses: 1, dataplane: { modules: [], luaPackagePath: '/l/?.lua;;', luaPackageCPath: '/l/?.so;;' },
   });
-  assert.equal(describeJit(report), 'rewrite yes, balance yes, log no (1 aborts, mostly: inner loop in root trace at monitor.lua:70)');
+  const ours = renderer.render(model).conf;
+  const native = nativeReferenceConf(ours, PEERS);
+  // What may stay on the native side: start-up, the status API, TLS handshakes and the no-peer handler, none on a proxied request.
+  const luaLeft = [...native.matchAll(/(\w+)_by_lua_block/g)].map((m) => m[1]).filter((phase) => !['init', 'content', 'ssl_client_hello'].includes(phase ?? ''));
+  assert.deepEqual(luaLeft, [], 'native: no request-path Lua');
+  assert.doesNotMatch(native, /^\s*[^#\s].*resty_metrics/m, 'native: no metrics (comments may name them)');
+  assert.doesNotMatch(withoutRedirectCheck(ours), /proxy_pass \S+_https;/, 'no-redirect-check');
+  assert.doesNotMatch(withoutMetricsLog(ours), /access_log \S+ resty_metrics/, 'no-metrics');
+  assert.deepEqual(requestPathPhases(ours), ['balance'], 'round_robin only: no log phase');
+  const sources = Object.fromEntries(REQUEST_PATH_FILES.map((file) => [file, readFileSync(join(repoRoot(), 'lua/resty_ingress', file), 'utf8')]));
+  assert.doesNotThrow(() => readJitTrace('', sources), 'every request-path function jit-trace.ts names exists in lua/resty_ingress');
+  assert.ok(activeFeatures(ours, [SECURE_HOST]).includes('HTTP→HTTPS redirect check in the balancer'), 'wrk\'s location has the redirect check');
+});
+
+test('requestPathPhases: the balancer, and log only where a log_by_lua exists', () => {
+  const rows = [
+    { name: 'EWMA location present', conf: OURS, want: ['balance', 'log'] },
+    { name: 'round_robin only', conf: OURS.replace(/^.*log_by_lua_block.*\n/m, ''), want: ['balance'] },
+    { name: 'native', conf: nativeReferenceConf(OURS, PEERS), want: [] },
+  ];
+  for (const row of rows) assert.deepEqual(requestPathPhases(row.conf), row.want, row.name);
+});
+
+// Line numbers: balancer.lua balance 2-4, balance_https 5-7, pick_retry 8-10 (a loop on 9), log 11-13, sync 14-15.
+const SOURCES: Record<string, string> = {
+  'balancer.lua': ['local _M = {}', 'local function balance()', '  x()', 'end', 'function _M.balance_https()', '  y()', 'end',
+    'local function pick_retry(b)', '  for i = 1, 2 do end', 'end', 'function _M.log(name)', '  z()', 'end', 'function _M.sync(name, raw)', 'end'].join('\n'),
+  'https_redirect.lua': ['local _M = {}', 'function _M.refresh()', 'end', 'local function covers(host)', 'end', 'function _M.redirects()', 'end'].join('\n'),
+  'round_robin.lua': ['local _M = {}', 'function _M.new(e)', 'end', 'function _M.find(self)', 'end'].join('\n'),
+  'ewma.lua': ['local _M = {}', 'function _M.find(self)', 'end', 'function _M.feedback(self, key, rtt)', 'end'].join('\n'),
+};
+
+test('functionRange, traceStartLines: top-level functions in the three spellings, where their traces start', () => {
+  const rows = [
+    { name: 'local function', file: 'balancer.lua', fn: 'balance', want: [2, 4] },
+    { name: '_M.name', file: 'balancer.lua', fn: 'balance_https', want: [5, 7] },
+    { name: 'missing', file: 'balancer.lua', fn: 'rewrite', want: null },
+  ];
+  for (const row of rows) assert.deepEqual(functionRange(SOURCES[row.file] ?? '', row.fn), row.want, row.name);
+  assert.deepEqual(traceStartLines(SOURCES['balancer.lua'] ?? '', [8, 10]), [8, 9], 'pick_retry: entry and loop');
+});
+
+test('readJitTrace: traces by phase, aborts with their reason, the rest unattributed', () => {
+  const rows = [
+    { name: 'balance() root trace', line: '[TRACE   1 balancer.lua:2 return]', phase: 'balance', compiled: true },
+    { name: 'side trace from an entry line', line: '[TRACE   2 (1/3) balancer.lua:5 -> 1]', phase: 'balance', compiled: true },
+    { name: 'loop in pick_retry', line: '[TRACE  11 balancer.lua:9 loop]', phase: 'balance', compiled: true },
+    { name: 'mid-body line: maybe ngx/balancer.lua, not ours', line: '[TRACE  12 balancer.lua:12 return]', phase: null, compiled: true },
+    { name: 'the redirect check, full path', line: '[TRACE   3 /x/lua/resty_ingress/https_redirect.lua:6 return]', phase: 'balance', compiled: true },
+    { name: 'round-robin find', line: '[TRACE   4 round_robin.lua:4 return]', phase: 'balance', compiled: true },
+    { name: 'abort in the redirect check', line: '[TRACE --- https_redirect.lua:4 -- NYI: return to lower frame at https_redirect.lua:5]', phase: 'balance', compiled: false },
+    { name: 'balancer chunk', line: '[TRACE   5 balancer_by_lua(nginx.conf:63):1 return]', phase: 'balance', compiled: true },
+    { name: 'EWMA feedback', line: '[TRACE   6 ewma.lua:4 return]', phase: 'log', compiled: true },
+    { name: 'log()', line: '[TRACE   7 balancer.lua:11 return]', phase: 'log', compiled: true },
+    { name: 'sync (worker timer)', line: '[TRACE   8 balancer.lua:14 return]', phase: null, compiled: true },
+    { name: 'refresh (worker timer)', line: '[TRACE   9 https_redirect.lua:2 return]', phase: null, compiled: true },
+    { name: 'resty.core internals', line: '[TRACE  10 base.lua:252 return]', phase: null, compiled: true },
+  ];
+  for (const row of rows) {
+    const report = readJitTrace(row.line, SOURCES);
+    const where = { compiled: report.balance.compiled + report.log.compiled, aborted: report.balance.aborted.length + report.log.aborted.length };
+    if (row.phase === null) {
+      assert.deepEqual(where, { compiled: 0, aborted: 0 }, row.name);
+      continue;
+    }
+    const phase = report[row.phase as 'balance' | 'log'];
+    assert.deepEqual({ compiled: phase.compiled, aborted: phase.aborted.length }, { compiled: row.compiled ? 1 : 0, aborted: row.compiled ? 0 : 1 }, row.name);
+  }
+  const report = readJitTrace(rows.map((r) => r.line).join('\n'), SOURCES);
+  assert.deepEqual(report.balance.aborted, ['NYI: return to lower frame at https_redirect.lua:5']);
+  assert.equal(describeJit(report, ['balance']), 'balance yes (1 aborts, mostly: NYI: return to lower frame at https_redirect.lua:5)');
+  assert.equal(describeJit(readJitTrace('', SOURCES), ['balance', 'log']), 'balance no, log no');
+  assert.throws(() => readJitTrace('', { ...SOURCES, 'ewma.lua': '' }), /ewma\.lua has no function find/);
+});
+
+test('batchesOf: whole lines, a given number per batch', () => {
+  const rows = [
+    { name: 'even split', log: 'a\nb\nc\nd\n', per: 2, want: ['a\nb\n', 'c\nd\n'] },
+    { name: 'remainder', log: 'a\nb\nc\n', per: 2, want: ['a\nb\n', 'c\n'] },
+    { name: 'one batch', log: 'a\nb\n', per: 10, want: ['a\nb\n'] },
+    { name: 'empty', log: '', per: 3, want: [] },
+  ];
+  for (const row of rows) assert.deepEqual(batchesOf(Buffer.from(row.log), row.per).map((b) => b.toString()), row.want, row.name);
 });

@@ -1,27 +1,29 @@
-// Benchmark 1, the proxy path: our rendered NGINX (Lua balancer, annotations)
-// against the same NGINX with a native `upstream {}` to the same backends.
-// One worker each, pinned to the server CPU; wrk and the backends on the
-// other. Rounds interleave ours / native; CPU per request comes from the
-// worker's /proc/<pid>/schedstat over the round ÷ requests. A last run with
-// jit.v proves (or not) that the hot Lua is compiled.
+// Benchmark 1, the proxy path: our rendered NGINX (Lua balancer with the
+// ssl-redirect check, metrics log, annotations) against the same NGINX with
+// a native `upstream {}` to the same backends, no Lua and no metrics log.
+// Two ablations of ours price one piece each: without the metrics log, and
+// without the redirect check. One worker each, pinned to the server CPU; wrk
+// and the backends on the other. Rounds interleave the sides; CPU per
+// request comes from the worker's /proc/<pid>/schedstat over the round ÷
+// requests. Then the controller's side of the metrics: parsing the log ours
+// wrote. A last run with jit.v proves (or not) that the hot Lua is compiled.
 import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { dynamicBackends } from '../../controller/src/diff/decide.ts';
-import { postBackends, getStatus } from '../../controller/src/nginx/lua-client.ts';
 import { repoRoot } from '../../controller/src/nginx/dataplane.ts';
 import type { Model } from '../../controller/src/model/types.ts';
-import { createConfigRenderer, defaultCertificatePaths } from '../../controller/src/render/index.ts';
-import { writeSelfSignedDefault } from '../../controller/src/tls/default-certificate.ts';
+import { metricsLogPath } from '../../controller/src/render/render-options.ts';
 import { loopbackAddresses, startBackends } from '../lib/backends.ts';
 import { byProfile, type BenchContext, type Benchmark, type Profile } from '../lib/context.ts';
-import { cpuTimeNs, startNginxInstance, type NginxInstance } from '../lib/nginx-instance.ts';
-import { freePort, waitUntil } from '../lib/ports.ts';
+import type { NginxInstance } from '../lib/nginx-instance.ts';
+import { freePort } from '../lib/ports.ts';
 import { metric, type BenchResult } from '../lib/report.ts';
 import { median } from '../lib/stats.ts';
-import { errorCount, latencyAt, runWrk, toDistribution, type WrkResult } from '../lib/wrk.ts';
-import { describeJit, PHASES, readJitTrace } from './jit-trace.ts';
+import { errorCount, latencyAt, runWrk, toDistribution } from '../lib/wrk.ts';
+import { describeJit, readJitTrace, REQUEST_PATH_FILES, requestPathPhases } from './jit-trace.ts';
+import { measureMetricsParseCost } from './metrics-parse-cost.ts';
 import { BENCH_HOST, buildProxyModel } from './proxy-model.ts';
-import { activeFeatures, nativeReferenceConf, withJitTrace, withoutLuaPhase, type Peer } from './reference-conf.ts';
+import { measure, startSide, type Round, type StartedSide } from './proxy-side.ts';
+import { activeFeatures, nativeReferenceConf, withJitTrace, withoutMetricsLog, withoutRedirectCheck, type Peer } from './reference-conf.ts';
 
 interface ProxyParams {
   readonly rounds: number;
@@ -40,57 +42,22 @@ const PARAMS: Record<Profile, ProxyParams> = {
 const BACKEND_ADDRESSES = 4;
 const FIRST_BACKEND = '127.0.91.1';
 
-/** ours, the native reference, and ours minus one Lua phase (to price each phase). */
-type SideLabel = 'ours' | 'native' | 'ours-no-log' | 'ours-no-rewrite';
+/** ours, the native reference, and ours minus one piece (to price that piece). */
+type SideLabel = 'ours' | 'native' | 'ours-no-metrics' | 'ours-no-redirect-check';
 
-interface Side {
+interface SideSpec {
   readonly label: SideLabel;
-  readonly nginx: NginxInstance;
-  readonly port: number;
+  readonly transform: (conf: string) => string;
+  readonly lua: boolean;
 }
 
-interface Round {
-  readonly side: SideLabel;
-  readonly wrk: WrkResult;
-  readonly cpuUsPerRequest: number;
-}
-
-type Transform = (conf: string, prefix: string) => string;
-
-async function startSide(ctx: BenchContext, model: Model, name: string, transform: Transform, lua: boolean): Promise<{ nginx: NginxInstance; port: number; conf: string }> {
-  const prefix = join(ctx.workDir, name);
-  const [port, httpsPort, statusPort] = [await freePort(), await freePort(), await freePort()];
-  // As users run it: an HTTPS listener, so every plain-HTTP request goes through the ssl-redirect check.
-  writeSelfSignedDefault(defaultCertificatePaths(prefix));
-  const renderer = createConfigRenderer({
-    templateDir: join(repoRoot(), 'rootfs/etc/nginx/template'),
-    prefix, listenAddress: '127.0.0.1', httpPort: port, httpsPort, statusPort, workerProcesses: 1, dataplane: ctx.dataplane,
-  });
-  const conf = transform(renderer.render(model).conf, prefix);
-  const statusUrl = `http://127.0.0.1:${statusPort}`;
-  const nginx = await startNginxInstance({ dataplane: ctx.dataplane, prefix, conf, readyUrl: `${statusUrl}/healthz`, cpu: ctx.serverCpu });
-  if (lua) {
-    const version = await postBackends(statusUrl, dynamicBackends(model));
-    await waitUntil('workers to apply the backends', async () => {
-      const status = await getStatus(statusUrl);
-      const applied = Object.values(status.workers);
-      return applied.length > 0 && applied.every((v) => v >= version) ? true : undefined;
-    }, 5000, 5).catch(async (err: unknown) => {
-      const log = nginx.errorLog().slice(-1000);
-      await nginx.stop();
-      throw new Error(`${(err as Error).message}; error.log: ${log}`);
-    });
-  }
-  return { nginx, port, conf };
-}
-
-async function measure(ctx: BenchContext, side: Side, seconds: number, connections: number): Promise<Round> {
-  const workers = side.nginx.workerPids();
-  const cpu = (): number => workers.reduce((sum, pid) => sum + cpuTimeNs(pid), 0);
-  const before = cpu();
-  const wrk = await runWrk({ url: `http://127.0.0.1:${side.port}/`, hosts: [BENCH_HOST], durationSeconds: seconds, connections, cpu: ctx.loadCpu });
-  const usedNs = cpu() - before;
-  return { side: side.label, wrk, cpuUsPerRequest: wrk.requests > 0 ? usedNs / 1000 / wrk.requests : Number.NaN };
+function sideSpecs(peers: readonly Peer[]): SideSpec[] {
+  return [
+    { label: 'ours', transform: (conf) => conf, lua: true },
+    { label: 'native', transform: (conf) => nativeReferenceConf(conf, peers), lua: false },
+    { label: 'ours-no-metrics', transform: withoutMetricsLog, lua: true },
+    { label: 'ours-no-redirect-check', transform: withoutRedirectCheck, lua: true },
+  ];
 }
 
 async function jitRun(ctx: BenchContext, model: Model, seconds: number, connections: number): Promise<string> {
@@ -110,8 +77,8 @@ async function jitRun(ctx: BenchContext, model: Model, seconds: number, connecti
   return readFileSync(traceFile, 'utf8');
 }
 
-function medianOf(rounds: readonly Round[], side: SideLabel, pick: (r: Round) => number): number {
-  return median(rounds.filter((r) => r.side === side).map(pick));
+function requestPathSources(): Record<string, string> {
+  return Object.fromEntries(REQUEST_PATH_FILES.map((file) => [file, readFileSync(join(repoRoot(), 'lua/resty_ingress', file), 'utf8')]));
 }
 
 async function runProxyPath(ctx: BenchContext): Promise<BenchResult> {
@@ -123,56 +90,59 @@ async function runProxyPath(ctx: BenchContext): Promise<BenchResult> {
   const backends = await startBackends(ctx.dataplane, ctx.workDir, addresses, backendPort, ctx.loadCpu);
   const started: NginxInstance[] = [backends.nginx];
   try {
-    const ours = await startSide(ctx, model, 'ours', (conf) => conf, true);
-    started.push(ours.nginx);
-    const native = await startSide(ctx, model, 'native', (conf) => nativeReferenceConf(conf, peers), false);
-    started.push(native.nginx);
-    const noLog = await startSide(ctx, model, 'ours-no-log', (conf) => withoutLuaPhase(conf, 'log'), true);
-    started.push(noLog.nginx);
-    const noRewrite = await startSide(ctx, model, 'ours-no-rewrite', (conf) => withoutLuaPhase(conf, 'rewrite'), true);
-    started.push(noRewrite.nginx);
-    const sides: Side[] = [
-      { label: 'ours', ...ours }, { label: 'native', ...native },
-      { label: 'ours-no-log', ...noLog }, { label: 'ours-no-rewrite', ...noRewrite },
-    ];
-    for (const side of sides) await measure(ctx, side, params.warmupSeconds, params.connections);
-    const rounds: Round[] = [];
+    const sides: (StartedSide & { label: SideLabel })[] = [];
+    for (const spec of sideSpecs(peers)) {
+      const side = await startSide(ctx, model, spec.label, spec.transform, spec.lua);
+      started.push(side.nginx);
+      sides.push({ label: spec.label, ...side });
+    }
+    for (const side of sides) await measure(ctx, side.label, side, params.warmupSeconds, params.connections);
+    const rounds: Round<SideLabel>[] = [];
     for (let i = 0; i < params.rounds; i++) {
       for (const side of sides) {
-        const round = await measure(ctx, side, params.seconds, params.connections);
+        const round = await measure(ctx, side.label, side, params.seconds, params.connections);
         ctx.log(`proxy round ${i + 1} ${side.label}: ${Math.round(round.wrk.requestsPerSecond)} req/s, ${round.cpuUsPerRequest.toFixed(2)} µs CPU/req`);
         rounds.push(round);
       }
     }
+    // Stopping flushes what the workers still buffer into the metrics log.
     for (const side of sides) await side.nginx.stop();
+    const m = (side: SideLabel, pick: (r: Round) => number): number => median(rounds.filter((r) => r.side === side).map(pick));
+    const ours = sides[0];
+    if (ours?.label !== 'ours') throw new Error('proxy-path: the first side must be ours');
+    const parse = measureMetricsParseCost(metricsLogPath(ours.nginx.prefix), m('ours', (r) => r.wrk.requestsPerSecond));
+    ctx.log(`metrics log of ours: ${parse.lines} lines, ${parse.cpuUsPerLine.toFixed(3)} µs controller CPU/line`);
     const jitOutput = await jitRun(ctx, model, params.jitSeconds, params.connections);
-    const jit = readJitTrace(jitOutput, readFileSync(join(repoRoot(), 'lua/resty_ingress/balancer.lua'), 'utf8'));
-    const compiledPhases = PHASES.filter((p) => jit[p].compiled > 0).length;
-    const m = (side: SideLabel, pick: (r: Round) => number): number => medianOf(rounds, side, pick);
+    const jit = readJitTrace(jitOutput, requestPathSources());
+    const phases = requestPathPhases(ours.conf);
+    const compiledPhases = phases.filter((p) => jit[p].compiled > 0).length;
     const perCore = (r: Round): number => 1e6 / r.cpuUsPerRequest;
     const cpuOf = (side: SideLabel): number => m(side, (r) => r.cpuUsPerRequest);
     const last = (side: SideLabel): Round | undefined => rounds.filter((r) => r.side === side).at(-1);
+    const certificateHosts = model.tls.hosts.map((h) => h.host);
     return {
       id: 'proxy',
       title: 'Proxy path: resty-ingress NGINX vs the same NGINX with a native upstream {}',
       metrics: [
         metric('requests/s', 'req/s', m('ours', (r) => r.wrk.requestsPerSecond), m('native', (r) => r.wrk.requestsPerSecond), 'native'),
         metric('requests per core-second (1 ÷ proxy CPU)', 'req/s', m('ours', perCore), m('native', perCore), 'native', { on: 'ratio', op: '>=', target: 0.9 }),
-        metric('proxy CPU per request', 'µs', m('ours', (r) => r.cpuUsPerRequest), m('native', (r) => r.cpuUsPerRequest), 'native'),
-        metric('µs/request of the Lua log phase (metrics)', 'µs', cpuOf('ours') - cpuOf('ours-no-log'), cpuOf('ours') - cpuOf('native'), 'all Lua'),
-        metric('µs/request of the Lua rewrite phase', 'µs', cpuOf('ours') - cpuOf('ours-no-rewrite'), cpuOf('ours') - cpuOf('native'), 'all Lua'),
+        metric('proxy CPU per request', 'µs', cpuOf('ours'), cpuOf('native'), 'native'),
+        metric('µs/request of request metrics (NGINX metrics log)', 'µs', cpuOf('ours') - cpuOf('ours-no-metrics'), cpuOf('ours') - cpuOf('native'), 'ours − native'),
+        metric('µs/request of the ssl-redirect check', 'µs', cpuOf('ours') - cpuOf('ours-no-redirect-check'), cpuOf('ours') - cpuOf('native'), 'ours − native'),
+        metric('controller CPU per request to parse metrics lines', 'µs', parse.cpuUsPerLine, cpuOf('ours'), 'NGINX worker µs/request of ours'),
         metric('latency p50', 'ms', m('ours', (r) => latencyAt(r.wrk, 50)), m('native', (r) => latencyAt(r.wrk, 50)), 'native'),
         metric('latency p99', 'ms', m('ours', (r) => latencyAt(r.wrk, 99)), m('native', (r) => latencyAt(r.wrk, 99)), 'native', { on: 'ratio', op: '<=', target: 1.2 }),
         metric('failed requests', 'req', rounds.filter((r) => r.side === 'ours').reduce((n, r) => n + errorCount(r.wrk), 0), 0, 'none', { on: 'value', op: '==', target: 0 }),
-        metric('request-path phases JIT-compiled', 'of 3', compiledPhases, PHASES.length, 'all', { on: 'value', op: '==', target: PHASES.length }),
+        metric('request-path phases JIT-compiled', `of ${phases.length}`, compiledPhases, phases.length, 'all', { on: 'value', op: '==', target: phases.length }),
       ],
       notes: [
-        `features active: ${activeFeatures(ours.conf).join(', ')}`,
-        `compiled traces for ${describeJit(jit)} (jit.v, ${params.jitSeconds} s run)`,
+        `features active: ${activeFeatures(ours.conf, certificateHosts).join(', ')}`,
+        `Lua request-path phases in the conf: ${phases.join(', ')}; compiled traces for ${describeJit(jit, phases)} (jit.v, ${params.jitSeconds} s run)`,
+        `metrics log of ours: ${parse.lines} lines (${parse.malformed} malformed), replayed through the controller's parseMetricsLog + ingest in batches of one second of ours' traffic, median of ${parse.repetitions}`,
         `${params.rounds} interleaved rounds × ${params.seconds} s, ${params.connections} connections, ${BACKEND_ADDRESSES} backends, medians shown; CPU: server ${ctx.serverCpu ?? 'unpinned'}, load+backends ${ctx.loadCpu ?? 'unpinned'}`,
       ],
       distributions: [last('ours'), last('native')].flatMap((r) => (r ? [toDistribution(r.side, r.wrk)] : [])),
-      raw: { rounds, jit, jitTrace: jitOutput.split('\n').slice(0, 300) },
+      raw: { rounds, parse, jit, jitTrace: jitOutput.split('\n').slice(0, 300) },
     };
   } finally {
     for (const nginx of started.reverse()) await nginx.stop();

@@ -1,40 +1,77 @@
 // Derives the native reference from our rendered nginx.conf, so both sides
 // run the same NGINX with the same http{} settings, servers, locations and
-// access log: only the Lua request path is replaced by a static
-// `upstream {}` to the same peers (keepalive lines kept as rendered). Also
-// injects the bench-only jit.v snippet that proves the hot Lua is compiled.
+// user access log (`upstreaminfo`): every `upstream upstream_balancer*`
+// block becomes a static upstream to the same peers (keepalive lines kept as
+// rendered), and what a native NGINX would not have goes: Lua on the request
+// path and the per-request metrics log. Also the ablations that price one
+// piece of ours each, and the bench-only jit.v snippet.
 
 export interface Peer {
   readonly address: string;
   readonly port: number;
 }
 
-const BALANCER_UPSTREAM = /upstream upstream_balancer \{\n([\s\S]*?)\n(\s*)\}/;
+// Every upstream the proxied locations pass to (upstream_balancer, upstream_balancer_https).
+const BALANCER_UPSTREAMS = /upstream (upstream_balancer\w*) \{\n([\s\S]*?)\n(\s*)\}/g;
+const PROXY_PASS_TARGETS = /proxy_pass https?:\/\/(upstream_balancer\w*);/g;
 const REQUEST_PATH_LUA = /^\s*(rewrite|access|log|header_filter|body_filter|init_worker)_by_lua_block \{.*\}\s*$\n/gm;
+// A location that answers 404 itself asks Lua first (ssl-redirect); without Lua it is a plain 404.
+const LUA_NOT_FOUND = /^(\s*)rewrite_by_lua_block \{ resty_ingress\.not_found_https\(.*\) \}\s*$/gm;
+const METRICS_LOG_FORMAT = /^\s*log_format resty_metrics .*\n/gm;
+const METRICS_ACCESS_LOG = /^\s*access_log \S+ resty_metrics\b.*\n/gm;
+const METRICS_LABELS = /^\s*set \$resty_metrics_labels .*\n/gm;
+const REDIRECT_CHECK_PROXY = /proxy_pass (https?):\/\/upstream_balancer_https;/g;
+const REDIRECT_CHECK_ERROR_PAGE = /error_page 500 = @resty_unbalanced_https;/g;
 const INIT_WORKER = /init_worker_by_lua_block \{(.*)\}/;
 
 function templateChanged(what: string): Error {
   return new Error(`bench/proxy/reference-conf.ts: ${what} not found in the rendered nginx.conf; the template changed, update this file`);
 }
 
-/** The same configuration with a native upstream to `peers` and no Lua on the request path. */
-export function nativeReferenceConf(ours: string, peers: readonly Peer[]): string {
-  const upstream = BALANCER_UPSTREAM.exec(ours);
-  if (upstream === null) throw templateChanged('upstream upstream_balancer { … }');
-  const indent = `${upstream[2] ?? ''}    `;
-  const keepalive = (upstream[1] ?? '').split('\n').filter((line) => /^\s*keepalive/.test(line)).map((line) => line.trim());
-  const body = [...peers.map((p) => `server ${p.address}:${p.port} max_fails=0;`), ...keepalive].map((line) => indent + line).join('\n');
-  const replaced = ours.replace(BALANCER_UPSTREAM, `upstream upstream_balancer {\n${body}\n${upstream[2] ?? ''}}`);
-  const removed = replaced.match(REQUEST_PATH_LUA)?.length ?? 0;
-  if (removed === 0) throw templateChanged('request-path *_by_lua_block lines');
-  return replaced.replace(REQUEST_PATH_LUA, '');
+/** `conf` without every match of `pattern`; throws when there is none (the piece we price or drop is gone). */
+function removeAll(conf: string, pattern: RegExp, what: string): string {
+  if ((conf.match(pattern)?.length ?? 0) === 0) throw templateChanged(what);
+  return conf.replace(pattern, '');
 }
 
-/** Our conf without one Lua phase (`log`, `rewrite`): the ablation that prices that phase per request. */
-export function withoutLuaPhase(ours: string, phase: 'log' | 'rewrite'): string {
-  const line = new RegExp(`^\\s*${phase}_by_lua_block \\{.*\\}\\s*$\\n`, 'gm');
-  if (!line.test(ours)) throw templateChanged(`${phase}_by_lua_block lines`);
-  return ours.replace(line, '');
+function staticUpstreams(ours: string, peers: readonly Peer[]): string {
+  let count = 0;
+  const replaced = ours.replace(BALANCER_UPSTREAMS, (_block, name: string, body: string, indent: string) => {
+    count += 1;
+    const keepalive = body.split('\n').filter((line) => /^\s*keepalive/.test(line)).map((line) => line.trim());
+    const lines = [...peers.map((p) => `server ${p.address}:${p.port} max_fails=0;`), ...keepalive];
+    return `upstream ${name} {\n${lines.map((line) => `${indent}    ${line}`).join('\n')}\n${indent}}`;
+  });
+  if (count === 0 || !/upstream upstream_balancer \{/.test(ours)) throw templateChanged('upstream upstream_balancer { … }');
+  // A balancer block this file did not recognise would leave Lua on the native side.
+  if (/balancer_by_lua/.test(replaced)) throw templateChanged('every balancer_by_lua_block inside an upstream upstream_balancer* { … }');
+  const defined = new Set([...replaced.matchAll(/upstream (upstream_balancer\w*) \{/g)].map((m) => m[1]));
+  for (const [, target] of replaced.matchAll(PROXY_PASS_TARGETS)) {
+    if (!defined.has(target)) throw templateChanged(`upstream ${target} { … } (a location proxies to it)`);
+  }
+  return replaced;
+}
+
+/** The same configuration with native upstreams to `peers`, no Lua on the request path and no metrics log. */
+export function nativeReferenceConf(ours: string, peers: readonly Peer[]): string {
+  let conf = staticUpstreams(ours, peers);
+  conf = conf.replace(LUA_NOT_FOUND, '$1return 404;');
+  conf = removeAll(conf, REQUEST_PATH_LUA, 'request-path *_by_lua_block lines');
+  conf = removeAll(conf, METRICS_LOG_FORMAT, 'log_format resty_metrics');
+  conf = removeAll(conf, METRICS_ACCESS_LOG, 'access_log … resty_metrics');
+  return removeAll(conf, METRICS_LABELS, 'set $resty_metrics_labels lines');
+}
+
+/** Our conf without the metrics access_log line: prices NGINX writing the metrics log (the `set` of the labels stays). */
+export function withoutMetricsLog(ours: string): string {
+  return removeAll(ours, METRICS_ACCESS_LOG, 'access_log … resty_metrics');
+}
+
+/** Our conf with locations proxying to upstream_balancer, as `ssl-redirect: "false"` renders them: prices the redirect check. */
+export function withoutRedirectCheck(ours: string): string {
+  if ((ours.match(REDIRECT_CHECK_PROXY)?.length ?? 0) === 0) throw templateChanged('proxy_pass …://upstream_balancer_https');
+  return ours.replace(REDIRECT_CHECK_PROXY, 'proxy_pass $1://upstream_balancer;')
+    .replace(REDIRECT_CHECK_ERROR_PAGE, 'error_page 500 = @resty_unbalanced;');
 }
 
 /**
@@ -49,17 +86,24 @@ export function withJitTrace(ours: string, luajitShare: string, traceFile: strin
   return ours.replace(INIT_WORKER, `init_worker_by_lua_block { ${start} ${match[1] ?? ''} }`);
 }
 
-/** What the rendered conf turns on that matters for the request path (printed with the results). */
-export function activeFeatures(conf: string): string[] {
+/**
+ * What the measured side turns on that matters for the request path (printed
+ * with the results). `certificateHosts`: hosts whose certificate was pushed to
+ * Lua, which nginx.conf cannot show.
+ */
+export function activeFeatures(conf: string, certificateHosts: readonly string[]): string[] {
   const features: string[] = [];
   const has = (re: RegExp): boolean => re.test(conf);
-  if (has(/rewrite_by_lua_block/)) features.push('Lua rewrite phase');
   if (has(/balancer_by_lua_block/)) features.push('Lua balancer');
-  if (has(/log_by_lua_block/)) features.push('Lua log phase');
-  if (has(/log_by_lua_block \{[^}]*(log_phase|metrics|monitor|resty_ingress\.log\()/i)) features.push('request metrics (Lua log phase)');
+  if (has(/access_log \S+ resty_metrics\b/)) features.push('request metrics via the NGINX access log');
+  if (has(/proxy_pass https?:\/\/upstream_balancer_https;/) && has(/balance_https\(\)/)) features.push('HTTP→HTTPS redirect check in the balancer');
+  if (has(/return 30[1278] https:\/\//)) features.push('force-ssl-redirect');
   if (has(/listen [^;]*\bssl\b/)) features.push('TLS listener');
-  if (has(/ssl_redirect|force_ssl|return 30[178] https|rewrite_https|not_found_https/i)) features.push('HTTP→HTTPS redirect logic');
-  features.push(has(/access_log "?\//) ? 'access log on' : 'access log off');
+  if (certificateHosts.length > 0) features.push(`TLS host with a pushed certificate (${certificateHosts.join(', ')})`);
+  features.push(has(/access_log \S+ upstreaminfo\b/) ? 'access log on' : 'access log off');
   if (has(/^\s*rewrite "/m)) features.push('rewrite-target');
+  // The catch-all's Lua 404 (not_found_https) is not on the measured path; any other rewrite phase is.
+  if (has(/rewrite_by_lua_block \{ (?!resty_ingress\.not_found_https\()/)) features.push('Lua rewrite phase');
+  if (has(/log_by_lua_block/)) features.push('Lua log phase');
   return features;
 }

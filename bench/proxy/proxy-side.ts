@@ -1,0 +1,94 @@
+// One side of the proxy-path benchmark: an NGINX on our rendered conf (or a
+// transform of it), as users run it (HTTPS listener on, so ssl-redirect is
+// on), started with the backends and certificates the controller would push,
+// and checked to proxy the measured host before anyone measures it. Also
+// one wrk round against a side, with the worker CPU it cost.
+import { join } from 'node:path';
+import { dynamicBackends, dynamicCertificates } from '../../controller/src/diff/decide.ts';
+import { getStatus, postBackends } from '../../controller/src/nginx/lua-client.ts';
+import { getCertificates, postCertificates } from '../../controller/src/nginx/lua-certificates.ts';
+import { repoRoot } from '../../controller/src/nginx/dataplane.ts';
+import type { Model } from '../../controller/src/model/types.ts';
+import { createConfigRenderer, defaultCertificatePaths } from '../../controller/src/render/index.ts';
+import { writeSelfSignedDefault } from '../../controller/src/tls/default-certificate.ts';
+import type { BenchContext } from '../lib/context.ts';
+import { probe } from '../lib/http-probe.ts';
+import { cpuTimeNs, startNginxInstance, type NginxInstance } from '../lib/nginx-instance.ts';
+import { freePort, waitUntil } from '../lib/ports.ts';
+import { runWrk, type WrkResult } from '../lib/wrk.ts';
+import { BENCH_HOST, SECURE_HOST } from './proxy-model.ts';
+
+export interface StartedSide {
+  readonly nginx: NginxInstance;
+  readonly port: number;
+  readonly conf: string;
+}
+
+export interface Round<Label extends string = string> {
+  readonly side: Label;
+  readonly wrk: WrkResult;
+  readonly cpuUsPerRequest: number;
+}
+
+const APPLY_TIMEOUT_MS = 5000;
+
+/** Pushes backends and certificates as the controller does; resolves once every worker uses them. */
+async function pushDynamic(model: Model, statusUrl: string, port: number, conf: string): Promise<void> {
+  const version = await postBackends(statusUrl, dynamicBackends(model));
+  await waitUntil('workers to apply the backends', async () => {
+    const applied = Object.values((await getStatus(statusUrl)).workers);
+    return applied.length > 0 && applied.every((v) => v >= version) ? true : undefined;
+  }, APPLY_TIMEOUT_MS, 5);
+  const certificates = dynamicCertificates(model);
+  const certificateVersion = await postCertificates(statusUrl, certificates);
+  await waitUntil('the certificate store to hold the pushed version', async () => {
+    const loaded = await getCertificates(statusUrl);
+    return loaded.version >= certificateVersion ? true : undefined;
+  }, APPLY_TIMEOUT_MS, 5);
+  // Workers rebuild their host set on their next poll; the redirect of the secure host shows they did.
+  // A side whose locations skip the redirect check cannot show it, and does not read the set either.
+  if (Object.keys(certificates.hosts).includes(SECURE_HOST) && /proxy_pass https?:\/\/upstream_balancer_https;/.test(conf)) {
+    await waitUntil(`plain HTTP to ${SECURE_HOST} to be redirected`, async () => {
+      const { status } = await probe('127.0.0.1', port, SECURE_HOST);
+      return status >= 300 && status < 400 ? true : undefined;
+    }, APPLY_TIMEOUT_MS, 5);
+  }
+}
+
+/**
+ * Renders `model`, applies `transform` and starts NGINX in <workDir>/<name>.
+ * `lua`: push backends and certificates (our sides). Every side must answer
+ * 200 for BENCH_HOST (proxied, not redirected) before it is returned.
+ */
+export async function startSide(ctx: BenchContext, model: Model, name: string, transform: (conf: string) => string, lua: boolean): Promise<StartedSide> {
+  const prefix = join(ctx.workDir, name);
+  const [port, httpsPort, statusPort] = [await freePort(), await freePort(), await freePort()];
+  writeSelfSignedDefault(defaultCertificatePaths(prefix));
+  const renderer = createConfigRenderer({
+    templateDir: join(repoRoot(), 'rootfs/etc/nginx/template'),
+    prefix, listenAddress: '127.0.0.1', httpPort: port, httpsPort, statusPort, workerProcesses: 1, dataplane: ctx.dataplane,
+  });
+  const conf = transform(renderer.render(model).conf);
+  const statusUrl = `http://127.0.0.1:${statusPort}`;
+  const nginx = await startNginxInstance({ dataplane: ctx.dataplane, prefix, conf, readyUrl: `${statusUrl}/healthz`, cpu: ctx.serverCpu });
+  try {
+    if (lua) await pushDynamic(model, statusUrl, port, conf);
+    const answer = await probe('127.0.0.1', port, BENCH_HOST);
+    if (answer.status !== 200) throw new Error(`${name}: ${BENCH_HOST} answered ${answer.status}, not 200 (proxied)`);
+  } catch (err) {
+    const log = nginx.errorLog().slice(-1000);
+    await nginx.stop();
+    throw new Error(`${(err as Error).message}; error.log: ${log}`, { cause: err });
+  }
+  return { nginx, port, conf };
+}
+
+/** One wrk run against BENCH_HOST; CPU per request from the workers' schedstat over the run. */
+export async function measure<Label extends string>(ctx: BenchContext, label: Label, side: StartedSide, seconds: number, connections: number): Promise<Round<Label>> {
+  const workers = side.nginx.workerPids();
+  const cpu = (): number => workers.reduce((sum, pid) => sum + cpuTimeNs(pid), 0);
+  const before = cpu();
+  const wrk = await runWrk({ url: `http://127.0.0.1:${side.port}/`, hosts: [BENCH_HOST], durationSeconds: seconds, connections, cpu: ctx.loadCpu });
+  const usedNs = cpu() - before;
+  return { side: label, wrk, cpuUsPerRequest: wrk.requests > 0 ? usedNs / 1000 / wrk.requests : Number.NaN };
+}
