@@ -42,6 +42,11 @@ void describe('parseMetricsLog: what lands where', () => {
     { name: 'PROPFIND becomes OTHER', text: line({ method: 'PROPFIND' }), key: 'requestDuration', expected: { count: 1, sum: 0.004, buckets: { 0: 1 } }, method: 'OTHER' },
     { name: 'lower-case get becomes OTHER', text: line({ method: 'get' }), key: 'requestDuration', expected: { count: 1, sum: 0.004, buckets: { 0: 1 } }, method: 'OTHER' },
     { name: 'an escaped method becomes OTHER', text: line({ method: 'G\\x0AET' }), key: 'requestDuration', expected: { count: 1, sum: 0.004, buckets: { 0: 1 } }, method: 'OTHER' },
+    { name: 'an empty method becomes OTHER', text: line({ method: '' }), key: 'requestDuration', expected: { count: 1, sum: 0.004, buckets: { 0: 1 } }, method: 'OTHER' },
+    { name: 'leading zeros are decimal', text: line({ requestLength: '0064' }), key: 'requestSize', expected: { count: 1, sum: 64, buckets: { 0: 1 } } },
+    { name: 'a 400-digit size is read as Infinity and overflows', text: line({ bytesSent: '1'.repeat(400) }), key: 'responseSize', expected: { count: 1, sum: Infinity, buckets: { 8: 1 } } },
+    { name: 'all tries "-": no response observation', text: line({ upstreamTime: '-, - : -' }), key: 'responseDuration', expected: { count: 0, sum: 0, buckets: {} } },
+    { name: 'a "-" try before the answering one', text: line({ upstreamTime: '- : 0.020' }), key: 'responseDuration', expected: { count: 1, sum: 0.02, buckets: { 2: 1 } } },
   ];
   for (const row of rows) {
     void it(row.name, () => {
@@ -70,6 +75,17 @@ void describe('parseMetricsLog: label sets', () => {
     });
   }
 
+  void it('a very long path (100 000 chars)', () => {
+    const parsed = parseMetricsLog(line({ labels: `a.test ns x y /${'p'.repeat(100_000)}` }));
+    assert.equal(parsed.rejected.malformed, 0);
+    assert.equal(parsed.aggregates[0]?.location.path, `/${'p'.repeat(100_000)}`);
+  });
+
+  void it('unknown methods share the OTHER aggregate, in first-seen order', () => {
+    const parsed = parseMetricsLog(line({ method: 'PROPFIND' }) + line() + line({ method: 'MKCOL' }) + line({ method: 'OTHER' }));
+    assert.deepEqual(parsed.aggregates.map((a) => `${a.method} ${a.histograms.requestDuration.count}`), ['OTHER 3', 'GET 1']);
+  });
+
   void it('one aggregate per location, method and status, in first-seen order', () => {
     const parsed = parseMetricsLog(line() + line({ status: '404' }) + line({ method: 'POST' }) + line({ labels: 'b.test ns x y /' }) + line({ status: '404' }));
     assert.deepEqual(parsed.aggregates.map((a) => `${a.location.host} ${a.method} ${a.status} ${a.histograms.requestDuration.count}`),
@@ -93,6 +109,30 @@ void describe('parseMetricsLog: malformed lines are counted and skipped', () => 
     { name: 'upstream time not a number', text: line({ upstreamTime: 'soon' }) },
     { name: 'request_length with a fraction', text: line({ requestLength: '12.5' }) },
     { name: 'bytes_sent "-"', text: line({ bytesSent: '-' }) },
+    // Number() would accept each of these; the contract's numbers are plain digits.
+    { name: 'request_length in exponent notation', text: line({ requestLength: '1e3' }) },
+    { name: 'request_length negative', text: line({ requestLength: '-1' }) },
+    { name: 'bytes_sent in hex', text: line({ bytesSent: '0x10' }) },
+    { name: 'bytes_sent with a leading space', text: line({ bytesSent: ' 300' }) },
+    { name: 'bytes_sent "Infinity"', text: line({ bytesSent: 'Infinity' }) },
+    { name: 'request_time ending in "."', text: line({ requestTime: '1.' }) },
+    { name: 'request_time starting with "."', text: line({ requestTime: '.5' }) },
+    { name: 'request_time with two dots', text: line({ requestTime: '1.2.3' }) },
+    { name: 'upstream time in exponent notation', text: line({ upstreamTime: '1e-3' }) },
+    { name: 'upstream times ending in a separator', text: line({ upstreamTime: '0.010, ' }) },
+    { name: 'upstream times starting with a separator', text: line({ upstreamTime: ' : 0.010' }) },
+    { name: 'upstream "-" glued to a number', text: line({ upstreamTime: '-0.010' }) },
+    { name: 'status of non-ASCII digits', text: line({ status: '\u0662\u0660\u0660' }) },
+    { name: 'labels empty', text: line({ labels: '' }) },
+    { name: 'status empty', text: line({ status: '' }) },
+    { name: 'upstream time empty', text: line({ upstreamTime: '' }) },
+    { name: 'request_length empty', text: line({ requestLength: '' }) },
+    { name: 'bytes_sent empty', text: line({ bytesSent: '' }) },
+    { name: 'a TAB inside the labels', text: line({ labels: 'shop.test default\tshop web /api' }) },
+    { name: 'a TAB inside the method', text: line({ method: 'G\tET' }) },
+    { name: 'a TAB after the last field', text: line().replace('\n', '\t\n') },
+    { name: 'a CR before the "\\n"', text: line().replace('\n', '\r\n') },
+    { name: 'a very long line of digits', text: `${'1'.repeat(100_000)}\n` },
     { name: 'an empty line', text: '\n' },
     { name: 'a line that is not ours', text: '127.0.0.1 - - [01/Jan/2025:00:00:00 +0000] "GET / HTTP/1.1" 200 12\n' },
   ];
@@ -110,10 +150,43 @@ void describe('parseMetricsLog: malformed lines are counted and skipped', () => 
     assert.equal(parsed.aggregates[0]?.histograms.requestDuration.count, 2);
   });
 
+  const lineRows = [
+    { name: 'a line without a TAB', text: `no tab here\n${line()}` },
+    { name: 'a line with one TAB', text: `a\tb\n${line()}` },
+    { name: 'a line with two TABs', text: `a\tb\tc\n${line()}` },
+    { name: 'a line that ends after its key', text: `${LABELS}\tGET\t200\t\n${line()}` },
+    { name: 'several short lines in a row', text: `a\tb\n\t\nc\n${line()}` },
+  ];
+  for (const row of lineRows) {
+    void it(`${row.name} does not take TABs from the next line`, () => {
+      const parsed = parseMetricsLog(row.text);
+      assert.equal(parsed.aggregates[0]?.histograms.requestDuration.count, 1);
+      assert.equal(parsed.rejected.malformed, row.text.split('\n').length - 2);
+    });
+  }
+
   void it('the last line may lack its "\\n"; empty text is nothing', () => {
     assert.equal(parseMetricsLog(line().trimEnd()).aggregates.length, 1);
     assert.deepEqual(parseMetricsLog(''), { aggregates: [], rejected: { malformed: 0, bucketMismatch: 0 }, droppedInNginx: 0 });
   });
+});
+
+void describe('parseMetricsLog: numbers are read as Number() reads them', () => {
+  // Exact to the last bit, also where a digit-by-digit reading would round twice.
+  const rows = [
+    { name: 'milliseconds', requestTime: '0.004', bytesSent: '300' },
+    { name: 'more digits than a double holds', requestTime: '3.14159265358979323846', bytesSent: '12345678901234567890' },
+    { name: 'more decimals than 10^22', requestTime: `0.${'1'.repeat(30)}`, bytesSent: '9007199254740993' },
+    { name: 'leading zeros', requestTime: '000.500', bytesSent: '000300' },
+  ];
+  for (const row of rows) {
+    void it(row.name, () => {
+      const { histograms } = parseMetricsLog(line({ requestTime: row.requestTime, upstreamTime: `0.1, ${row.requestTime}`, bytesSent: row.bytesSent })).aggregates[0] ?? {};
+      assert.equal(histograms?.requestDuration.sum, Number(row.requestTime));
+      assert.equal(histograms?.responseDuration.sum, Number(row.requestTime));
+      assert.equal(histograms?.responseSize.sum, Number(row.bytesSent));
+    });
+  }
 });
 
 void describe('helpers', () => {
