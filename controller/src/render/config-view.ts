@@ -25,8 +25,8 @@ export interface PrefixPaths {
   readonly errorLog: string;
   /** null = `access_log off`. */
   readonly accessLog: string | null;
-  /** Per-request metrics lines (always on), read by the controller. */
-  readonly metricsLog: string;
+  /** Per-request metrics lines, read by the controller; null = per-request metrics off (no log, no labels). */
+  readonly metricsLog: string | null;
   readonly clientBodyTemp: string;
   readonly proxyTemp: string;
   readonly fastcgiTemp: string;
@@ -120,7 +120,7 @@ function prefixPaths(options: ResolvedRenderOptions, accessLog: AccessLogSetting
     pid: inPrefix('nginx.pid'),
     errorLog: inPrefix('error.log'),
     accessLog: options.accessLog && accessLog.enabled ? inPrefix('access.log') : null,
-    metricsLog: metricsLogPath(options.prefix),
+    metricsLog: options.requestMetrics ? metricsLogPath(options.prefix) : null,
     clientBodyTemp: inPrefix('client_body_temp'),
     proxyTemp: inPrefix('proxy_temp'),
     fastcgiTemp: inPrefix('fastcgi_temp'),

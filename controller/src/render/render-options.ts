@@ -48,6 +48,12 @@ export interface RenderOptions {
   readonly errorLogLevel?: ErrorLogLevel;
   /** Write `<prefix>/access.log` (true) or `access_log off` (false; default true). */
   readonly accessLog?: boolean;
+  /**
+   * Per-request metrics (--enable-metrics; default true): NGINX writes a line per
+   * proxied request to `metricsLogPath(prefix)`. false renders neither that log
+   * nor any `set $resty_metrics_labels`, so requests pay nothing for metrics.
+   */
+  readonly requestMetrics?: boolean;
 }
 
 /** RenderOptions with every default filled in; what the templates and the version hash see. */
@@ -147,5 +153,6 @@ export function resolveRenderOptions(options: RenderOptions): ResolvedRenderOpti
     },
     errorLogLevel: level,
     accessLog: options.accessLog ?? true,
+    requestMetrics: options.requestMetrics ?? true,
   };
 }

@@ -1,0 +1,136 @@
+// --enable-metrics=false as render sees it (RenderOptions.requestMetrics):
+// the switch removes exactly the per-request metrics lines (the metrics
+// log_format and access_log, the status server's declaration, each proxied
+// location's `set $resty_metrics_labels`) and nothing else, `nginx -t`
+// accepts the result, and real NGINX then writes no metrics log.
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { request } from 'node:http';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { freePort } from '../../../lua/test/nginx-harness.ts';
+import { findDataplane } from '../nginx/dataplane.ts';
+import { renderConfig } from './render-config.ts';
+import { assertNginxAccepts } from './testdata/golden-check.ts';
+import { backend, goldenOptions, model, notFound, proxied, server } from './testdata/model-fixtures.ts';
+import { makePrefix, startNginx } from './testdata/nginx-runner.ts';
+
+const web = backend('default-web-80');
+const api = { ...backend('default-api-80'), loadBalance: 'ewma' as const };
+// Proxied locations of every kind (prefix: two blocks but for "/"; exact; regex; EWMA) next to ones that answer 404.
+const site = model([
+  server('_', [notFound('/')]),
+  server('app.example.com', [
+    proxied('/', 'prefix', web.name),
+    proxied('/shop', 'prefix', web.name),
+    proxied('/exact', 'exact', web.name),
+    proxied('/api(/|$)(.*)', 'regex', api.name, { rewriteTarget: '/$2' }),
+    notFound('/gone'),
+  ]),
+], [web, api]);
+
+/** How many times each line occurs in `text`. */
+function lineCounts(text: string): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const line of text.split('\n')) counts.set(line, (counts.get(line) ?? 0) + 1);
+  return counts;
+}
+
+/** Lines of `a` not matched by a line of `b` (as a multiset), in `a`'s order. */
+function linesOnlyIn(a: string, b: string): string[] {
+  const left = lineCounts(b);
+  return a.split('\n').filter((line) => {
+    const n = left.get(line) ?? 0;
+    if (n > 0) left.set(line, n - 1);
+    return n === 0;
+  });
+}
+
+/** Lines that name the config version (they differ whenever the options do). */
+const isVersionLine = (line: string): boolean => /Config version "|return 200 "[0-9a-f]{16}";/u.test(line);
+
+void describe('request metrics off: rendered', () => {
+  const on = renderConfig(site, goldenOptions());
+  const off = renderConfig(site, { ...goldenOptions(), requestMetrics: false });
+
+  void it('the default is on: same conf as requestMetrics: true', () => {
+    assert.equal(renderConfig(site, { ...goldenOptions(), requestMetrics: true }).conf, on.conf);
+    assert.match(on.conf, /log_format resty_metrics /u);
+  });
+
+  void it('removes exactly the metrics log and the label sets, and adds nothing', () => {
+    const proxiedBlocks = on.conf.match(/proxy_pass /gu)?.length ?? 0;
+    assert.equal(proxiedBlocks, 5, '"/", "/shop" (= and prefix blocks), exact, regex');
+    const removed = linesOnlyIn(on.conf, off.conf).filter((line) => !isVersionLine(line)).map((line) => line.trim());
+    const labelSets = removed.filter((line) => line.startsWith('set $resty_metrics_labels "app.example.com '));
+    assert.deepEqual(removed.filter((line) => !labelSets.includes(line)), [
+      '# Per-request metrics: a line per request of a proxied location (they set $resty_metrics_labels;',
+      '# `if=` skips the others), written 64 KB at a time and read by the controller',
+      '# (controller/src/metrics). Costs a request far less than a Lua log phase.',
+      String.raw`log_format resty_metrics '$resty_metrics_labels\t$request_method\t$status\t$request_time\t$upstream_response_time\t$request_length\t$bytes_sent';`,
+      'access_log "/golden/prefix/metrics.log" resty_metrics buffer=64k flush=1s if=$resty_metrics_labels;',
+      '# Declares the variable the metrics log reads, for a configuration without any proxied location.',
+      'set $resty_metrics_labels "";',
+    ]);
+    assert.equal(labelSets.length, proxiedBlocks, 'one label set per proxied location block');
+    assert.deepEqual(linesOnlyIn(off.conf, on.conf).filter((line) => !isVersionLine(line)), []);
+  });
+
+  void it('leaves no trace of the metrics variable or file', () => {
+    assert.doesNotMatch(off.conf, /resty_metrics|metrics\.log/u);
+  });
+
+  void it('changes the config version (switching it needs a reload)', () => {
+    assert.notEqual(off.version, on.version);
+  });
+
+  void it('nginx -t accepts it', async () => {
+    await assertNginxAccepts(off.conf);
+  });
+});
+
+/** One GET through node:http (fetch() cannot set Host); any status will do. */
+function get(port: number, host: string, path: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = request({ port, host: '127.0.0.1', path, headers: { host }, agent: false }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+void describe('request metrics: what real NGINX writes', () => {
+  const rows: { name: string; requestMetrics: boolean }[] = [
+    { name: 'on: a proxied request becomes a metrics log line', requestMetrics: true },
+    { name: 'off: no metrics log at all', requestMetrics: false },
+  ];
+  for (const row of rows) {
+    void it(row.name, async () => {
+      const [httpPort, statusPort, httpsPort] = [await freePort(), await freePort(), await freePort()];
+      const dataplane = findDataplane();
+      const prefix = makePrefix();
+      const { conf } = renderConfig(site, { ...goldenOptions(dataplane, prefix), httpPort, httpsPort, statusPort, requestMetrics: row.requestMetrics });
+      const nginx = await startNginx(dataplane, prefix, conf, `http://127.0.0.1:${statusPort}/healthz`);
+      try {
+        // No endpoints were pushed: the proxied location answers 503, a request all the same.
+        assert.equal(await get(httpPort, 'app.example.com', '/exact'), 503);
+        const path = join(prefix, 'metrics.log');
+        // NGINX opens its logs at start, so "no file" now means no metrics log in this configuration.
+        assert.equal(existsSync(path), row.requestMetrics, `metrics.log exists: ${existsSync(path)}`);
+        if (!row.requestMetrics) return;
+        // The line arrives within flush=1s.
+        let text = '';
+        for (let i = 0; i < 60 && text === ''; i++) {
+          if (i > 0) await sleep(50);
+          text = readFileSync(path, 'utf8');
+        }
+        assert.match(text, /^app\.example\.com default web web \/exact\tGET\t503\t/mu);
+      } finally {
+        await nginx.stop();
+      }
+    });
+  }
+});
