@@ -3,7 +3,7 @@
 // refuses connections, the test writes the metrics log): stub_status fails
 // quietly, which is part of what is checked.
 import assert from 'node:assert/strict';
-import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -43,7 +43,7 @@ void describe('observability wiring', () => {
   before(async () => {
     registry = new Registry();
     observability = await startObservability({
-      registry, logger: pino({ level: 'silent' }), host: '127.0.0.1', port: 0, statusUrl: 'http://127.0.0.1:1', metricsLogPath: metricsLog,
+      registry, logger: pino({ level: 'silent' }), host: '127.0.0.1', port: 0, statusUrl: 'http://127.0.0.1:1', requestMetrics: true, metricsLogPath: metricsLog,
       electionId: 'lease', ingressClass: 'resty', reportStatusClasses: false, metricsPerHost: true,
       nginxPid: () => null, liveVersion: () => null, luaVersion: () => Promise.resolve(null),
     });
@@ -84,5 +84,74 @@ void describe('observability wiring', () => {
     const res = await fetch(`http://127.0.0.1:${observability.port}/metrics`);
     assert.equal(res.status, 200);
     assert.match(await res.text(), /resty_ingress_sync_total/u);
+  });
+});
+
+/** Metric names a scrape exposes (its `# TYPE` lines). */
+const exposedNames = (text: string): string[] =>
+  text.split('\n').filter((line) => line.startsWith('# TYPE ')).map((line) => line.split(' ')[2] ?? '').sort();
+
+/** Whether this process holds `path` open: the metrics-log tail keeps the file it reads open. */
+function holdsOpen(path: string): boolean {
+  return readdirSync('/proc/self/fd').some((fd) => {
+    try {
+      return readlinkSync(`/proc/self/fd/${fd}`) === path;
+    } catch {
+      return false; // closed meanwhile
+    }
+  });
+}
+
+/** What --enable-metrics=false takes away: ingress-nginx's per-request metrics and our count of rejected lines. */
+const REQUEST_METRIC_NAMES = [
+  'nginx_ingress_controller_request_duration_seconds', 'nginx_ingress_controller_request_size', 'nginx_ingress_controller_requests',
+  'nginx_ingress_controller_response_duration_seconds', 'nginx_ingress_controller_response_size', 'resty_ingress_monitor_rejected_total',
+];
+
+void describe('--enable-metrics: per-request metrics on and off', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'observability-switch-'));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  /** Starts observability, logs one request into a fresh metrics log, scrapes; returns what the scrape shows. */
+  async function scrapeWith(requestMetrics: boolean): Promise<{ names: string[]; text: string; tailed: boolean }> {
+    const metricsLog = join(dir, `metrics-${String(requestMetrics)}.log`);
+    const observability = await startObservability({
+      registry: new Registry(), logger: pino({ level: 'silent' }), host: '127.0.0.1', port: 0, statusUrl: 'http://127.0.0.1:1',
+      requestMetrics, metricsLogPath: metricsLog, electionId: 'lease', ingressClass: 'resty', reportStatusClasses: false, metricsPerHost: true,
+      nginxPid: () => null, liveVersion: () => null, luaVersion: () => Promise.resolve(null),
+    });
+    try {
+      appendFileSync(metricsLog, 'shop.test shop web web /api\tGET\t200\t0.004\t0.003\t100\t300\n');
+      const res = await fetch(`http://127.0.0.1:${observability.port}/metrics`);
+      assert.equal(res.status, 200, '/metrics is served either way');
+      const text = await res.text();
+      return { names: exposedNames(text), text, tailed: holdsOpen(metricsLog) };
+    } finally {
+      await observability.close();
+    }
+  }
+
+  const rows: { name: string; requestMetrics: boolean; counted: boolean }[] = [
+    { name: 'on (the default): the logged request is counted and the log is being read', requestMetrics: true, counted: true },
+    { name: 'off: no request metric names, nothing reads the metrics log', requestMetrics: false, counted: false },
+  ];
+  for (const row of rows) {
+    void it(row.name, async () => {
+      const { names, text, tailed } = await scrapeWith(row.requestMetrics);
+      assert.equal(tailed, row.requestMetrics, 'the metrics log is held open by a tail');
+      assert.deepEqual(REQUEST_METRIC_NAMES.filter((name) => names.includes(name)), row.requestMetrics ? REQUEST_METRIC_NAMES : []);
+      assert.equal(/^nginx_ingress_controller_requests\{.*path="\/api".*\} 1$/mu.test(text), row.counted);
+    });
+  }
+
+  void it('off takes away exactly the request metrics: the controller\'s own stay', async () => {
+    const on = await scrapeWith(true);
+    const off = await scrapeWith(false);
+    assert.deepEqual(on.names.filter((name) => !off.names.includes(name)), REQUEST_METRIC_NAMES);
+    assert.deepEqual(off.names.filter((name) => !on.names.includes(name)), []);
+    for (const kept of ['resty_ingress_sync_total', 'nginx_ingress_controller_config_hash', 'nginx_ingress_controller_success',
+      'nginx_ingress_controller_ssl_expire_time_seconds', 'nginx_ingress_controller_admission_roundtrip_duration', 'nginx_ingress_controller_nginx_process_connections']) {
+      assert.ok(off.names.includes(kept), `${kept} is still exposed`);
+    }
   });
 });

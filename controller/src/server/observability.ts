@@ -1,14 +1,15 @@
 // Operating the controller: the healthz server (/healthz, /readyz, /metrics)
 // and everything that feeds it — controller metrics from the sync hooks,
-// per-request metrics tailed from NGINX's metrics log, stub_status
-// connections. main creates the Registry and hands it in; controller.ts only
-// connects this to the sync, the store and NGINX through the functions below.
+// per-request metrics tailed from NGINX's metrics log (unless
+// --enable-metrics=false), stub_status connections. main creates the
+// Registry and hands it in; controller.ts only connects this to the sync,
+// the store and NGINX through the functions below.
 
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import {
   createAdmissionMetrics, createControllerMetrics, createRequestMetrics, fetchStubStatus, registerNginxStatusMetrics, startMetricsLogTail,
-  type AdmissionOutcome, type ControllerMetrics, type LocationLabels,
+  type AdmissionOutcome, type ControllerMetrics, type LocationLabels, type MetricsLogTail, type RequestMetrics,
 } from '../metrics/index.ts';
 import type { BuildResult, IngressRef, Model } from '../model/types.ts';
 import type { SyncDetail, SyncHooks, SyncResult } from '../sync/sync.ts';
@@ -23,6 +24,12 @@ export interface ObservabilityOptions {
   readonly port: number;
   /** NGINX's loopback status server, e.g. http://127.0.0.1:10246. */
   readonly statusUrl: string;
+  /**
+   * --enable-metrics: per-request metrics (nginx_ingress_controller_requests, the request/response
+   * duration and size histograms, resty_ingress_monitor_rejected_total) and the tail of
+   * metricsLogPath that feeds them. false = neither: NGINX then writes no metrics log (render).
+   */
+  readonly requestMetrics: boolean;
   /** The per-request metrics log NGINX writes (metricsLogPath(prefix)). */
   readonly metricsLogPath: string;
   readonly electionId: string;
@@ -83,14 +90,11 @@ function locationKeys(model: Model): Set<string> {
   return keys;
 }
 
-export async function startObservability(options: ObservabilityOptions): Promise<Observability> {
-  const { registry, logger } = options;
-  const metrics = createControllerMetrics({ registry, electionId: options.electionId, ingressClass: options.ingressClass });
-  const admission = createAdmissionMetrics({ registry });
-  const requests = createRequestMetrics(registry, { statusClasses: options.reportStatusClasses, perHost: options.metricsPerHost });
-  registerNginxStatusMetrics(registry, () => fetchStubStatus(`${options.statusUrl}/nginx_status`));
-  const metricsLog = startMetricsLogTail({
-    path: options.metricsLogPath, metrics: requests, logger,
+/** The per-request metrics in the registry and the tail of NGINX's metrics log that feeds them. */
+function startRequestMetrics(options: ObservabilityOptions): { readonly metrics: RequestMetrics; readonly tail: MetricsLogTail } {
+  const metrics = createRequestMetrics(options.registry, { statusClasses: options.reportStatusClasses, perHost: options.metricsPerHost });
+  const tail = startMetricsLogTail({
+    path: options.metricsLogPath, metrics, logger: options.logger,
     // SIGUSR1: the master reopens its log files and has the workers flush and reopen theirs.
     reopenLogs: () => {
       const pid = options.nginxPid();
@@ -98,6 +102,16 @@ export async function startObservability(options: ObservabilityOptions): Promise
       process.kill(pid, 'SIGUSR1');
     },
   });
+  return { metrics, tail };
+}
+
+export async function startObservability(options: ObservabilityOptions): Promise<Observability> {
+  const { registry, logger } = options;
+  const metrics = createControllerMetrics({ registry, electionId: options.electionId, ingressClass: options.ingressClass });
+  const admission = createAdmissionMetrics({ registry });
+  // Off: no metric that would stay empty (ingress-nginx registers none either), no file to watch.
+  const requests = options.requestMetrics ? startRequestMetrics(options) : null;
+  registerNginxStatusMetrics(registry, () => fetchStubStatus(`${options.statusUrl}/nginx_status`));
   let firstConfigLive = false;
   // A sync that returns has pushed its model's certificates (or found them unchanged): they are the served ones.
   let lastBuilt: Model | null = null;
@@ -107,7 +121,8 @@ export async function startObservability(options: ObservabilityOptions): Promise
     firstConfigLive: () => firstConfigLive,
   });
   const server = await startHealthServer({
-    host: options.host, port: options.port, registry, checks, logger, beforeScrape: () => metricsLog.drain(),
+    host: options.host, port: options.port, registry, checks, logger,
+    beforeScrape: requests === null ? undefined : () => requests.tail.drain(),
   });
 
   const syncHooks: SyncHooks = {
@@ -122,8 +137,9 @@ export async function startObservability(options: ObservabilityOptions): Promise
     },
     onReloaded(model: Model): void {
       metrics.reloadSucceeded(options.liveVersion());
+      if (requests === null) return;
       const live = locationKeys(model);
-      requests.prune((l: LocationLabels) => live.has(`${l.host} ${l.ingress} ${l.path}`));
+      requests.metrics.prune((l: LocationLabels) => live.has(`${l.host} ${l.ingress} ${l.path}`));
     },
     onReloadFailed(): void {
       metrics.reloadFailed();
@@ -149,7 +165,7 @@ export async function startObservability(options: ObservabilityOptions): Promise
     },
     beginShutdown: () => checks.beginShutdown(),
     async close(): Promise<void> {
-      metricsLog.stop();
+      requests?.tail.stop();
       await server.close();
     },
   };
