@@ -67,6 +67,8 @@ export async function startController(opts: ControllerOptions, logger: Logger, r
     statusPort: opts.statusPort,
     workerProcesses: opts.workerProcesses,
     dataplane,
+    // --enable-metrics=false: no metrics log and no per-request labels in nginx.conf.
+    requestMetrics: opts.enableMetrics,
   });
   // NGINX's HTTPS listener needs a certificate file before it starts; Lua replaces it per SNI.
   const placeholder = writeSelfSignedDefault(defaultCertificatePaths(opts.nginxPrefix));
@@ -87,6 +89,7 @@ export async function startController(opts: ControllerOptions, logger: Logger, r
     host: opts.bindAddress,
     port: opts.healthzPort,
     statusUrl: luaUrl,
+    requestMetrics: opts.enableMetrics,
     metricsLogPath: metricsLogPath(opts.nginxPrefix),
     electionId: opts.electionId,
     ingressClass: opts.ingressClass,

@@ -37,6 +37,7 @@ const DEFAULTS: ControllerOptions = {
   validatingWebhook: null,
   validatingWebhookCertificate: null,
   validatingWebhookKey: null,
+  enableMetrics: true,
   reportStatusClasses: false,
   metricsPerHost: true,
   shutdownGracePeriod: 0,
@@ -97,6 +98,9 @@ void describe('parseOptions', () => {
       argv: ['--validating-webhook', ':8443', '--validating-webhook-certificate', '/certs/tls.crt', '--validating-webhook-key', '/certs/tls.key'],
       expected: { validatingWebhook: ':8443', validatingWebhookCertificate: '/certs/tls.crt', validatingWebhookKey: '/certs/tls.key' },
     },
+    { name: '--enable-metrics=false', argv: ['--enable-metrics=false'], expected: { enableMetrics: false } },
+    { name: '--enable-metrics 0 (separate value)', argv: ['--enable-metrics', '0'], expected: { enableMetrics: false } },
+    { name: '--enable-metrics bare', argv: ['--enable-metrics'], expected: { enableMetrics: true } },
     { name: '--report-status-classes', argv: ['--report-status-classes'], expected: { reportStatusClasses: true } },
     { name: '--metrics-per-host=false', argv: ['--metrics-per-host=false'], expected: { metricsPerHost: false } },
     { name: '--shutdown-grace-period 15', argv: ['--shutdown-grace-period', '15'], expected: { shutdownGracePeriod: 15 } },
@@ -129,6 +133,7 @@ void describe('parseOptions', () => {
     { name: 'nginx prefix with a semicolon', argv: ['--nginx-prefix', '/tmp/x;evil'], flag: '--nginx-prefix' },
     { name: 'nginx prefix climbing out', argv: ['--nginx-prefix', '/tmp/../etc'], flag: '--nginx-prefix' },
     { name: 'boolean not a boolean', argv: ['--update-status=maybe'], flag: '--update-status' },
+    { name: 'enable-metrics not a boolean', argv: ['--enable-metrics=off'], flag: '--enable-metrics' },
     { name: 'ingress class with spaces', argv: ['--ingress-class', 'my class'], flag: '--ingress-class' },
     { name: 'controller class without a domain', argv: ['--controller-class', 'controller'], flag: '--controller-class' },
     { name: 'annotations prefix with trailing slash', argv: ['--annotations-prefix', 'nginx.ingress.kubernetes.io/'], flag: '--annotations-prefix' },
@@ -181,7 +186,7 @@ void describe('--help', () => {
     ['--update-status [bool]', 'true'], ['--publish-status-address <addresses>', '""'],
     ['--update-status-on-shutdown [bool]', 'true'], ['--election-ttl <duration>', '"30s"'],
     ['--disable-leader-election [bool]', 'false'], ['--disable-sync-events [bool]', 'false'],
-    ['--validating-webhook <[ip]:port>', '""'],
+    ['--validating-webhook <[ip]:port>', '""'], ['--enable-metrics [bool]', 'true'],
   ];
   const exit = exitOf(['--help']);
   const text = exit.output.replace(/\s+/g, ' ');

@@ -67,6 +67,13 @@ export interface ControllerOptions extends BuildOptions {
   /** --validating-webhook-certificate / --validating-webhook-key: PEM files for the webhook's TLS. */
   readonly validatingWebhookCertificate: string | null;
   readonly validatingWebhookKey: string | null;
+  /**
+   * --enable-metrics: per-request metrics. false = NGINX writes no metrics log and sets no labels per
+   * request, and /metrics drops nginx_ingress_controller_requests, …_request_duration_seconds,
+   * …_response_duration_seconds, …_request_size, …_response_size and resty_ingress_monitor_rejected_total
+   * (the controller's own metrics stay). --report-status-classes and --metrics-per-host then do nothing.
+   */
+  readonly enableMetrics: boolean;
   /** --report-status-classes: per-request metrics label `status` as `2xx`/`3xx`/… instead of the code. */
   readonly reportStatusClasses: boolean;
   /** --metrics-per-host: per-request metrics carry the configured server name as label `host`. */
@@ -125,6 +132,8 @@ const FLAGS: readonly FlagSpec[] = [
   { flags: '--validating-webhook <[ip]:port>', description: 'serve the validating admission webhook (HTTPS) on this address, e.g. :8443; "" = off', defaultValue: '', parser: parse.parseListenAddress },
   { flags: '--validating-webhook-certificate <path>', description: 'PEM certificate of the admission webhook', defaultValue: '', parser: parse.parseFilePath },
   { flags: '--validating-webhook-key <path>', description: 'PEM private key of the admission webhook', defaultValue: '', parser: parse.parseFilePath },
+  // ingress-nginx's switch. Off saves NGINX the per-request metrics work (a `set` and a buffered log line, ~0.35 µs of CPU per request).
+  bool('--enable-metrics', 'per-request metrics (requests, duration and size by Ingress path); false: NGINX writes no metrics log and /metrics keeps only the controller\'s own metrics', true),
   bool('--report-status-classes', 'per-request metrics report status classes (2xx, 3xx, ...) instead of status codes', false),
   bool('--metrics-per-host', 'per-request metrics carry the configured host name as label "host"', true),
   { flags: '--shutdown-grace-period <seconds>', description: 'seconds to keep serving after SIGTERM while /healthz fails, before NGINX quits', defaultValue: 0, parser: parse.parseSeconds },
@@ -190,6 +199,7 @@ function toControllerOptions(raw: Record<string, unknown>): ControllerOptions {
     validatingWebhook: orNull(raw.validatingWebhook as string),
     validatingWebhookCertificate: orNull(raw.validatingWebhookCertificate as string),
     validatingWebhookKey: orNull(raw.validatingWebhookKey as string),
+    enableMetrics: raw.enableMetrics as boolean,
     reportStatusClasses: raw.reportStatusClasses as boolean,
     metricsPerHost: raw.metricsPerHost as boolean,
     shutdownGracePeriod: raw.shutdownGracePeriod as number,
