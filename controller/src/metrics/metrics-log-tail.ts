@@ -163,10 +163,21 @@ export function startMetricsLogTail(options: MetricsLogTailOptions): MetricsLogT
     }
   };
 
+  // A drain must see everything written before it was called: a read already
+  // in flight may have passed the end before the last lines arrived, so a
+  // caller arriving during one gets the next read (shared by all who wait).
   let running: Promise<void> | null = null;
+  let next: Promise<void> | null = null;
   const drain = (): Promise<void> => {
-    running ??= tick().finally(() => { running = null; });
-    return running;
+    if (running === null) {
+      running = tick().finally(() => { running = null; });
+      return running;
+    }
+    next ??= running.then(() => {
+      next = null;
+      return drain();
+    });
+    return next;
   };
   const timer = setInterval(() => { void drain(); }, intervalMs);
   timer.unref();
