@@ -3,7 +3,7 @@
 // endpoints and load-balance algorithms never enter it, so an endpoint
 // change cannot change nginx.conf or its version.
 
-import type { AccessLogSettings, HstsSettings, Model, Server } from '../model/types.ts';
+import type { AccessLogSettings, Backend, HstsSettings, Model, Server } from '../model/types.ts';
 import { defaultCertificatePaths, metricsLogPath, type ResolvedRenderOptions } from './render-options.ts';
 import { buildLocationBlocks, type LocationBlock } from './location-blocks.ts';
 import { RenderError } from './nginx-values.ts';
@@ -78,7 +78,13 @@ export interface ConfigView {
   /** `listen` addresses: the public one, and the status server's (always loopback). */
   readonly listen: { readonly public: string; readonly status: string };
   readonly serverNamesHash: ServerNamesHash;
-  readonly servers: readonly ServerView[];
+  /**
+   * The servers in render order, built one at a time as they are iterated
+   * (each iteration builds them afresh): at 10k Ingresses the views of all
+   * servers at once were ~15 MB that outlived young-generation collections
+   * for the whole render, only to become old-space garbage.
+   */
+  readonly servers: Iterable<ServerView>;
   readonly tls: TlsView | null;
 }
 
@@ -129,23 +135,23 @@ function prefixPaths(options: ResolvedRenderOptions, accessLog: AccessLogSetting
   };
 }
 
+/** The catch-all server of `model`, or an empty one that answers 404 when the model has none. */
+function catchAllOf(model: Model): Server {
+  return model.servers.find((s) => s.hostname === CATCH_ALL_HOSTNAME) ?? { hostname: CATCH_ALL_HOSTNAME, locations: [] };
+}
+
+/** Every hostname in render order: the catch-all first, then the others in model order. */
+function renderedHostnames(model: Model): string[] {
+  return [CATCH_ALL_HOSTNAME, ...model.servers.filter((s) => s.hostname !== CATCH_ALL_HOSTNAME).map((s) => s.hostname)];
+}
+
 /**
- * Servers in render order: the catch-all first (taken from the model, or an
- * empty one that answers 404 when the model has none), then the others in
- * model order. A hostname seen twice is a model bug and throws.
+ * Servers in render order (see renderedHostnames), each view built when it
+ * is reached. A hostname seen twice is a model bug and throws.
  */
-function buildServerViews(model: Model): ServerView[] {
-  if (!Array.isArray(model.servers) || !Array.isArray(model.backends)) {
-    throw new RenderError('UnsafeValue', 'model: servers and backends must be arrays');
-  }
-  const knownBackends = new Map(model.backends.map((backend) => [backend.name, backend]));
+function* serverViews(model: Model, knownBackends: ReadonlyMap<string, Backend>): Generator<ServerView> {
   const seen = new Set<string>();
-  const catchAll: Server = model.servers.find((s) => s.hostname === CATCH_ALL_HOSTNAME) ?? {
-    hostname: CATCH_ALL_HOSTNAME,
-    locations: [],
-  };
-  const ordered = [catchAll, ...model.servers.filter((s) => s.hostname !== CATCH_ALL_HOSTNAME)];
-  return ordered.map((server) => {
+  const viewOf = (server: Server): ServerView => {
     if (seen.has(server.hostname)) {
       throw new RenderError('DuplicateServer', `server ${JSON.stringify(server.hostname)} appears twice in the model`);
     }
@@ -155,7 +161,11 @@ function buildServerViews(model: Model): ServerView[] {
       isDefault: server.hostname === CATCH_ALL_HOSTNAME,
       locations: buildLocationBlocks(server.hostname, server.locations, knownBackends),
     };
-  });
+  };
+  yield viewOf(catchAllOf(model));
+  for (const server of model.servers) {
+    if (server.hostname !== CATCH_ALL_HOSTNAME) yield viewOf(server);
+  }
 }
 
 function buildTlsView(model: Model, options: ResolvedRenderOptions): TlsView | null {
@@ -177,9 +187,15 @@ function buildTlsView(model: Model, options: ResolvedRenderOptions): TlsView | n
   };
 }
 
-/** Builds the view of `model` under `options`; throws RenderError on a model that breaks the contract. */
+/**
+ * Builds the view of `model` under `options`; throws RenderError on a model
+ * that breaks the contract (a bad server or location: while `servers` is iterated).
+ */
 export function buildConfigView(model: Model, options: ResolvedRenderOptions): ConfigView {
-  const servers = buildServerViews(model);
+  if (!Array.isArray(model.servers) || !Array.isArray(model.backends)) {
+    throw new RenderError('UnsafeValue', 'model: servers and backends must be arrays');
+  }
+  const knownBackends = new Map(model.backends.map((backend) => [backend.name, backend]));
   const { templateDir: _templateDir, ...rendered } = options;
   const accessLog = accessLogSettings(model);
   return {
@@ -190,8 +206,8 @@ export function buildConfigView(model: Model, options: ResolvedRenderOptions): C
       public: `${options.listenAddress}:${options.httpPort}`,
       status: `127.0.0.1:${options.statusPort}`,
     },
-    serverNamesHash: sizeServerNamesHash(servers.map((server) => server.hostname)),
-    servers,
+    serverNamesHash: sizeServerNamesHash(renderedHostnames(model)),
+    servers: { [Symbol.iterator]: () => serverViews(model, knownBackends) },
     tls: buildTlsView(model, options),
   };
 }

@@ -1,7 +1,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Location, Model } from '../model/types.ts';
-import { renderConfig } from './render-config.ts';
+import { assembleConf, renderConfig } from './render-config.ts';
+import type { RenderedServerBlocks } from './server-blocks.ts';
 import { RenderError } from './nginx-values.ts';
 import { backend, goldenOptions, model, notFound, proxied, server } from './testdata/model-fixtures.ts';
 
@@ -196,4 +197,41 @@ void describe('renderConfig: refuses what breaks the contract', () => {
       );
     });
   }
+});
+
+/** Blocks whose keep() records where it was pointed. */
+function keptBlocks(texts: string[]): RenderedServerBlocks & { kept: { source: string; offset: number } | null } {
+  const blocks = {
+    texts,
+    keys: [],
+    kept: null as { source: string; offset: number } | null,
+    keep(source: string, offset: number): void { blocks.kept = { source, offset }; },
+  };
+  return blocks;
+}
+
+const assembleRows: { name: string; main: (serverBlocks: string) => string; keptInConf: boolean }[] = [
+  { name: 'blocks printed once: joined in at the mark, kept in the conf', main: (blocks) => `http {\n${blocks}}\n`, keptInConf: true },
+  { name: 'blocks not printed: the template alone, kept in their own join', main: () => 'http {}\n', keptInConf: false },
+  { name: 'blocks printed twice: through the template, kept in their own join', main: (blocks) => `${blocks}#\n${blocks}`, keptInConf: false },
+];
+
+void describe('assembleConf: the conf a template gives, as one string', () => {
+  for (const row of assembleRows) {
+    void it(row.name, () => {
+      const blocks = keptBlocks(['server a {}\n', 'server b {}\n']);
+      const conf = assembleConf(row.main, blocks);
+      assert.equal(conf, row.main('server a {}\nserver b {}\n'));
+      assert.ok(blocks.kept !== null, 'a rendered conf is kept');
+      const { source, offset } = blocks.kept;
+      assert.equal(source === conf, row.keptInConf);
+      assert.equal(source.slice(offset, offset + blocks.texts.join('').length), blocks.texts.join(''));
+    });
+  }
+
+  void it('a template that throws keeps nothing', () => {
+    const blocks = keptBlocks(['server a {}\n']);
+    assert.throws(() => assembleConf(() => { throw new Error('template broke'); }, blocks), /template broke/);
+    assert.equal(blocks.kept, null);
+  });
 });

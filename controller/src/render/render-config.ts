@@ -7,7 +7,7 @@ import type { Model } from '../model/types.ts';
 import { buildConfigView, type ConfigView } from './config-view.ts';
 import { RenderError } from './nginx-values.ts';
 import { resolveRenderOptions, type RenderOptions } from './render-options.ts';
-import { createServerBlocks, SERVER_TEMPLATE } from './server-blocks.ts';
+import { createServerBlocks, SERVER_TEMPLATE, type RenderedServerBlocks } from './server-blocks.ts';
 import { createTemplateEnvironment, hashTemplates } from './template-environment.ts';
 
 /** The entry template; it includes the per-context templates. */
@@ -41,6 +41,35 @@ function versionOf(templatesHash: string, view: ConfigView, keys: readonly strin
 }
 
 /**
+ * Stands for the server blocks while the main template renders. The filters
+ * refuse control characters, so a NUL can only come from `serverBlocks`;
+ * assembleConf() still uses it only when it comes out exactly once.
+ */
+const SERVER_BLOCKS_MARK = '\0resty-ingress:server-blocks\0';
+
+/**
+ * nginx.conf as ONE flat string: the main template around a mark, then the
+ * blocks joined in at the mark, so the server-block cache can keep slices of
+ * the conf the controller holds anyway instead of a second copy (nunjucks
+ * output is a rope of many small strings; join() makes it flat). Falls back
+ * to printing the joined blocks through the template when the mark does not
+ * come out exactly once (a template that does not print serverBlocks).
+ */
+export function assembleConf(renderMain: (serverBlocks: string) => string, blocks: RenderedServerBlocks): string {
+  const shell = renderMain(SERVER_BLOCKS_MARK);
+  const at = shell.indexOf(SERVER_BLOCKS_MARK);
+  if (at >= 0 && shell.indexOf(SERVER_BLOCKS_MARK, at + 1) < 0) {
+    const conf = [shell.slice(0, at), ...blocks.texts, shell.slice(at + SERVER_BLOCKS_MARK.length)].join('');
+    blocks.keep(conf, at);
+    return conf;
+  }
+  const joined = blocks.texts.join('');
+  const conf = renderMain(joined);
+  blocks.keep(joined, 0);
+  return conf;
+}
+
+/**
  * Checks the options, loads the templates once, and returns a renderer.
  * Throws RenderError('InvalidOptions') on bad options or a missing template folder.
  */
@@ -57,10 +86,12 @@ export function createConfigRenderer(options: RenderOptions): ConfigRenderer {
       try {
         const blocks = serverBlocks.render(view);
         version = versionOf(templatesHash, view, blocks.keys);
-        conf = templates.env.render(MAIN_TEMPLATE, { ...view, version, serverBlocks: blocks.text });
+        conf = assembleConf((serverBlocks) => templates.env.render(MAIN_TEMPLATE, { ...view, version, serverBlocks }), blocks);
       } catch (error) {
         const fromFilter = templates.takeFilterError();
         if (fromFilter !== null) throw fromFilter;
+        // The server views are built as the blocks render: their contract errors keep their codes.
+        if (error instanceof RenderError) throw error;
         throw new RenderError('TemplateFailed', `rendering ${MAIN_TEMPLATE} failed: ${String(error)}`, { cause: error });
       }
       return { conf, version };

@@ -1,12 +1,13 @@
 // Server blocks are reused only when nothing they are rendered from changed;
 // the whole nginx.conf stays byte-identical to a fresh render (checked on the
-// golden models through the real templates).
+// golden models through the real templates). Only a kept render becomes the
+// cache, as slices of the string its texts were assembled into.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Model } from '../model/types.ts';
 import type { ConfigView, ServerView } from './config-view.ts';
 import { createConfigRenderer } from './render-config.ts';
-import { createServerBlocks, type RenderServer } from './server-blocks.ts';
+import { createServerBlocks, type RenderServer, type ServerBlocks } from './server-blocks.ts';
 import { backend, goldenOptions, model, proxied, server } from './testdata/model-fixtures.ts';
 
 const serverView = (hostname: string, path = '/'): ServerView =>
@@ -38,20 +39,48 @@ const rows: { name: string; first: ConfigView; second: ConfigView; rerendered: s
   { name: 'shared context changed: every server', first: view([a, b]), second: view([a, b], 9090), rerendered: ['a.test', 'b.test'] },
 ];
 
+/** Renders `view` and keeps it, assembled as a conf would be: a header, the blocks, a footer. */
+function renderAndKeep(blocks: ServerBlocks, view: ConfigView): { texts: readonly string[]; keys: readonly string[]; source: string } {
+  const rendered = blocks.render(view);
+  const header = '# header\n';
+  const source = `${header}${rendered.texts.join('')}# footer\n`;
+  rendered.keep(source, header.length);
+  return { texts: rendered.texts, keys: rendered.keys, source };
+}
+
 void describe('server blocks', () => {
   for (const row of rows) {
     void it(row.name, () => {
       const fake = recorder();
       const blocks = createServerBlocks(fake.render);
-      blocks.render(row.first);
+      renderAndKeep(blocks, row.first);
       fake.rendered.length = 0;
-      const second = blocks.render(row.second);
+      const second = renderAndKeep(blocks, row.second);
       assert.deepEqual(fake.rendered, row.rerendered);
       const fresh = createServerBlocks(recorder().render).render(row.second);
-      assert.equal(second.text, fresh.text, 'reused text equals a fresh render');
+      assert.deepEqual(second.texts, fresh.texts, 'reused texts equal a fresh render');
       assert.deepEqual(second.keys, fresh.keys);
     });
   }
+
+  void it('a render that is not kept does not become the cache', () => {
+    const fake = recorder();
+    const blocks = createServerBlocks(fake.render);
+    renderAndKeep(blocks, view([a]));
+    blocks.render(view([a, b])); // e.g. assembling the conf failed
+    fake.rendered.length = 0;
+    renderAndKeep(blocks, view([a, b]));
+    assert.deepEqual(fake.rendered, ['b.test']);
+  });
+
+  void it('kept texts are read back from the source they were kept in', () => {
+    const blocks = createServerBlocks(recorder().render);
+    const first = blocks.render(view([a, b]));
+    // A source whose pieces differ from the rendered texts shows where reused texts come from.
+    const header = '# header\n';
+    first.keep(`${header}${first.texts.map((text) => text.toUpperCase()).join('')}# footer\n`, header.length);
+    assert.deepEqual(blocks.render(view([a, b])).texts, first.texts.map((text) => text.toUpperCase()));
+  });
 
   void it('a render that throws keeps the blocks of the previous one', () => {
     const fake = recorder();
@@ -60,7 +89,7 @@ void describe('server blocks', () => {
       if (fail && context.server.hostname === 'c.test') throw new Error('bad value');
       return fake.render(context);
     });
-    blocks.render(view([a, b]));
+    renderAndKeep(blocks, view([a, b]));
     fail = true;
     assert.throws(() => blocks.render(view([a, b, c])), /bad value/);
     fake.rendered.length = 0;

@@ -7,6 +7,14 @@
 // cache key is made of (the server's view plus the shared context below), so
 // a reused text is the text a fresh render would give. The output equals
 // what `{% for server in servers %}{% include "server.njk" %}` gave.
+//
+// Memory: a fresh nunjucks text is a rope (about three times its characters
+// in string nodes at 10k servers), so the cache never keeps it: once the
+// caller has assembled nginx.conf (one flat string), keep() swaps every
+// cached text for a slice of that string. The cache then costs a small
+// object per server on top of the conf the controller holds anyway. A
+// reused block also keeps its old key string, so an unchanged server leaves
+// only short-lived garbage behind.
 
 import type { ConfigView, ServerView } from './config-view.ts';
 
@@ -21,14 +29,27 @@ export type RenderServer = (context: ServerContext & { readonly server: ServerVi
 
 /** The rendered blocks and what they were rendered from. */
 export interface RenderedServerBlocks {
-  /** Every server's block, in view order, as one string. */
-  readonly text: string;
+  /** Every server's block, in view order. */
+  readonly texts: readonly string[];
   /** JSON of the shared context and of each server, in order: the whole view but serverNamesHash, for the config version. */
   readonly keys: readonly string[];
+  /**
+   * Makes these blocks the cache for the next render, each text kept as a
+   * slice of `source`, which must hold `texts` back to back from `offset`
+   * on (e.g. the nginx.conf they were assembled into). Not calling it (the
+   * render failed) leaves the previous cache in place.
+   */
+  keep(source: string, offset: number): void;
 }
 
 export interface ServerBlocks {
   render(view: ConfigView): RenderedServerBlocks;
+}
+
+/** One server's block and the JSON of the view it was rendered from (its cache key). */
+interface Block {
+  readonly key: string;
+  text: string;
 }
 
 /** The shared part of `view` that server blocks see. */
@@ -37,30 +58,38 @@ export function serverContextOf(view: ConfigView): ServerContext {
   return context;
 }
 
-/** A renderer of server blocks that keeps the texts of the last render only (memory stays one nginx.conf). */
+/** A renderer of server blocks that keeps the texts of the last kept render only. */
 export function createServerBlocks(renderServer: RenderServer): ServerBlocks {
   let contextKey: string | null = null;
-  let previous = new Map<string, string>();
+  let previous = new Map<string, Block>();
   return {
     render(view: ConfigView): RenderedServerBlocks {
       const context = serverContextOf(view);
       const key = JSON.stringify(context);
-      if (key !== contextKey) previous = new Map(); // e.g. the ports or the TLS settings changed
-      const current = new Map<string, string>();
-      const parts: string[] = [];
-      const keys = [key];
+      // e.g. the ports or the TLS settings changed: no block can be reused.
+      const reusable = key === contextKey ? previous : new Map<string, Block>();
+      const current = new Map<string, Block>();
+      const blocks: Block[] = [];
       for (const server of view.servers) {
         const serverKey = JSON.stringify(server);
-        let text = current.get(serverKey) ?? previous.get(serverKey);
-        if (text === undefined) text = renderServer({ ...context, server });
-        current.set(serverKey, text);
-        parts.push(text);
-        keys.push(serverKey);
+        const block = current.get(serverKey) ?? reusable.get(serverKey) ?? { key: serverKey, text: renderServer({ ...context, server }) };
+        current.set(block.key, block);
+        blocks.push(block);
       }
-      // Only after every block rendered: a throw leaves the previous cache in place.
-      contextKey = key;
-      previous = current;
-      return { text: parts.join(''), keys };
+      return {
+        texts: blocks.map((block) => block.text),
+        keys: [key, ...blocks.map((block) => block.key)],
+        keep(source: string, offset: number): void {
+          let at = offset;
+          for (const block of blocks) {
+            const end = at + block.text.length;
+            block.text = source.slice(at, end);
+            at = end;
+          }
+          contextKey = key;
+          previous = current;
+        },
+      };
     },
   };
 }
