@@ -36,7 +36,9 @@ interface BuildState {
   readonly table: ServerTable;
   readonly registry: BackendRegistry;
   readonly failures: Failure[];
+  /** Accepted Ingresses with a spec.defaultBackend (the only ones phase 2 uses). */
   readonly accepted: AcceptedIngress[];
+  /** Accepted Ingresses with spec.tls entries (the only ones resolveTls uses). */
   readonly tls: IngressTls[];
   /** Annotation defaults after the ConfigMap. */
   readonly defaults: AnnotationValues;
@@ -67,10 +69,15 @@ function addIngress(ingress: V1Ingress, rank: number, options: BuildOptions, sta
     });
     if (failure) state.failures.push(failure);
   }
-  state.accepted.push({ ref, rank, values, hosts: rules.hosts, defaultBackend: defaultBackendOf(ingress, ref, state) });
+  // Kept only where a later phase has work: the default-backend phase skips
+  // Ingresses without one, resolveTls those without spec.tls entries. At 10k
+  // Ingresses keeping every one was ~4 MB that outlived young-generation
+  // collections during the build, only to become old-space garbage.
+  const defaultBackend = defaultBackendOf(ingress, ref, state);
+  if (defaultBackend !== null) state.accepted.push({ ref, rank, values, hosts: rules.hosts, defaultBackend });
   const tls = readIngressTls(ingress, ref, rules.hosts);
   state.failures.push(...tls.failures);
-  state.tls.push(tls.tls);
+  if (tls.tls.entries.length > 0) state.tls.push(tls.tls);
 }
 
 function defaultBackendOf(ingress: V1Ingress, ref: IngressRef, state: BuildState): ServiceRef | null {

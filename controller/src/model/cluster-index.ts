@@ -22,17 +22,6 @@ class ByNamespace<T> {
     return this.#namespaces.get(namespace)?.get(name);
   }
 
-  /** The entry for (namespace, name), created with `create()` when missing. */
-  upsert(namespace: string, name: string, create: () => T): T {
-    const names = this.#names(namespace);
-    let value = names.get(name);
-    if (value === undefined) {
-      value = create();
-      names.set(name, value);
-    }
-    return value;
-  }
-
   set(namespace: string, name: string, value: T): void {
     this.#names(namespace).set(name, value);
   }
@@ -60,7 +49,10 @@ export function indexCluster(snapshot: Snapshot): ClusterIndex {
     const namespace = slice?.metadata?.namespace;
     const serviceName = slice?.metadata?.labels?.[SERVICE_NAME_LABEL];
     if (typeof namespace !== 'string' || typeof serviceName !== 'string') continue;
-    slices.upsert(namespace, serviceName, () => []).push(slice);
+    // `[slice]` holds one slot; push() onto [] would reserve 17 (most Services have one slice).
+    const list = slices.get(namespace, serviceName);
+    if (list) list.push(slice);
+    else slices.set(namespace, serviceName, [slice]);
   }
   return {
     service: (namespace, name) => services.get(namespace, name),

@@ -4,7 +4,7 @@
 // Placement (conflicts, oldest wins) happens later, in placement.ts.
 
 import type { V1HTTPIngressPath, V1Ingress, V1IngressRule } from '@kubernetes/client-node';
-import { proxySettingsFrom, redirectSettingsFrom, type AnnotationValues } from './annotations/index.ts';
+import { proxySettingsFrom, type AnnotationValues } from './annotations/index.ts';
 import { checkIngressBackend, backendName, type ServiceRef } from './backend-ref.ts';
 import { makeFailure, quoteValue } from './failure.ts';
 import { checkRuleHost } from './names.ts';
@@ -55,7 +55,10 @@ function translatePath(
     ingress,
     proxy: proxySettingsFrom(values),
     rewriteTarget: values.rewriteTarget,
-    ...redirectSettingsFrom(values),
+    // Written out, not spread from redirectSettingsFrom(): a spread puts the
+    // fields outside the object (an extra array per Location, 10k per build).
+    sslRedirect: values.sslRedirect,
+    forceSslRedirect: values.forceSslRedirect,
   };
   return { host, location, backend: backend.value, field };
 }

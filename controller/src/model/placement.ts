@@ -48,7 +48,8 @@ export function placeBackendLocation(
     loadBalance: request.loadBalance,
     rank: request.rank,
     ingress: location.ingress,
-    field: `${request.field}${request.serviceField}`,
+    field: request.field,
+    serviceField: request.serviceField,
   });
   return null;
 }

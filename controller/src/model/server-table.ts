@@ -32,32 +32,67 @@ function locationKey(match: LocationMatch, path: string): string {
   return `${match} ${path}`;
 }
 
+/** Past this many locations a host gets a key index; below, scanning is cheaper than a Map per host. */
+const SCAN_LIMIT = 8;
+
+/**
+ * One host's locations in placement order. Most hosts hold one or two: a
+ * Map (and a key string) per host was ~2 MB of a 10k-Ingress build that
+ * outlived young-generation collections only to become garbage.
+ */
+class HostLocations {
+  #list: Location[] | null = null;
+  #index: Map<string, Location> | null = null;
+
+  find(match: LocationMatch, path: string): Location | undefined {
+    if (this.#index !== null) return this.#index.get(locationKey(match, path));
+    for (const location of this.#list ?? []) {
+      if (location.match === match && location.path === path) return location;
+    }
+    return undefined;
+  }
+
+  /** Adds a location whose match + path find() does not know. */
+  add(location: Location): void {
+    if (this.#list === null) {
+      this.#list = [location];
+      return;
+    }
+    this.#list.push(location);
+    if (this.#index !== null) this.#index.set(locationKey(location.match, location.path), location);
+    else if (this.#list.length > SCAN_LIMIT) this.#index = new Map(this.#list.map((l) => [locationKey(l.match, l.path), l]));
+  }
+
+  values(): readonly Location[] {
+    return this.#list ?? [];
+  }
+}
+
 /** The outcome of place(): placed, or the Location that already holds the key. */
 export type Placement = { readonly placed: true } | { readonly placed: false; readonly holder: Location };
 
 /** Servers under construction; the catch-all server always exists. */
 export class ServerTable {
-  readonly #servers = new Map<string, Map<string, Location>>([[CATCH_ALL_HOST, new Map()]]);
+  readonly #servers = new Map<string, HostLocations>([[CATCH_ALL_HOST, new HostLocations()]]);
 
   /** Makes sure a server exists for `host` (a host rule without paths still gets a server). */
   ensure(host: string): void {
-    if (!this.#servers.has(host)) this.#servers.set(host, new Map());
+    if (!this.#servers.has(host)) this.#servers.set(host, new HostLocations());
   }
 
   /** Places a location unless its host + match + path is taken. */
   place(host: string, location: Location): Placement {
     this.ensure(host);
-    const locations = this.#servers.get(host) as Map<string, Location>;
-    const key = locationKey(location.match, location.path);
-    const holder = locations.get(key);
+    const locations = this.#servers.get(host) as HostLocations;
+    const holder = locations.find(location.match, location.path);
     if (holder) return { placed: false, holder };
-    locations.set(key, location);
+    locations.add(location);
     return { placed: true };
   }
 
   /** True when `host` already routes `/` as a prefix (everything else falls through to it). */
   hasRootPrefix(host: string): boolean {
-    return this.#servers.get(host)?.has(locationKey('prefix', '/')) ?? false;
+    return this.#servers.get(host)?.find('prefix', '/') !== undefined;
   }
 
   /** Every hostname, catch-all first, then sorted. */
@@ -70,7 +105,7 @@ export class ServerTable {
   toServers(): Server[] {
     return this.hostnames().map((hostname) => ({
       hostname,
-      locations: sortLocations([...(this.#servers.get(hostname)?.values() ?? [])]),
+      locations: sortLocations(this.#servers.get(hostname)?.values() ?? []),
     }));
   }
 }
