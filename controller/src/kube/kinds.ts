@@ -7,12 +7,18 @@ import type { KubeConfig, KubernetesListObject, KubernetesObject } from '@kubern
 import { ObjectSerializer } from '@kubernetes/client-node/dist/serializer.js';
 
 import type { Snapshot } from '../model/types.ts';
+import type { ListPage } from './paged-list.ts';
 
 /** The Kubernetes kinds the store watches. */
 export type KindName = 'Ingress' | 'IngressClass' | 'Service' | 'EndpointSlice' | 'Secret' | 'ConfigMap';
 
-/** Lists every object of one kind in a namespace (or everywhere when namespace is null). */
-type ListObjects = (kc: KubeConfig, namespace: string | null) => Promise<KubernetesListObject<KubernetesObject>>;
+/** Lists one page of the objects of one kind in a namespace (or everywhere when namespace is null). */
+type ListObjects = (kc: KubeConfig, namespace: string | null, page: ListPage) => Promise<KubernetesListObject<KubernetesObject>>;
+
+/** A ListPage as the generated clients' list parameters. */
+function pageParams(page: ListPage): { limit: number; _continue?: string } {
+  return page.continueToken === undefined ? { limit: page.limit } : { limit: page.limit, _continue: page.continueToken };
+}
 
 /** Everything the store needs to know about one kind. */
 export interface KindDescriptor {
@@ -35,48 +41,48 @@ export const KINDS: readonly KindDescriptor[] = Object.freeze([
   {
     kind: 'Ingress', snapshotKey: 'ingresses', typeName: 'V1Ingress',
     apiPrefix: '/apis/networking.k8s.io/v1', plural: 'ingresses', namespaced: true,
-    list: (kc, namespace) => {
+    list: (kc, namespace, page) => {
       const api = kc.makeApiClient(NetworkingV1Api);
-      return namespace === null ? api.listIngressForAllNamespaces() : api.listNamespacedIngress({ namespace });
+      return namespace === null ? api.listIngressForAllNamespaces(pageParams(page)) : api.listNamespacedIngress({ namespace, ...pageParams(page) });
     },
   },
   {
     kind: 'IngressClass', snapshotKey: 'ingressClasses', typeName: 'V1IngressClass',
     apiPrefix: '/apis/networking.k8s.io/v1', plural: 'ingressclasses', namespaced: false,
-    list: (kc) => kc.makeApiClient(NetworkingV1Api).listIngressClass(),
+    list: (kc, _namespace, page) => kc.makeApiClient(NetworkingV1Api).listIngressClass(pageParams(page)),
   },
   {
     kind: 'Service', snapshotKey: 'services', typeName: 'V1Service',
     apiPrefix: '/api/v1', plural: 'services', namespaced: true,
-    list: (kc, namespace) => {
+    list: (kc, namespace, page) => {
       const api = kc.makeApiClient(CoreV1Api);
-      return namespace === null ? api.listServiceForAllNamespaces() : api.listNamespacedService({ namespace });
+      return namespace === null ? api.listServiceForAllNamespaces(pageParams(page)) : api.listNamespacedService({ namespace, ...pageParams(page) });
     },
   },
   {
     kind: 'EndpointSlice', snapshotKey: 'endpointSlices', typeName: 'V1EndpointSlice',
     apiPrefix: '/apis/discovery.k8s.io/v1', plural: 'endpointslices', namespaced: true,
-    list: (kc, namespace) => {
+    list: (kc, namespace, page) => {
       const api = kc.makeApiClient(DiscoveryV1Api);
       return namespace === null
-        ? api.listEndpointSliceForAllNamespaces()
-        : api.listNamespacedEndpointSlice({ namespace });
+        ? api.listEndpointSliceForAllNamespaces(pageParams(page))
+        : api.listNamespacedEndpointSlice({ namespace, ...pageParams(page) });
     },
   },
   {
     kind: 'Secret', snapshotKey: 'secrets', typeName: 'V1Secret',
     apiPrefix: '/api/v1', plural: 'secrets', namespaced: true,
-    list: (kc, namespace) => {
+    list: (kc, namespace, page) => {
       const api = kc.makeApiClient(CoreV1Api);
-      return namespace === null ? api.listSecretForAllNamespaces() : api.listNamespacedSecret({ namespace });
+      return namespace === null ? api.listSecretForAllNamespaces(pageParams(page)) : api.listNamespacedSecret({ namespace, ...pageParams(page) });
     },
   },
   {
     kind: 'ConfigMap', snapshotKey: 'configMaps', typeName: 'V1ConfigMap',
     apiPrefix: '/api/v1', plural: 'configmaps', namespaced: true,
-    list: (kc, namespace) => {
+    list: (kc, namespace, page) => {
       const api = kc.makeApiClient(CoreV1Api);
-      return namespace === null ? api.listConfigMapForAllNamespaces() : api.listNamespacedConfigMap({ namespace });
+      return namespace === null ? api.listConfigMapForAllNamespaces(pageParams(page)) : api.listNamespacedConfigMap({ namespace, ...pageParams(page) });
     },
   },
 ] satisfies KindDescriptor[]);
@@ -104,11 +110,40 @@ export function deepFreeze<T>(value: T): T {
   return value;
 }
 
+/** The annotation `kubectl apply` writes: the whole object again, as JSON. */
+export const LAST_APPLIED_ANNOTATION = 'kubectl.kubernetes.io/last-applied-configuration';
+
+/**
+ * Removes, in place, what the API server sends but nothing here reads:
+ * metadata.managedFields (server-side apply bookkeeping, often larger than
+ * the spec) and the last-applied annotation (a second copy of the object;
+ * for a Secret, of its certificate and key). Informer caches hold every
+ * object for the controller's lifetime, so these were most of a real
+ * cluster's cache. Call before freezing.
+ */
+export function dropUnreadFields<T extends KubernetesObject>(object: T): T {
+  const metadata = object.metadata;
+  if (metadata === undefined) return object;
+  // Assigned, not deleted: `delete` of a middle property would turn every
+  // cached metadata object into a slower, larger dictionary-mode object.
+  if (metadata.managedFields !== undefined) metadata.managedFields = undefined;
+  if (metadata.annotations !== undefined && Object.hasOwn(metadata.annotations, LAST_APPLIED_ANNOTATION)) {
+    const { [LAST_APPLIED_ANNOTATION]: _copy, ...rest } = metadata.annotations;
+    metadata.annotations = rest;
+  }
+  return object;
+}
+
+/** A listed or watched object as the caches keep it: unread fields dropped, frozen. */
+export function cachedObject(object: KubernetesObject): KubernetesObject {
+  return deepFreeze(dropUnreadFields(object));
+}
+
 /**
  * Turns a raw watch-event object into the typed shape a list returns (e.g.
- * creationTimestamp as a Date, as in the list's items), then freezes it.
+ * creationTimestamp as a Date, as in the list's items), then makes it a
+ * cached object (cachedObject).
  */
 export function decodeWatchObject(descriptor: KindDescriptor, raw: unknown): KubernetesObject {
-  const typed = ObjectSerializer.deserialize(raw, descriptor.typeName) as KubernetesObject;
-  return deepFreeze(typed);
+  return cachedObject(ObjectSerializer.deserialize(raw, descriptor.typeName) as KubernetesObject);
 }

@@ -16,7 +16,8 @@ import { createBackoff } from './backoff.ts';
 import type { BackoffOptions } from './backoff.ts';
 import { BoundedWatch } from './bounded-watch.ts';
 import type { WatchTiming } from './bounded-watch.ts';
-import { collectionPath, decodeWatchObject, deepFreeze } from './kinds.ts';
+import { cachedObject, collectionPath, decodeWatchObject } from './kinds.ts';
+import { listAllPages } from './paged-list.ts';
 import type { KindDescriptor } from './kinds.ts';
 
 /** Options of one resilient informer. */
@@ -29,8 +30,10 @@ export interface ResilientInformerOptions {
   readonly logger: Logger;
   readonly backoff?: Partial<BackoffOptions>;
   readonly watchTiming?: WatchTiming;
-  /** A list taking longer than this is abandoned and retried, in ms. */
+  /** A list (all its pages) taking longer than this is abandoned and retried, in ms. */
   readonly listTimeoutMs?: number;
+  /** Objects per list page (default LIST_PAGE_SIZE). */
+  readonly listPageSize?: number;
 }
 
 /** A started informer for one kind. */
@@ -76,8 +79,9 @@ export function startResilientInformer(kc: KubeConfig, options: ResilientInforme
   syncedPromise.catch(() => {});
 
   const listFn = async (): Promise<KubernetesListObject<KubernetesObject>> => {
-    const list = await withTimeout(descriptor.list(kc, namespace), listTimeoutMs, `list ${descriptor.kind}`);
-    list.items.forEach(deepFreeze);
+    const pages = listAllPages((page) => descriptor.list(kc, namespace, page), options.listPageSize);
+    const list = await withTimeout(pages, listTimeoutMs, `list ${descriptor.kind}`);
+    list.items.forEach(cachedObject);
     return list;
   };
   const watch = new BoundedWatch(kc, {

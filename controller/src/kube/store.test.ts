@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, it } from 'node:test';
 import { pino } from 'pino';
 
 import type { Snapshot } from '../model/types.ts';
-import type { KindName } from './kinds.ts';
+import { LAST_APPLIED_ANNOTATION, type KindName } from './kinds.ts';
 import { createStore } from './store.ts';
 import type { Store, StoreOptions } from './store.ts';
 import { FakeApiServer } from './testing/fake-api-server.ts';
@@ -74,6 +74,39 @@ void describe('createStore against a fake API server', () => {
     assert.ok(Object.isFrozen(snapshot) && Object.isFrozen(snapshot.ingresses));
     assert.ok(Object.isFrozen(snapshot.ingresses[0]?.metadata), 'informer objects are frozen');
     assert.ok(snapshot.ingresses[0]?.metadata?.creationTimestamp instanceof Date, 'list items are typed');
+  });
+
+  void it('lists in pages: every object of every page, then watches from the list', async () => {
+    for (let i = 0; i < 5; i++) server.upsert('services', object('a', `extra-${i}`));
+    const live = await startSeeded({ listPageSize: 2 });
+    assert.deepEqual(names(live.snapshot(), 'services'), ['a/extra-0', 'a/extra-1', 'a/extra-2', 'a/extra-3', 'a/extra-4', 'a/services-seed', 'b/services-seed']);
+    const lists = server.requests.filter((r) => r.path === '/api/v1/services' && !r.watch);
+    assert.deepEqual(lists.map((r) => [r.query.get('limit'), r.query.has('continue')]), [['2', false], ['2', true], ['2', true], ['2', true]]);
+    // The merged list keeps a resourceVersion, so the watch resumes from it instead of listing again.
+    await waitFor('the services watch', () => server.requests.some((r) => r.path === '/api/v1/services' && r.watch));
+    const watchFrom = server.requests.find((r) => r.path === '/api/v1/services' && r.watch)?.query.get('resourceVersion');
+    assert.ok(Number(watchFrom) > 0, `watch from ${watchFrom}`);
+  });
+
+  void it('drops managedFields and the last-applied annotation from listed and watched objects', async () => {
+    const bloated = (name: string, spec: Record<string, unknown>): FakeObject => object('a', name, {
+      metadata: {
+        name, namespace: 'a', creationTimestamp: '2024-05-01T10:00:00Z',
+        annotations: { [LAST_APPLIED_ANNOTATION]: '{"a":"copy"}', 'nginx.ingress.kubernetes.io/rewrite-target': '/' },
+        managedFields: [{ manager: 'kubectl', operation: 'Apply', fieldsV1: { 'f:spec': {} } }],
+      },
+      spec,
+    });
+    server.upsert('ingresses', bloated('listed', { ingressClassName: 'resty' }));
+    const live = await startSeeded();
+    server.upsert('ingresses', bloated('watched', { ingressClassName: 'resty' }));
+    await waitFor('watched ingress', () => names(live.snapshot(), 'ingresses').includes('a/watched'));
+    for (const name of ['listed', 'watched']) {
+      const cached = live.snapshot().ingresses.find((ing) => ing.metadata?.name === name);
+      assert.equal(cached?.metadata?.managedFields, undefined, `${name}: managedFields`);
+      assert.deepEqual(cached?.metadata?.annotations, { 'nginx.ingress.kubernetes.io/rewrite-target': '/' }, `${name}: annotations`);
+      assert.ok(Object.isFrozen(cached?.metadata?.annotations), `${name}: still frozen`);
+    }
   });
 
   void it('add, update and delete reach the snapshot and call onChange with the kind', async () => {

@@ -28,8 +28,10 @@ export interface StoreOptions {
   readonly backoff?: Partial<BackoffOptions>;
   /** Watch duration bounds (defaults: server timeout 5–10 min, 30 s idle grace). */
   readonly watchTiming?: WatchTiming;
-  /** A list taking longer than this is abandoned and retried (default 60 s). */
+  /** A list (all its pages) taking longer than this is abandoned and retried (default 60 s). */
   readonly listTimeoutMs?: number;
+  /** Objects per list page (default 500, as client-go). */
+  readonly listPageSize?: number;
 }
 
 /** The informer caches of every watched kind. */
@@ -81,6 +83,7 @@ export function createStore(kc: KubeConfig, options: StoreOptions): Store {
       backoff: options.backoff,
       watchTiming: options.watchTiming,
       listTimeoutMs: options.listTimeoutMs,
+      listPageSize: options.listPageSize,
     }));
   }
   logger.info({ namespace: namespace ?? '(all)', kinds: KINDS.map((k) => k.kind) }, 'watching');

@@ -1,7 +1,9 @@
 // A minimal Kubernetes API server for the store's tests: list and watch
 // (chunked JSON lines) for any `/api/v1/...` or `/apis/<g>/<v>/...` collection,
-// with resourceVersions, 410 Gone after a "compaction", and knobs to break
-// things (drop watches, fail lists). Not a general API server: the e2e
+// with resourceVersions, list pages (`limit` and `continue`, every page
+// carrying the first page's resourceVersion, as a real API server's do),
+// 410 Gone after a "compaction", and knobs to break things (drop watches,
+// fail lists). Not a general API server: the e2e
 // cluster is that. Objects are keyed by plural resource name.
 
 import { createServer } from 'node:http';
@@ -177,18 +179,29 @@ export class FakeApiServer {
     const namespace = route[1] === undefined ? null : decodeURIComponent(route[1]);
     const plural = route[2];
     if (watch) this.serveWatch(res, plural, namespace, Number(url.searchParams.get('resourceVersion') ?? '0'));
-    else this.serveList(res, plural, namespace);
+    else this.serveList(res, plural, namespace, url.searchParams);
   }
 
-  private serveList(res: ServerResponse, plural: string, namespace: string | null): void {
+  private serveList(res: ServerResponse, plural: string, namespace: string | null, query: URLSearchParams): void {
     if (this.listFailures > 0 && (this.listFailurePlural === null || this.listFailurePlural === plural)) {
       this.listFailures -= 1;
       sendStatus(res, 500, 'InternalError', 'injected list failure');
       return;
     }
-    const items = [...this.bucket(plural).values()].filter((obj) => inNamespace(namespace, obj));
+    // A continue token is the first page's resourceVersion and the last key served.
+    const token = query.get('continue');
+    const { rv, after } = token ? (JSON.parse(Buffer.from(token, 'base64url').toString()) as { rv: number; after: string }) : { rv: this.rv, after: '' };
+    const all = [...this.bucket(plural).values()]
+      .filter((obj) => inNamespace(namespace, obj) && keyOf(obj) > after)
+      .sort((a, b) => (keyOf(a) < keyOf(b) ? -1 : 1));
+    const limit = Number(query.get('limit') ?? '0');
+    const items = limit > 0 ? all.slice(0, limit) : all;
+    const last = items.at(-1);
+    const more = items.length < all.length && last !== undefined
+      ? { continue: Buffer.from(JSON.stringify({ rv, after: keyOf(last) })).toString('base64url'), remainingItemCount: all.length - items.length }
+      : {};
     res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ kind: 'List', apiVersion: 'v1', metadata: { resourceVersion: String(this.rv) }, items }));
+    res.end(JSON.stringify({ kind: 'List', apiVersion: 'v1', metadata: { resourceVersion: String(rv), ...more }, items }));
   }
 
   private serveWatch(res: ServerResponse, plural: string, namespace: string | null, fromRv: number): void {
