@@ -1,0 +1,58 @@
+// E2E: bin/resty-ingress.js runs the controller in a Node with 16 MB
+// semi-spaces (same process id, same arguments), unless the operator chose a
+// semi-space size, on the node command line or in NODE_OPTIONS.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { repoRoot } from '../controller/src/nginx/dataplane.ts';
+
+const LAUNCHER = join(repoRoot(), 'bin/resty-ingress.js');
+// Preloaded before the launcher, and again after a re-exec: reports which Node runs it.
+const REPORT = `data:text/javascript,process.stderr.write('LAUNCHED '+JSON.stringify({pid:process.pid,execArgv:process.execArgv.filter((a)=>!a.startsWith('--import')&&!a.startsWith('data:'))})+'\\n')`;
+
+interface Launch {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly runs: { pid: number; execArgv: string[] }[];
+  readonly pid: number | undefined;
+}
+
+async function launch(nodeArgs: string[], args: string[], env: NodeJS.ProcessEnv = {}): Promise<Launch> {
+  const child = spawn(process.execPath, [...nodeArgs, '--import', REPORT, LAUNCHER, ...args], {
+    env: { ...process.env, NODE_OPTIONS: '', ...env }, stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString(); });
+  child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
+  const code = await new Promise<number | null>((done) => child.once('exit', done));
+  const runs = stderr.split('\n').filter((l) => l.startsWith('LAUNCHED ')).map((l) => JSON.parse(l.slice('LAUNCHED '.length)) as Launch['runs'][number]);
+  return { code, stdout, runs, pid: child.pid };
+}
+
+const rows: { name: string; nodeArgs: string[]; env?: NodeJS.ProcessEnv; finalExecArgv: string[]; runs: number }[] = [
+  { name: 'default: re-executed once with 16 MB semi-spaces', nodeArgs: [], finalExecArgv: ['--max-semi-space-size=16'], runs: 2 },
+  { name: 'a size on the node command line is kept', nodeArgs: ['--max-semi-space-size=32'], finalExecArgv: ['--max-semi-space-size=32'], runs: 1 },
+  { name: 'a size in NODE_OPTIONS is kept', nodeArgs: [], env: { NODE_OPTIONS: '--max-semi-space-size=8' }, finalExecArgv: [], runs: 1 },
+  { name: 'other node flags survive the re-exec', nodeArgs: ['--no-warnings'], finalExecArgv: ['--max-semi-space-size=16', '--no-warnings'], runs: 2 },
+];
+
+void describe('bin/resty-ingress.js', () => {
+  for (const row of rows) {
+    void it(row.name, async () => {
+      const result = await launch(row.nodeArgs, ['--help'], row.env);
+      assert.equal(result.code, 0);
+      assert.match(result.stdout, /Usage: resty-ingress/, 'the arguments reached the controller');
+      assert.equal(result.runs.length, row.runs, JSON.stringify(result.runs));
+      assert.ok(result.runs.every((run) => run.pid === result.pid), 'one process throughout');
+      assert.deepEqual(result.runs.at(-1)?.execArgv, row.finalExecArgv);
+    });
+  }
+
+  void it('a bad flag still exits 2 after the re-exec', async () => {
+    const result = await launch([], ['--no-such-flag']);
+    assert.equal(result.code, 2);
+    assert.equal(result.runs.length, 2);
+  });
+});
