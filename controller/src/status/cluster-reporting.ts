@@ -80,11 +80,13 @@ export function createClusterReporting(params: ClusterReportingOptions): Cluster
   let leading = false;
   let statusTimer: NodeJS.Timeout | null = null;
   let interval: NodeJS.Timeout | null = null;
+  // Asked right before each status write: `leading` is only as fresh as the last election round.
+  let leadsNow = (): boolean => leading;
   const scheduleStatus = (): void => {
     if (!publisher || !leading || statusTimer) return;
     statusTimer = setTimeout(() => {
       statusTimer = null;
-      if (leading) void publisher.update();
+      if (leadsNow()) void publisher.update();
     }, STATUS_DELAY_MS);
   };
   const onLeading = (value: boolean): void => {
@@ -96,6 +98,7 @@ export function createClusterReporting(params: ClusterReportingOptions): Cluster
     leases: createLeaseStore(kc, namespace, options.electionId), identity, ttlMs: options.electionTtlMs,
     logger: logger.child({ component: 'leader-election' }), onChange: onLeading,
   });
+  if (elector) leadsNow = () => leading && elector.isLeader();
 
   return {
     built: (model, snapshot) => events.built(model, snapshot),

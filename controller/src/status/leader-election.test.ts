@@ -102,6 +102,23 @@ void describe('leader election (local API server)', () => {
     await assert.rejects(store.create(record), { name: 'ApiConflictError' });
   });
 
+  void it('a leader past its renew deadline is not the leader, before any round says so (a frozen replica waking up)', async () => {
+    let clock = Date.now();
+    const elector = createLeaderElector({
+      leases: createLeaseStore(kc, 'default', 'frozen'), identity: 'a', ttlMs: TTL_MS, logger: pino({ level: 'silent' }), now: () => clock,
+    });
+    assert.equal(await elector.tryAcquireOrRenew(), true);
+    const rows = [
+      { name: 'just renewed', advanceMs: 0, leads: true },
+      { name: 'within the renew deadline (2/3 ttl)', advanceMs: 1000, leads: true },
+      { name: 'past it: frozen for longer than the deadline', advanceMs: 500, leads: false },
+    ];
+    for (const row of rows) {
+      clock += row.advanceMs;
+      assert.equal(elector.isLeader(), row.leads, row.name);
+    }
+  });
+
   void it('writes MicroTime with six fractional digits', () => {
     assert.equal(microTime(Date.UTC(2025, 0, 2, 3, 4, 5, 678)), '2025-01-02T03:04:05.678000Z');
   });

@@ -29,6 +29,11 @@ export interface LeaderElectorOptions {
 export interface LeaderElector {
   /** Starts campaigning (idempotent). */
   start(): void;
+  /**
+   * Leading, and the last renewal is within the renew deadline. Checked against the clock, not
+   * only the last round: a replica that was frozen (SIGSTOP, a stalled node) must not act as the
+   * leader in the moment between waking up and its next round noticing it lost the Lease.
+   */
   isLeader(): boolean;
   /** One acquire-or-renew round now; true when this round holds the Lease (a fresh check, unlike isLeader). */
   tryAcquireOrRenew(): Promise<boolean>;
@@ -116,7 +121,7 @@ export function createLeaderElector(options: LeaderElectorOptions): LeaderElecto
       running = true;
       loop();
     },
-    isLeader: () => leading,
+    isLeader: () => leading && now() - lastRenew <= renewDeadlineMs,
     tryAcquireOrRenew,
     async stop(): Promise<void> {
       running = false;
