@@ -34,7 +34,7 @@ interface ProxyParams {
 }
 
 const PARAMS: Record<Profile, ProxyParams> = {
-  full: { rounds: 4, seconds: 6, warmupSeconds: 2, jitSeconds: 5, connections: 50 },
+  full: { rounds: 8, seconds: 5, warmupSeconds: 2, jitSeconds: 5, connections: 50 },
   quick: { rounds: 2, seconds: 3, warmupSeconds: 1, jitSeconds: 4, connections: 50 },
   smoke: { rounds: 1, seconds: 1, warmupSeconds: 1, jitSeconds: 1, connections: 8 },
 };
