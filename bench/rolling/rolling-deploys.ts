@@ -1,10 +1,11 @@
 // Benchmark 3, rolling deploys: 20 apps run by the simulator (pods are echo
-// servers on loopback addresses), the real controller in front, steady wrk
-// load over all 20 hosts; then every Deployment rolls at once. Measures
+// servers on loopback addresses, in one child process), the real controller
+// in front, steady wrk load over all 20 hosts; then every Deployment rolls at once. Measures
 // failed requests, reloads and p99 during the roll against the same load
 // just before it (the reference).
 import { KubeConfig } from '@kubernetes/client-node';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { startEchoHost } from '../../e2e/cluster/echo/echo-host.ts';
 import { startSimulator, type Simulator } from '../../e2e/cluster/simulator/index.ts';
 import { byProfile, type BenchContext, type Benchmark, type Profile } from '../lib/context.ts';
 import { startControllerProcess, type ControllerProcess } from '../lib/controller-process.ts';
@@ -60,9 +61,13 @@ async function runRolling(ctx: BenchContext): Promise<BenchResult> {
   const cluster = await startLocalCluster(ctx.workDir);
   const kc = new KubeConfig();
   kc.loadFromString(cluster.api.kubeconfigFor());
-  const sim = await startSimulator({ kc, addressPool: '127.0.94.0/24', maxGraceMs: 1000 });
+  // Pods serve from their own process: in ours, the simulator and the API server would stall them during the roll.
+  const echoHost = await startEchoHost();
+  let simulator: Simulator | null = null;
   let controller: ControllerProcess | null = null;
   try {
+    const sim = await startSimulator({ kc, addressPool: '127.0.94.0/24', maxGraceMs: 1000, startServer: echoHost.startServer });
+    simulator = sim;
     cluster.api.store.create('ingressclasses.networking.k8s.io', { apiVersion: 'networking.k8s.io/v1', kind: 'IngressClass', metadata: { name: 'resty' }, spec: { controller: 'resty-ingress.dev/controller' } });
     for (let i = 0; i < params.apps; i++) createApp(cluster, i, params.replicas);
     await waitUntil('the apps\' pods', async () => (settled(sim, params.apps, params.replicas, new Map()) ? true : undefined), 30_000, 50);
@@ -95,13 +100,14 @@ async function runRolling(ctx: BenchContext): Promise<BenchResult> {
         metric('requests/s during vs before the roll', 'req/s', wrk.requestsPerSecond, before.requestsPerSecond, 'before'),
         metric('time for every rollout to finish', 's', rollMs / 1000, null, '—'),
       ],
-      notes: [`failed requests by kind: ${JSON.stringify(wrk.errors)}`, `${params.replicas} replicas per app (maxSurge 1, maxUnavailable 0), simulator pods = node echo servers in the bench process; wrk ${params.seconds} s, 20 connections over ${params.apps} hosts`],
+      notes: [`failed requests by kind: ${JSON.stringify(wrk.errors)}`, `${params.replicas} replicas per app (maxSurge 1, maxUnavailable 0), simulator pods = node echo servers in one separate process (not the bench process); wrk ${params.seconds} s, 20 connections over ${params.apps} hosts`],
       distributions: [toDistribution('before the roll', before), toDistribution('during the roll', wrk)],
       raw: { before, during: wrk, reloads, rollMs },
     };
   } finally {
     await controller?.stop();
-    await sim.stop();
+    await simulator?.stop();
+    await echoHost.stop();
     await cluster.stop();
   }
 }

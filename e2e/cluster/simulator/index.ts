@@ -11,3 +11,4 @@
 export { startSimulator, allowPlainHttp } from './simulator.ts';
 export type { PodInfo, Simulator, SimulatorLogger, SimulatorOptions } from './simulator.ts';
 export { GRACE_ANNOTATION, READY_DELAY_ANNOTATION } from './deployments.ts';
+export type { StartPodServer } from './pod-runtime.ts';

@@ -3,7 +3,7 @@
 // serving (not ready) for its grace period before closing it. Knows nothing
 // of the API: it tells the reconciler through onChange that something moved.
 import { randomUUID } from 'node:crypto';
-import { startEcho, type EchoServer } from '../echo/echo-server.ts';
+import { startEcho, type EchoOptions } from '../echo/echo-server.ts';
 import type { AddressPool } from './address-pool.ts';
 
 export interface ContainerPort {
@@ -49,10 +49,15 @@ export interface PodRuntime {
   stopAll(): Promise<void>;
 }
 
+/** Starts a pod's server; rejects when it cannot listen (e.g. EADDRINUSE). startEcho or an echo host's startServer. */
+export type StartPodServer = (options: EchoOptions) => Promise<{ close(): Promise<void> }>;
+
 export interface PodRuntimeOptions {
   readonly pool: AddressPool;
   readonly onChange: () => void;
   readonly log: (message: string) => void;
+  /** Where pod servers run (default startEcho: in this process). */
+  readonly startServer?: StartPodServer;
 }
 
 /** Port a container listens on when its spec declares none. */
@@ -70,7 +75,8 @@ function randomSuffix(): string {
 
 export function createPodRuntime(options: PodRuntimeOptions): PodRuntime {
   const live = new Map<string, SimPod>();
-  const servers = new Map<string, EchoServer>();
+  const startServer = options.startServer ?? startEcho;
+  const servers = new Map<string, Awaited<ReturnType<StartPodServer>>>();
   const timers = new Map<string, NodeJS.Timeout>();
   const booting = new Set<Promise<void>>();
   let sequence = 0;
@@ -95,7 +101,7 @@ export function createPodRuntime(options: PodRuntimeOptions): PodRuntime {
 
   async function boot(pod: SimPod): Promise<void> {
     try {
-      const server = await startEcho({ host: pod.ip, port: pod.port, podName: pod.name, drainTimeoutMs: DRAIN_TIMEOUT_MS });
+      const server = await startServer({ host: pod.ip, port: pod.port, podName: pod.name, drainTimeoutMs: DRAIN_TIMEOUT_MS });
       if (stopping || !live.has(pod.uid)) {
         await server.close(); // terminated (or the simulator stopped) while it was starting
         return;

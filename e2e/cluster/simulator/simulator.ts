@@ -8,7 +8,7 @@ import { deploymentStatus, statusFingerprint, type DeploymentStatus } from './de
 import { maxUnavailableOf, reconcileDeploymentPods, templateHash, type DeploymentObject, type PodTiming } from './deployments.ts';
 import { desiredEndpointSlices, MANAGED_BY, MANAGED_BY_LABEL, sliceFingerprint, type EndpointSliceObject, type ServiceObject } from './endpoint-slices.ts';
 import { createKubeRest, KubeApiError, type KubeRest } from './kube-rest.ts';
-import { createPodRuntime, type PodRuntime, type SimPod } from './pod-runtime.ts';
+import { createPodRuntime, type PodRuntime, type SimPod, type StartPodServer } from './pod-runtime.ts';
 import { startWatchCache, type KubeObject, type WatchCache } from './watch-cache.ts';
 import { createWriteMemo, type WriteMemo } from './write-memo.ts';
 
@@ -30,6 +30,8 @@ export interface SimulatorOptions {
   readonly maxGraceMs?: number;
   /** Deployments to leave alone (e.g. the controller's own, run elsewhere). */
   readonly skipDeployment?: (deployment: DeploymentObject) => boolean;
+  /** Starts a pod's server (default startEcho, in this process; an echo host's startServer runs them in another). */
+  readonly startServer?: StartPodServer;
 }
 
 /** A simulated pod as tests see it. */
@@ -147,7 +149,7 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
     loop.running = true;
     setImmediate(() => void pass());
   };
-  const runtime = createPodRuntime({ pool: createAddressPool(options.addressPool ?? '127.0.1.0/24'), onChange: kick, log: log.warn });
+  const runtime = createPodRuntime({ pool: createAddressPool(options.addressPool ?? '127.0.1.0/24'), onChange: kick, log: log.warn, startServer: options.startServer });
   const watchOptions = { kc: api, rest, onChange: kick, onError: (err: unknown) => log.warn(`watch: ${(err as Error).message}`) };
   const caches: Caches = {
     deployments: startWatchCache({ ...watchOptions, path: '/apis/apps/v1/deployments' }),
