@@ -199,7 +199,7 @@ test('requestPathPhases: the balancer, and log only where a log_by_lua exists', 
 // Line numbers: balancer.lua balance 2-4, balance_https 5-7, pick_retry 8-10 (a loop on 9), log 11-13, sync 14-15.
 const SOURCES: Record<string, string> = {
   'balancer.lua': ['local _M = {}', 'local function balance()', '  x()', 'end', 'function _M.balance_https()', '  y()', 'end',
-    'local function pick_retry(b)', '  for i = 1, 2 do end', 'end', 'function _M.log(name)', '  z()', 'end', 'function _M.sync(name, raw)', 'end'].join('\n'),
+    'local function pick_retry(b)', '  for i = 1, 2 do end', 'end', 'function _M.log(name)', '  z()', 'end', 'function _M.sync(name, raw)', 'end', 'local function balance_try(first_try)', 'end'].join('\n'),
   'https_redirect.lua': ['local _M = {}', 'function _M.refresh()', 'end', 'local function covers(host)', 'end', 'function _M.redirects()', 'end'].join('\n'),
   'round_robin.lua': ['local _M = {}', 'function _M.new(e)', 'end', 'function _M.find(self)', 'end'].join('\n'),
   'ewma.lua': ['local _M = {}', 'function _M.find(self)', 'end', 'function _M.feedback(self, key, rtt)', 'end'].join('\n'),

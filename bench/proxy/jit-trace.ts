@@ -21,7 +21,7 @@ export const REQUEST_PATH_FILES: readonly string[] = ['balancer.lua', 'https_red
 // Per phase, per file: the functions only that phase runs (sync/refresh run on the worker's timer, not here).
 const PHASE_FUNCTIONS: Readonly<Record<Phase, Readonly<Record<string, readonly string[]>>>> = {
   balance: {
-    'balancer.lua': ['balance', 'balance_https', 'pick_retry'],
+    'balancer.lua': ['balance', 'balance_https', 'balance_try', 'pick_retry'],
     'https_redirect.lua': ['redirects', 'covers'],
     'round_robin.lua': ['find'],
     'ewma.lua': ['find'],

@@ -104,14 +104,15 @@ local function pick_retry(backend)
     return picker:find()
 end
 
-local function balance()
+-- first_try: no earlier try of this request failed (asked once per call, by the caller).
+local function balance_try(first_try)
     local backend = backends[var.proxy_upstream_name]
     if not backend or backend.count == 0 then
         -- No peer: error_page 500 sends the request to unbalanced.lua (503).
         return ngx_exit(NGX_ERROR)
     end
     local peer
-    if get_last_failure() == nil then
+    if first_try then
         peer = backend.picker:find()
         if backend.count > 1 then
             set_more_tries(math_min(backend.count - 1, MAX_RETRIES))
@@ -124,16 +125,21 @@ local function balance()
         ngx_log(ERR, "set_current_peer ", peer.key, ": ", err)
     end
 end
-_M.balance = balance
+
+-- balancer_by_lua of `upstream_balancer`.
+function _M.balance()
+    return balance_try(get_last_failure() == nil)
+end
 
 -- balancer_by_lua of `upstream_balancer_https`, used by locations with
 -- ssl-redirect on: a plain-HTTP request whose host has a certificate gets no
 -- peer (unbalanced.lua redirects it). Only the first try asks.
 function _M.balance_https()
-    if get_last_failure() == nil and redirects() then
+    local first_try = get_last_failure() == nil
+    if first_try and redirects() then
         return ngx_exit(NGX_ERROR)
     end
-    return balance()
+    return balance_try(first_try)
 end
 
 -- log_by_lua of locations whose backend uses EWMA: feed the last try's
