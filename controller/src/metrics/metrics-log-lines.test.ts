@@ -2,7 +2,7 @@
 // status. Bad lines are counted and skipped, never thrown.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { bucketIndex, parseMetricsLog, unescapeNginx } from './metrics-log-lines.ts';
+import { bucketIndex, parseMetricsLog } from './metrics-log-lines.ts';
 import { REQUEST_BUCKETS, type HistogramKey, type RequestAggregate } from './request-aggregate.ts';
 
 const LABELS = 'shop.test default shop web /api';
@@ -64,8 +64,9 @@ void describe('parseMetricsLog: label sets', () => {
     { name: 'plain', labels: LABELS, expected: { host: 'shop.test', namespace: 'default', ingress: 'shop', service: 'web', path: '/api' } },
     { name: 'catch-all host "_" and "-" fields are empty', labels: '_ - - - /', expected: { host: '', namespace: '', ingress: '', service: '', path: '/' } },
     { name: 'a backtick in a regex path is $', labels: 'a.test ns x y /api(/|`)(.*)', expected: { host: 'a.test', namespace: 'ns', ingress: 'x', service: 'y', path: '/api(/|$)(.*)' } },
-    { name: 'escaped quote and backslash', labels: 'a.test ns x y /a\\x22b\\x5Cc', expected: { host: 'a.test', namespace: 'ns', ingress: 'x', service: 'y', path: '/a"b\\c' } },
-    { name: 'escaped UTF-8 bytes', labels: 'a.test ns x y /caf\\xC3\\xA9', expected: { host: 'a.test', namespace: 'ns', ingress: 'x', service: 'y', path: '/café' } },
+    // The log is read one char per byte: UTF-8 arrives as its bytes (escape=none writes them raw).
+    { name: 'UTF-8 bytes', labels: 'a.test ns x y /caf\u00C3\u00A9', expected: { host: 'a.test', namespace: 'ns', ingress: 'x', service: 'y', path: '/café' } },
+    { name: 'text like an NGINX escape is taken as written (escape=none)', labels: 'a.test ns x y /a\\x22b', expected: { host: 'a.test', namespace: 'ns', ingress: 'x', service: 'y', path: '/a\\x22b' } },
   ];
   for (const row of rows) {
     void it(row.name, () => {
@@ -196,9 +197,4 @@ void describe('helpers', () => {
     { name: 'above the last bound: overflow', bounds: [1, 2], value: 2.5, expected: 2 },
   ];
   for (const row of rows) void it(`bucketIndex: ${row.name}`, () => assert.equal(bucketIndex(row.bounds, row.value), row.expected));
-
-  void it('unescapeNginx leaves text without escapes alone and ignores a bad escape', () => {
-    assert.equal(unescapeNginx('/plain'), '/plain');
-    assert.equal(unescapeNginx('/a\\xZZ'), '/a\\xZZ');
-  });
 });

@@ -52,13 +52,13 @@ export function bucketIndex(bounds: readonly number[], value: number): number {
 }
 
 /**
- * NGINX writes `"`, `\` and bytes outside 0x20–0x7E as `\xHH`. `text` is
- * read one char per byte (latin1), so after replacing the escapes the chars
- * are the original bytes, which decode as UTF-8.
+ * The labels as NGINX wrote them (the metrics log_format has escape=none:
+ * render allows no quote, backslash or control character in them). `text` is
+ * read one char per byte (latin1), so its chars are the original bytes, which
+ * decode as UTF-8.
  */
-export function unescapeNginx(text: string): string {
-  const bytes = text.replace(/\\x([0-9A-Fa-f]{2})/gu, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
-  return Buffer.from(bytes, 'latin1').toString('utf8');
+function decodeLabels(text: string): string {
+  return Buffer.from(text, 'latin1').toString('utf8');
 }
 
 /**
@@ -212,11 +212,11 @@ class AggregateTable {
     return aggregate;
   }
 
-  /** Unescapes and parses each raw label set once. */
+  /** Decodes and parses each raw label set once. */
   #location(labels: string): LocationLabels | null {
     let location = this.#locations.get(labels);
     if (location === undefined) {
-      location = parseLocationKey(unescapeNginx(labels));
+      location = parseLocationKey(decodeLabels(labels));
       this.#locations.set(labels, location);
     }
     return location;

@@ -28,20 +28,25 @@ const JSON_FORMAT = '{"status": $status, "method": "$request_method", "uri": "$u
   + '"upstream_addr": "$upstream_addr", "req_id": "$req_id", "alternative": "$proxy_alternative_upstream_name", "ua": "$http_user_agent"}';
 
 void describe('access log: rendered', () => {
-  const rows: { name: string; accessLog: AccessLogSettings; expect: RegExp; absent?: RegExp }[] = [
+  const rows: { name: string; accessLog: AccessLogSettings; requestMetrics?: boolean; expect: RegExp; absent?: RegExp }[] = [
     { name: 'default: ingress-nginx\'s upstreaminfo into the prefix', accessLog: { enabled: true, format: DEFAULT_LOG_FORMAT, escapeJson: false },
       expect: /log_format upstreaminfo '\$remote_addr - .* \$req_id';\n\s+access_log "\/golden\/prefix\/access.log" upstreaminfo;/ },
     { name: 'log-format-escape-json adds escape=json', accessLog: { enabled: true, format: JSON_FORMAT, escapeJson: true },
       expect: /log_format upstreaminfo escape=json '\{"status": \$status, /u },
     // The metrics log stays: it is the controller's, not the user's access log.
     { name: 'disable-access-log turns it off', accessLog: { enabled: false, format: DEFAULT_LOG_FORMAT, escapeJson: false },
-      expect: /upstreaminfo '.*';\n(\s+#.*\n)*\s+log_format resty_metrics/, absent: /access_log "\/golden\/prefix\/access.log"/ },
+      expect: /\n {4}access_log off;\n[\s\S]*\n {12}access_log "\/golden\/prefix\/metrics.log" resty_metrics buffer=64k flush=1s;\n/u,
+      absent: /access_log "\/golden\/prefix\/access.log"/ },
+    // Without any access_log NGINX would write its default logs/access.log (outside what the controller manages).
+    { name: 'disable-access-log with request metrics off: no log at all', accessLog: { enabled: false, format: DEFAULT_LOG_FORMAT, escapeJson: false },
+      requestMetrics: false, expect: /\n {4}access_log off;\n/u, absent: /access_log "/u },
   ];
   for (const row of rows) {
-    void it(row.name, () => {
-      const { conf } = renderConfig(site(row.accessLog), goldenOptions());
+    void it(row.name, async () => {
+      const { conf } = renderConfig(site(row.accessLog), { ...goldenOptions(), requestMetrics: row.requestMetrics ?? true });
       assert.match(conf, row.expect);
       if (row.absent) assert.doesNotMatch(conf, row.absent);
+      await assertNginxAccepts(conf);
     });
   }
 

@@ -1,7 +1,7 @@
 // --enable-metrics=false as render sees it (RenderOptions.requestMetrics):
 // the switch removes exactly the per-request metrics lines (the metrics
-// log_format and access_log, the status server's declaration, each proxied
-// location's `set $resty_metrics_labels`) and nothing else, `nginx -t`
+// log_format, the status server's declaration, each proxied location's
+// `set $resty_metrics_labels` and its logs) and nothing else, `nginx -t`
 // accepts the result, and real NGINX then writes no metrics log.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -25,6 +25,8 @@ const site = model([
     proxied('/', 'prefix', web.name),
     proxied('/shop', 'prefix', web.name),
     proxied('/exact', 'exact', web.name),
+    // Written raw by the metrics log (escape=none): the controller reads the UTF-8 bytes.
+    proxied('/café', 'exact', web.name),
     proxied('/api(/|$)(.*)', 'regex', api.name, { rewriteTarget: '/$2' }),
     notFound('/gone'),
   ]),
@@ -61,19 +63,30 @@ void describe('request metrics off: rendered', () => {
 
   void it('removes exactly the metrics log and the label sets, and adds nothing', () => {
     const proxiedBlocks = on.conf.match(/proxy_pass /gu)?.length ?? 0;
-    assert.equal(proxiedBlocks, 5, '"/", "/shop" (= and prefix blocks), exact, regex');
+    assert.equal(proxiedBlocks, 6, '"/", "/shop" (= and prefix blocks), two exact, regex');
+    const namedLocations = on.conf.match(/location @resty_unbalanced\w* \{/gu)?.length ?? 0;
+    assert.equal(namedLocations, 4, '@resty_unbalanced and @resty_unbalanced_https in each of the two servers');
     const removed = linesOnlyIn(on.conf, off.conf).filter((line) => !isVersionLine(line)).map((line) => line.trim());
     const labelSets = removed.filter((line) => line.startsWith('set $resty_metrics_labels "app.example.com '));
-    assert.deepEqual(removed.filter((line) => !labelSets.includes(line)), [
-      '# Per-request metrics: a line per request of a proxied location (they set $resty_metrics_labels;',
-      '# `if=` skips the others), written 64 KB at a time and read by the controller',
-      '# (controller/src/metrics). Costs a request far less than a Lua log phase.',
-      String.raw`log_format resty_metrics '$resty_metrics_labels\t$request_method\t$status\t$request_time\t$upstream_response_time\t$request_length\t$bytes_sent';`,
-      'access_log "/golden/prefix/metrics.log" resty_metrics buffer=64k flush=1s if=$resty_metrics_labels;',
+    // A location with its own metrics log repeats the access log (its own access_log replaces the inherited one).
+    const accessLogs = removed.filter((line) => line === 'access_log "/golden/prefix/access.log" upstreaminfo;');
+    const metricsLogs = removed.filter((line) => line === 'access_log "/golden/prefix/metrics.log" resty_metrics buffer=64k flush=1s;');
+    const guardedMetricsLogs = removed.filter((line) => line === 'access_log "/golden/prefix/metrics.log" resty_metrics buffer=64k flush=1s if=$resty_metrics_labels;');
+    const perLocation = new Set([...labelSets, ...accessLogs, ...metricsLogs, ...guardedMetricsLogs]);
+    assert.deepEqual(removed.filter((line) => !perLocation.has(line)), [
+      '# Per-request metrics: proxied locations (and the named locations their errors go to) add a',
+      '# metrics log to the access log above (location-logs.njk); written 64 KB at a time and read',
+      '# by the controller (controller/src/metrics). escape=none: the labels are our own text',
+      '# (render refuses quotes, backslashes and control characters), the rest is numbers and the',
+      "# method NGINX parsed; escaping would scan every byte twice for nothing.",
+      String.raw`log_format resty_metrics escape=none '$resty_metrics_labels\t$request_method\t$status\t$request_time\t$upstream_response_time\t$request_length\t$bytes_sent';`,
       '# Declares the variable the metrics log reads, for a configuration without any proxied location.',
       'set $resty_metrics_labels "";',
     ]);
     assert.equal(labelSets.length, proxiedBlocks, 'one label set per proxied location block');
+    assert.equal(metricsLogs.length, proxiedBlocks, 'one metrics log per proxied location block');
+    assert.equal(guardedMetricsLogs.length, namedLocations, 'a guarded metrics log per named location');
+    assert.equal(accessLogs.length, proxiedBlocks + namedLocations, 'the access log repeated beside each metrics log');
     assert.deepEqual(linesOnlyIn(off.conf, on.conf).filter((line) => !isVersionLine(line)), []);
   });
 
@@ -128,6 +141,12 @@ void describe('request metrics: what real NGINX writes', () => {
           text = readFileSync(path, 'utf8');
         }
         assert.match(text, /^app\.example\.com default web web \/exact\tGET\t503\t/mu);
+        assert.equal(await get(httpPort, 'app.example.com', '/caf%C3%A9'), 503);
+        for (let i = 0; i < 60 && !text.includes('/café\t'); i++) {
+          await sleep(50);
+          text = readFileSync(path, 'utf8');
+        }
+        assert.match(text, /^app\.example\.com default web web \/café\tGET\t503\t/mu);
       } finally {
         await nginx.stop();
       }
