@@ -12,11 +12,19 @@ import type { Distribution } from './report.ts';
 const REPORT_SCRIPT = fileURLToPath(new URL('../wrk/report.lua', import.meta.url));
 const ROTATE_SCRIPT = fileURLToPath(new URL('../wrk/rotate-hosts.lua', import.meta.url));
 
-/** report.lua alone, or with rotate-hosts.lua appended (written once into the temp folder). */
-function scriptFor(hostCount: number): string {
-  if (hostCount <= 1) return REPORT_SCRIPT;
-  const combined = join(tmpdir(), `resty-bench-wrk-${process.pid}.lua`);
-  if (!existsSync(combined)) writeFileSync(combined, readFileSync(REPORT_SCRIPT, 'utf8') + readFileSync(ROTATE_SCRIPT, 'utf8'));
+/**
+ * report.lua alone, or with rotate-hosts.lua appended and/or a delay() that
+ * makes each connection wait `pauseMs` before its next request (written once
+ * per combination into the temp folder).
+ */
+function scriptFor(hostCount: number, pauseMs: number): string {
+  if (hostCount <= 1 && pauseMs === 0) return REPORT_SCRIPT;
+  const combined = join(tmpdir(), `resty-bench-wrk-${process.pid}-${hostCount > 1 ? 'rotate' : 'one'}-${pauseMs}.lua`);
+  if (!existsSync(combined)) {
+    const rotate = hostCount > 1 ? readFileSync(ROTATE_SCRIPT, 'utf8') : '';
+    const pause = pauseMs > 0 ? `\nfunction delay()\n  return ${pauseMs}\nend\n` : '';
+    writeFileSync(combined, readFileSync(REPORT_SCRIPT, 'utf8') + rotate + pause);
+  }
   return combined;
 }
 
@@ -29,6 +37,12 @@ export interface WrkOptions {
   readonly hosts?: readonly string[];
   /** CPU to pin wrk to (taskset -c), or null. */
   readonly cpu?: number | null;
+  /**
+   * Each connection waits this many ms after an answer before its next
+   * request: a steady load below saturation, where latency is the path's and
+   * not the queue's (default 0: as fast as the server answers).
+   */
+  readonly pauseMs?: number;
 }
 
 export interface WrkResult {
@@ -104,7 +118,7 @@ function hostArgs(url: string, hosts: readonly string[]): string[] {
 export function runWrk(opts: WrkOptions): Promise<WrkResult> {
   const argv = [
     ...pinned(opts.cpu), 'wrk', `-t${opts.threads ?? 1}`, `-c${opts.connections}`, `-d${opts.durationSeconds}s`,
-    '--timeout', '5s', '-s', scriptFor(opts.hosts?.length ?? 0), ...hostArgs(opts.url, opts.hosts ?? []),
+    '--timeout', '5s', '-s', scriptFor(opts.hosts?.length ?? 0, opts.pauseMs ?? 0), ...hostArgs(opts.url, opts.hosts ?? []),
   ];
   return new Promise((resolve, reject) => {
     const [cmd, ...args] = argv as [string, ...string[]];

@@ -1,0 +1,52 @@
+// The measuring tools the rolling benchmark added: CPU time by process tree
+// from /proc, and wrk's steady (paused) load. Real processes, real wrk.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { once } from 'node:events';
+import { test } from 'node:test';
+import { cpuSecondsOf, descendantsOf } from './process-cpu.ts';
+import { runWrk } from './wrk.ts';
+
+test('descendantsOf finds a grandchild; cpuSecondsOf counts its busy CPU', async () => {
+  // sh (child) → node (grandchild) spinning ~0.4 s of CPU, then waiting to be killed.
+  const child = spawn('sh', ['-c', `exec "${process.execPath}" -e 'const t=Date.now(); while (Date.now()-t<400); setInterval(()=>{}, 1000)'`], { stdio: 'ignore' });
+  try {
+    let found: number[] = [];
+    for (let i = 0; i < 100 && found.length === 0; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      found = descendantsOf(process.pid).filter((pid) => pid === child.pid);
+    }
+    assert.deepEqual(found, [child.pid], 'the exec-ed child is a descendant');
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    const used = cpuSecondsOf([child.pid ?? -1]);
+    assert.ok(used >= 0.2 && used < 5, `busy child used ${used} CPU s`);
+    assert.equal(cpuSecondsOf([2 ** 22 + 12345]), 0, 'a pid that does not exist counts 0');
+  } finally {
+    child.kill('SIGKILL');
+  }
+});
+
+test('wrk pauseMs: each connection waits between requests', async () => {
+  const server = createServer((_req, res) => res.end('ok'));
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+  try {
+    const rows = [
+      { name: 'one host', hosts: ['a.test'] },
+      { name: 'rotating hosts', hosts: ['a.test', 'b.test'] },
+    ];
+    for (const row of rows) {
+      const paused = await runWrk({ url, hosts: row.hosts, durationSeconds: 1, connections: 1, pauseMs: 100 });
+      // 1 s at one request per ≥100 ms: at most ~10 (wrk's first request goes out at once).
+      assert.ok(paused.requests >= 3 && paused.requests <= 12, `${row.name}: ${paused.requests} requests with a 100 ms pause`);
+    }
+    const unpaused = await runWrk({ url, hosts: ['a.test'], durationSeconds: 1, connections: 1 });
+    assert.ok(unpaused.requests > 100, `no pause: ${unpaused.requests} requests`);
+  } finally {
+    server.closeAllConnections();
+    server.close();
+  }
+});
