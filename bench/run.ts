@@ -5,7 +5,7 @@
 // "MISSED GOAL" but never changes the exit code (2 only for bad arguments).
 //
 //   node bench/run.ts [--quick | --smoke] [--only proxy,propagation,...] [--out DIR]
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -67,6 +67,10 @@ async function main(): Promise<void> {
   const startedAt = Date.now();
   for (const bench of BENCHMARKS.filter((b) => args.only === null || args.only.includes(b.id))) {
     const workDir = mkdtempSync(join(tmpdir(), `resty-bench-${bench.id}-`));
+    // Run as root, NGINX's workers are `nobody`: they must reach the prefixes inside to reopen
+    // their logs (the metrics log rotation sends USR1; mkdtemp's 0700 made them keep writing
+    // to the renamed file, metrics.log.old, which nobody reads).
+    chmodSync(workDir, 0o755);
     const ctx: BenchContext = {
       profile: args.profile, workDir, dataplane, serverCpu: pin ? 0 : null, loadCpu: pin ? 1 : null,
       log: (message) => process.stderr.write(`[${bench.id} ${((Date.now() - startedAt) / 1000).toFixed(0)}s] ${message}\n`),

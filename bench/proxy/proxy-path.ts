@@ -63,7 +63,6 @@ function sideSpecs(peers: readonly Peer[]): SideSpec[] {
 async function jitRun(ctx: BenchContext, model: Model, seconds: number, connections: number): Promise<string> {
   const traceFile = join(ctx.workDir, 'jit-v.txt');
   // Workers drop to an unprivileged user when NGINX starts as root: let them write the trace.
-  chmodSync(ctx.workDir, 0o755);
   writeFileSync(traceFile, '');
   chmodSync(traceFile, 0o666);
   const luajitShare = ctx.dataplane.luaPackagePath.split(';').find((p) => p.includes('/usr/share/lua/5.1/'))

@@ -6,7 +6,6 @@
 // quiet seconds). Failed requests and reloads over all rolls; p99 during the
 // rolls against the windows before them (the reference), median of rounds.
 import { KubeConfig } from '@kubernetes/client-node';
-import { getPriority, setPriority } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startEchoHost } from '../../e2e/cluster/echo/echo-host.ts';
 import { startSimulator, type Simulator } from '../../e2e/cluster/simulator/index.ts';
@@ -57,24 +56,6 @@ interface RollRound {
   readonly reloads: number;
   readonly rollMs: number;
   readonly cores: { readonly before: CoresByPart; readonly during: CoresByPart };
-}
-
-/**
- * The local API server and the simulator (this process) stand in for a
- * control plane that runs on other machines. Here they share two cores with
- * the pods, NGINX and wrk, and their long JavaScript tasks during a roll
- * delay the wake-ups of the pods (measured in NGINX's access log: the slow
- * requests of a roll spend their time in $upstream_response_time). While a
- * roll runs this process gets nice 19, so a waking pod or NGINX worker takes
- * the core from it at once. Only as root: setting it back needs the
- * privilege, and every wrk spawned later inherits it. Returns the function
- * that sets it back, or null when nothing was lowered.
- */
-function deprioritizeControlPlane(): (() => void) | null {
-  if (process.getuid?.() !== 0) return null;
-  const previous = getPriority();
-  setPriority(19);
-  return () => setPriority(previous);
 }
 
 /** Starts a CPU measurement of the parts; the returned function ends it. */
@@ -149,7 +130,6 @@ async function runRolling(ctx: BenchContext): Promise<BenchResult> {
     const saturated = await runWrk({ ...load, durationSeconds: 2, pauseMs: 0 });
     const parts = { nginx: descendantsOf(live.pid), controller: live.pid, pods: echoHost.pid };
     const rounds: RollRound[] = [];
-    let controlPlaneNice = 0;
     for (let round = 1; round <= params.rounds; round++) {
       const beforeCores = measureCores(parts);
       const before = await runWrk(load);
@@ -158,7 +138,6 @@ async function runRolling(ctx: BenchContext): Promise<BenchResult> {
       const oldHashes = new Map(Array.from({ length: params.apps }, (_, i) => [appName(i), sim.pods(BENCH_NAMESPACE, appName(i))[0]?.templateHash ?? ''] as const));
       const duringCores = measureCores(parts);
       const during = runWrk(load);
-      const restorePriority = deprioritizeControlPlane();
       await sleep(ROLL_DELAY_MS);
       const rollStart = performance.now();
       for (let i = 0; i < params.apps; i++) {
@@ -167,8 +146,6 @@ async function runRolling(ctx: BenchContext): Promise<BenchResult> {
       await waitUntil('every rollout to finish', async () => (settled(sim, params.apps, params.replicas, oldHashes) ? true : undefined), (params.seconds + 20) * 1000, 20);
       const rollMs = performance.now() - rollStart;
       const wrk = await during;
-      restorePriority?.();
-      controlPlaneNice = restorePriority ? 19 : 0;
       const coresDuring = duringCores();
       const reloads = live.reloads() - reloadsBefore;
       ctx.log(`round ${round}: rolled ${params.apps} apps in ${rollMs.toFixed(0)} ms: ${errorCount(wrk)} failed requests, ${reloads} reloads, p99 ${latencyAt(before, 99).toFixed(2)} ms before, ${latencyAt(wrk, 99).toFixed(2)} ms during`);
@@ -194,7 +171,6 @@ async function runRolling(ctx: BenchContext): Promise<BenchResult> {
         `${params.rounds} rounds of a ${params.seconds} s window before and a ${params.seconds} s window during the roll (it starts ${ROLL_DELAY_MS} ms in), medians of rounds; per-round p99 ms before/during: ${rounds.map((r) => `${latencyAt(r.before, 99).toFixed(2)}/${latencyAt(r.during, 99).toFixed(2)}`).join(', ')}`,
         `rolls that outlasted their window (its p99 misses the rest of the roll): ${rounds.filter((r) => r.rollMs > windowMs).length} of ${rounds.length}`,
         `CPU cores used before → during the roll (medians): ${PARTS.map((part) => `${part} ${m((r) => r.cores.before[part]).toFixed(2)} → ${m((r) => r.cores.during[part]).toFixed(2)}`).join(', ')}; wrk and the kernel: the rest of 2 cores`,
-        `the local API server and the simulator (this process: a stand-in for a control plane on other machines) ran the rolls at nice ${controlPlaneNice}${controlPlaneNice === 0 ? ' (not root: not lowered)' : ''}; the controller, NGINX, the pods and wrk at their own`,
         `${params.replicas} replicas per app (maxSurge 1, maxUnavailable 0), simulator pods = node echo servers in one separate process (not the bench process); wrk 20 connections over ${params.apps} hosts, each pausing ${STEADY_PAUSE_MS} ms between requests`,
       ],
       distributions: last ? [toDistribution('before the roll', last.before), toDistribution('during the roll', last.during)] : [],
