@@ -21,6 +21,15 @@ test('routing through kubectl, the controller and NGINX', async (t) => {
   await waitForResponse(controller.http, { host: 'shop.test', path: '/api' }, (r) => r.status === 200);
   await waitForResponse(controller.http, { host: 'blog.test', path: '/' }, (r) => r.status === 200);
 
+  // Beyond client_body_buffer_size NGINX's worker writes the body to <prefix>/client_body_temp:
+  // run as root, that worker is nobody and must be able to enter the prefix.
+  await t.test('a request body larger than the buffer reaches the upstream whole', async () => {
+    const body = 'x'.repeat(200_000);
+    const res = await request(controller.http, { host: 'shop.test', path: '/upload', method: 'POST', body });
+    assert.equal(res.status, 200);
+    assert.equal(res.echo?.bodyLength, body.length);
+  });
+
   await t.test('host and path pick the backend; the upstream sees the original path', async () => {
     const cases = [
       { name: 'shop root', host: 'shop.test', path: '/cart?id=7', app: 'alpha' },

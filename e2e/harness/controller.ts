@@ -3,7 +3,7 @@
 // against a harness cluster. Resolves once the controller logs that its
 // first configuration is live; stop() checks that no NGINX process remains.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -89,6 +89,9 @@ export async function startController(cluster: Cluster, options: ControllerHarne
   const cleanups: Array<() => Promise<unknown>> = [];
   try {
     const dir = await mkdtemp(join(tmpdir(), 'resty-e2e-ctl-'));
+    // mkdtemp makes it 0700; run as root, NGINX's workers (nobody) must enter the prefix inside
+    // for request bodies beyond the buffer, proxy temp files and reopening logs.
+    await chmod(dir, 0o755);
     cleanups.push(() => rm(dir, { recursive: true, force: true }));
     const prefix = join(dir, 'nginx');
     const picked = await freePorts(4);

@@ -13,6 +13,7 @@ import { watchMaster, type MasterWatch } from './master-watch.ts';
 import { spawnMaster, type MasterProcess } from './master-process.ts';
 import { waitForGroupGone, waitForWorkersReplaced, workerPidsOf } from './nginx-processes.ts';
 import { createRestartPolicy } from './restart-policy.ts';
+import { workerAccessProblem } from './worker-access.ts';
 import {
   DEFAULT_TIMEOUTS,
   type NginxManager,
@@ -192,6 +193,8 @@ export function createNginx(options: NginxManagerOptions): NginxManager {
         checkVersion(version);
         await mkdir(prefix, { recursive: true });
         await mkdir(dirname(confPath), { recursive: true });
+        const accessProblem = workerAccessProblem(prefix);
+        if (accessProblem) logger.warn({ prefix }, accessProblem);
         await validate(conf);
         await rename(candidatePath, confPath);
         // Synchronous last resort: on exit no graceful stop can run, but no NGINX may outlive us.

@@ -16,8 +16,12 @@ export interface CertificateFiles {
 /** Makes a fresh self-signed certificate and writes it (key mode 0600); returns it for logs (serial). */
 export function writeSelfSignedDefault(files: CertificateFiles): SelfSignedCertificate {
   const made = createSelfSignedCertificate({ commonName: 'resty-ingress default certificate' });
-  mkdirSync(dirname(files.certificate), { recursive: true, mode: 0o700 });
-  mkdirSync(dirname(files.key), { recursive: true, mode: 0o700 });
+  for (const dir of new Set([dirname(files.certificate), dirname(files.key)])) {
+    // Only these folders are private. Made recursively with 0700, the prefix above them would be
+    // too, and NGINX's workers (nobody, when started as root) could not enter it for temp files.
+    mkdirSync(dirname(dir), { recursive: true });
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+  }
   writeFileSync(files.certificate, made.cert, { mode: 0o644 });
   writeFileSync(files.key, made.key, { mode: 0o600 });
   return made;

@@ -1,0 +1,25 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { defaultCertificatePaths } from '../render/render-options.ts';
+import { writeSelfSignedDefault } from './default-certificate.ts';
+
+void describe('writeSelfSignedDefault', () => {
+  void it('writes the pair; only the folder holding the key is private, not the prefix it creates', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'default-cert-'));
+    try {
+      const prefix = join(dir, 'nginx');
+      const files = defaultCertificatePaths(prefix);
+      const made = writeSelfSignedDefault(files);
+      assert.equal(readFileSync(files.certificate, 'utf8'), made.cert);
+      assert.equal(statSync(files.key).mode & 0o777, 0o600, 'key readable by its owner only');
+      assert.equal(statSync(join(prefix, 'ssl')).mode & 0o777, 0o700, 'the key folder is private');
+      // NGINX workers (nobody, when the master is root) must enter the prefix for temp files and logs.
+      assert.equal(statSync(prefix).mode & 0o001, 0o001, `prefix mode ${(statSync(prefix).mode & 0o777).toString(8)}: others can enter`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
