@@ -3,10 +3,11 @@
 // a native `upstream {}` to the same backends, no Lua and no metrics log.
 // Two ablations of ours price one piece each: without the metrics log, and
 // without the redirect check. One worker each, pinned to the server CPU; wrk
-// and the backends on the other. Rounds interleave the sides; CPU per
-// request comes from the worker's /proc/<pid>/schedstat over the round ÷
-// requests. Then the controller's side of the metrics: parsing the log ours
-// wrote. A last run with jit.v proves (or not) that the hot Lua is compiled.
+// and the backends on the other. Rounds interleave the sides, each side on a
+// fresh NGINX every round; CPU per request comes from the worker's
+// /proc/<pid>/schedstat over the round ÷ requests. Then the controller's side
+// of the metrics: parsing the log ours wrote. A last run with jit.v proves
+// (or not) that the hot Lua is compiled.
 import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { repoRoot } from '../../controller/src/nginx/dataplane.ts';
@@ -34,7 +35,7 @@ interface ProxyParams {
 }
 
 const PARAMS: Record<Profile, ProxyParams> = {
-  full: { rounds: 8, seconds: 5, warmupSeconds: 2, jitSeconds: 5, connections: 50 },
+  full: { rounds: 8, seconds: 5, warmupSeconds: 1, jitSeconds: 5, connections: 50 },
   quick: { rounds: 2, seconds: 3, warmupSeconds: 1, jitSeconds: 4, connections: 50 },
   smoke: { rounds: 1, seconds: 1, warmupSeconds: 1, jitSeconds: 1, connections: 8 },
 };
@@ -89,26 +90,29 @@ async function runProxyPath(ctx: BenchContext): Promise<BenchResult> {
   const backends = await startBackends(ctx.dataplane, ctx.workDir, addresses, backendPort, ctx.loadCpu);
   const started: NginxInstance[] = [backends.nginx];
   try {
-    const sides: (StartedSide & { label: SideLabel })[] = [];
-    for (const spec of sideSpecs(peers)) {
-      const side = await startSide(ctx, model, spec.label, spec.transform, spec.lua);
-      started.push(side.nginx);
-      sides.push({ label: spec.label, ...side });
-    }
-    for (const side of sides) await measure(ctx, side.label, side, params.warmupSeconds, params.connections);
     const rounds: Round<SideLabel>[] = [];
+    let ours: StartedSide | null = null;
     for (let i = 0; i < params.rounds; i++) {
-      for (const side of sides) {
-        const round = await measure(ctx, side.label, side, params.seconds, params.connections);
-        ctx.log(`proxy round ${i + 1} ${side.label}: ${Math.round(round.wrk.requestsPerSecond)} req/s, ${round.cpuUsPerRequest.toFixed(2)} µs CPU/req`);
-        rounds.push(round);
+      for (const spec of sideSpecs(peers)) {
+        // A fresh NGINX per side and round: each process's memory layout makes it a few
+        // percent faster or slower for its whole life, which one process per side would
+        // turn into a bias of the whole run (the ratio swung 0.87-0.91 between runs).
+        const side = await startSide(ctx, model, spec.label, spec.transform, spec.lua);
+        started.push(side.nginx);
+        try {
+          await measure(ctx, spec.label, side, params.warmupSeconds, params.connections);
+          const round = await measure(ctx, spec.label, side, params.seconds, params.connections);
+          ctx.log(`proxy round ${i + 1} ${spec.label}: ${Math.round(round.wrk.requestsPerSecond)} req/s, ${round.cpuUsPerRequest.toFixed(2)} µs CPU/req`);
+          rounds.push(round);
+        } finally {
+          // Stopping flushes what the workers still buffer into the metrics log.
+          await side.nginx.stop();
+        }
+        if (spec.label === 'ours') ours = side;
       }
     }
-    // Stopping flushes what the workers still buffer into the metrics log.
-    for (const side of sides) await side.nginx.stop();
     const m = (side: SideLabel, pick: (r: Round) => number): number => median(rounds.filter((r) => r.side === side).map(pick));
-    const ours = sides[0];
-    if (ours?.label !== 'ours') throw new Error('proxy-path: the first side must be ours');
+    if (ours === null) throw new Error('proxy-path: no round of ours ran');
     const parse = measureMetricsParseCost(metricsLogPath(ours.nginx.prefix), m('ours', (r) => r.wrk.requestsPerSecond));
     ctx.log(`metrics log of ours: ${parse.lines} lines, ${parse.cpuUsPerLine.toFixed(3)} µs controller CPU/line`);
     const jitOutput = await jitRun(ctx, model, params.jitSeconds, params.connections);
@@ -138,7 +142,7 @@ async function runProxyPath(ctx: BenchContext): Promise<BenchResult> {
         `features active: ${activeFeatures(ours.conf, certificateHosts).join(', ')}`,
         `Lua request-path phases in the conf: ${phases.join(', ')}; compiled traces for ${describeJit(jit, phases)} (jit.v, ${params.jitSeconds} s run)`,
         `metrics log of ours: ${parse.lines} lines (${parse.malformed} malformed), replayed through the controller's parseMetricsLog + ingest in batches of one second of ours' traffic, median of ${parse.repetitions}`,
-        `${params.rounds} interleaved rounds × ${params.seconds} s, ${params.connections} connections, ${BACKEND_ADDRESSES} backends, medians shown; CPU: server ${ctx.serverCpu ?? 'unpinned'}, load+backends ${ctx.loadCpu ?? 'unpinned'}`,
+        `${params.rounds} interleaved rounds × ${params.seconds} s (each side a fresh NGINX per round, ${params.warmupSeconds} s warm-up), ${params.connections} connections, ${BACKEND_ADDRESSES} backends, medians shown; CPU: server ${ctx.serverCpu ?? 'unpinned'}, load+backends ${ctx.loadCpu ?? 'unpinned'}`,
       ],
       distributions: [last('ours'), last('native')].flatMap((r) => (r ? [toDistribution(r.side, r.wrk)] : [])),
       raw: { rounds, parse, jit, jitTrace: jitOutput.split('\n').slice(0, 300) },
