@@ -5,6 +5,9 @@
 // (the window is about as long as the roll, so the roll is not diluted by
 // quiet seconds). Failed requests and reloads over all rolls; p99 during the
 // rolls against the windows before them (the reference), median of rounds.
+// One more app is never rolled: a second, light load goes straight to its pod,
+// without the ingress, and shows what the roll does to the simulated machine
+// itself (its pods, the API server and the simulator share the 2 cores).
 import { KubeConfig } from '@kubernetes/client-node';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startEchoHost } from '../../e2e/cluster/echo/echo-host.ts';
@@ -53,6 +56,8 @@ const PARTS = ['nginx', 'controller', 'pods', 'apiAndSimulator'] as const;
 interface RollRound {
   readonly before: WrkResult;
   readonly during: WrkResult;
+  /** The load straight to the pod of the app that is not rolled, in the same windows. */
+  readonly direct: { readonly before: WrkResult; readonly during: WrkResult };
   readonly reloads: number;
   readonly rollMs: number;
   readonly cores: { readonly before: CoresByPart; readonly during: CoresByPart };
@@ -120,24 +125,28 @@ async function runRolling(ctx: BenchContext): Promise<BenchResult> {
     const sim = await startSimulator({ kc, addressPool: '127.0.94.0/24', maxGraceMs: 1000, startServer: echoHost.startServer });
     simulator = sim;
     cluster.api.store.create('ingressclasses.networking.k8s.io', { apiVersion: 'networking.k8s.io/v1', kind: 'IngressClass', metadata: { name: 'resty' }, spec: { controller: 'resty-ingress.dev/controller' } });
-    for (let i = 0; i < params.apps; i++) createApp(cluster, i, params.replicas);
-    await waitUntil('the apps\' pods', async () => (settled(sim, params.apps, params.replicas, new Map()) ? true : undefined), 30_000, 50);
+    // Apps 0..apps-1 roll; app number `apps` does not (the reference's pod).
+    for (let i = 0; i <= params.apps; i++) createApp(cluster, i, params.replicas);
+    await waitUntil('the apps\' pods', async () => (settled(sim, params.apps + 1, params.replicas, new Map()) ? true : undefined), 30_000, 50);
+    const quietPod = sim.pods(BENCH_NAMESPACE, appName(params.apps))[0];
+    if (!quietPod) throw new Error('the app that is not rolled has no pod');
     controller = await startControllerProcess({ kubeconfigPath: cluster.kubeconfigPath, workDir: ctx.workDir });
     const live = controller;
     const hosts = Array.from({ length: params.apps }, (_, i) => appHost(i));
     for (const host of hosts) await waitUntil(`${host} to serve`, async () => ((await probe('127.0.0.1', live.httpPort, host)).status === 200 ? true : undefined), 20_000, 20);
     const load = { url: `http://127.0.0.1:${live.httpPort}/`, hosts, durationSeconds: params.seconds, connections: 20, cpu: ctx.loadCpu, pauseMs: STEADY_PAUSE_MS };
+    const directLoad = { url: `http://${quietPod.ip}:${quietPod.port}/`, durationSeconds: params.seconds, connections: 2, cpu: ctx.loadCpu, pauseMs: STEADY_PAUSE_MS };
     const saturated = await runWrk({ ...load, durationSeconds: 2, pauseMs: 0 });
     const parts = { nginx: descendantsOf(live.pid), controller: live.pid, pods: echoHost.pid };
     const rounds: RollRound[] = [];
     for (let round = 1; round <= params.rounds; round++) {
       const beforeCores = measureCores(parts);
-      const before = await runWrk(load);
+      const [before, directBefore] = await Promise.all([runWrk(load), runWrk(directLoad)]);
       const coresBefore = beforeCores();
       const reloadsBefore = live.reloads();
       const oldHashes = new Map(Array.from({ length: params.apps }, (_, i) => [appName(i), sim.pods(BENCH_NAMESPACE, appName(i))[0]?.templateHash ?? ''] as const));
       const duringCores = measureCores(parts);
-      const during = runWrk(load);
+      const during = Promise.all([runWrk(load), runWrk(directLoad)]);
       await sleep(ROLL_DELAY_MS);
       const rollStart = performance.now();
       for (let i = 0; i < params.apps; i++) {
@@ -145,11 +154,11 @@ async function runRolling(ctx: BenchContext): Promise<BenchResult> {
       }
       await waitUntil('every rollout to finish', async () => (settled(sim, params.apps, params.replicas, oldHashes) ? true : undefined), (params.seconds + 20) * 1000, 20);
       const rollMs = performance.now() - rollStart;
-      const wrk = await during;
+      const [wrk, directDuring] = await during;
       const coresDuring = duringCores();
       const reloads = live.reloads() - reloadsBefore;
-      ctx.log(`round ${round}: rolled ${params.apps} apps in ${rollMs.toFixed(0)} ms: ${errorCount(wrk)} failed requests, ${reloads} reloads, p99 ${latencyAt(before, 99).toFixed(2)} ms before, ${latencyAt(wrk, 99).toFixed(2)} ms during`);
-      rounds.push({ before, during: wrk, reloads, rollMs, cores: { before: coresBefore, during: coresDuring } });
+      ctx.log(`round ${round}: rolled ${params.apps} apps in ${rollMs.toFixed(0)} ms: ${errorCount(wrk)} failed requests, ${reloads} reloads, p99 ${latencyAt(before, 99).toFixed(2)} ms before, ${latencyAt(wrk, 99).toFixed(2)} ms during; straight to a pod not rolled ${latencyAt(directBefore, 99).toFixed(2)} → ${latencyAt(directDuring, 99).toFixed(2)} ms`);
+      rounds.push({ before, during: wrk, direct: { before: directBefore, during: directDuring }, reloads, rollMs, cores: { before: coresBefore, during: coresDuring } });
     }
     const m = (pick: (r: RollRound) => number): number => median(rounds.map(pick));
     const sum = (pick: (r: RollRound) => number): number => rounds.reduce((n, r) => n + pick(r), 0);
@@ -162,6 +171,7 @@ async function runRolling(ctx: BenchContext): Promise<BenchResult> {
         metric('failed requests during the rolls', 'req', sum((r) => errorCount(r.during)), 0, 'none', { on: 'value', op: '==', target: 0 }),
         metric('NGINX reloads during the rolls', '', sum((r) => r.reloads), 0, 'none', { on: 'value', op: '==', target: 0 }),
         metric('latency p99 during vs before the roll', 'ms', m((r) => latencyAt(r.during, 99)), m((r) => latencyAt(r.before, 99)), 'before', { on: 'ratio', op: '<', target: 1.5 }),
+        metric('environment: p99 straight to a pod not rolled (no ingress), during vs before', 'ms', m((r) => latencyAt(r.direct.during, 99)), m((r) => latencyAt(r.direct.before, 99)), 'before'),
         metric('requests/s during vs before the roll', 'req/s', m((r) => r.during.requestsPerSecond), m((r) => r.before.requestsPerSecond), 'before'),
         metric('steady load (before the roll) vs the saturated rate', 'req/s', m((r) => r.before.requestsPerSecond), saturated.requestsPerSecond, 'saturated (no pause)'),
         metric('time for every rollout to finish', 's', m((r) => r.rollMs) / 1000, windowMs / 1000, 'rest of the window'),
@@ -169,6 +179,7 @@ async function runRolling(ctx: BenchContext): Promise<BenchResult> {
       notes: [
         `failed requests by kind: ${JSON.stringify(rounds.map((r) => r.during.errors))}`,
         `${params.rounds} rounds of a ${params.seconds} s window before and a ${params.seconds} s window during the roll (it starts ${ROLL_DELAY_MS} ms in), medians of rounds; per-round p99 ms before/during: ${rounds.map((r) => `${latencyAt(r.before, 99).toFixed(2)}/${latencyAt(r.during, 99).toFixed(2)}`).join(', ')}`,
+        `the environment row: 2 connections, same pause, straight to the pod of one more app that never rolls; its rise is the simulated machine's (pods, API server, simulator and ingress on 2 cores), not a path through the ingress; per-round p99 ms before/during: ${rounds.map((r) => `${latencyAt(r.direct.before, 99).toFixed(2)}/${latencyAt(r.direct.during, 99).toFixed(2)}`).join(', ')}`,
         `rolls that outlasted their window (its p99 misses the rest of the roll): ${rounds.filter((r) => r.rollMs > windowMs).length} of ${rounds.length}`,
         `CPU cores used before → during the roll (medians): ${PARTS.map((part) => `${part} ${m((r) => r.cores.before[part]).toFixed(2)} → ${m((r) => r.cores.during[part]).toFixed(2)}`).join(', ')}; wrk and the kernel: the rest of 2 cores`,
         `${params.replicas} replicas per app (maxSurge 1, maxUnavailable 0), simulator pods = node echo servers in one separate process (not the bench process); wrk 20 connections over ${params.apps} hosts, each pausing ${STEADY_PAUSE_MS} ms between requests`,

@@ -3,7 +3,7 @@
 // JSON while typed lists are converted to model classes (Dates, renamed
 // fields); one plain-JSON shape everywhere keeps comparisons and writes exact.
 import { request as httpRequest } from 'node:http';
-import { request as httpsRequest, type RequestOptions } from 'node:https';
+import { Agent as HttpsAgent, request as httpsRequest, type RequestOptions } from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node';
 
 /** A failed API call; `status` is the HTTP status (0 when the server was not reached). */
@@ -23,6 +23,8 @@ export interface KubeRest {
   create<T>(path: string, body: unknown): Promise<T>;
   replace<T>(path: string, body: unknown): Promise<T>;
   remove(path: string): Promise<void>;
+  /** Closes the kept-alive connections. */
+  close(): void;
 }
 
 const REQUEST_TIMEOUT_MS = 15_000;
@@ -31,11 +33,21 @@ export function createKubeRest(kc: KubeConfig): KubeRest {
   const cluster = kc.getCurrentCluster();
   if (!cluster) throw new Error('kubeconfig has no current cluster');
   const server = cluster.server.replace(/\/+$/, '');
+  // client-node puts a new Agent on every request it prepares: a TLS handshake
+  // and a parsed CA per call, which during a roll of 20 apps cost the machine
+  // more CPU than the controller. One kept-alive agent with the same TLS
+  // material serves every call; credentials still come from each call's options.
+  let agent: HttpsAgent | undefined;
 
   async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
     const url = new URL(server + path);
     const options: RequestOptions = { method, headers: { accept: 'application/json' }, timeout: REQUEST_TIMEOUT_MS };
     await kc.applyToHTTPSOptions(options);
+    if (url.protocol === 'https:') {
+      const { ca, cert, key, rejectUnauthorized, servername } = options;
+      agent ??= new HttpsAgent({ keepAlive: true, ca, cert, key, rejectUnauthorized, servername });
+      options.agent = agent;
+    }
     const payload = body === undefined ? undefined : JSON.stringify(body);
     if (payload !== undefined) options.headers = { ...options.headers, 'content-type': 'application/json' };
     const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
@@ -80,5 +92,6 @@ export function createKubeRest(kc: KubeConfig): KubeRest {
         if (!(err instanceof KubeApiError && err.status === 404)) throw err;
       }
     },
+    close: () => agent?.destroy(),
   };
 }

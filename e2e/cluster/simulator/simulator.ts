@@ -210,6 +210,7 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
       if (loop.retry) clearTimeout(loop.retry);
       for (const cache of Object.values(caches)) cache.stop();
       await runtime.stopAll();
+      rest.close();
     },
   };
 }
