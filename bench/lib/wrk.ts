@@ -3,7 +3,7 @@
 // prints. Asynchronous on purpose: the bench process may itself host the
 // simulated pods that serve the load.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,14 +12,25 @@ import type { Distribution } from './report.ts';
 const REPORT_SCRIPT = fileURLToPath(new URL('../wrk/report.lua', import.meta.url));
 const ROTATE_SCRIPT = fileURLToPath(new URL('../wrk/rotate-hosts.lua', import.meta.url));
 
+let scriptDir: string | null = null;
+
+/** A temp folder for the combined scripts, removed when this process exits. */
+function scriptFolder(): string {
+  if (scriptDir) return scriptDir;
+  const dir = mkdtempSync(join(tmpdir(), 'resty-bench-wrk-'));
+  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+  scriptDir = dir;
+  return dir;
+}
+
 /**
  * report.lua alone, or with rotate-hosts.lua appended and/or a delay() that
  * makes each connection wait `pauseMs` before its next request (written once
- * per combination into the temp folder).
+ * per combination into a temp folder).
  */
 function scriptFor(hostCount: number, pauseMs: number): string {
   if (hostCount <= 1 && pauseMs === 0) return REPORT_SCRIPT;
-  const combined = join(tmpdir(), `resty-bench-wrk-${process.pid}-${hostCount > 1 ? 'rotate' : 'one'}-${pauseMs}.lua`);
+  const combined = join(scriptFolder(), `${hostCount > 1 ? 'rotate' : 'one'}-${pauseMs}.lua`);
   if (!existsSync(combined)) {
     const rotate = hostCount > 1 ? readFileSync(ROTATE_SCRIPT, 'utf8') : '';
     const pause = pauseMs > 0 ? `\nfunction delay()\n  return ${pauseMs}\nend\n` : '';
