@@ -41,6 +41,11 @@ test('bench --smoke: every benchmark completes and writes well-formed results', 
       }
       assert.match(stdout, new RegExp(`^== ${result.title.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`, 'm'));
     }
+    // setup installs valgrind: the proxy benchmark's instruction counts are real numbers, ours above native.
+    const proxy = summary.results.find((r) => r.id === 'proxy');
+    const instructions = proxy?.metrics.find((m) => m.name === 'user-space instructions per request (callgrind)');
+    assert.ok(instructions && typeof instructions.value === 'number' && typeof instructions.reference === 'number', 'proxy: instruction counts measured');
+    assert.ok(instructions.value > instructions.reference && instructions.reference > 1000, `proxy: ours ${instructions.value} > native ${instructions.reference} instructions/request`);
     assert.match(readFileSync(join(out, 'results.md'), 'utf8'), /^\| bench \| measured \|/);
   } finally {
     rmSync(out, { recursive: true, force: true });

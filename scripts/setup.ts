@@ -9,8 +9,11 @@ import { ensureHelm } from './setup-helm.ts';
 
 const run = promisify(execFile);
 
-/** Debian 12 packages the tests call: luacheck (lua-check), wrk, curl, openssl. */
-export const APT_TOOLS: readonly string[] = ['lua-check', 'wrk', 'curl', 'openssl'];
+/**
+ * Debian 12 packages the tests and benchmarks call: luacheck (lua-check), wrk,
+ * curl, openssl, and valgrind (the proxy benchmark counts instructions with callgrind).
+ */
+export const APT_TOOLS: readonly string[] = ['lua-check', 'wrk', 'curl', 'openssl', 'valgrind'];
 
 async function isInstalled(pkg: string): Promise<boolean> {
   try {

@@ -4,16 +4,18 @@
 // metrics-log batching.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { repoRoot } from '../../controller/src/nginx/dataplane.ts';
 import { createConfigRenderer } from '../../controller/src/render/index.ts';
 import { describeJit, functionRange, readJitTrace, REQUEST_PATH_FILES, requestPathPhases, traceStartLines } from '../proxy/jit-trace.ts';
+import { newestDump, singleProcess } from '../proxy/instruction-count.ts';
 import { batchesOf } from '../proxy/metrics-parse-cost.ts';
 import { buildProxyModel, SECURE_HOST } from '../proxy/proxy-model.ts';
 import { activeFeatures, nativeReferenceConf, withoutMetricsLog, withoutRedirectCheck } from '../proxy/reference-conf.ts';
 import { metric, type Goal } from './report.ts';
-import { percentile, summarize } from './stats.ts';
+import { pairedRatios, percentile, summarize } from './stats.ts';
 
 test('percentile: nearest rank', () => {
   const rows = [
@@ -256,4 +258,39 @@ test('batchesOf: whole lines, a given number per batch', () => {
     { name: 'empty', log: '', per: 3, want: [] },
   ];
   for (const row of rows) assert.deepEqual(batchesOf(Buffer.from(row.log), row.per).map((b) => b.toString()), row.want, row.name);
+});
+
+test('pairedRatios: index by index, as many as both sides have', () => {
+  const rows = [
+    { name: 'pairs', a: [9, 18], b: [10, 20], want: [0.9, 0.9] },
+    { name: 'a round of one side missing', a: [9, 18, 27], b: [10, 20], want: [0.9, 0.9] },
+    { name: 'more references than rounds', a: [9], b: [10, 20], want: [0.9] },
+    { name: 'none', a: [], b: [10], want: [] },
+  ];
+  for (const row of rows) assert.deepEqual(pairedRatios(row.a, row.b), row.want, row.name);
+});
+
+test('newestDump: the highest dump part of the directory, and its summary', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'resty-dumps-'));
+  try {
+    const dump = (name: string, total: number): void => writeFileSync(join(dir, name), `version: 1\nevents: Ir\nsummary: ${total}\n`);
+    dump('cg.41.1', 100);
+    dump('cg.41.2', 200);
+    dump('cg.41.10', 1000);
+    // The file callgrind writes at exit has no part number: never taken for a dump.
+    dump('cg.41', 5);
+    assert.deepEqual(newestDump(dir), { total: 1000, file: join(dir, 'cg.41.10') });
+    writeFileSync(join(dir, 'cg.41.11'), 'events: Ir\n');
+    assert.throws(() => newestDump(dir), /cg\.41\.11 has no summary line/);
+    rmSync(join(dir, 'cg.41.11'));
+    for (const name of ['cg.41', 'cg.41.1', 'cg.41.2', 'cg.41.10']) rmSync(join(dir, name));
+    assert.throws(() => newestDump(dir), /no callgrind dump/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('singleProcess: the master serves, or a clear error when the line is gone', () => {
+  assert.equal(singleProcess('daemon off;\nmaster_process on;\npid x;\n'), 'daemon off;\nmaster_process off;\npid x;\n');
+  assert.throws(() => singleProcess('daemon off;\n'), /no "master_process on;" line/);
 });

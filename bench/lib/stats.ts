@@ -35,6 +35,14 @@ export function summarize(samples: readonly number[]): LatencySummary {
   };
 }
 
+/**
+ * a[i] ÷ b[i] for every index both have: ratios of measurements taken in
+ * pairs, back to back, so that the machine's slow drifts cancel out.
+ */
+export function pairedRatios(a: readonly number[], b: readonly number[]): number[] {
+  return a.slice(0, b.length).map((value, i) => value / (b[i] ?? Number.NaN));
+}
+
 /** ours ÷ reference, or null when either side is missing or the reference is zero. */
 export function ratioOf(ours: number | null, reference: number | null): number | null {
   if (ours === null || reference === null || !Number.isFinite(ours) || !Number.isFinite(reference) || reference === 0) return null;

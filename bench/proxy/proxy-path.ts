@@ -1,13 +1,15 @@
 // Benchmark 1, the proxy path: our rendered NGINX (Lua balancer with the
 // ssl-redirect check, metrics log, annotations) against the same NGINX with
 // a native `upstream {}` to the same backends, no Lua and no metrics log.
-// Two ablations of ours price one piece each: without the metrics log, and
-// without the redirect check. One worker each, pinned to the server CPU; wrk
-// and the backends on the other. Rounds interleave the sides, each side on a
-// fresh NGINX every round; CPU per request comes from the worker's
-// /proc/<pid>/schedstat over the round ÷ requests. Then the controller's side
-// of the metrics: parsing the log ours wrote. A last run with jit.v proves
-// (or not) that the hot Lua is compiled.
+// CPU time: one worker each, pinned to the server CPU; wrk and the backends
+// on the other. Rounds interleave the two sides, each on a fresh NGINX every
+// round; CPU per request comes from the worker's /proc/<pid>/schedstat over
+// the round ÷ requests. Instructions: callgrind counts each side's
+// user-space instructions per request, which do not move with the machine's
+// noise, and prices two pieces of ours by ablation (without the metrics log,
+// without the redirect check). Then the controller's side of the metrics:
+// parsing the log ours wrote. A last run with jit.v proves (or not) that the
+// hot Lua is compiled.
 import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { repoRoot } from '../../controller/src/nginx/dataplane.ts';
@@ -18,13 +20,14 @@ import { byProfile, type BenchContext, type Benchmark, type Profile } from '../l
 import type { NginxInstance } from '../lib/nginx-instance.ts';
 import { freePort } from '../lib/ports.ts';
 import { metric, type BenchResult } from '../lib/report.ts';
-import { median } from '../lib/stats.ts';
+import { median, pairedRatios } from '../lib/stats.ts';
 import { errorCount, latencyAt, runWrk, toDistribution } from '../lib/wrk.ts';
+import { countInstructions, hasCallgrind, type InstructionCount, type InstructionWindows } from './instruction-count.ts';
 import { describeJit, readJitTrace, REQUEST_PATH_FILES, requestPathPhases } from './jit-trace.ts';
 import { measureMetricsParseCost } from './metrics-parse-cost.ts';
 import { BENCH_HOST, buildProxyModel } from './proxy-model.ts';
 import { measure, startSide, type Round, type StartedSide } from './proxy-side.ts';
-import { activeFeatures, nativeReferenceConf, withJitTrace, withoutMetricsLog, withoutRedirectCheck, type Peer } from './reference-conf.ts';
+import { activeFeatures, sideSpecs, withJitTrace, type Peer, type SideLabel } from './reference-conf.ts';
 
 interface ProxyParams {
   readonly rounds: number;
@@ -32,34 +35,28 @@ interface ProxyParams {
   readonly warmupSeconds: number;
   readonly jitSeconds: number;
   readonly connections: number;
+  /** The callgrind runs, and which sides get one (ours and native always). */
+  readonly instructions: InstructionWindows & { readonly sides: readonly SideLabel[] };
 }
 
+const ALL_SIDES: readonly SideLabel[] = ['ours', 'native', 'ours-no-metrics', 'ours-no-redirect-check'];
 const PARAMS: Record<Profile, ProxyParams> = {
-  full: { rounds: 8, seconds: 5, warmupSeconds: 1, jitSeconds: 5, connections: 50 },
-  quick: { rounds: 2, seconds: 3, warmupSeconds: 1, jitSeconds: 4, connections: 50 },
-  smoke: { rounds: 1, seconds: 1, warmupSeconds: 1, jitSeconds: 1, connections: 8 },
+  full: {
+    rounds: 12, seconds: 5, warmupSeconds: 1, jitSeconds: 5, connections: 50,
+    instructions: { sides: ALL_SIDES, warmupSeconds: 2, idleSeconds: 2, seconds: 8, connections: 4 },
+  },
+  quick: {
+    rounds: 3, seconds: 3, warmupSeconds: 1, jitSeconds: 4, connections: 50,
+    instructions: { sides: ALL_SIDES, warmupSeconds: 1, idleSeconds: 1, seconds: 3, connections: 4 },
+  },
+  smoke: {
+    rounds: 1, seconds: 1, warmupSeconds: 1, jitSeconds: 1, connections: 8,
+    instructions: { sides: ['ours', 'native'], warmupSeconds: 1, idleSeconds: 1, seconds: 1, connections: 2 },
+  },
 };
 
 const BACKEND_ADDRESSES = 4;
 const FIRST_BACKEND = '127.0.91.1';
-
-/** ours, the native reference, and ours minus one piece (to price that piece). */
-type SideLabel = 'ours' | 'native' | 'ours-no-metrics' | 'ours-no-redirect-check';
-
-interface SideSpec {
-  readonly label: SideLabel;
-  readonly transform: (conf: string) => string;
-  readonly lua: boolean;
-}
-
-function sideSpecs(peers: readonly Peer[]): SideSpec[] {
-  return [
-    { label: 'ours', transform: (conf) => conf, lua: true },
-    { label: 'native', transform: (conf) => nativeReferenceConf(conf, peers), lua: false },
-    { label: 'ours-no-metrics', transform: withoutMetricsLog, lua: true },
-    { label: 'ours-no-redirect-check', transform: withoutRedirectCheck, lua: true },
-  ];
-}
 
 async function jitRun(ctx: BenchContext, model: Model, seconds: number, connections: number): Promise<string> {
   const traceFile = join(ctx.workDir, 'jit-v.txt');
@@ -81,6 +78,46 @@ function requestPathSources(): Record<string, string> {
   return Object.fromEntries(REQUEST_PATH_FILES.map((file) => [file, readFileSync(join(repoRoot(), 'lua/resty_ingress', file), 'utf8')]));
 }
 
+/** Interleaved CPU-time rounds of ours and native; returns them and the last started side of ours. */
+async function cpuRounds(ctx: BenchContext, params: ProxyParams, model: Model, peers: readonly Peer[], started: NginxInstance[]): Promise<{ rounds: Round<SideLabel>[]; ours: StartedSide }> {
+  const rounds: Round<SideLabel>[] = [];
+  let ours: StartedSide | null = null;
+  const specs = sideSpecs(peers).filter((spec) => spec.label === 'ours' || spec.label === 'native');
+  for (let i = 0; i < params.rounds; i++) {
+    for (const spec of specs) {
+      // A fresh NGINX per side and round: each process's memory layout makes it a few
+      // percent faster or slower for its whole life, which one process per side would
+      // turn into a bias of the whole run (the ratio swung 0.87-0.91 between runs).
+      const side = await startSide(ctx, model, spec.label, spec.transform, spec.lua);
+      started.push(side.nginx);
+      try {
+        await measure(ctx, spec.label, side, params.warmupSeconds, params.connections);
+        const round = await measure(ctx, spec.label, side, params.seconds, params.connections);
+        ctx.log(`proxy round ${i + 1} ${spec.label}: ${Math.round(round.wrk.requestsPerSecond)} req/s, ${round.cpuUsPerRequest.toFixed(2)} µs CPU/req`);
+        rounds.push(round);
+      } finally {
+        // Stopping flushes what the workers still buffer into the metrics log.
+        await side.nginx.stop();
+      }
+      if (spec.label === 'ours') ours = side;
+    }
+  }
+  if (ours === null) throw new Error('proxy-path: no round of ours ran');
+  return { rounds, ours };
+}
+
+/** Callgrind counts of the profile's sides, by label; empty without valgrind. */
+async function instructionCounts(ctx: BenchContext, params: ProxyParams, model: Model, peers: readonly Peer[]): Promise<Map<SideLabel, InstructionCount>> {
+  const counts = new Map<SideLabel, InstructionCount>();
+  if (!hasCallgrind()) return counts;
+  for (const spec of sideSpecs(peers).filter((s) => params.instructions.sides.includes(s.label))) {
+    const count = await countInstructions(ctx, model, spec.label, spec.transform, spec.lua, params.instructions);
+    ctx.log(`instructions ${spec.label}: ${Math.round(count.perRequest)} per request (${count.requests} requests, ${Math.round(count.idlePerSecond)}/s in the background)`);
+    counts.set(spec.label, count);
+  }
+  return counts;
+}
+
 async function runProxyPath(ctx: BenchContext): Promise<BenchResult> {
   const params = byProfile(ctx, PARAMS);
   const backendPort = await freePort();
@@ -90,37 +127,22 @@ async function runProxyPath(ctx: BenchContext): Promise<BenchResult> {
   const backends = await startBackends(ctx.dataplane, ctx.workDir, addresses, backendPort, ctx.loadCpu);
   const started: NginxInstance[] = [backends.nginx];
   try {
-    const rounds: Round<SideLabel>[] = [];
-    let ours: StartedSide | null = null;
-    for (let i = 0; i < params.rounds; i++) {
-      for (const spec of sideSpecs(peers)) {
-        // A fresh NGINX per side and round: each process's memory layout makes it a few
-        // percent faster or slower for its whole life, which one process per side would
-        // turn into a bias of the whole run (the ratio swung 0.87-0.91 between runs).
-        const side = await startSide(ctx, model, spec.label, spec.transform, spec.lua);
-        started.push(side.nginx);
-        try {
-          await measure(ctx, spec.label, side, params.warmupSeconds, params.connections);
-          const round = await measure(ctx, spec.label, side, params.seconds, params.connections);
-          ctx.log(`proxy round ${i + 1} ${spec.label}: ${Math.round(round.wrk.requestsPerSecond)} req/s, ${round.cpuUsPerRequest.toFixed(2)} µs CPU/req`);
-          rounds.push(round);
-        } finally {
-          // Stopping flushes what the workers still buffer into the metrics log.
-          await side.nginx.stop();
-        }
-        if (spec.label === 'ours') ours = side;
-      }
-    }
+    const { rounds, ours } = await cpuRounds(ctx, params, model, peers, started);
     const m = (side: SideLabel, pick: (r: Round) => number): number => median(rounds.filter((r) => r.side === side).map(pick));
-    if (ours === null) throw new Error('proxy-path: no round of ours ran');
     const parse = measureMetricsParseCost(metricsLogPath(ours.nginx.prefix), m('ours', (r) => r.wrk.requestsPerSecond));
     ctx.log(`metrics log of ours: ${parse.lines} lines, ${parse.cpuUsPerLine.toFixed(3)} µs controller CPU/line`);
+    const instructions = await instructionCounts(ctx, params, model, peers);
     const jitOutput = await jitRun(ctx, model, params.jitSeconds, params.connections);
     const jit = readJitTrace(jitOutput, requestPathSources());
     const phases = requestPathPhases(ours.conf);
     const compiledPhases = phases.filter((p) => jit[p].compiled > 0).length;
     const perCore = (r: Round): number => 1e6 / r.cpuUsPerRequest;
     const cpuOf = (side: SideLabel): number => m(side, (r) => r.cpuUsPerRequest);
+    const ins = (side: SideLabel): number | null => instructions.get(side)?.perRequest ?? null;
+    const minus = (a: number | null, b: number | null): number | null => (a === null || b === null ? null : a - b);
+    // Per round, native CPU ÷ ours: the two sides ran back to back.
+    const cpuRoundsOf = (side: SideLabel): number[] => rounds.filter((r) => r.side === side).map((r) => r.cpuUsPerRequest);
+    const pairs = pairedRatios(cpuRoundsOf('native'), cpuRoundsOf('ours'));
     const last = (side: SideLabel): Round | undefined => rounds.filter((r) => r.side === side).at(-1);
     const certificateHosts = model.tls.hosts.map((h) => h.host);
     return {
@@ -130,8 +152,9 @@ async function runProxyPath(ctx: BenchContext): Promise<BenchResult> {
         metric('requests/s', 'req/s', m('ours', (r) => r.wrk.requestsPerSecond), m('native', (r) => r.wrk.requestsPerSecond), 'native'),
         metric('requests per core-second (1 ÷ proxy CPU)', 'req/s', m('ours', perCore), m('native', perCore), 'native', { on: 'ratio', op: '>=', target: 0.9 }),
         metric('proxy CPU per request', 'µs', cpuOf('ours'), cpuOf('native'), 'native'),
-        metric('µs/request of request metrics (NGINX metrics log)', 'µs', cpuOf('ours') - cpuOf('ours-no-metrics'), cpuOf('ours') - cpuOf('native'), 'ours − native'),
-        metric('µs/request of the ssl-redirect check', 'µs', cpuOf('ours') - cpuOf('ours-no-redirect-check'), cpuOf('ours') - cpuOf('native'), 'ours − native'),
+        metric('user-space instructions per request (callgrind)', 'instr', ins('ours'), ins('native'), 'native'),
+        metric('instructions/request of request metrics (NGINX metrics log)', 'instr', minus(ins('ours'), ins('ours-no-metrics')), minus(ins('ours'), ins('native')), 'ours − native'),
+        metric('instructions/request of the ssl-redirect check', 'instr', minus(ins('ours'), ins('ours-no-redirect-check')), minus(ins('ours'), ins('native')), 'ours − native'),
         metric('controller CPU per request to parse metrics lines', 'µs', parse.cpuUsPerLine, cpuOf('ours'), 'NGINX worker µs/request of ours'),
         metric('latency p50', 'ms', m('ours', (r) => latencyAt(r.wrk, 50)), m('native', (r) => latencyAt(r.wrk, 50)), 'native'),
         metric('latency p99', 'ms', m('ours', (r) => latencyAt(r.wrk, 99)), m('native', (r) => latencyAt(r.wrk, 99)), 'native', { on: 'ratio', op: '<=', target: 1.2 }),
@@ -143,9 +166,13 @@ async function runProxyPath(ctx: BenchContext): Promise<BenchResult> {
         `Lua request-path phases in the conf: ${phases.join(', ')}; compiled traces for ${describeJit(jit, phases)} (jit.v, ${params.jitSeconds} s run)`,
         `metrics log of ours: ${parse.lines} lines (${parse.malformed} malformed), replayed through the controller's parseMetricsLog + ingest in batches of one second of ours' traffic, median of ${parse.repetitions}`,
         `${params.rounds} interleaved rounds × ${params.seconds} s (each side a fresh NGINX per round, ${params.warmupSeconds} s warm-up), ${params.connections} connections, ${BACKEND_ADDRESSES} backends, medians shown; CPU: server ${ctx.serverCpu ?? 'unpinned'}, load+backends ${ctx.loadCpu ?? 'unpinned'}`,
+        `per-core ratio of each round's pair (native CPU ÷ ours): ${pairs.map((r) => r.toFixed(3)).join(', ')}; median ${median(pairs).toFixed(3)}, range ${Math.min(...pairs).toFixed(3)}–${Math.max(...pairs).toFixed(3)}: how far the machine's noise moves one measurement`,
+        instructions.size === 0
+          ? 'instruction rows: valgrind (callgrind) is not installed; `npm run setup` installs it'
+          : `instructions: callgrind, one NGINX process per side, ${params.instructions.seconds} s of wrk (${params.instructions.connections} connections) after ${params.instructions.warmupSeconds} s warm-up, minus the background rate of a ${params.instructions.idleSeconds} s idle window (timers); user space only, the kernel is left out: ${[...instructions.values()].map((c) => `${c.side} ${Math.round(c.perRequest)}`).join(', ')}`,
       ],
       distributions: [last('ours'), last('native')].flatMap((r) => (r ? [toDistribution(r.side, r.wrk)] : [])),
-      raw: { rounds, parse, jit, jitTrace: jitOutput.split('\n').slice(0, 300) },
+      raw: { rounds, pairedRatios: pairs, instructions: [...instructions.values()], parse, jit, jitTrace: jitOutput.split('\n').slice(0, 300) },
     };
   } finally {
     for (const nginx of started.reverse()) await nginx.stop();

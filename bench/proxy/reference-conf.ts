@@ -11,6 +11,16 @@ export interface Peer {
   readonly port: number;
 }
 
+/** ours, the native reference, and ours minus one piece (to price that piece). */
+export type SideLabel = 'ours' | 'native' | 'ours-no-metrics' | 'ours-no-redirect-check';
+
+export interface SideSpec {
+  readonly label: SideLabel;
+  readonly transform: (conf: string) => string;
+  /** Push backends and certificates to it (our sides). */
+  readonly lua: boolean;
+}
+
 // Every upstream the proxied locations pass to (upstream_balancer, upstream_balancer_https).
 const BALANCER_UPSTREAMS = /upstream (upstream_balancer\w*) \{\n([\s\S]*?)\n(\s*)\}/g;
 const PROXY_PASS_TARGETS = /proxy_pass https?:\/\/(upstream_balancer\w*);/g;
@@ -72,6 +82,16 @@ export function withoutRedirectCheck(ours: string): string {
   if ((ours.match(REDIRECT_CHECK_PROXY)?.length ?? 0) === 0) throw templateChanged('proxy_pass …://upstream_balancer_https');
   return ours.replace(REDIRECT_CHECK_PROXY, 'proxy_pass $1://upstream_balancer;')
     .replace(REDIRECT_CHECK_ERROR_PAGE, 'error_page 500 = @resty_unbalanced;');
+}
+
+/** Every side of the proxy benchmark, native upstreams pointing at `peers`. */
+export function sideSpecs(peers: readonly Peer[]): SideSpec[] {
+  return [
+    { label: 'ours', transform: (conf) => conf, lua: true },
+    { label: 'native', transform: (conf) => nativeReferenceConf(conf, peers), lua: false },
+    { label: 'ours-no-metrics', transform: withoutMetricsLog, lua: true },
+    { label: 'ours-no-redirect-check', transform: withoutRedirectCheck, lua: true },
+  ];
 }
 
 /**

@@ -1,0 +1,112 @@
+// User-space instructions per proxied request, counted by valgrind's
+// callgrind. CPU time per request swings by a factor of two between rounds
+// on a shared machine; an instruction count does not (±0.5 % between runs),
+// so a change of a few hundred instructions per request shows. It leaves out
+// the kernel (sockets, writes), which every side pays alike, so its ratio is
+// lower than the CPU-time ratio.
+//
+// One side runs as a single NGINX process (master_process off) under
+// callgrind. Callgrind slows requests ~40× but not the clock: work driven
+// by time (our workers' 5 ms poll of the shared dicts) would be counted ~40×
+// per request. So an idle window (no load) measures that background rate,
+// and it is subtracted from the loaded window in proportion to its length.
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Model } from '../../controller/src/model/types.ts';
+import type { BenchContext } from '../lib/context.ts';
+import { runWrk } from '../lib/wrk.ts';
+import { BENCH_HOST } from './proxy-model.ts';
+import { startSide } from './proxy-side.ts';
+
+export interface InstructionWindows {
+  readonly warmupSeconds: number;
+  readonly idleSeconds: number;
+  readonly seconds: number;
+  readonly connections: number;
+}
+
+export interface InstructionCount {
+  readonly side: string;
+  readonly requests: number;
+  /** Instructions over the loaded window, background included. */
+  readonly loadedInstructions: number;
+  /** Background instructions per second, from the idle window. */
+  readonly idlePerSecond: number;
+  /** (loaded − background over the loaded window) ÷ requests. */
+  readonly perRequest: number;
+  /** The loaded window's dump, for `callgrind_annotate --inclusive=no <file>`. */
+  readonly dumpFile: string;
+}
+
+/** True when valgrind and callgrind_control can be run. */
+export function hasCallgrind(): boolean {
+  try {
+    execFileSync('valgrind', ['--version'], { stdio: 'ignore' });
+    execFileSync('callgrind_control', ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Turns the rendered conf into one that serves from the master process (the one callgrind follows). */
+export function singleProcess(conf: string): string {
+  if (!/^master_process on;$/m.test(conf)) throw new Error('the rendered nginx.conf has no "master_process on;" line to turn off');
+  return conf.replace(/^master_process on;$/m, 'master_process off;');
+}
+
+/** The total of the newest dump (cg.<pid>.<n>, highest n) in `dir`. */
+export function newestDump(dir: string): { total: number; file: string } {
+  const parts = readdirSync(dir)
+    .map((name) => ({ name, part: Number(/^cg\.\d+\.(\d+)$/.exec(name)?.[1]) }))
+    .filter((d) => Number.isInteger(d.part))
+    .sort((a, b) => a.part - b.part);
+  const newest = parts.at(-1);
+  if (newest === undefined) throw new Error(`no callgrind dump in ${dir}`);
+  const file = join(dir, newest.name);
+  const total = Number(/^summary: (\d+)/m.exec(readFileSync(file, 'utf8'))?.[1]);
+  if (!Number.isFinite(total)) throw new Error(`callgrind dump ${file} has no summary line`);
+  return { total, file };
+}
+
+/** Instructions the process runs while `during` runs (counters zeroed first, dumped after); seconds by the clock. */
+async function window(pid: number, dumpDir: string, during: () => Promise<void>): Promise<{ total: number; file: string; seconds: number }> {
+  execFileSync('callgrind_control', ['-z', String(pid)], { stdio: 'ignore' });
+  const start = performance.now();
+  await during();
+  const seconds = (performance.now() - start) / 1000;
+  execFileSync('callgrind_control', ['-d', String(pid)], { stdio: 'ignore' });
+  return { ...newestDump(dumpDir), seconds };
+}
+
+/**
+ * Counts instructions per request of one side: `transform` applied to our
+ * rendered conf, `lua` as in startSide. The load is wrk on BENCH_HOST.
+ */
+export async function countInstructions(
+  ctx: BenchContext, model: Model, side: string, transform: (conf: string) => string, lua: boolean, windows: InstructionWindows,
+): Promise<InstructionCount> {
+  const dumpDir = join(ctx.workDir, `${side}-callgrind`);
+  mkdirSync(dumpDir, { recursive: true });
+  const valgrind = ['valgrind', '--tool=callgrind', `--callgrind-out-file=${dumpDir}/cg.%p`];
+  const underValgrind: BenchContext = { ...ctx, dataplane: { ...ctx.dataplane, command: [...valgrind, ...ctx.dataplane.command] } };
+  const started = await startSide(underValgrind, model, `${side}-callgrind`, (conf) => singleProcess(transform(conf)), lua);
+  try {
+    const pid = started.nginx.masterPid;
+    const load = (seconds: number) => runWrk({
+      url: `http://127.0.0.1:${started.port}/`, hosts: [BENCH_HOST], connections: windows.connections, cpu: ctx.loadCpu, durationSeconds: seconds,
+    });
+    await load(windows.warmupSeconds);
+    const idle = await window(pid, dumpDir, () => new Promise((resolve) => setTimeout(resolve, windows.idleSeconds * 1000)));
+    let requests = 0;
+    const loaded = await window(pid, dumpDir, async () => {
+      requests = (await load(windows.seconds)).requests;
+    });
+    const idlePerSecond = idle.total / idle.seconds;
+    const perRequest = requests > 0 ? (loaded.total - idlePerSecond * loaded.seconds) / requests : Number.NaN;
+    return { side, requests, loadedInstructions: loaded.total, idlePerSecond, perRequest, dumpFile: loaded.file };
+  } finally {
+    await started.nginx.stop();
+  }
+}
