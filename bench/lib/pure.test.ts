@@ -13,7 +13,7 @@ import { describeJit, functionRange, readJitTrace, REQUEST_PATH_FILES, requestPa
 import { newestDump, singleProcess } from '../proxy/instruction-count.ts';
 import { batchesOf } from '../proxy/metrics-parse-cost.ts';
 import { buildProxyModel, SECURE_HOST } from '../proxy/proxy-model.ts';
-import { activeFeatures, nativeReferenceConf, withoutMetricsLog, withoutRedirectCheck } from '../proxy/reference-conf.ts';
+import { activeFeatures, nativeReferenceConf, withMinimalBalancer, withoutMetricsLog, withoutRedirectCheck } from '../proxy/reference-conf.ts';
 import { metric, type Goal } from './report.ts';
 import { pairedRatios, percentile, summarize } from './stats.ts';
 
@@ -134,6 +134,7 @@ test('nativeReferenceConf: a missing or unknown piece is "template changed", nev
 test('ablations: each removes exactly the piece it prices', () => {
   const noMetrics = withoutMetricsLog(OURS);
   const noRedirect = withoutRedirectCheck(OURS);
+  const minimal = withMinimalBalancer(OURS, { address: '127.0.0.2', port: 81 });
   const rows: { name: string; conf: string; pattern: RegExp; present: boolean }[] = [
     { name: 'no-metrics: no metrics access_log', conf: noMetrics, pattern: /access_log \S+ resty_metrics/, present: false },
     { name: 'no-metrics: the user access log stays', conf: noMetrics, pattern: /access_log \S+ upstreaminfo;/, present: true },
@@ -142,10 +143,17 @@ test('ablations: each removes exactly the piece it prices', () => {
     { name: 'no-redirect-check: no location proxies to _https', conf: noRedirect, pattern: /proxy_pass \S+_https;|@resty_unbalanced_https;/, present: false },
     { name: 'no-redirect-check: proxies to upstream_balancer', conf: noRedirect, pattern: /rewrite "[^\n]*\n\s+error_page 500 = @resty_unbalanced;\n\s+proxy_pass http:\/\/upstream_balancer;/, present: true },
     { name: 'no-redirect-check: the metrics log stays', conf: noRedirect, pattern: /access_log \S+ resty_metrics/, present: true },
+    { name: 'minimal-balancer: no balancer of ours', conf: minimal, pattern: /resty_ingress\.balance/, present: false },
+    {
+      name: 'minimal-balancer: both upstreams set one fixed peer, keepalive after it', conf: minimal, present: true,
+      pattern: /upstream upstream_balancer \{\n[^}]*balancer_by_lua_block \{ package\.loaded\["ngx\.balancer"\]\.set_current_peer\("127\.0\.0\.2", 81\) \}\n\s+keepalive 320;[^}]*\}\n\s+upstream upstream_balancer_https \{\n[^}]*set_current_peer\("127\.0\.0\.2", 81\) \}\n\s+keepalive 320;/,
+    },
+    { name: 'minimal-balancer: locations, metrics log and redirect handler stay', conf: minimal, pattern: /access_log \S+ resty_metrics[\s\S]*proxy_pass http:\/\/upstream_balancer_https;/, present: true },
   ];
   for (const row of rows) assert.equal(row.pattern.test(row.conf), row.present, row.name);
   assert.throws(() => withoutMetricsLog(noMetrics), /template changed/, 'no metrics log to remove');
   assert.throws(() => withoutRedirectCheck(noRedirect), /template changed/, 'no redirect check to remove');
+  assert.throws(() => withMinimalBalancer(minimal, { address: '127.0.0.2', port: 81 }), /template changed/, 'no balancer of ours to replace');
 });
 
 test('activeFeatures: says what is on, and only that', () => {
@@ -183,6 +191,7 @@ test('the proxy benchmark\'s real conf: one certificate host, and every transfor
   assert.doesNotMatch(native, /^\s*[^#\s].*resty_metrics/m, 'native: no metrics (comments may name them)');
   assert.doesNotMatch(withoutRedirectCheck(ours), /proxy_pass \S+_https;/, 'no-redirect-check');
   assert.doesNotMatch(withoutMetricsLog(ours), /access_log \S+ resty_metrics/, 'no-metrics');
+  assert.doesNotMatch(withMinimalBalancer(ours, PEERS[0] ?? { address: '127.0.0.2', port: 81 }), /resty_ingress\.balance/, 'minimal-balancer');
   assert.deepEqual(requestPathPhases(ours), ['balance'], 'round_robin only: no log phase');
   const sources = Object.fromEntries(REQUEST_PATH_FILES.map((file) => [file, readFileSync(join(repoRoot(), 'lua/resty_ingress', file), 'utf8')]));
   assert.doesNotThrow(() => readJitTrace('', sources), 'every request-path function jit-trace.ts names exists in lua/resty_ingress');

@@ -39,7 +39,7 @@ interface ProxyParams {
   readonly instructions: InstructionWindows & { readonly sides: readonly SideLabel[] };
 }
 
-const ALL_SIDES: readonly SideLabel[] = ['ours', 'native', 'ours-no-metrics', 'ours-no-redirect-check'];
+const ALL_SIDES: readonly SideLabel[] = ['ours', 'native', 'ours-no-metrics', 'ours-no-redirect-check', 'ours-minimal-balancer'];
 const PARAMS: Record<Profile, ProxyParams> = {
   full: {
     rounds: 12, seconds: 5, warmupSeconds: 1, jitSeconds: 5, connections: 50,
@@ -155,6 +155,9 @@ async function runProxyPath(ctx: BenchContext): Promise<BenchResult> {
         metric('user-space instructions per request (callgrind)', 'instr', ins('ours'), ins('native'), 'native'),
         metric('instructions/request of request metrics (NGINX metrics log)', 'instr', minus(ins('ours'), ins('ours-no-metrics')), minus(ins('ours'), ins('native')), 'ours − native'),
         metric('instructions/request of the ssl-redirect check', 'instr', minus(ins('ours'), ins('ours-no-redirect-check')), minus(ins('ours'), ins('native')), 'ours − native'),
+        metric('instructions/request of our balancer above a minimal balancer_by_lua', 'instr', minus(ins('ours'), ins('ours-minimal-balancer')), minus(ins('ours'), ins('native')), 'ours − native'),
+        metric('instructions/request of the rest (entering Lua, set_current_peer, the labels\' set)', 'instr',
+          minus(minus(ins('ours-minimal-balancer'), ins('native')), minus(ins('ours'), ins('ours-no-metrics'))), minus(ins('ours'), ins('native')), 'ours − native'),
         metric('controller CPU per request to parse metrics lines', 'µs', parse.cpuUsPerLine, cpuOf('ours'), 'NGINX worker µs/request of ours'),
         metric('latency p50', 'ms', m('ours', (r) => latencyAt(r.wrk, 50)), m('native', (r) => latencyAt(r.wrk, 50)), 'native'),
         metric('latency p99', 'ms', m('ours', (r) => latencyAt(r.wrk, 99)), m('native', (r) => latencyAt(r.wrk, 99)), 'native', { on: 'ratio', op: '<=', target: 1.2 }),

@@ -46,8 +46,8 @@ async function pushDynamic(model: Model, statusUrl: string, port: number, conf: 
     return loaded.version >= certificateVersion ? true : undefined;
   }, APPLY_TIMEOUT_MS, 5);
   // Workers rebuild their host set on their next poll; the redirect of the secure host shows they did.
-  // A side whose locations skip the redirect check cannot show it, and does not read the set either.
-  if (Object.keys(certificates.hosts).includes(SECURE_HOST) && /proxy_pass https?:\/\/upstream_balancer_https;/.test(conf)) {
+  // A side whose locations or balancer skip the redirect check cannot show it, and does not read the set either.
+  if (Object.keys(certificates.hosts).includes(SECURE_HOST) && /proxy_pass https?:\/\/upstream_balancer_https;/.test(conf) && /balance_https\(\)/.test(conf)) {
     await waitUntil(`plain HTTP to ${SECURE_HOST} to be redirected`, async () => {
       const { status } = await probe('127.0.0.1', port, SECURE_HOST);
       return status >= 300 && status < 400 ? true : undefined;

@@ -12,7 +12,7 @@ export interface Peer {
 }
 
 /** ours, the native reference, and ours minus one piece (to price that piece). */
-export type SideLabel = 'ours' | 'native' | 'ours-no-metrics' | 'ours-no-redirect-check';
+export type SideLabel = 'ours' | 'native' | 'ours-no-metrics' | 'ours-no-redirect-check' | 'ours-minimal-balancer';
 
 export interface SideSpec {
   readonly label: SideLabel;
@@ -33,6 +33,7 @@ const METRICS_LABELS = /^\s*set \$resty_metrics_labels .*\n/gm;
 const REDIRECT_CHECK_PROXY = /proxy_pass (https?):\/\/upstream_balancer_https;/g;
 const REDIRECT_CHECK_ERROR_PAGE = /error_page 500 = @resty_unbalanced_https;/g;
 const INIT_WORKER = /init_worker_by_lua_block \{(.*)\}/;
+const OUR_BALANCERS = /balancer_by_lua_block \{ resty_ingress\.balance\w*\(\) \}/g;
 
 function templateChanged(what: string): Error {
   return new Error(`bench/proxy/reference-conf.ts: ${what} not found in the rendered nginx.conf; the template changed, update this file`);
@@ -91,7 +92,19 @@ export function sideSpecs(peers: readonly Peer[]): SideSpec[] {
     { label: 'native', transform: (conf) => nativeReferenceConf(conf, peers), lua: false },
     { label: 'ours-no-metrics', transform: withoutMetricsLog, lua: true },
     { label: 'ours-no-redirect-check', transform: withoutRedirectCheck, lua: true },
+    ...peers.slice(0, 1).map((peer) => ({ label: 'ours-minimal-balancer' as const, transform: (conf: string) => withMinimalBalancer(conf, peer), lua: true })),
   ];
+}
+
+/**
+ * Our conf with the least a `balancer_by_lua` can do in place of ours: one
+ * fixed peer, no variable read, no tries, no redirect check (a table lookup
+ * and set_current_peer, compiled by LuaJIT). Prices our balancer's logic.
+ */
+export function withMinimalBalancer(ours: string, peer: Peer): string {
+  if ((ours.match(OUR_BALANCERS)?.length ?? 0) === 0) throw templateChanged('balancer_by_lua_block { resty_ingress.balance…() }');
+  const minimal = `balancer_by_lua_block { package.loaded["ngx.balancer"].set_current_peer(${JSON.stringify(peer.address)}, ${peer.port}) }`;
+  return ours.replace(OUR_BALANCERS, minimal);
 }
 
 /**
