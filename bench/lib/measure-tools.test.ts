@@ -50,3 +50,24 @@ test('wrk pauseMs: each connection waits between requests', async () => {
     server.close();
   }
 });
+
+test('wrk stop: an aborted run ends early and still reports what it did', async () => {
+  const server = createServer((_req, res) => res.end('ok'));
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+  try {
+    const stop = new AbortController();
+    const started = performance.now();
+    const run = runWrk({ url, hosts: ['a.test'], durationSeconds: 60, connections: 1, stop: stop.signal });
+    setTimeout(() => stop.abort(), 1000);
+    const result = await run;
+    const seconds = (performance.now() - started) / 1000;
+    assert.ok(seconds < 30, `stopped after ${seconds.toFixed(1)} s, not the 60 s bound`);
+    assert.ok(result.durationSeconds < 30 && result.durationSeconds > 0.5, `wrk reports the time it ran: ${result.durationSeconds} s`);
+    assert.ok(result.requests > 10, `and the requests it made: ${result.requests}`);
+  } finally {
+    server.closeAllConnections();
+    server.close();
+  }
+});

@@ -54,6 +54,11 @@ export interface WrkOptions {
    * not the queue's (default 0: as fast as the server answers).
    */
   readonly pauseMs?: number;
+  /**
+   * Ends the run early when aborted: wrk stops on SIGINT and still reports
+   * (durationSeconds is then only the upper bound).
+   */
+  readonly stop?: AbortSignal;
 }
 
 export interface WrkResult {
@@ -125,7 +130,7 @@ function hostArgs(url: string, hosts: readonly string[]): string[] {
   return hosts.length === 0 ? [url] : [url, '--', ...hosts];
 }
 
-/** Runs wrk to completion. */
+/** Runs wrk to completion (or until `stop` aborts). */
 export function runWrk(opts: WrkOptions): Promise<WrkResult> {
   const argv = [
     ...pinned(opts.cpu), 'wrk', `-t${opts.threads ?? 1}`, `-c${opts.connections}`, `-d${opts.durationSeconds}s`,
@@ -138,7 +143,10 @@ export function runWrk(opts: WrkOptions): Promise<WrkResult> {
     child.stdout.on('data', (chunk: Buffer) => { output += chunk.toString(); });
     child.stderr.on('data', (chunk: Buffer) => { output += chunk.toString(); });
     child.once('error', reject);
+    const interrupt = (): void => { child.kill('SIGINT'); };
+    opts.stop?.addEventListener('abort', interrupt, { once: true });
     child.once('close', (code) => {
+      opts.stop?.removeEventListener('abort', interrupt);
       try {
         resolve(parseWrkOutput(output));
       } catch (err) {
