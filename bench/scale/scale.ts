@@ -9,6 +9,7 @@ import { mkdirSync, readFileSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { YOUNG_GENERATION_FLAG } from '../../controller/src/runtime-flags.ts';
 import { byProfile, type BenchContext, type Benchmark, type Profile } from '../lib/context.ts';
 import { memoryOf, startControllerProcess } from '../lib/controller-process.ts';
 import { startLocalCluster } from '../lib/local-cluster.ts';
@@ -43,7 +44,8 @@ interface SizeResult {
 }
 
 async function runChild(input: ScaleChildInput): Promise<ScaleChildOutput> {
-  const { stdout } = await promisify(execFile)(process.execPath, [CHILD, JSON.stringify(input)], { maxBuffer: 1 << 24 });
+  // With the controller's own V8 flags: its pipeline as it runs in the controller.
+  const { stdout } = await promisify(execFile)(process.execPath, [YOUNG_GENERATION_FLAG, CHILD, JSON.stringify(input)], { maxBuffer: 1 << 24 });
   const line = stdout.split('\n').find((l) => l.startsWith('SCALE_JSON '));
   if (line === undefined) throw new Error(`scale child printed no result: ${stdout.slice(0, 500)}`);
   return JSON.parse(line.slice('SCALE_JSON '.length)) as ScaleChildOutput;
