@@ -28,46 +28,41 @@ test('descendantsOf finds a grandchild; cpuSecondsOf counts its busy CPU', async
   }
 });
 
-test('wrk pauseMs: each connection waits between requests', async () => {
+/** Runs `use` against a local HTTP server answering "ok", closed afterwards. */
+async function withOkServer(use: (url: string) => Promise<void>): Promise<void> {
   const server = createServer((_req, res) => res.end('ok'));
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
   try {
-    const rows = [
-      { name: 'one host', hosts: ['a.test'] },
-      { name: 'rotating hosts', hosts: ['a.test', 'b.test'] },
-    ];
-    for (const row of rows) {
-      const paused = await runWrk({ url, hosts: row.hosts, durationSeconds: 1, connections: 1, pauseMs: 100 });
-      // 1 s at one request per ≥100 ms: at most ~10 (wrk's first request goes out at once).
-      assert.ok(paused.requests >= 3 && paused.requests <= 12, `${row.name}: ${paused.requests} requests with a 100 ms pause`);
-    }
-    const unpaused = await runWrk({ url, hosts: ['a.test'], durationSeconds: 1, connections: 1 });
-    assert.ok(unpaused.requests > 100, `no pause: ${unpaused.requests} requests`);
+    await use(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`);
   } finally {
     server.closeAllConnections();
     server.close();
   }
-});
+}
 
-test('wrk stop: an aborted run ends early and still reports what it did', async () => {
-  const server = createServer((_req, res) => res.end('ok'));
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
-  try {
-    const stop = new AbortController();
-    const started = performance.now();
-    const run = runWrk({ url, hosts: ['a.test'], durationSeconds: 60, connections: 1, stop: stop.signal });
-    setTimeout(() => stop.abort(), 1000);
-    const result = await run;
-    const seconds = (performance.now() - started) / 1000;
-    assert.ok(seconds < 30, `stopped after ${seconds.toFixed(1)} s, not the 60 s bound`);
-    assert.ok(result.durationSeconds < 30 && result.durationSeconds > 0.5, `wrk reports the time it ran: ${result.durationSeconds} s`);
-    assert.ok(result.requests > 10, `and the requests it made: ${result.requests}`);
-  } finally {
-    server.closeAllConnections();
-    server.close();
+test('wrk pauseMs: each connection waits between requests', () => withOkServer(async (url) => {
+  const rows = [
+    { name: 'one host', hosts: ['a.test'] },
+    { name: 'rotating hosts', hosts: ['a.test', 'b.test'] },
+  ];
+  for (const row of rows) {
+    const paused = await runWrk({ url, hosts: row.hosts, durationSeconds: 1, connections: 1, pauseMs: 100 });
+    // 1 s at one request per ≥100 ms: at most ~10 (wrk's first request goes out at once).
+    assert.ok(paused.requests >= 3 && paused.requests <= 12, `${row.name}: ${paused.requests} requests with a 100 ms pause`);
   }
-});
+  const unpaused = await runWrk({ url, hosts: ['a.test'], durationSeconds: 1, connections: 1 });
+  assert.ok(unpaused.requests > 100, `no pause: ${unpaused.requests} requests`);
+}));
+
+test('wrk stop: an aborted run ends early and still reports what it did', () => withOkServer(async (url) => {
+  const stop = new AbortController();
+  const started = performance.now();
+  const run = runWrk({ url, hosts: ['a.test'], durationSeconds: 60, connections: 1, stop: stop.signal });
+  setTimeout(() => stop.abort(), 1000);
+  const result = await run;
+  const seconds = (performance.now() - started) / 1000;
+  assert.ok(seconds < 30, `stopped after ${seconds.toFixed(1)} s, not the 60 s bound`);
+  assert.ok(result.durationSeconds < 30 && result.durationSeconds > 0.5, `wrk reports the time it ran: ${result.durationSeconds} s`);
+  assert.ok(result.requests > 10, `and the requests it made: ${result.requests}`);
+}));
