@@ -6,8 +6,9 @@
 // round; CPU per request comes from the worker's /proc/<pid>/schedstat over
 // the round ÷ requests. Instructions: callgrind counts each side's
 // user-space instructions per request, which do not move with the machine's
-// noise, and prices two pieces of ours by ablation (without the metrics log,
-// without the redirect check). Then the controller's side of the metrics:
+// noise, and prices pieces of ours by ablation (without the metrics log,
+// without the redirect check, with a minimal balancer in place of ours).
+// Then the controller's side of the metrics:
 // parsing the log ours wrote. A last run with jit.v proves (or not) that the
 // hot Lua is compiled.
 import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
