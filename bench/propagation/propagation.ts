@@ -2,10 +2,11 @@
 // local API to every NGINX worker of the REAL controller (a child process)
 // holding the new endpoints, for single changes and for a burst of 100
 // changes in 1 s, at several cluster sizes. Reference: the goal. The first
-// change after the controller is ready runs code paths for the first time
-// (V8 compiles them lazily; NGINX's workers decode their first incremental
-// push): it takes 2–4× a later one, once per controller start. It gets a row
-// of its own, and the steady-state percentiles start after it.
+// change after the controller is ready runs code V8 has not optimized yet,
+// pays the first collections of start-up's garbage, and is NGINX's workers'
+// first incremental push: it takes 2–4× a later one, once per controller
+// start. It gets a row of its own, and the steady-state percentiles start
+// after it.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { byProfile, type BenchContext, type Benchmark, type Profile } from '../lib/context.ts';
 import { startControllerProcess, type ControllerProcess } from '../lib/controller-process.ts';
