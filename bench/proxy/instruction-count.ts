@@ -71,7 +71,7 @@ export function newestDump(dir: string): { total: number; file: string } {
 }
 
 /** Instructions the process runs while `during` runs (counters zeroed first, dumped after); seconds by the clock. */
-async function window(pid: number, dumpDir: string, during: () => Promise<void>): Promise<{ total: number; file: string; seconds: number }> {
+async function countedWindow(pid: number, dumpDir: string, during: () => Promise<void>): Promise<{ total: number; file: string; seconds: number }> {
   execFileSync('callgrind_control', ['-z', String(pid)], { stdio: 'ignore' });
   const start = performance.now();
   await during();
@@ -98,9 +98,9 @@ export async function countInstructions(
       url: `http://127.0.0.1:${started.port}/`, hosts: [BENCH_HOST], connections: windows.connections, cpu: ctx.loadCpu, durationSeconds: seconds,
     });
     await load(windows.warmupSeconds);
-    const idle = await window(pid, dumpDir, () => new Promise((resolve) => setTimeout(resolve, windows.idleSeconds * 1000)));
+    const idle = await countedWindow(pid, dumpDir, () => new Promise((resolve) => setTimeout(resolve, windows.idleSeconds * 1000)));
     let requests = 0;
-    const loaded = await window(pid, dumpDir, async () => {
+    const loaded = await countedWindow(pid, dumpDir, async () => {
       requests = (await load(windows.seconds)).requests;
     });
     const idlePerSecond = idle.total / idle.seconds;
