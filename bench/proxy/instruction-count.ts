@@ -1,6 +1,6 @@
 // User-space instructions per proxied request, counted by valgrind's
 // callgrind. CPU time per request swings by a factor of two between rounds
-// on a shared machine; an instruction count does not (±0.5 % between runs),
+// on a shared machine; an instruction count does not (about 1 % between runs),
 // so a change of a few hundred instructions per request shows. It leaves out
 // the kernel (sockets, writes), which every side pays alike, so its ratio is
 // lower than the CPU-time ratio.
@@ -18,6 +18,7 @@ import type { BenchContext } from '../lib/context.ts';
 import { runWrk } from '../lib/wrk.ts';
 import { BENCH_HOST } from './proxy-model.ts';
 import { startSide } from './proxy-side.ts';
+import type { SideSpec } from './reference-conf.ts';
 
 export interface InstructionWindows {
   readonly warmupSeconds: number;
@@ -80,18 +81,14 @@ async function countedWindow(pid: number, dumpDir: string, during: () => Promise
   return { ...newestDump(dumpDir), seconds };
 }
 
-/**
- * Counts instructions per request of one side: `transform` applied to our
- * rendered conf, `lua` as in startSide. The load is wrk on BENCH_HOST.
- */
-export async function countInstructions(
-  ctx: BenchContext, model: Model, side: string, transform: (conf: string) => string, lua: boolean, windows: InstructionWindows,
-): Promise<InstructionCount> {
+/** Counts instructions per request of one side of the proxy benchmark, under wrk on BENCH_HOST. */
+export async function countInstructions(ctx: BenchContext, model: Model, spec: SideSpec, windows: InstructionWindows): Promise<InstructionCount> {
+  const side = spec.label;
   const dumpDir = join(ctx.workDir, `${side}-callgrind`);
   mkdirSync(dumpDir, { recursive: true });
   const valgrind = ['valgrind', '--tool=callgrind', `--callgrind-out-file=${dumpDir}/cg.%p`];
   const underValgrind: BenchContext = { ...ctx, dataplane: { ...ctx.dataplane, command: [...valgrind, ...ctx.dataplane.command] } };
-  const started = await startSide(underValgrind, model, `${side}-callgrind`, (conf) => singleProcess(transform(conf)), lua);
+  const started = await startSide(underValgrind, model, `${side}-callgrind`, (conf) => singleProcess(spec.transform(conf)), spec.lua);
   try {
     const pid = started.nginx.masterPid;
     const load = (seconds: number) => runWrk({

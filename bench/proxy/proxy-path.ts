@@ -113,7 +113,7 @@ async function instructionCounts(ctx: BenchContext, params: ProxyParams, model: 
   const counts = new Map<SideLabel, InstructionCount>();
   if (!hasCallgrind()) return counts;
   for (const spec of sideSpecs(peers).filter((s) => params.instructions.sides.includes(s.label))) {
-    const count = await countInstructions(ctx, model, spec.label, spec.transform, spec.lua, params.instructions);
+    const count = await countInstructions(ctx, model, spec, params.instructions);
     ctx.log(`instructions ${spec.label}: ${Math.round(count.perRequest)} per request (${count.requests} requests, ${Math.round(count.idlePerSecond)}/s in the background)`);
     counts.set(spec.label, count);
   }

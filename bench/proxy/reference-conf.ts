@@ -87,12 +87,14 @@ export function withoutRedirectCheck(ours: string): string {
 
 /** Every side of the proxy benchmark, native upstreams pointing at `peers`. */
 export function sideSpecs(peers: readonly Peer[]): SideSpec[] {
+  const first = peers[0];
+  if (first === undefined) throw new Error('sideSpecs: no peers');
   return [
     { label: 'ours', transform: (conf) => conf, lua: true },
     { label: 'native', transform: (conf) => nativeReferenceConf(conf, peers), lua: false },
     { label: 'ours-no-metrics', transform: withoutMetricsLog, lua: true },
     { label: 'ours-no-redirect-check', transform: withoutRedirectCheck, lua: true },
-    ...peers.slice(0, 1).map((peer) => ({ label: 'ours-minimal-balancer' as const, transform: (conf: string) => withMinimalBalancer(conf, peer), lua: true })),
+    { label: 'ours-minimal-balancer', transform: (conf) => withMinimalBalancer(conf, first), lua: true },
   ];
 }
 

@@ -34,7 +34,7 @@ async function main(): Promise<void> {
   const ctx: BenchContext = { profile: 'full', workDir, dataplane, serverCpu: 0, loadCpu: 1, log: () => {} };
   try {
     for (const spec of specs.filter((s) => wanted.length === 0 || wanted.includes(s.label))) {
-      const count = await countInstructions(ctx, model, spec.label, spec.transform, spec.lua, WINDOWS);
+      const count = await countInstructions(ctx, model, spec, WINDOWS);
       console.log(`${spec.label.padEnd(24)} ${String(count.requests).padStart(7)} requests  ${count.perRequest.toFixed(0).padStart(7)} instructions/request  `
         + `(background ${Math.round(count.idlePerSecond)}/s)  ${count.dumpFile}`);
     }
