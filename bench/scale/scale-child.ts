@@ -1,7 +1,8 @@
 // Child process of the scale benchmark: one size per process, so its RSS is
-// the pipeline's own. Builds a synthetic cluster, runs buildModel +
-// decideApply + render several times, writes nginx.conf (and the conf with one
-// more app, for the reload measurement) and prints one JSON line. Every warm
+// the pipeline's own. Builds a synthetic cluster, runs the model builder
+// (long-lived, as the controller keeps it) + decideApply + render several
+// times, writes nginx.conf (and the conf with one more app, for the reload
+// measurement) and prints one JSON line. Every warm
 // run is a real route change: one Ingress's path toggles between two values,
 // so the decision is a reload and render cannot reuse everything.
 //
@@ -9,7 +10,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { decideApply } from '../../controller/src/diff/decide.ts';
-import { buildModel } from '../../controller/src/model/index.ts';
+import { buildModel, createModelBuilder } from '../../controller/src/model/index.ts';
 import type { Model, Snapshot } from '../../controller/src/model/types.ts';
 import { findDataplane, repoRoot } from '../../controller/src/nginx/dataplane.ts';
 import { createConfigRenderer } from '../../controller/src/render/index.ts';
@@ -62,6 +63,8 @@ function main(input: ScaleChildInput): ScaleChildOutput {
     templateDir: join(repoRoot(), 'rootfs/etc/nginx/template'), prefix: input.outDir, listenAddress: '127.0.0.1',
     httpPort: input.httpPort, statusPort: input.statusPort, workerProcesses: 2, dataplane: findDataplane(), accessLog: false,
   });
+  // Long-lived like the controller's: unchanged Ingresses reuse their translation.
+  const builder = createModelBuilder();
   const times: { total: number; build: number; decide: number; render: number }[] = [];
   let running: Model | null = null;
   let conf = '';
@@ -70,7 +73,7 @@ function main(input: ScaleChildInput): ScaleChildOutput {
   for (let i = 0; i < input.iterations; i++) {
     const snapshot = variants[i % 2] ?? base;
     const t0 = performance.now();
-    const built = buildModel(snapshot, BENCH_BUILD_OPTIONS);
+    const built = builder.build(snapshot, BENCH_BUILD_OPTIONS);
     const t1 = performance.now();
     decideApply({ model: running, dataplaneEmpty: false }, built.model);
     const t2 = performance.now();

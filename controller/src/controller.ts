@@ -8,7 +8,7 @@ import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { ControllerOptions } from './cli/index.ts';
 import { createStore, loadKubeConfig, type Store } from './kube/index.ts';
-import { buildModel } from './model/index.ts';
+import { createModelBuilder } from './model/index.ts';
 import { createNginx, findDataplane, getStatus, NginxError, nginxProblems, NginxNotRunningError, patchBackends, postBackends, repoRoot, type NginxManager } from './nginx/index.ts';
 import { createConfigRenderer, defaultCertificatePaths } from './render/index.ts';
 import { metricsLogPath } from './render/render-options.ts';
@@ -70,6 +70,8 @@ export async function startController(opts: ControllerOptions, logger: Logger, r
     // --enable-metrics=false: no metrics log and no per-request labels in nginx.conf.
     requestMetrics: opts.enableMetrics,
   });
+  // Keeps each unchanged Ingress's translation between syncs (model/ingress-translation.ts).
+  const builder = createModelBuilder();
   // NGINX's HTTPS listener needs a certificate file before it starts; Lua replaces it per SNI.
   const placeholder = writeSelfSignedDefault(defaultCertificatePaths(opts.nginxPrefix));
   logger.info({ serial: placeholder.serial }, 'self-signed default certificate written');
@@ -117,7 +119,7 @@ export async function startController(opts: ControllerOptions, logger: Logger, r
       snapshot: () => { observability.snapshotTaken(); return store.snapshot(); },
       build: (snapshot) => {
         // The clock enters here, not in the pure builder: it only flags expired certificates.
-        const built = buildModel(snapshot, { ...opts, now: Date.now() });
+        const built = builder.build(snapshot, { ...opts, now: Date.now() });
         observability.modelBuilt(built);
         reporting.built(built.model, snapshot);
         return built;

@@ -6,7 +6,7 @@
 import type { V1Service } from '@kubernetes/client-node';
 import { backendName, type ServiceRef } from './backend-ref.ts';
 import type { ClusterIndex } from './cluster-index.ts';
-import { collectEndpoints, findServicePort } from './endpoints.ts';
+import { findServicePort, type EndpointCache } from './endpoints.ts';
 import { describeRef, makeFailure, quoteValue } from './failure.ts';
 import { compareText } from './order.ts';
 import type { Backend, Endpoint, Failure, IngressRef, LoadBalance } from './types.ts';
@@ -57,7 +57,7 @@ export class BackendRegistry {
   }
 
   /** Resolves every claimed backend against the cluster; sorted by name. */
-  resolve(cluster: ClusterIndex): { backends: Backend[]; failures: Failure[] } {
+  resolve(cluster: ClusterIndex, endpoints: EndpointCache): { backends: Backend[]; failures: Failure[] } {
     const backends: Backend[] = [];
     const failures: Failure[] = [];
     const names = [...this.#entries.keys()].sort(compareText);
@@ -65,7 +65,7 @@ export class BackendRegistry {
       const entry = this.#entries.get(name);
       if (!entry) continue;
       const winner = oldestClaim(entry.claims);
-      const lookup = lookupEndpoints(entry.ref, cluster.service(entry.ref.namespace, entry.ref.service), cluster);
+      const lookup = lookupEndpoints(entry.ref, cluster.service(entry.ref.namespace, entry.ref.service), cluster, endpoints);
       if (lookup.problem) failures.push(...claimFailures(entry, lookup.problem));
       backends.push({
         name,
@@ -102,6 +102,7 @@ function lookupEndpoints(
   ref: ServiceRef,
   service: V1Service | undefined,
   cluster: ClusterIndex,
+  cache: EndpointCache,
 ): { endpoints: Endpoint[]; problem: Problem | null } {
   const serviceKey = `${ref.namespace}/${ref.service}`;
   if (!service) {
@@ -121,7 +122,7 @@ function lookupEndpoints(
     };
   }
   // Zero ready endpoints is normal (scale to 0, rollout): no failure.
-  return { endpoints: collectEndpoints(servicePort, cluster.slicesFor(ref.namespace, ref.service)), problem: null };
+  return { endpoints: cache.collect(servicePort, cluster.slicesFor(ref.namespace, ref.service)), problem: null };
 }
 
 /** One failure per claiming Ingress (not per path), each naming the first field that referenced it. */

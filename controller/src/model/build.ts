@@ -1,19 +1,20 @@
 // buildModel: the whole cluster state → the NGINX model, as a pure function.
 // Phases, each deterministic:
 // 1. pick our Ingresses (ingress-class.ts), sort them oldest first (order.ts);
-//    per Ingress: names, annotations (a bad one skips the Ingress), rules →
-//    locations placed oldest-wins. Each Ingress is wrapped so that one that
-//    breaks the builder becomes a failure, not a crash;
+//    per Ingress: names, annotations (a bad one skips the Ingress), rules
+//    (ingress-translation.ts; createModelBuilder reuses them while the
+//    Ingress object is unchanged) → locations placed oldest-wins. Each
+//    Ingress is wrapped so that one that breaks the builder becomes a
+//    failure, not a crash;
 // 2. spec.defaultBackend locations; 3. the global default on every server
 //    still without `/`; 4. resolve the claimed backends to endpoints;
 // 5. spec.tls → certificates (tls-hosts.ts). The ConfigMap (config-map.ts)
 //    gives global settings and the annotation defaults used throughout.
 
 import type { V1Ingress } from '@kubernetes/client-node';
-import { parseIngressAnnotations } from './annotations/index.ts';
-import { checkIngressBackend, type ServiceRef } from './backend-ref.ts';
 import { BackendRegistry } from './backends.ts';
 import { indexCluster } from './cluster-index.ts';
+import { EndpointCache } from './endpoints.ts';
 import {
   placeGlobalDefaults,
   placeIngressDefaultBackends,
@@ -21,16 +22,15 @@ import {
   type AcceptedIngress,
 } from './default-backends.ts';
 import { ingressRefOf, makeFailure, quoteValue } from './failure.ts';
+import { TranslationCache } from './ingress-translation.ts';
 import { indexIngressClasses, isOurIngress } from './ingress-class.ts';
-import { translateRules } from './ingress-rules.ts';
-import { checkNamespace, checkObjectName } from './names.ts';
 import { sortIngressesOldestFirst } from './order.ts';
 import { readControllerConfig } from './config-map.ts';
 import { placeBackendLocation } from './placement.ts';
-import { readIngressTls, resolveTls, type IngressTls } from './tls-hosts.ts';
+import { resolveTls, type IngressTls } from './tls-hosts.ts';
 import { ServerTable } from './server-table.ts';
 import type { AnnotationValues } from './annotations/index.ts';
-import type { BuildOptions, BuildResult, Failure, IngressRef, Snapshot } from './types.ts';
+import type { BuildOptions, BuildResult, Failure, Snapshot } from './types.ts';
 
 interface BuildState {
   readonly table: ServerTable;
@@ -42,25 +42,17 @@ interface BuildState {
   readonly tls: IngressTls[];
   /** Annotation defaults after the ConfigMap. */
   readonly defaults: AnnotationValues;
+  /** Per-Ingress translations, possibly from earlier builds. */
+  readonly translations: TranslationCache;
 }
 
-/** Validates one Ingress, places its rule locations, and records it for the default-backend phase. */
+/** Places one Ingress's rule locations (its translation may come from an earlier build) and records it for the later phases. */
 function addIngress(ingress: V1Ingress, rank: number, options: BuildOptions, state: BuildState): void {
-  const ref = ingressRefOf(ingress);
-  const namespace = checkNamespace(ref.namespace);
-  const name = checkObjectName(ref.name);
-  if (!namespace.ok || !name.ok) {
-    state.failures.push(makeFailure(ref, 'InvalidName', 'metadata',
-      `Ingress ${quoteValue(`${ref.namespace}/${ref.name}`)} has an invalid namespace or name; skipped`));
-    return;
-  }
-  const annotations = parseIngressAnnotations(ingress.metadata?.annotations, options.annotationsPrefix, ref, undefined, state.defaults);
-  if (!annotations.ok) {
-    state.failures.push(...annotations.failures);
-    return;
-  }
-  const values = annotations.values;
-  const rules = translateRules(ingress, ref, values);
+  const translation = state.translations.translate(ingress, options.annotationsPrefix, state.defaults);
+  state.failures.push(...translation.refusals);
+  const accepted = translation.accepted;
+  if (accepted === null) return;
+  const { values, rules } = accepted;
   state.failures.push(...rules.failures);
   for (const host of rules.hosts) state.table.ensure(host);
   for (const candidate of rules.candidates) {
@@ -73,35 +65,60 @@ function addIngress(ingress: V1Ingress, rank: number, options: BuildOptions, sta
   // Ingresses without one, resolveTls those without spec.tls entries. At 10k
   // Ingresses keeping every one was ~4 MB that outlived young-generation
   // collections during the build, only to become old-space garbage.
-  const defaultBackend = defaultBackendOf(ingress, ref, state);
-  if (defaultBackend !== null) state.accepted.push({ ref, rank, values, hosts: rules.hosts, defaultBackend });
-  const tls = readIngressTls(ingress, ref, rules.hosts);
-  state.failures.push(...tls.failures);
-  if (tls.tls.entries.length > 0) state.tls.push(tls.tls);
-}
-
-function defaultBackendOf(ingress: V1Ingress, ref: IngressRef, state: BuildState): ServiceRef | null {
-  const spec = ingress.spec?.defaultBackend;
-  if (spec === undefined || spec === null) return null;
-  const checked = checkIngressBackend(spec, ref.namespace);
-  if (checked.ok) return checked.value;
-  state.failures.push(makeFailure(ref, 'InvalidBackend', 'spec.defaultBackend', `default backend refused: ${checked.reason}`));
-  return null;
+  state.failures.push(...accepted.defaultBackendFailures);
+  if (accepted.defaultBackend !== null) {
+    state.accepted.push({ ref: translation.ref, rank, values, hosts: rules.hosts, defaultBackend: accepted.defaultBackend });
+  }
+  state.failures.push(...accepted.tlsFailures);
+  if (accepted.tls.entries.length > 0) state.tls.push(accepted.tls);
 }
 
 function describeError(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
+/** Builds models one after another, reusing what an unchanged Ingress translated to (ingress-translation.ts). */
+export interface ModelBuilder {
+  /** The same result buildModel() gives for this snapshot and these options. */
+  build(snapshot: Snapshot, options: BuildOptions): BuildResult;
+}
+
+/**
+ * A builder for a long-lived caller (the sync loop). Its cache is keyed by
+ * object identity, so it relies on what the informer store guarantees:
+ * snapshot objects are never mutated (deep-frozen); a changed object is a
+ * new object.
+ */
+export function createModelBuilder(): ModelBuilder {
+  const caches = newCaches();
+  return { build: (snapshot, options) => buildWith(caches, snapshot, options) };
+}
+
+/** What a builder keeps between builds, each keyed by the (frozen) objects it was made from. */
+interface BuildCaches {
+  readonly translations: TranslationCache;
+  readonly endpoints: EndpointCache;
+}
+
+function newCaches(): BuildCaches {
+  return { translations: new TranslationCache(), endpoints: new EndpointCache() };
+}
+
 /** Builds the NGINX model from a snapshot. Pure: no I/O, no clock; never mutates the snapshot. */
 export function buildModel(snapshot: Snapshot, options: BuildOptions): BuildResult {
+  return buildWith(newCaches(), snapshot, options);
+}
+
+function buildWith(caches: BuildCaches, snapshot: Snapshot, options: BuildOptions): BuildResult {
+  const { translations } = caches;
   const cluster = indexCluster(snapshot);
   const classes = indexIngressClasses(snapshot?.ingressClasses ?? [], options);
   const ours = sortIngressesOldestFirst((snapshot?.ingresses ?? []).filter((ingress) => isOurIngress(ingress, classes, options)));
   const config = readControllerConfig(snapshot?.configMaps ?? [], options.configMap);
+  translations.useContext(options.annotationsPrefix, config.annotationDefaults);
   const state: BuildState = {
     table: new ServerTable(), registry: new BackendRegistry(), failures: [...config.failures], accepted: [], tls: [],
-    defaults: config.annotationDefaults,
+    defaults: config.annotationDefaults, translations,
   };
 
   ours.forEach((ingress, rank) => {
@@ -119,7 +136,7 @@ export function buildModel(snapshot: Snapshot, options: BuildOptions): BuildResu
   state.failures.push(...global.failures);
   state.failures.push(...placeGlobalDefaults(state.table, state.registry, global, state.defaults));
 
-  const resolved = state.registry.resolve(cluster);
+  const resolved = state.registry.resolve(cluster, caches.endpoints);
   state.failures.push(...resolved.failures);
   const tls = resolveTls(state.tls, snapshot?.secrets ?? [], options);
   state.failures.push(...tls.failures);

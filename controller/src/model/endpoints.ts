@@ -63,3 +63,26 @@ export function collectEndpoints(servicePort: V1ServicePort, slices: readonly V1
   found.sort(compareEndpoints);
   return found.filter((endpoint, i) => i === 0 || compareEndpoints(found[i - 1] as Endpoint, endpoint) !== 0);
 }
+
+function sameItems<T>(a: readonly T[], b: readonly T[]): boolean {
+  return a.length === b.length && a.every((item, i) => item === b[i]);
+}
+
+/**
+ * Endpoints per Service port, reused while the port and its slices are the
+ * same objects (informer objects are deep-frozen: a changed slice is a new
+ * object). Hands the diff the previous build's array for every Service whose
+ * slices did not move, which it accepts by identity.
+ */
+export class EndpointCache {
+  readonly #byPort = new WeakMap<V1ServicePort, { readonly slices: readonly V1EndpointSlice[]; readonly endpoints: Endpoint[] }>();
+
+  /** collectEndpoints(servicePort, slices), or the array it gave for these same objects before. */
+  collect(servicePort: V1ServicePort, slices: readonly V1EndpointSlice[]): Endpoint[] {
+    const cached = this.#byPort.get(servicePort);
+    if (cached !== undefined && sameItems(cached.slices, slices)) return cached.endpoints;
+    const endpoints = collectEndpoints(servicePort, slices);
+    this.#byPort.set(servicePort, { slices, endpoints });
+    return endpoints;
+  }
+}

@@ -4,7 +4,7 @@
 // May import: ./types.ts (the contract), @kubernetes/client-node types,
 // node:net (pure IP checks). Nothing from other steps.
 
-export { buildModel } from './build.ts';
+export { buildModel, createModelBuilder, type ModelBuilder } from './build.ts';
 export { ANNOTATION_SPECS, DEFAULT_ANNOTATION_VALUES, parseIngressAnnotations } from './annotations/index.ts';
 export type { AnnotationSpec, AnnotationValues, AnyAnnotationSpec, AnnotationScope } from './annotations/index.ts';
 export type * from './types.ts';
