@@ -49,28 +49,24 @@ interface BuildState {
 /** Places one Ingress's rule locations (its translation may come from an earlier build) and records it for the later phases. */
 function addIngress(ingress: V1Ingress, rank: number, options: BuildOptions, state: BuildState): void {
   const translation = state.translations.translate(ingress, options.annotationsPrefix, state.defaults);
-  state.failures.push(...translation.refusals);
-  const accepted = translation.accepted;
-  if (accepted === null) return;
-  const { values, rules } = accepted;
-  state.failures.push(...rules.failures);
-  for (const host of rules.hosts) state.table.ensure(host);
-  for (const candidate of rules.candidates) {
+  state.failures.push(...translation.failures);
+  const values = translation.values;
+  if (values === null) return;
+  for (const host of translation.hosts) state.table.ensure(host);
+  for (const candidate of translation.candidates) {
     const failure = placeBackendLocation(state.table, state.registry, {
       ...candidate, loadBalance: values.loadBalance, rank, serviceField: '.backend.service.name',
     });
     if (failure) state.failures.push(failure);
   }
+  state.failures.push(...translation.lateFailures);
   // Kept only where a later phase has work: the default-backend phase skips
   // Ingresses without one, resolveTls those without spec.tls entries. At 10k
   // Ingresses keeping every one was ~4 MB that outlived young-generation
   // collections during the build, only to become old-space garbage.
-  state.failures.push(...accepted.defaultBackendFailures);
-  if (accepted.defaultBackend !== null) {
-    state.accepted.push({ ref: translation.ref, rank, values, hosts: rules.hosts, defaultBackend: accepted.defaultBackend });
-  }
-  state.failures.push(...accepted.tlsFailures);
-  if (accepted.tls.entries.length > 0) state.tls.push(accepted.tls);
+  const { ref, hosts, defaultBackend, tls } = translation;
+  if (defaultBackend !== null) state.accepted.push({ ref, rank, values, hosts, defaultBackend });
+  if (tls !== null) state.tls.push(tls);
 }
 
 function describeError(error: unknown): string {

@@ -15,29 +15,41 @@ import type { V1Ingress } from '@kubernetes/client-node';
 import { parseIngressAnnotations, type AnnotationValues } from './annotations/index.ts';
 import { checkIngressBackend, type ServiceRef } from './backend-ref.ts';
 import { ingressRefOf, makeFailure, quoteValue } from './failure.ts';
-import { translateRules, type RuleTranslation } from './ingress-rules.ts';
+import { translateRules, type LocationCandidate } from './ingress-rules.ts';
 import { checkNamespace, checkObjectName } from './names.ts';
 import { readIngressTls, type IngressTls } from './tls-hosts.ts';
 import type { Failure, IngressRef } from './types.ts';
 
-/** An Ingress whose names and annotations are valid: what it asks the build to place. */
-export interface AcceptedTranslation {
-  readonly values: AnnotationValues;
-  readonly rules: RuleTranslation;
-  /** Its validated spec.defaultBackend, or null (absent or refused: see defaultBackendFailures). */
-  readonly defaultBackend: ServiceRef | null;
-  readonly defaultBackendFailures: readonly Failure[];
-  /** Its spec.tls, read; `tls.entries` is empty when it has none. */
-  readonly tls: IngressTls;
-  readonly tlsFailures: readonly Failure[];
-}
-
-/** One Ingress translated; `accepted` is null when a bad name or annotation skips the whole Ingress. */
+/**
+ * One Ingress translated. A long-lived builder keeps one per Ingress (10k in
+ * a large cluster), so it holds only what the build places and nothing the
+ * model already holds twice; empty lists are the shared NONE.
+ */
 export interface IngressTranslation {
   readonly ref: IngressRef;
-  /** Why the Ingress is skipped (empty when accepted). */
-  readonly refusals: readonly Failure[];
-  readonly accepted: AcceptedTranslation | null;
+  /** Null when a bad name or annotation skips the whole Ingress (see `failures`). */
+  readonly values: AnnotationValues | null;
+  /** Every valid rule host (see RuleTranslation.hosts). */
+  readonly hosts: readonly string[];
+  readonly candidates: readonly LocationCandidate[];
+  /** Why the Ingress is skipped, or its refused rules and paths: reported before its locations are placed. */
+  readonly failures: readonly Failure[];
+  /** Its validated spec.defaultBackend, or null (absent or refused). */
+  readonly defaultBackend: ServiceRef | null;
+  /** Its spec.tls, or null when it has no entries. */
+  readonly tls: IngressTls | null;
+  /** A refused spec.defaultBackend, then refused spec.tls entries: reported after its locations are placed. */
+  readonly lateFailures: readonly Failure[];
+}
+
+const NONE: readonly never[] = Object.freeze([]);
+
+function listOrNone<T>(items: readonly T[]): readonly T[] {
+  return items.length === 0 ? NONE : items;
+}
+
+function refused(ref: IngressRef, failures: readonly Failure[]): IngressTranslation {
+  return { ref, values: null, hosts: NONE, candidates: NONE, failures, defaultBackend: null, tls: null, lateFailures: NONE };
 }
 
 function translateDefaultBackend(ingress: V1Ingress, ref: IngressRef): { backend: ServiceRef | null; failures: Failure[] } {
@@ -52,22 +64,19 @@ function translateDefaultBackend(ingress: V1Ingress, ref: IngressRef): { backend
 export function translateIngress(ingress: V1Ingress, annotationsPrefix: string, defaults: AnnotationValues): IngressTranslation {
   const ref = ingressRefOf(ingress);
   if (!checkNamespace(ref.namespace).ok || !checkObjectName(ref.name).ok) {
-    const refusal = makeFailure(ref, 'InvalidName', 'metadata',
-      `Ingress ${quoteValue(`${ref.namespace}/${ref.name}`)} has an invalid namespace or name; skipped`);
-    return { ref, refusals: [refusal], accepted: null };
+    return refused(ref, [makeFailure(ref, 'InvalidName', 'metadata',
+      `Ingress ${quoteValue(`${ref.namespace}/${ref.name}`)} has an invalid namespace or name; skipped`)]);
   }
   const annotations = parseIngressAnnotations(ingress.metadata?.annotations, annotationsPrefix, ref, undefined, defaults);
-  if (!annotations.ok) return { ref, refusals: annotations.failures, accepted: null };
+  if (!annotations.ok) return refused(ref, annotations.failures);
   const rules = translateRules(ingress, ref, annotations.values);
   const defaultBackend = translateDefaultBackend(ingress, ref);
   const tls = readIngressTls(ingress, ref, rules.hosts);
   return {
-    ref, refusals: [],
-    accepted: {
-      values: annotations.values, rules,
-      defaultBackend: defaultBackend.backend, defaultBackendFailures: defaultBackend.failures,
-      tls: tls.tls, tlsFailures: tls.failures,
-    },
+    ref, values: annotations.values, hosts: rules.hosts, candidates: rules.candidates, failures: listOrNone(rules.failures),
+    defaultBackend: defaultBackend.backend,
+    tls: tls.tls.entries.length > 0 ? tls.tls : null,
+    lateFailures: listOrNone([...defaultBackend.failures, ...tls.failures]),
   };
 }
 

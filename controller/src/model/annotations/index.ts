@@ -95,8 +95,10 @@ export function parseIngressAnnotations(
   specs: readonly AnyAnnotationSpec[] = ANNOTATION_SPECS,
   defaults: AnnotationValues = DEFAULT_ANNOTATION_VALUES,
 ): IngressAnnotations {
-  // defaults: DEFAULT_ANNOTATION_VALUES overlaid with the ConfigMap's keys.
-  const values = { ...defaults };
+  // defaults: DEFAULT_ANNOTATION_VALUES overlaid with the ConfigMap's keys. Copied only
+  // when an annotation sets a value: most Ingresses share the defaults object (a long-lived
+  // builder keeps each Ingress's values, model/ingress-translation.ts).
+  let values: Parameters<typeof applySpec>[2] | null = null;
   const failures: Failure[] = [];
   const source = annotations ?? {};
   const keyPrefix = `${prefix}/`;
@@ -112,11 +114,12 @@ export function parseIngressAnnotations(
     const spec = specs.find((candidate) => candidate.key === key);
     if (!spec) continue;
     const raw = source[fullKey];
+    values ??= { ...defaults };
     const reason = applySpec(spec, raw, values);
     if (reason !== null) {
       failures.push(makeFailure(ingress, 'InvalidAnnotation', annotationField(fullKey),
         `invalid value ${quoteValue(raw)} for ${fullKey}: ${reason}; the Ingress is skipped`));
     }
   }
-  return failures.length > 0 ? { ok: false, failures } : { ok: true, values };
+  return failures.length > 0 ? { ok: false, failures } : { ok: true, values: values ?? defaults };
 }
