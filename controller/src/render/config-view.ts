@@ -5,7 +5,7 @@
 
 import type { AccessLogSettings, Backend, HstsSettings, Model, Server } from '../model/types.ts';
 import { defaultCertificatePaths, metricsLogPath, type ResolvedRenderOptions } from './render-options.ts';
-import { buildLocationBlocks, type LocationBlock } from './location-blocks.ts';
+import { buildLocationBlocks, type LocationBlock, type UnbalancedSuffix } from './location-blocks.ts';
 import { RenderError } from './nginx-values.ts';
 
 /** The catch-all server name: gets `default_server`, answers unknown hosts. */
@@ -17,6 +17,13 @@ export interface ServerView {
   /** Only the catch-all listens with `default_server`. */
   readonly isDefault: boolean;
   readonly locations: readonly LocationBlock[];
+  /**
+   * The named locations to render: only those some proxied location sends its
+   * errors to (ProxyView.unbalancedSuffix). Each location {} costs NGINX a
+   * configuration per module on every parse: an unused one per server was a
+   * fifth of parsing a server with the HTTPS listener on.
+   */
+  readonly unbalanced: { readonly plain: boolean; readonly https: boolean };
 }
 
 /** Files NGINX writes, all inside the prefix (NGINX runs unprivileged). */
@@ -149,17 +156,20 @@ function renderedHostnames(model: Model): string[] {
  * Servers in render order (see renderedHostnames), each view built when it
  * is reached. A hostname seen twice is a model bug and throws.
  */
-function* serverViews(model: Model, knownBackends: ReadonlyMap<string, Backend>): Generator<ServerView> {
+function* serverViews(model: Model, knownBackends: ReadonlyMap<string, Backend>, https: boolean): Generator<ServerView> {
   const seen = new Set<string>();
   const viewOf = (server: Server): ServerView => {
     if (seen.has(server.hostname)) {
       throw new RenderError('DuplicateServer', `server ${JSON.stringify(server.hostname)} appears twice in the model`);
     }
     seen.add(server.hostname);
+    const locations = buildLocationBlocks(server.hostname, server.locations, knownBackends, https);
+    const sendsTo = (suffix: UnbalancedSuffix): boolean => locations.some((block) => block.proxy?.unbalancedSuffix === suffix);
     return {
       hostname: server.hostname,
       isDefault: server.hostname === CATCH_ALL_HOSTNAME,
-      locations: buildLocationBlocks(server.hostname, server.locations, knownBackends),
+      locations,
+      unbalanced: { plain: sendsTo(''), https: sendsTo('_https') },
     };
   };
   yield viewOf(catchAllOf(model));
@@ -207,7 +217,7 @@ export function buildConfigView(model: Model, options: ResolvedRenderOptions): C
       status: `127.0.0.1:${options.statusPort}`,
     },
     serverNamesHash: sizeServerNamesHash(renderedHostnames(model)),
-    servers: { [Symbol.iterator]: () => serverViews(model, knownBackends) },
+    servers: { [Symbol.iterator]: () => serverViews(model, knownBackends, options.httpsPort !== null) },
     tls: buildTlsView(model, options),
   };
 }

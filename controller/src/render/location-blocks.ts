@@ -31,7 +31,16 @@ export interface ProxyView {
   readonly sendTimeout: number;
   /** `rewrite "(?i)<regex>" <target> break;`, as ingress-nginx renders rewrite-target. */
   readonly rewrite: { readonly regex: string; readonly target: string } | null;
+  /**
+   * `_https` when the HTTPS listener is on and the location redirects plain HTTP by certificate
+   * (ssl-redirect without force), else "": the location proxies to `upstream_balancer<suffix>`
+   * and sends a request its balancer gave no peer to `@resty_unbalanced<suffix>`.
+   */
+  readonly unbalancedSuffix: UnbalancedSuffix;
 }
+
+/** See ProxyView.unbalancedSuffix. */
+export type UnbalancedSuffix = '' | '_https';
 
 /** One `location <modifier> "<path>" { ... }` block as the template prints it. */
 export interface LocationBlock {
@@ -56,7 +65,12 @@ function metricsLabelsOf(hostname: string, location: Location, backend: BackendL
   return [hostname, namespace || '-', location.ingress?.name ?? '-', backend.service || '-', path].join(' ');
 }
 
-function proxyViewOf(hostname: string, location: Location, backends: ReadonlyMap<string, BackendLabels>): ProxyView | null {
+function proxyViewOf(
+  hostname: string,
+  location: Location,
+  backends: ReadonlyMap<string, BackendLabels>,
+  unbalancedSuffix: UnbalancedSuffix,
+): ProxyView | null {
   if (location.target.kind === 'not-found') return null;
   const settings = location.proxy;
   const backend = backends.get(location.target.backend) ?? { namespace: '', service: '', loadBalance: 'round_robin' };
@@ -70,6 +84,7 @@ function proxyViewOf(hostname: string, location: Location, backends: ReadonlyMap
     readTimeout: settings.readTimeout,
     sendTimeout: settings.sendTimeout,
     rewrite: location.rewriteTarget === null ? null : { regex: location.path, target: location.rewriteTarget },
+    unbalancedSuffix,
   };
 }
 
@@ -102,11 +117,13 @@ const NOT_FOUND_ROOT: LocationBlock = { modifier: '', path: '/', proxy: null, ht
  * over the exact half of a Prefix path of the same text (Kubernetes: on equal
  * length, Exact has precedence); any other repeat is a model bug and throws.
  * Backends must be listed in `knownBackends` (the Model's backends, by name).
+ * `https`: the HTTPS listener is on (redirects by certificate exist only then).
  */
 export function buildLocationBlocks(
   hostname: string,
   locations: readonly Location[],
   knownBackends: ReadonlyMap<string, BackendLabels>,
+  https = false,
 ): LocationBlock[] {
   const exactPaths = new Set(locations.filter((l) => l.match === 'exact').map((l) => l.path));
   const seen = new Set<string>();
@@ -121,11 +138,11 @@ export function buildLocationBlocks(
         `server ${hostname}, location ${location.path}: backend ${JSON.stringify(location.target.backend)} is not in the model`,
       );
     }
-    const proxy = proxyViewOf(hostname, location, knownBackends);
     // ingress-nginx's rule: force always redirects; ssl-redirect only where the host has a
     // certificate, which only Lua knows (certificates are dynamic).
     const httpsRedirect = location.forceSslRedirect === true;
     const certificateRedirect = !httpsRedirect && location.sslRedirect === true;
+    const proxy = proxyViewOf(hostname, location, knownBackends, https && certificateRedirect ? '_https' : '');
     for (const matcher of matchersOf(location)) {
       const key = `${matcher.modifier} ${matcher.path}`;
       if (location.match === 'prefix' && matcher.modifier === '=' && exactPaths.has(matcher.path)) continue;

@@ -65,7 +65,7 @@ void describe('request metrics off: rendered', () => {
     const proxiedBlocks = on.conf.match(/proxy_pass /gu)?.length ?? 0;
     assert.equal(proxiedBlocks, 6, '"/", "/shop" (= and prefix blocks), two exact, regex');
     const namedLocations = on.conf.match(/location @resty_unbalanced\w* \{/gu)?.length ?? 0;
-    assert.equal(namedLocations, 4, '@resty_unbalanced and @resty_unbalanced_https in each of the two servers');
+    assert.equal(namedLocations, 1, 'only @resty_unbalanced_https, in the one server with proxied locations (all redirect by certificate)');
     const removed = linesOnlyIn(on.conf, off.conf).filter((line) => !isVersionLine(line)).map((line) => line.trim());
     const labelSets = removed.filter((line) => line.startsWith('set $resty_metrics_labels "app.example.com '));
     // A location with its own metrics log repeats the access log (its own access_log replaces the inherited one).

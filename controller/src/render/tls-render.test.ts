@@ -104,3 +104,46 @@ void describe('TLS in nginx.conf', () => {
       (err: unknown) => err instanceof RenderError && err.code === 'InvalidOptions');
   });
 });
+
+/** The named locations of each server block, by server_name. */
+function namedLocationsByServer(conf: string): Record<string, string[]> {
+  const byServer: Record<string, string[]> = {};
+  for (const block of conf.split(/\n {4}server \{\n/u).slice(1)) {
+    const name = /server_name "([^"]+)";/u.exec(block)?.[1];
+    if (name !== undefined) byServer[name] = [...block.matchAll(/location (@\w+) \{/gu)].map((m) => m[1] ?? '');
+  }
+  return byServer;
+}
+
+// Each location {} costs NGINX a configuration per module on every parse (nginx -t, then the
+// master on reload): a server renders only the named locations its proxied locations use.
+const namedRows: { name: string; model: Model; options?: Partial<RenderOptions>; named: Record<string, string[]> }[] = [
+  { name: 'HTTPS on, ssl-redirect (the default): only the redirecting one', model: site(), named: { '_': [], 'shop.example.com': ['@resty_unbalanced_https'] } },
+  { name: 'HTTPS on, ssl-redirect false: only the plain one', model: site({ sslRedirect: false }), named: { '_': [], 'shop.example.com': ['@resty_unbalanced'] } },
+  { name: 'force-ssl-redirect (a static return): the plain one', model: site({ forceSslRedirect: true }), named: { '_': [], 'shop.example.com': ['@resty_unbalanced'] } },
+  { name: 'no --https-port: the plain one', model: site(), options: { httpsPort: undefined }, named: { '_': [], 'shop.example.com': ['@resty_unbalanced'] } },
+  {
+    name: 'both kinds in one server: both',
+    model: model([server('shop.example.com', [proxied('/', 'prefix', web.name), proxied('/raw', 'exact', web.name, { sslRedirect: false })])], [web]),
+    named: { '_': [], 'shop.example.com': ['@resty_unbalanced', '@resty_unbalanced_https'] },
+  },
+  {
+    name: 'a server that only answers 404: none',
+    model: model([server('_', [proxied('/', 'prefix', web.name)]), server('gone.example.com', [notFound('/')])], [web]),
+    named: { '_': ['@resty_unbalanced_https'], 'gone.example.com': [] },
+  },
+];
+
+void describe('named locations for requests the balancer gave no peer', () => {
+  for (const row of namedRows) {
+    void it(row.name, () => {
+      const { conf } = renderConfig(row.model, { ...goldenOptions(), ...row.options });
+      assert.deepEqual(namedLocationsByServer(conf), row.named);
+      // Every error_page names a location its server has.
+      for (const [host, named] of Object.entries(namedLocationsByServer(conf))) {
+        const block = conf.split(/\n {4}server \{\n/u).find((b) => b.includes(`server_name "${host}";`)) ?? '';
+        for (const target of block.matchAll(/error_page 500 = (@\w+);/gu)) assert.ok(named.includes(target[1] ?? ''), `${host}: ${target[1]} not rendered`);
+      }
+    });
+  }
+});
