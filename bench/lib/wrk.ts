@@ -39,6 +39,15 @@ function scriptFor(hostCount: number, pauseMs: number): string {
   return combined;
 }
 
+/**
+ * A steady load: each connection waits this long between requests, so the
+ * rate stays well below what the machine can serve and p99 shows what a
+ * change does to requests, not how a queue on two saturated cores grows
+ * when the simulated control plane (API server, simulator, the bench
+ * itself: a real cluster runs them elsewhere) takes a share of them.
+ */
+export const STEADY_PAUSE_MS = 2;
+
 export interface WrkOptions {
   readonly url: string;
   readonly durationSeconds: number;

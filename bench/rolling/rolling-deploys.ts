@@ -21,7 +21,7 @@ import { metric, type BenchResult } from '../lib/report.ts';
 import { appHost, appIngress, appName, asJson, BENCH_NAMESPACE } from '../lib/synthetic-cluster.ts';
 import { cpuSecondsOf, descendantsOf } from '../lib/process-cpu.ts';
 import { median } from '../lib/stats.ts';
-import { errorCount, latencyAt, runWrk, toDistribution, type WrkResult } from '../lib/wrk.ts';
+import { errorCount, latencyAt, runWrk, STEADY_PAUSE_MS, toDistribution, type WrkResult } from '../lib/wrk.ts';
 
 interface RollingParams {
   readonly apps: number;
@@ -36,15 +36,6 @@ const PARAMS: Record<Profile, RollingParams> = {
   quick: { apps: 20, replicas: 2, rounds: 3, seconds: 2 },
   smoke: { apps: 2, replicas: 1, rounds: 1, seconds: 2 },
 };
-
-/**
- * Each of wrk's 20 connections waits this long between requests: a steady
- * load well below what the machine can serve (reported beside the saturated
- * rate), so p99 shows what a roll does to requests and not how a queue on two
- * saturated cores grows when the simulated control plane (API server,
- * simulator: a real cluster runs them elsewhere) takes a share of them.
- */
-const STEADY_PAUSE_MS = 2;
 
 /** The roll starts this long into its window, so wrk's connections are up. */
 const ROLL_DELAY_MS = 200;

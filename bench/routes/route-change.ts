@@ -1,8 +1,10 @@
 // Benchmark 4, route changes: with 1,000 Ingresses live and steady traffic on
 // some of them, add new Ingresses one at a time (each needs a reload) and
 // time how long until the new host serves; count errors on the other
-// traffic during those reloads. Reference: the goal, and the same change
-// without other traffic first (what this machine's NGINX needs at best).
+// traffic during those reloads. Three phases, one after the other: without
+// other traffic (what this machine's NGINX needs at best), under a steady
+// load (connections pausing between requests, as in the rolling benchmark),
+// and under a saturating one (the goal rows). Reference: the goal.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { loopbackAddresses, startBackends, type Backends } from '../lib/backends.ts';
 import { byProfile, type BenchContext, type Benchmark, type Profile } from '../lib/context.ts';
@@ -13,20 +15,22 @@ import { freePort, waitUntil } from '../lib/ports.ts';
 import { metric, type BenchResult } from '../lib/report.ts';
 import { median, summarize } from '../lib/stats.ts';
 import { appHost, asJson, syntheticCluster, type SyntheticCluster } from '../lib/synthetic-cluster.ts';
-import { errorCount, latencyAt, runWrk, toDistribution } from '../lib/wrk.ts';
+import { errorCount, latencyAt, runWrk, STEADY_PAUSE_MS, toDistribution, type WrkOptions, type WrkResult } from '../lib/wrk.ts';
 
 interface RouteParams {
   readonly apps: number;
-  /** Ingresses added before the load starts (the reference). */
+  /** Ingresses added without other traffic, then under the steady load. */
   readonly idleAdditions: number;
+  readonly steadyAdditions: number;
+  /** Ingresses added under the saturating load. */
   readonly additions: number;
   readonly gapMs: number;
 }
 
 const PARAMS: Record<Profile, RouteParams> = {
-  full: { apps: 1000, idleAdditions: 3, additions: 8, gapMs: 1500 },
-  quick: { apps: 1000, idleAdditions: 2, additions: 4, gapMs: 1200 },
-  smoke: { apps: 20, idleAdditions: 1, additions: 1, gapMs: 500 },
+  full: { apps: 1000, idleAdditions: 3, steadyAdditions: 4, additions: 8, gapMs: 1500 },
+  quick: { apps: 1000, idleAdditions: 2, steadyAdditions: 2, additions: 4, gapMs: 1200 },
+  smoke: { apps: 20, idleAdditions: 1, steadyAdditions: 1, additions: 1, gapMs: 500 },
 };
 
 const LOADED_HOSTS = 20;
@@ -54,6 +58,46 @@ async function addRoute(cluster: LocalCluster, backends: Backends, controller: C
   return performance.now() - started;
 }
 
+function msList(times: readonly number[]): string {
+  return times.map((t) => `${t.toFixed(0)} ms`).join(', ');
+}
+
+/** What one phase's routes need: the cluster, the backends and the controller they go through. */
+interface RouteRig {
+  readonly ctx: BenchContext;
+  readonly params: RouteParams;
+  readonly cluster: LocalCluster;
+  readonly backends: Backends;
+  readonly controller: ControllerProcess;
+}
+
+/** The wrk load of a phase, without its duration (the phase sets it) or null for none. */
+type PhaseLoad = Omit<WrkOptions, 'durationSeconds' | 'stop'> | null;
+
+/**
+ * Adds `count` apps from index `first`, `gapMs` apart, under `load`. The load
+ * lasts until the last new route serves, however slow the machine: wrk is
+ * stopped then (its duration is only a bound), so every reload happens under it.
+ */
+async function addRoutes(rig: RouteRig, label: string, first: number, count: number, load: PhaseLoad): Promise<{ times: number[]; wrk: WrkResult | null }> {
+  const { gapMs } = rig.params;
+  const stopLoad = new AbortController();
+  const bound = Math.ceil(count * (gapMs + ROUTE_TIMEOUT_MS) / 1000) + 2;
+  const wrk = load === null ? null : runWrk({ ...load, durationSeconds: bound, stop: stopLoad.signal });
+  if (wrk !== null) await sleep(1000);
+  const times: number[] = [];
+  try {
+    for (let k = 0; k < count; k++) {
+      times.push(await addRoute(rig.cluster, rig.backends, rig.controller, first + k));
+      rig.ctx.log(`route ${label} ${k + 1}: serving after ${times.at(-1)?.toFixed(0)} ms`);
+      if (k < count - 1) await sleep(gapMs);
+    }
+  } finally {
+    stopLoad.abort();
+  }
+  return { times, wrk: wrk === null ? null : await wrk };
+}
+
 /** Where a route change's time goes, from the controller's log lines after line `from`: the static-change syncs and the reloads. */
 function reloadBreakdown(controller: ControllerProcess, from: number): { buildMs: number; renderMs: number; validateMs: number; reloadMs: number } {
   const lines = controller.logs().slice(from);
@@ -76,44 +120,32 @@ async function runRouteChange(ctx: BenchContext): Promise<BenchResult> {
     cluster.load(clusterOn(backends, params.apps));
     controller = await startControllerProcess({ kubeconfigPath: cluster.kubeconfigPath, workDir: ctx.workDir, readyTimeoutMs: 120_000 });
     const live = controller;
+    const rig: RouteRig = { ctx, params, cluster, backends, controller: live };
     const hosts = Array.from({ length: Math.min(LOADED_HOSTS, params.apps) }, (_, i) => appHost(i));
-    const idleTimes: number[] = [];
-    for (let k = 0; k < params.idleAdditions; k++) {
-      idleTimes.push(await addRoute(cluster, backends, live, params.apps + k));
-      ctx.log(`route without other traffic ${k + 1}: serving after ${idleTimes.at(-1)?.toFixed(0)} ms`);
-      await sleep(params.gapMs);
-    }
-    const first = params.apps + params.idleAdditions;
+    const url = `http://127.0.0.1:${live.httpPort}/`;
+    let next = params.apps;
+    const idle = await addRoutes(rig, 'without other traffic', next, params.idleAdditions, null);
+    next += params.idleAdditions;
+    await sleep(params.gapMs);
+    const steady = await addRoutes(rig, 'under steady load', next, params.steadyAdditions,
+      { url, hosts, connections: 20, cpu: ctx.loadCpu, pauseMs: STEADY_PAUSE_MS });
+    next += params.steadyAdditions;
+    await sleep(params.gapMs);
     const reloadsBefore = live.reloads();
     const logsBefore = live.logs().length;
-    // The load lasts until the last new route serves, however slow the machine: wrk is
-    // stopped then (its duration is only a bound), so every reload happens under it.
-    const stopLoad = new AbortController();
-    const bound = Math.ceil(params.additions * (params.gapMs + ROUTE_TIMEOUT_MS) / 1000) + 2;
-    const load = runWrk({ url: `http://127.0.0.1:${live.httpPort}/`, hosts, durationSeconds: bound, connections: 10, cpu: ctx.loadCpu, stop: stopLoad.signal });
-    await sleep(1000);
-    const times: number[] = [];
-    try {
-      for (let k = 0; k < params.additions; k++) {
-        const ms = await addRoute(cluster, backends, live, first + k);
-        ctx.log(`route ${k + 1}: serving after ${ms.toFixed(0)} ms`);
-        times.push(ms);
-        if (k < params.additions - 1) await sleep(params.gapMs);
-      }
-    } finally {
-      stopLoad.abort();
-    }
-    const wrk = await load;
+    const saturated = await addRoutes(rig, 'under saturating load', next, params.additions, { url, hosts, connections: 10, cpu: ctx.loadCpu });
+    const times = saturated.times;
+    const wrk = saturated.wrk as WrkResult;
+    const steadyWrk = steady.wrk as WrkResult;
     const reloads = live.reloads() - reloadsBefore;
     const summary = summarize(times);
-    const idle = summarize(idleTimes);
     const breakdown = reloadBreakdown(live, logsBefore);
     // A read error is a keep-alive connection an old worker closed at the
     // reload while wrk's next request raced in (NGINX closes idle keep-alive
     // connections when a worker starts shutting down; no directive changes
     // that). Clients retry idempotent requests on such a close (RFC 9112
     // 9.3.1); wrk does not. Everything else is a real failure.
-    const failed = errorCount(wrk) - wrk.errors.read;
+    const failed = errorCount(wrk) - wrk.errors.read + errorCount(steadyWrk) - steadyWrk.errors.read;
     return {
       id: 'routes',
       title: `Route changes: a new Ingress while ${params.apps.toLocaleString('en')} exist`,
@@ -121,21 +153,22 @@ async function runRouteChange(ctx: BenchContext): Promise<BenchResult> {
         metric('new Ingress serving, p50', 'ms', summary.p50, 1000, 'goal p99'),
         metric('new Ingress serving, p99', 'ms', summary.p99, 1000, 'goal', { on: 'value', op: '<', target: 1000 }),
         metric('new Ingress serving, max', 'ms', summary.max, 1000, 'goal p99'),
-        metric('new Ingress serving without other traffic, max', 'ms', idle.max, 1000, 'goal p99'),
+        metric('new Ingress serving without other traffic, max', 'ms', summarize(idle.times).max, 1000, 'goal p99'),
+        metric(`new Ingress serving under steady load (20 connections pausing ${STEADY_PAUSE_MS} ms), max`, 'ms', summarize(steady.times).max, 1000, 'goal p99'),
         metric('  of which build, render (median)', 'ms', breakdown.buildMs, breakdown.renderMs, 'render'),
         metric('  of which nginx -t (median)', 'ms', breakdown.validateMs, null, '—'),
         metric('  of which HUP → new workers serve the new version (median)', 'ms', breakdown.reloadMs, null, '—'),
         metric('failed requests on other hosts during the reloads', 'req', failed, 0, 'none', { on: 'value', op: '==', target: 0 }),
-        metric('keep-alive connections closed under a racing request (read errors)', 'req', wrk.errors.read, null, 'NGINX reload behaviour'),
+        metric('keep-alive connections closed under a racing request (read errors)', 'req', wrk.errors.read + steadyWrk.errors.read, null, 'NGINX reload behaviour'),
         metric('latency p99 of other traffic during the reloads', 'ms', latencyAt(wrk, 99), null, '—'),
         metric('reloads', '', reloads, params.additions, 'one per new Ingress'),
       ],
       notes: [
-        `failed requests by kind: ${JSON.stringify(wrk.errors)}; "failed" = status (non-2xx/3xx) + connect + write + timeout. read = an old worker closed an idle keep-alive connection at the reload as wrk's next request raced in: NGINX closes idle keep-alive connections when a worker begins its graceful exit (ngx_close_idle_connections; a directive to keep them was proposed and not merged, nginx/nginx PR 303 and 437), the same on every ingress-nginx reload; HTTP clients retry idempotent requests on it (RFC 9112 9.3.1), wrk does not`,
-        `first ${params.idleAdditions} Ingresses added ${params.gapMs} ms apart without other traffic (${idleTimes.map((t) => t.toFixed(0)).join(', ')} ms), then ${params.additions} Ingresses added ${params.gapMs} ms apart under wrk (10 connections over ${hosts.length} existing hosts, ${Math.round(wrk.requestsPerSecond)} req/s); time = API write → the new host answers 200 through NGINX (5 ms probes)`,
+        `failed requests by kind (saturating load): ${JSON.stringify(wrk.errors)}, (steady load): ${JSON.stringify(steadyWrk.errors)}; "failed" = status (non-2xx/3xx) + connect + write + timeout. read = an old worker closed an idle keep-alive connection at the reload as wrk's next request raced in: NGINX closes idle keep-alive connections when a worker begins its graceful exit (ngx_close_idle_connections; a directive to keep them was proposed and not merged, nginx/nginx PR 303 and 437), the same on every ingress-nginx reload; HTTP clients retry idempotent requests on it (RFC 9112 9.3.1), wrk does not`,
+        `Ingresses added ${params.gapMs} ms apart: ${params.idleAdditions} without other traffic (${msList(idle.times)}), ${params.steadyAdditions} under a steady load (wrk, 20 connections over ${hosts.length} existing hosts each pausing ${STEADY_PAUSE_MS} ms, ${Math.round(steadyWrk.requestsPerSecond)} req/s: ${msList(steady.times)}), then ${params.additions} under a saturating one (10 connections, no pause, ${Math.round(wrk.requestsPerSecond)} req/s: ${msList(times)}); time = API write → the new host answers 200 through NGINX (5 ms probes); the breakdown rows are of the saturated phase`,
       ],
       distributions: [toDistribution('other traffic during reloads', wrk)],
-      raw: { times, idleTimes, wrk, reloads, breakdown },
+      raw: { times, idleTimes: idle.times, steadyTimes: steady.times, wrk, steadyWrk, reloads, breakdown },
     };
   } finally {
     await controller?.stop();
