@@ -7,9 +7,9 @@
 //
 // Why: informer objects are deep-frozen and shared by every snapshot (kube/
 // store.ts), so "same object" means "unchanged". At 10k Ingresses this work
-// was ~30 % of a rebuild, redone for 9,999 unchanged Ingresses on each
-// event; reusing it also hands the diff the same Location objects, which
-// fast-deep-equal accepts by identity instead of walking them.
+// was about a quarter of a rebuild, redone for 9,999 unchanged Ingresses on
+// each event; reusing it also hands the diff the same Location objects,
+// which fast-deep-equal accepts by identity instead of walking them.
 
 import type { V1Ingress } from '@kubernetes/client-node';
 import { parseIngressAnnotations, type AnnotationValues } from './annotations/index.ts';
@@ -102,7 +102,7 @@ export class TranslationCache {
 
   /** Starts a build: forgets every translation when the prefix or the defaults differ from the last build's. */
   useContext(annotationsPrefix: string, defaults: AnnotationValues): void {
-    // Once per build; the defaults are a few dozen flat values, built in a fixed key order.
+    // Once per build; the defaults are ten flat values, built in a fixed key order.
     const context = `${annotationsPrefix}\n${JSON.stringify(defaults)}`;
     if (context === this.#context) return;
     this.#context = context;
