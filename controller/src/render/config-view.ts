@@ -5,26 +5,13 @@
 
 import type { AccessLogSettings, Backend, HstsSettings, Model, Server } from '../model/types.ts';
 import { defaultCertificatePaths, metricsLogPath, type ResolvedRenderOptions } from './render-options.ts';
-import { buildLocationBlocks, type LocationBlock, type UnbalancedSuffix } from './location-blocks.ts';
 import { RenderError } from './nginx-values.ts';
+import { ServerViews, type ServerView } from './server-views.ts';
+
+export type { ServerView } from './server-views.ts';
 
 /** The catch-all server name: gets `default_server`, answers unknown hosts. */
 export const CATCH_ALL_HOSTNAME = '_';
-
-/** One `server {}` as the template prints it. */
-export interface ServerView {
-  readonly hostname: string;
-  /** Only the catch-all listens with `default_server`. */
-  readonly isDefault: boolean;
-  readonly locations: readonly LocationBlock[];
-  /**
-   * The named locations to render: only those some proxied location sends its
-   * errors to (ProxyView.unbalancedSuffix). Each location {} costs NGINX a
-   * configuration per module on every parse: an unused one per server was a
-   * fifth of parsing a server with the HTTPS listener on.
-   */
-  readonly unbalanced: { readonly plain: boolean; readonly https: boolean };
-}
 
 /** Files NGINX writes, all inside the prefix (NGINX runs unprivileged). */
 export interface PrefixPaths {
@@ -86,8 +73,9 @@ export interface ConfigView {
   readonly listen: { readonly public: string; readonly status: string };
   readonly serverNamesHash: ServerNamesHash;
   /**
-   * The servers in render order, built one at a time as they are iterated
-   * (each iteration builds them afresh): at 10k Ingresses the views of all
+   * The servers in render order, made one at a time as they are iterated
+   * (each iteration makes them afresh or takes their JSON from the last
+   * iteration, server-views.ts): at 10k Ingresses the views of all
    * servers at once were ~15 MB that outlived young-generation collections
    * for the whole render, only to become old-space garbage.
    */
@@ -153,29 +141,25 @@ function renderedHostnames(model: Model): string[] {
 }
 
 /**
- * Servers in render order (see renderedHostnames), each view built when it
- * is reached. A hostname seen twice is a model bug and throws.
+ * Servers in render order (see renderedHostnames), each view made when it is
+ * reached (by `views`, which may reuse the JSON of the last pass). A
+ * hostname seen twice is a model bug and throws.
  */
-function* serverViews(model: Model, knownBackends: ReadonlyMap<string, Backend>, https: boolean): Generator<ServerView> {
+function* serverViews(model: Model, knownBackends: ReadonlyMap<string, Backend>, https: boolean, views: ServerViews): Generator<ServerView> {
   const seen = new Set<string>();
   const viewOf = (server: Server): ServerView => {
     if (seen.has(server.hostname)) {
       throw new RenderError('DuplicateServer', `server ${JSON.stringify(server.hostname)} appears twice in the model`);
     }
     seen.add(server.hostname);
-    const locations = buildLocationBlocks(server.hostname, server.locations, knownBackends, https);
-    const sendsTo = (suffix: UnbalancedSuffix): boolean => locations.some((block) => block.proxy?.unbalancedSuffix === suffix);
-    return {
-      hostname: server.hostname,
-      isDefault: server.hostname === CATCH_ALL_HOSTNAME,
-      locations,
-      unbalanced: { plain: sendsTo(''), https: sendsTo('_https') },
-    };
+    return views.view(server, server.hostname === CATCH_ALL_HOSTNAME, knownBackends, https);
   };
+  views.begin();
   yield viewOf(catchAllOf(model));
   for (const server of model.servers) {
     if (server.hostname !== CATCH_ALL_HOSTNAME) yield viewOf(server);
   }
+  views.end();
 }
 
 function buildTlsView(model: Model, options: ResolvedRenderOptions): TlsView | null {
@@ -200,8 +184,9 @@ function buildTlsView(model: Model, options: ResolvedRenderOptions): TlsView | n
 /**
  * Builds the view of `model` under `options`; throws RenderError on a model
  * that breaks the contract (a bad server or location: while `servers` is iterated).
+ * `views`: a long-lived renderer's, to reuse what the last render made.
  */
-export function buildConfigView(model: Model, options: ResolvedRenderOptions): ConfigView {
+export function buildConfigView(model: Model, options: ResolvedRenderOptions, views = new ServerViews()): ConfigView {
   if (!Array.isArray(model.servers) || !Array.isArray(model.backends)) {
     throw new RenderError('UnsafeValue', 'model: servers and backends must be arrays');
   }
@@ -217,7 +202,7 @@ export function buildConfigView(model: Model, options: ResolvedRenderOptions): C
       status: `127.0.0.1:${options.statusPort}`,
     },
     serverNamesHash: sizeServerNamesHash(renderedHostnames(model)),
-    servers: { [Symbol.iterator]: () => serverViews(model, knownBackends, options.httpsPort !== null) },
+    servers: { [Symbol.iterator]: () => serverViews(model, knownBackends, options.httpsPort !== null, views) },
     tls: buildTlsView(model, options),
   };
 }

@@ -8,6 +8,7 @@ import { buildConfigView, type ConfigView } from './config-view.ts';
 import { RenderError } from './nginx-values.ts';
 import { resolveRenderOptions, type RenderOptions } from './render-options.ts';
 import { createServerBlocks, SERVER_TEMPLATE, type RenderedServerBlocks } from './server-blocks.ts';
+import { ServerViews } from './server-views.ts';
 import { createTemplateEnvironment, hashTemplates } from './template-environment.ts';
 
 /** The entry template; it includes the per-context templates. */
@@ -78,9 +79,10 @@ export function createConfigRenderer(options: RenderOptions): ConfigRenderer {
   const templatesHash = hashTemplates(resolved.templateDir);
   const templates = createTemplateEnvironment(resolved.templateDir);
   const serverBlocks = createServerBlocks((context) => templates.env.render(SERVER_TEMPLATE, context));
+  const serverViews = new ServerViews();
   return {
     render(model: Model): RenderedConfig {
-      const view = buildConfigView(model, resolved);
+      const view = buildConfigView(model, resolved, serverViews);
       let conf: string;
       let version: string;
       try {

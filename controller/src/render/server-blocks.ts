@@ -17,6 +17,7 @@
 // only short-lived garbage behind.
 
 import type { ConfigView, ServerView } from './config-view.ts';
+import { jsonOfView } from './server-views.ts';
 
 /** The template that renders one server {} (it includes location.njk). */
 export const SERVER_TEMPLATE = 'server.njk';
@@ -71,7 +72,7 @@ export function createServerBlocks(renderServer: RenderServer): ServerBlocks {
       const current = new Map<string, Block>();
       const blocks: Block[] = [];
       for (const server of view.servers) {
-        const serverKey = JSON.stringify(server);
+        const serverKey = jsonOfView(server);
         const block = current.get(serverKey) ?? reusable.get(serverKey) ?? { key: serverKey, text: renderServer({ ...context, server }) };
         current.set(block.key, block);
         blocks.push(block);
