@@ -168,6 +168,8 @@ export async function startController(opts: ControllerOptions, logger: Logger, r
       keyFile: opts.validatingWebhookKey ?? '',
       snapshot: () => store.snapshot(),
       buildOptions: opts,
+      // The sync's builder: a review then translates only the Ingress it checks.
+      build: (snapshot, options) => builder.build(snapshot, options),
       logger: logger.child({ component: 'admission' }),
       onReviewed: (outcome, ms, ingress) => observability.admissionReviewed(outcome, ms, ingress),
     });

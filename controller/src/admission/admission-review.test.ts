@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 
 import type { V1Ingress } from '@kubernetes/client-node';
 import { ann, deepFreeze, DEFAULT_OPTIONS, ingress, path, rule, service, snapshot, svc } from '../model/testdata/fixtures.ts';
+import { createModelBuilder } from '../model/build.ts';
 import { reviewAdmission } from './admission-review.ts';
 
 /** The cluster every row starts from: `old` (2024) holds a.example.com/, the canary `old-canary` holds c.example.com/, and their Service exists. */
@@ -108,6 +109,15 @@ void describe('admission review', () => {
       if (row.warning) assert.match((response.warnings ?? []).join('\n'), row.warning);
     });
   }
+  void it('with the controller\'s long-lived builder, every review decides as with a fresh build', () => {
+    const builder = createModelBuilder();
+    let builds = 0;
+    const build: typeof builder.build = (snap, options) => { builds += 1; return builder.build(snap, options); };
+    for (const row of decisionRows) {
+      assert.deepEqual(reviewAdmission(row.body, CLUSTER, DEFAULT_OPTIONS, build), reviewAdmission(row.body, CLUSTER, DEFAULT_OPTIONS), row.name);
+    }
+    assert.ok(builds > 0, 'the reviews went through the given builder');
+  });
   const checkedRows: { name: string; body: unknown; checked: string | null }[] = [
     { name: 'an allowed Ingress of ours', body: review('CREATE', candidate('new')), checked: 'default/new' },
     { name: 'a denied Ingress of ours', body: review('CREATE', candidate('new', { host: 'a.example.com' })), checked: 'default/new' },

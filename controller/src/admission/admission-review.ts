@@ -4,7 +4,8 @@
 
 import type { V1Ingress } from '@kubernetes/client-node';
 import type { BuildOptions, Snapshot } from '../model/types.ts';
-import { decideIngressAdmission, type AdmissionDecision } from './review.ts';
+import { buildModel } from '../model/build.ts';
+import { decideIngressAdmission, type AdmissionDecision, type BuildFunction } from './review.ts';
 
 /** What the HTTP layer sends back: a status code and a JSON or text body. */
 export type ReviewReply =
@@ -50,7 +51,7 @@ function candidateOf(object: Json, request: Json): V1Ingress {
 }
 
 /** Reviews one parsed AdmissionReview body against the current snapshot. */
-export function reviewAdmission(body: unknown, snapshot: Snapshot, options: BuildOptions): ReviewReply {
+export function reviewAdmission(body: unknown, snapshot: Snapshot, options: BuildOptions, build: BuildFunction = buildModel): ReviewReply {
   if (!isObject(body) || body.kind !== 'AdmissionReview') return bad('body is not an AdmissionReview');
   if (body.apiVersion !== 'admission.k8s.io/v1') return bad(`apiVersion ${JSON.stringify(body.apiVersion)} is not supported; use admission.k8s.io/v1`);
   const request = body.request;
@@ -67,5 +68,5 @@ export function reviewAdmission(body: unknown, snapshot: Snapshot, options: Buil
   if (typeof candidate.metadata?.namespace !== 'string' || typeof candidate.metadata?.name !== 'string') {
     return bad('the Ingress has no namespace or name');
   }
-  return reply(request.uid, decideIngressAdmission(candidate, snapshot, options));
+  return reply(request.uid, decideIngressAdmission(candidate, snapshot, options, build));
 }

@@ -6,6 +6,7 @@ import { readFile } from 'node:fs/promises';
 import type { Logger } from 'pino';
 import type { BuildOptions, IngressRef, Snapshot } from '../model/types.ts';
 import { reviewAdmission } from './admission-review.ts';
+import type { BuildFunction } from './review.ts';
 import { startWebhookServer, type ReviewOutcome, type WebhookServer } from './webhook-server.ts';
 
 export interface AdmissionWebhookOptions {
@@ -16,6 +17,8 @@ export interface AdmissionWebhookOptions {
   readonly keyFile: string;
   readonly snapshot: () => Snapshot;
   readonly buildOptions: BuildOptions;
+  /** How to build the model a review checks; default buildModel (one-shot). */
+  readonly build?: BuildFunction;
   readonly logger: Logger;
   /** After every request (admission metrics); `ingress` is the checked Ingress, else null. */
   readonly onReviewed?: (outcome: ReviewOutcome, ms: number, ingress: IngressRef | null) => void;
@@ -39,7 +42,7 @@ export async function startAdmissionWebhook(options: AdmissionWebhookOptions): P
     logger,
     onReviewed: options.onReviewed,
     review: (body) => {
-      const reply = reviewAdmission(body, options.snapshot(), { ...options.buildOptions, now: Date.now() });
+      const reply = reviewAdmission(body, options.snapshot(), { ...options.buildOptions, now: Date.now() }, options.build);
       if (reply.status === 200 && !reply.decision.allowed) {
         logger.info({ reasons: reply.decision.failures.map((f) => f.reason) }, reply.decision.message);
       }

@@ -9,7 +9,10 @@
 import type { V1Ingress } from '@kubernetes/client-node';
 import { buildModel } from '../model/build.ts';
 import { indexIngressClasses, isOurIngress } from '../model/ingress-class.ts';
-import type { BuildOptions, Failure, IngressRef, Snapshot } from '../model/types.ts';
+import type { BuildOptions, BuildResult, Failure, IngressRef, Snapshot } from '../model/types.ts';
+
+/** Builds a model: buildModel, or a long-lived builder's build (the controller's, which reuses every unchanged Ingress's translation). */
+export type BuildFunction = (snapshot: Snapshot, options: BuildOptions) => BuildResult;
 
 /** Reasons that depend on objects other than the Ingress: warnings, never denials. */
 const DEPENDENCY_REASONS: ReadonlySet<string> = new Set(['ServiceNotFound', 'ServicePortNotFound', 'UnsupportedServiceType']);
@@ -54,7 +57,7 @@ function sameObject(a: V1Ingress, namespace: string, name: string): boolean {
  * Decides on a CREATE or UPDATE of `candidate`. `candidate.metadata.namespace`
  * and `.name` must be set (the HTTP layer fills them from the request).
  */
-export function decideIngressAdmission(candidate: V1Ingress, snapshot: Snapshot, options: BuildOptions): AdmissionDecision {
+export function decideIngressAdmission(candidate: V1Ingress, snapshot: Snapshot, options: BuildOptions, build: BuildFunction = buildModel): AdmissionDecision {
   const namespace = candidate.metadata?.namespace ?? '';
   const name = candidate.metadata?.name ?? '';
   const classes = indexIngressClasses(snapshot.ingressClasses, options);
@@ -62,7 +65,7 @@ export function decideIngressAdmission(candidate: V1Ingress, snapshot: Snapshot,
     return { allowed: true, message: '', warnings: [], failures: [], ingress: null };
   }
   const ingresses = [...snapshot.ingresses.filter((ingress) => !sameObject(ingress, namespace, name)), candidate];
-  const { failures } = buildModel({ ...snapshot, ingresses }, options);
+  const { failures } = build({ ...snapshot, ingresses }, options);
   const own = failures.filter((f) => f.ingress?.namespace === namespace && f.ingress?.name === name);
   const canaries = ingresses.filter((i) => isCanary(i, options)).map((i) => `${i.metadata?.namespace}/${i.metadata?.name}`);
   const warnsOnly = (f: Failure): boolean => DEPENDENCY_REASONS.has(f.reason) || isCanaryConflict(f, candidate, canaries, options);
