@@ -47,8 +47,8 @@ interface BuildState {
 }
 
 /** Places one Ingress's rule locations (its translation may come from an earlier build) and records it for the later phases. */
-function addIngress(ingress: V1Ingress, rank: number, options: BuildOptions, state: BuildState): void {
-  const translation = state.translations.translate(ingress, options.annotationsPrefix, state.defaults);
+function addIngress(ingress: V1Ingress, rank: number, state: BuildState): void {
+  const translation = state.translations.translate(ingress);
   state.failures.push(...translation.failures);
   const values = translation.values;
   if (values === null) return;
@@ -119,7 +119,7 @@ function buildWith(caches: BuildCaches, snapshot: Snapshot, options: BuildOption
 
   ours.forEach((ingress, rank) => {
     try {
-      addIngress(ingress, rank, options, state);
+      addIngress(ingress, rank, state);
     } catch (error) {
       // A builder bug on strange data must cost one Ingress, not every route in the cluster.
       state.failures.push(makeFailure(ingressRefOf(ingress), 'InternalError', 'metadata',

@@ -86,26 +86,27 @@ export function translateIngress(ingress: V1Ingress, annotationsPrefix: string, 
  * Entries go with their Ingress objects (a WeakMap): nothing to evict.
  */
 export class TranslationCache {
-  #context: string | null = null;
+  #context: { readonly key: string; readonly prefix: string; readonly defaults: AnnotationValues } | null = null;
   #byIngress = new WeakMap<V1Ingress, IngressTranslation>();
-
-  /** The translation of `ingress` under this prefix and these defaults, reused when already made. */
-  translate(ingress: V1Ingress, annotationsPrefix: string, defaults: AnnotationValues): IngressTranslation {
-    // Garbage (null) cannot key a WeakMap; it is translated (into a failure) every time.
-    if (typeof ingress !== 'object' || ingress === null) return translateIngress(ingress, annotationsPrefix, defaults);
-    const cached = this.#byIngress.get(ingress);
-    if (cached !== undefined) return cached;
-    const translation = translateIngress(ingress, annotationsPrefix, defaults);
-    this.#byIngress.set(ingress, translation);
-    return translation;
-  }
 
   /** Starts a build: forgets every translation when the prefix or the defaults differ from the last build's. */
   useContext(annotationsPrefix: string, defaults: AnnotationValues): void {
     // Once per build; the defaults are ten flat values, built in a fixed key order.
-    const context = `${annotationsPrefix}\n${JSON.stringify(defaults)}`;
-    if (context === this.#context) return;
-    this.#context = context;
-    this.#byIngress = new WeakMap();
+    const key = `${annotationsPrefix}\n${JSON.stringify(defaults)}`;
+    if (key !== this.#context?.key) this.#byIngress = new WeakMap();
+    this.#context = { key, prefix: annotationsPrefix, defaults };
+  }
+
+  /** The translation of `ingress` under the build's context (useContext), reused when already made. */
+  translate(ingress: V1Ingress): IngressTranslation {
+    const context = this.#context;
+    if (context === null) throw new Error('TranslationCache: useContext() before translate()');
+    // Garbage (null) cannot key a WeakMap; it is translated (into a failure) every time.
+    if (typeof ingress !== 'object' || ingress === null) return translateIngress(ingress, context.prefix, context.defaults);
+    const cached = this.#byIngress.get(ingress);
+    if (cached !== undefined) return cached;
+    const translation = translateIngress(ingress, context.prefix, context.defaults);
+    this.#byIngress.set(ingress, translation);
+    return translation;
   }
 }
