@@ -74,17 +74,23 @@ interface Made {
   readonly json: string;
 }
 
-function labelsOf(locations: readonly Location[], knownBackends: ReadonlyMap<string, BackendLabels>): (BackendLabels | undefined)[] {
-  return locations.map((location) => (location.target.kind === 'backend' ? knownBackends.get(location.target.backend) : undefined));
+function labelsOf(location: Location, knownBackends: ReadonlyMap<string, BackendLabels>): BackendLabels | undefined {
+  return location.target.kind === 'backend' ? knownBackends.get(location.target.backend) : undefined;
+}
+
+/** The label values alone: a kept Backend would keep its endpoints of that render alive. */
+function copyOf(labels: BackendLabels | undefined): BackendLabels | undefined {
+  return labels && { namespace: labels.namespace, service: labels.service, loadBalance: labels.loadBalance };
 }
 
 function sameLabels(a: BackendLabels | undefined, b: BackendLabels | undefined): boolean {
   return a === b || (a !== undefined && b !== undefined && a.namespace === b.namespace && a.service === b.service && a.loadBalance === b.loadBalance);
 }
 
-function madeFrom(made: Made, locations: readonly Location[], labels: readonly (BackendLabels | undefined)[], isDefault: boolean, https: boolean): boolean {
+function madeFrom(made: Made, server: Server, knownBackends: ReadonlyMap<string, BackendLabels>, isDefault: boolean, https: boolean): boolean {
+  const { locations } = server;
   return made.isDefault === isDefault && made.https === https && made.locations.length === locations.length
-    && locations.every((location, i) => location === made.locations[i] && sameLabels(labels[i], made.labels[i]));
+    && locations.every((location, i) => location === made.locations[i] && sameLabels(labelsOf(location, knownBackends), made.labels[i]));
 }
 
 /** Server views of successive renders; remembers what the last complete pass over the servers made. */
@@ -101,15 +107,15 @@ export class ServerViews {
 
   /** The view of `server` in this pass, with its JSON attached. */
   view(server: Server, isDefault: boolean, knownBackends: ReadonlyMap<string, BackendLabels>, https: boolean): ServerView {
-    const labels = labelsOf(server.locations, knownBackends);
     const last = this.#last.get(server.hostname);
-    if (last !== undefined && madeFrom(last, server.locations, labels, isDefault, https)) {
+    if (last !== undefined && madeFrom(last, server, knownBackends, isDefault, https)) {
       this.#pass.set(server.hostname, last);
       this.reused += 1;
       return withJson(lazyView(server.hostname, isDefault, () => buildServerView(server, isDefault, knownBackends, https)), last.json);
     }
     const view = buildServerView(server, isDefault, knownBackends, https);
     const json = JSON.stringify(view);
+    const labels = server.locations.map((location) => copyOf(labelsOf(location, knownBackends)));
     this.#pass.set(server.hostname, { isDefault, https, locations: server.locations, labels, json });
     return withJson(view, json);
   }
