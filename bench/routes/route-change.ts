@@ -71,31 +71,37 @@ interface RouteRig {
   readonly controller: ControllerProcess;
 }
 
-/** The wrk load of a phase, without its duration (the phase sets it) or null for none. */
-type PhaseLoad = Omit<WrkOptions, 'durationSeconds' | 'stop'> | null;
+/** Adds `count` apps from index `first`, `gapMs` apart; resolves with each one's time until it serves. */
+async function addRoutes(rig: RouteRig, label: string, first: number, count: number): Promise<number[]> {
+  const times: number[] = [];
+  for (let k = 0; k < count; k++) {
+    times.push(await addRoute(rig.cluster, rig.backends, rig.controller, first + k));
+    rig.ctx.log(`route ${label} ${k + 1}: serving after ${times.at(-1)?.toFixed(0)} ms`);
+    if (k < count - 1) await sleep(rig.params.gapMs);
+  }
+  return times;
+}
 
 /**
- * Adds `count` apps from index `first`, `gapMs` apart, under `load`. The load
- * lasts until the last new route serves, however slow the machine: wrk is
- * stopped then (its duration is only a bound), so every reload happens under it.
+ * addRoutes under a wrk `load` (its duration is set here). The load lasts
+ * until the last new route serves, however slow the machine: wrk is stopped
+ * then (its duration is only a bound), so every reload happens under it.
  */
-async function addRoutes(rig: RouteRig, label: string, first: number, count: number, load: PhaseLoad): Promise<{ times: number[]; wrk: WrkResult | null }> {
-  const { gapMs } = rig.params;
+async function addRoutesUnder(
+  load: Omit<WrkOptions, 'durationSeconds' | 'stop'>,
+  rig: RouteRig, label: string, first: number, count: number,
+): Promise<{ times: number[]; wrk: WrkResult }> {
   const stopLoad = new AbortController();
-  const bound = Math.ceil(count * (gapMs + ROUTE_TIMEOUT_MS) / 1000) + 2;
-  const wrk = load === null ? null : runWrk({ ...load, durationSeconds: bound, stop: stopLoad.signal });
-  if (wrk !== null) await sleep(1000);
-  const times: number[] = [];
+  const bound = Math.ceil(count * (rig.params.gapMs + ROUTE_TIMEOUT_MS) / 1000) + 2;
+  const wrk = runWrk({ ...load, durationSeconds: bound, stop: stopLoad.signal });
+  await sleep(1000);
+  let times: number[];
   try {
-    for (let k = 0; k < count; k++) {
-      times.push(await addRoute(rig.cluster, rig.backends, rig.controller, first + k));
-      rig.ctx.log(`route ${label} ${k + 1}: serving after ${times.at(-1)?.toFixed(0)} ms`);
-      if (k < count - 1) await sleep(gapMs);
-    }
+    times = await addRoutes(rig, label, first, count);
   } finally {
     stopLoad.abort();
   }
-  return { times, wrk: wrk === null ? null : await wrk };
+  return { times, wrk: await wrk };
 }
 
 /** Where a route change's time goes, from the controller's log lines after line `from`: the static-change syncs and the reloads. */
@@ -124,19 +130,19 @@ async function runRouteChange(ctx: BenchContext): Promise<BenchResult> {
     const hosts = Array.from({ length: Math.min(LOADED_HOSTS, params.apps) }, (_, i) => appHost(i));
     const url = `http://127.0.0.1:${live.httpPort}/`;
     let next = params.apps;
-    const idle = await addRoutes(rig, 'without other traffic', next, params.idleAdditions, null);
+    const idleTimes = await addRoutes(rig, 'without other traffic', next, params.idleAdditions);
     next += params.idleAdditions;
     await sleep(params.gapMs);
-    const steady = await addRoutes(rig, 'under steady load', next, params.steadyAdditions,
-      { url, hosts, connections: 20, cpu: ctx.loadCpu, pauseMs: STEADY_PAUSE_MS });
+    const steady = await addRoutesUnder({ url, hosts, connections: 20, cpu: ctx.loadCpu, pauseMs: STEADY_PAUSE_MS },
+      rig, 'under steady load', next, params.steadyAdditions);
     next += params.steadyAdditions;
     await sleep(params.gapMs);
     const reloadsBefore = live.reloads();
     const logsBefore = live.logs().length;
-    const saturated = await addRoutes(rig, 'under saturating load', next, params.additions, { url, hosts, connections: 10, cpu: ctx.loadCpu });
+    const saturated = await addRoutesUnder({ url, hosts, connections: 10, cpu: ctx.loadCpu }, rig, 'under saturating load', next, params.additions);
     const times = saturated.times;
-    const wrk = saturated.wrk as WrkResult;
-    const steadyWrk = steady.wrk as WrkResult;
+    const { wrk } = saturated;
+    const steadyWrk = steady.wrk;
     const reloads = live.reloads() - reloadsBefore;
     const summary = summarize(times);
     const breakdown = reloadBreakdown(live, logsBefore);
@@ -153,7 +159,7 @@ async function runRouteChange(ctx: BenchContext): Promise<BenchResult> {
         metric('new Ingress serving, p50', 'ms', summary.p50, 1000, 'goal p99'),
         metric('new Ingress serving, p99', 'ms', summary.p99, 1000, 'goal', { on: 'value', op: '<', target: 1000 }),
         metric('new Ingress serving, max', 'ms', summary.max, 1000, 'goal p99'),
-        metric('new Ingress serving without other traffic, max', 'ms', summarize(idle.times).max, 1000, 'goal p99'),
+        metric('new Ingress serving without other traffic, max', 'ms', summarize(idleTimes).max, 1000, 'goal p99'),
         metric(`new Ingress serving under steady load (20 connections pausing ${STEADY_PAUSE_MS} ms), max`, 'ms', summarize(steady.times).max, 1000, 'goal p99'),
         metric('  of which build, render (median)', 'ms', breakdown.buildMs, breakdown.renderMs, 'render'),
         metric('  of which nginx -t (median)', 'ms', breakdown.validateMs, null, '—'),
@@ -165,10 +171,10 @@ async function runRouteChange(ctx: BenchContext): Promise<BenchResult> {
       ],
       notes: [
         `failed requests by kind (saturating load): ${JSON.stringify(wrk.errors)}, (steady load): ${JSON.stringify(steadyWrk.errors)}; "failed" = status (non-2xx/3xx) + connect + write + timeout. read = an old worker closed an idle keep-alive connection at the reload as wrk's next request raced in: NGINX closes idle keep-alive connections when a worker begins its graceful exit (ngx_close_idle_connections; a directive to keep them was proposed and not merged, nginx/nginx PR 303 and 437), the same on every ingress-nginx reload; HTTP clients retry idempotent requests on it (RFC 9112 9.3.1), wrk does not`,
-        `Ingresses added ${params.gapMs} ms apart: ${params.idleAdditions} without other traffic (${msList(idle.times)}), ${params.steadyAdditions} under a steady load (wrk, 20 connections over ${hosts.length} existing hosts each pausing ${STEADY_PAUSE_MS} ms, ${Math.round(steadyWrk.requestsPerSecond)} req/s: ${msList(steady.times)}), then ${params.additions} under a saturating one (10 connections, no pause, ${Math.round(wrk.requestsPerSecond)} req/s: ${msList(times)}); time = API write → the new host answers 200 through NGINX (5 ms probes); the breakdown rows are of the saturated phase`,
+        `Ingresses added ${params.gapMs} ms apart: ${params.idleAdditions} without other traffic (${msList(idleTimes)}), ${params.steadyAdditions} under a steady load (wrk, 20 connections over ${hosts.length} existing hosts each pausing ${STEADY_PAUSE_MS} ms, ${Math.round(steadyWrk.requestsPerSecond)} req/s: ${msList(steady.times)}), then ${params.additions} under a saturating one (10 connections, no pause, ${Math.round(wrk.requestsPerSecond)} req/s: ${msList(times)}); time = API write → the new host answers 200 through NGINX (5 ms probes); the breakdown rows are of the saturated phase`,
       ],
       distributions: [toDistribution('other traffic during reloads', wrk)],
-      raw: { times, idleTimes: idle.times, steadyTimes: steady.times, wrk, steadyWrk, reloads, breakdown },
+      raw: { times, idleTimes, steadyTimes: steady.times, wrk, steadyWrk, reloads, breakdown },
     };
   } finally {
     await controller?.stop();
