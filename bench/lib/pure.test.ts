@@ -143,6 +143,7 @@ test('ablations: each removes exactly the piece it prices', () => {
     { name: 'no-redirect-check: no location proxies to _https', conf: noRedirect, pattern: /proxy_pass \S+_https;|@resty_unbalanced_https;/, present: false },
     { name: 'no-redirect-check: proxies to upstream_balancer', conf: noRedirect, pattern: /rewrite "[^\n]*\n\s+error_page 500 = @resty_unbalanced;\n\s+proxy_pass http:\/\/upstream_balancer;/, present: true },
     { name: 'no-redirect-check: the metrics log stays', conf: noRedirect, pattern: /access_log \S+ resty_metrics/, present: true },
+    { name: 'no-redirect-check: its errors go to a plain named location, as ssl-redirect "false" renders it', conf: noRedirect, pattern: /location @resty_unbalanced \{\n\s+content_by_lua_block \{ resty_ingress\.unbalanced\(\) \}\n\s+\}\n\s+\}\n\}/, present: true },
     { name: 'minimal-balancer: no balancer of ours', conf: minimal, pattern: /resty_ingress\.balance/, present: false },
     {
       name: 'minimal-balancer: both upstreams set one fixed peer, keepalive after it', conf: minimal, present: true,
@@ -151,6 +152,8 @@ test('ablations: each removes exactly the piece it prices', () => {
     { name: 'minimal-balancer: locations, metrics log and redirect handler stay', conf: minimal, pattern: /access_log \S+ resty_metrics[\s\S]*proxy_pass http:\/\/upstream_balancer_https;/, present: true },
   ];
   for (const row of rows) assert.equal(row.pattern.test(row.conf), row.present, row.name);
+  const both = OURS.replace('        location @resty_unbalanced_https {', '        location @resty_unbalanced {\n            content_by_lua_block { resty_ingress.unbalanced() }\n        }\n        location @resty_unbalanced_https {');
+  assert.equal(withoutRedirectCheck(both).match(/location @resty_unbalanced \{/g)?.length, 1, 'no-redirect-check: a server that had both named locations keeps one');
   assert.throws(() => withoutMetricsLog(noMetrics), /template changed/, 'no metrics log to remove');
   assert.throws(() => withoutRedirectCheck(noRedirect), /template changed/, 'no redirect check to remove');
   assert.throws(() => withMinimalBalancer(minimal, { address: '127.0.0.2', port: 81 }), /template changed/, 'no balancer of ours to replace');

@@ -32,6 +32,10 @@ const METRICS_ACCESS_LOG = /^\s*access_log \S+ resty_metrics\b.*\n/gm;
 const METRICS_LABELS = /^\s*set \$resty_metrics_labels .*\n/gm;
 const REDIRECT_CHECK_PROXY = /proxy_pass (https?):\/\/upstream_balancer_https;/g;
 const REDIRECT_CHECK_ERROR_PAGE = /error_page 500 = @resty_unbalanced_https;/g;
+// The redirecting named location, up to its handler's arguments (the code and the HTTPS port).
+const REDIRECT_NAMED_LOCATION = /location @resty_unbalanced_https \{\n([^}]*?)resty_ingress\.unbalanced\([^)]*\)/g;
+const PLAIN_NAMED_LOCATION = /\n(\s*)location @resty_unbalanced \{\n[\s\S]*?\n\1\}/g;
+const SERVER_START = '\n    server {';
 const INIT_WORKER = /init_worker_by_lua_block \{(.*)\}/;
 const OUR_BALANCERS = /balancer_by_lua_block \{ resty_ingress\.balance\w*\(\) \}/g;
 
@@ -81,8 +85,14 @@ export function withoutMetricsLog(ours: string): string {
 /** Our conf with locations proxying to upstream_balancer, as `ssl-redirect: "false"` renders them: prices the redirect check. */
 export function withoutRedirectCheck(ours: string): string {
   if ((ours.match(REDIRECT_CHECK_PROXY)?.length ?? 0) === 0) throw templateChanged('proxy_pass …://upstream_balancer_https');
-  return ours.replace(REDIRECT_CHECK_PROXY, 'proxy_pass $1://upstream_balancer;')
-    .replace(REDIRECT_CHECK_ERROR_PAGE, 'error_page 500 = @resty_unbalanced;');
+  const plain = ours.replace(REDIRECT_CHECK_PROXY, 'proxy_pass $1://upstream_balancer;')
+    .replace(REDIRECT_CHECK_ERROR_PAGE, 'error_page 500 = @resty_unbalanced;')
+    .replace(REDIRECT_NAMED_LOCATION, 'location @resty_unbalanced {\n$1resty_ingress.unbalanced()');
+  // A server renders each named location once: where it had both, the converted one goes.
+  return plain.split(SERVER_START).map((server) => {
+    let seen = 0;
+    return server.replace(PLAIN_NAMED_LOCATION, (block) => (seen++ === 0 ? block : ''));
+  }).join(SERVER_START);
 }
 
 /** Every side of the proxy benchmark, native upstreams pointing at `peers`. */
