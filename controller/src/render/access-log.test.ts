@@ -78,7 +78,8 @@ void describe('access log: real NGINX writes the configured format', () => {
   let echo: HttpServer;
   after(() => { echo?.closeAllConnections(); echo?.close(); });
 
-  const rows: { name: string; accessLog: AccessLogSettings; check: (line: string, upstream: string) => void }[] = [
+  // check: the proxied request's line; checkUnrouted: the line of a request no location proxies (404).
+  const rows: { name: string; accessLog: AccessLogSettings; check: (line: string, upstream: string) => void; checkUnrouted: (line: string) => void }[] = [
     {
       name: 'JSON with escape=json: one parseable object per request, quotes in headers escaped',
       accessLog: { enabled: true, format: JSON_FORMAT, escapeJson: true },
@@ -90,6 +91,8 @@ void describe('access log: real NGINX writes the configured format', () => {
         });
         assert.match(String(entry.req_id), /^[0-9a-f]{32}$/u, '$req_id is $request_id');
       },
+      checkUnrouted: (line) => assert.deepEqual((({ status, upstream, upstream_addr }) => ({ status, upstream, upstream_addr }))(JSON.parse(line) as Record<string, unknown>),
+        { status: 404, upstream: '-', upstream_addr: '' }),
     },
     {
       name: "the default: ingress-nginx's upstreaminfo field order",
@@ -99,6 +102,7 @@ void describe('access log: real NGINX writes the configured format', () => {
           + `\\d+ [\\d.]+ \\[${web.name}\\] \\[\\] ${upstream.replace(/\./gu, '\\.')} \\d+ [\\d.]+ 200 [0-9a-f]{32}$`, 'u');
         assert.match(line, pattern);
       },
+      checkUnrouted: (line) => assert.match(line, /"GET \/items\?page=2 HTTP\/1\.1" 404 \d+ "-" "probe" \d+ [\d.]+ \[-\] \[\] - - - - [0-9a-f]{32}$/u),
     },
   ];
 
@@ -133,6 +137,15 @@ void describe('access log: real NGINX writes the configured format', () => {
           await sleep(25);
         }
         row.check(lines.at(-1) ?? '(no line)', upstream);
+        // A host no Ingress names: no location sets the backend's name, the log says "-" without a warning.
+        assert.equal(await get(httpPort, 'unknown.example.com', { 'user-agent': 'probe' }), 404);
+        let unrouted: string | undefined;
+        for (let i = 0; i < 40 && unrouted === undefined; i++) {
+          if (i > 0) await sleep(25);
+          unrouted = readFileSync(join(prefix, 'access.log'), 'utf8').split('\n').find((line) => / 404 |"status": 404/u.test(line));
+        }
+        row.checkUnrouted(unrouted ?? '(no line)');
+        assert.doesNotMatch(readFileSync(join(prefix, 'error.log'), 'utf8'), /uninitialized/u);
       } finally {
         await nginx.stop();
       }

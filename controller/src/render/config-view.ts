@@ -90,18 +90,21 @@ function nextPowerOfTwo(n: number): number {
 }
 
 /**
- * NGINX needs a bucket to hold the longest name: two pointers plus the
- * name and 2 bytes, aligned to 8 (ngx_hash_init). max_size bounds the
- * number of buckets NGINX will try; keep it well above the name count so
- * the search always succeeds.
+ * A bucket must hold the longest name: a pointer plus the name and 2 bytes,
+ * aligned to 8, and a pointer ending the bucket (ngx_hash_init). It holds
+ * three of them here: with room for only one, NGINX searches table sizes
+ * until no two names share a bucket, which was 11 % of parsing 1,000
+ * servers (and 9 % of 10,000) — on every `nginx -t` and every reload.
+ * max_size bounds the number of buckets NGINX will try; keep it well above
+ * the name count so the search always succeeds.
  */
 export function sizeServerNamesHash(hostnames: readonly string[]): ServerNamesHash {
   const longest = hostnames.reduce((max, name) => Math.max(max, name.length), 0);
   const pointer = 8;
-  const aligned = Math.ceil((longest + 2) / pointer) * pointer;
+  const element = pointer + Math.ceil((longest + 2) / pointer) * pointer;
   return {
     maxSize: Math.max(1024, nextPowerOfTwo(hostnames.length) * 4),
-    bucketSize: Math.max(64, nextPowerOfTwo(pointer + aligned + pointer)),
+    bucketSize: Math.max(128, nextPowerOfTwo(3 * element + pointer)),
   };
 }
 

@@ -54,10 +54,11 @@ void describe('renderConfig: determinism and the config version', () => {
 
 void describe('sizeServerNamesHash', () => {
   const rows: [name: string, names: string[], maxSize: number, bucketSize: number][] = [
-    ['defaults for a few short names', ['_', 'a.example.com'], 1024, 64],
-    ['bucket fits a 60-char name', ['x'.repeat(60)], 1024, 128],
-    ['bucket fits a 253-char name', ['x'.repeat(253)], 1024, 512],
-    ['max size grows with 3000 names', Array.from({ length: 3000 }, (_, i) => `h${i}.example.com`), 16384, 64],
+    ['defaults for a few short names', ['_', 'a.example.com'], 1024, 128],
+    ['bucket holds three 40-char names', ['x'.repeat(40)], 1024, 256],
+    ['bucket holds three 60-char names', ['x'.repeat(60)], 1024, 256],
+    ['bucket holds three 253-char names (the DNS limit)', ['x'.repeat(253)], 1024, 1024],
+    ['max size grows with 3000 names', Array.from({ length: 3000 }, (_, i) => `h${i}.example.com`), 16384, 128],
   ];
   for (const [name, names, maxSize, bucketSize] of rows) {
     void it(name, () => assert.deepEqual(sizeServerNamesHash(names), { maxSize, bucketSize }));
