@@ -35,7 +35,7 @@ void describe('access log: rendered', () => {
       expect: /log_format upstreaminfo escape=json '\{"status": \$status, /u },
     // The metrics log stays: it is the controller's, not the user's access log.
     { name: 'disable-access-log turns it off', accessLog: { enabled: false, format: DEFAULT_LOG_FORMAT, escapeJson: false },
-      expect: /\n {4}access_log off;\n[\s\S]*\n {12}access_log "\/golden\/prefix\/metrics.log" resty_metrics buffer=64k flush=1s;\n/u,
+      expect: /\n {4}access_log off;\n[\s\S]*\n {8}access_log "\/golden\/prefix\/metrics.log" resty_metrics buffer=64k flush=1s;\n/u,
       absent: /access_log "\/golden\/prefix\/access.log"/ },
     // Without any access_log NGINX would write its default logs/access.log (outside what the controller manages).
     { name: 'disable-access-log with request metrics off: no log at all', accessLog: { enabled: false, format: DEFAULT_LOG_FORMAT, escapeJson: false },

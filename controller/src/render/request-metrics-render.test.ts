@@ -1,8 +1,11 @@
 // --enable-metrics=false as render sees it (RenderOptions.requestMetrics):
 // the switch removes exactly the per-request metrics lines (the metrics
 // log_format, the status server's declaration, each proxied location's
-// `set $resty_metrics_labels` and its logs) and nothing else, `nginx -t`
-// accepts the result, and real NGINX then writes no metrics log.
+// `set $resty_metrics_labels`, the logs of each server with proxied
+// locations and the access log its 404 locations keep) and nothing else,
+// `nginx -t` accepts the result, and real NGINX then writes no metrics log.
+// With metrics on, real NGINX writes a labelled line for every proxied
+// request (503, force-ssl-redirect) and none for a 404 beside them.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
@@ -28,6 +31,7 @@ const site = model([
     // Written raw by the metrics log (escape=none): the controller reads the UTF-8 bytes.
     proxied('/café', 'exact', web.name),
     proxied('/api(/|$)(.*)', 'regex', api.name, { rewriteTarget: '/$2' }),
+    proxied('/secure', 'exact', web.name, { forceSslRedirect: true }),
     notFound('/gone'),
   ]),
 ], [web, api]);
@@ -63,19 +67,17 @@ void describe('request metrics off: rendered', () => {
 
   void it('removes exactly the metrics log and the label sets, and adds nothing', () => {
     const proxiedBlocks = on.conf.match(/proxy_pass /gu)?.length ?? 0;
-    assert.equal(proxiedBlocks, 6, '"/", "/shop" (= and prefix blocks), two exact, regex');
-    const namedLocations = on.conf.match(/location @resty_unbalanced\w* \{/gu)?.length ?? 0;
-    assert.equal(namedLocations, 1, 'only @resty_unbalanced_https, in the one server with proxied locations (all redirect by certificate)');
+    assert.equal(proxiedBlocks, 7, '"/", "/shop" (= and prefix blocks), three exact, regex');
     const removed = linesOnlyIn(on.conf, off.conf).filter((line) => !isVersionLine(line)).map((line) => line.trim());
     const labelSets = removed.filter((line) => line.startsWith('set $resty_metrics_labels "app.example.com '));
-    // A location with its own metrics log repeats the access log (its own access_log replaces the inherited one).
+    // The server with proxied locations logs at its level (its access_log replaces the inherited
+    // one, so the access log is repeated there); its two 404 blocks ("/gone" = and prefix) keep the access log alone.
     const accessLogs = removed.filter((line) => line === 'access_log "/golden/prefix/access.log" upstreaminfo;');
     const metricsLogs = removed.filter((line) => line === 'access_log "/golden/prefix/metrics.log" resty_metrics buffer=64k flush=1s;');
-    const guardedMetricsLogs = removed.filter((line) => line === 'access_log "/golden/prefix/metrics.log" resty_metrics buffer=64k flush=1s if=$resty_metrics_labels;');
-    const perLocation = new Set([...labelSets, ...accessLogs, ...metricsLogs, ...guardedMetricsLogs]);
-    assert.deepEqual(removed.filter((line) => !perLocation.has(line)), [
-      '# Per-request metrics: proxied locations (and the named locations their errors go to) add a',
-      '# metrics log to the access log above (location-logs.njk); written 64 KB at a time and read',
+    const perServer = new Set([...labelSets, ...accessLogs, ...metricsLogs]);
+    assert.deepEqual(removed.filter((line) => !perServer.has(line)), [
+      '# Per-request metrics: servers with proxied locations add a metrics log to the access',
+      '# log above (server.njk); written 64 KB at a time and read',
       '# by the controller (controller/src/metrics). escape=none: the labels are our own text',
       '# (render refuses quotes, backslashes and control characters), the rest is numbers and the',
       "# method NGINX parsed; escaping would scan every byte twice for nothing.",
@@ -84,9 +86,9 @@ void describe('request metrics off: rendered', () => {
       'set $resty_metrics_labels "";',
     ]);
     assert.equal(labelSets.length, proxiedBlocks, 'one label set per proxied location block');
-    assert.equal(metricsLogs.length, proxiedBlocks, 'one metrics log per proxied location block');
-    assert.equal(guardedMetricsLogs.length, namedLocations, 'a guarded metrics log per named location');
-    assert.equal(accessLogs.length, proxiedBlocks + namedLocations, 'the access log repeated beside each metrics log');
+    assert.equal(metricsLogs.length, 1, 'one metrics log, in the one server with proxied locations');
+    assert.equal(accessLogs.length, 1 + 2, 'the access log beside it and in each of its 404 blocks');
+    assert.doesNotMatch(on.conf, /if=\$resty_metrics_labels/u);
     assert.deepEqual(linesOnlyIn(off.conf, on.conf).filter((line) => !isVersionLine(line)), []);
   });
 
@@ -147,6 +149,23 @@ void describe('request metrics: what real NGINX writes', () => {
           text = readFileSync(path, 'utf8');
         }
         assert.match(text, /^app\.example\.com default web web \/café\tGET\t503\t/mu);
+        // A 404 beside proxied locations: in the access log, not in the metrics log (the line
+        // after it arriving proves it would have been written by then).
+        assert.equal(await get(httpPort, 'app.example.com', '/gone'), 404);
+        // force-ssl-redirect answers before the proxy: its line has the location's labels too.
+        assert.equal(await get(httpPort, 'app.example.com', '/secure'), 308);
+        for (let i = 0; i < 60 && !text.includes('/secure\t'); i++) {
+          await sleep(50);
+          text = readFileSync(path, 'utf8');
+        }
+        assert.match(text, /^app\.example\.com default web web \/secure\tGET\t308\t/mu);
+        assert.match(readFileSync(join(prefix, 'access.log'), 'utf8'), /"GET \/gone HTTP\/1\.1" 404 /u);
+        assert.deepEqual(text.trimEnd().split('\n').map((line) => line.split('\t').slice(0, 3).join(' ')), [
+          'app.example.com default web web /exact GET 503',
+          'app.example.com default web web /café GET 503',
+          'app.example.com default web web /secure GET 308',
+        ]);
+        assert.doesNotMatch(readFileSync(join(prefix, 'error.log'), 'utf8'), /uninitialized/u);
       } finally {
         await nginx.stop();
       }
