@@ -2,7 +2,10 @@
 // redirected once its host has a pushed certificate (exact host or one-label
 // wildcard) and proxied again once the certificate is gone, with no reload
 // (same master and worker PIDs); HTTPS requests are never redirected, and a
-// location that answers 404 itself redirects the same way.
+// location that answers 404 itself redirects the same way. The redirect is
+// answered by the fallback server the balancer picks (also for a location
+// proxying to https:// backends: that try is plain HTTP), and for a location
+// with rewrite-target by its named location, with the client's URI.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
@@ -13,7 +16,7 @@ import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { findDataplane } from '../controller/src/nginx/dataplane.ts';
 import { createSelfSignedCertificate } from '../controller/src/tls/self-signed.ts';
-import { contractHttpBlock, freePort, startNginx, unbalancedLocations, type RunningNginx } from './test/nginx-harness.ts';
+import { contractHttpBlock, freePort, startNginx, unbalancedLocation, type RunningNginx } from './test/nginx-harness.ts';
 import { postRaw, startEchoBackends, type EchoBackend } from './test/lua-fixture.ts';
 
 interface Answer { status: number; location: string | undefined; body: string }
@@ -70,7 +73,9 @@ void describe('ssl-redirect follows pushed certificates without a reload', () =>
     const statusPort = await freePort();
     httpPort = await freePort();
     tlsPort = await freePort();
-    // As location.njk renders a location with ssl-redirect on (one proxied, one answering 404) and one with it off.
+    // As location.njk renders a location with ssl-redirect on (proxied: plain, to an https:// backend,
+    // with rewrite-target; one answering 404) and one with it off.
+    const redirect = { code: 308, portSuffix: `:${tlsPort}` };
     const server = `
     server {
         listen 127.0.0.1:${httpPort};
@@ -81,19 +86,31 @@ void describe('ssl-redirect follows pushed certificates without a reload', () =>
         ssl_client_hello_by_lua_block { require("resty_ingress.certificate").call() }
         location / {
             set $proxy_upstream_name "app";
-            error_page 500 = @resty_unbalanced_https;
             proxy_pass http://upstream_balancer_https;
+        }
+        location /tls-backend {
+            set $proxy_upstream_name "app";
+            proxy_pass https://upstream_balancer_https;
+        }
+        location /tls-none {
+            set $proxy_upstream_name "none";
+            proxy_pass https://upstream_balancer;
+        }
+        location ~* "^/rewrite(/|$)(.*)" {
+            set $proxy_upstream_name "app";
+            rewrite "(?i)^/rewrite(/|$)(.*)" /$2 break;
+            error_page 500 = @resty_unbalanced_https;
+            proxy_pass http://upstream_balancer_https_rewrite;
         }
         location /missing {
             rewrite_by_lua_block { resty_ingress.not_found_https(301, "") }
         }
         location /plain {
             set $proxy_upstream_name "app";
-            error_page 500 = @resty_unbalanced;
             proxy_pass http://upstream_balancer;
-        }${unbalancedLocations({ code: 308, portSuffix: `:${tlsPort}` })}
+        }${unbalancedLocation(redirect)}
     }`;
-    nginx = await startNginx({ dataplane, readyPort: statusPort, http: contractHttpBlock(dataplane, statusPort, server) });
+    nginx = await startNginx({ dataplane, readyPort: statusPort, http: contractHttpBlock(dataplane, statusPort, server, redirect) });
     statusUrl = `http://127.0.0.1:${statusPort}`;
     const pushed = await postRaw(statusUrl, JSON.stringify([{ name: 'app', endpoints: [{ address: backends[0].address, port: backends[0].port }], loadBalance: 'round_robin' }]));
     assert.equal(pushed.status, 201, pushed.text);
@@ -105,8 +122,12 @@ void describe('ssl-redirect follows pushed certificates without a reload', () =>
   });
 
   void it('without certificates every host is proxied over plain HTTP, and 404 stays 404', async () => {
+    // A backend without endpoints: 503 from the fallback server, over plain HTTP for an https:// location too.
+    await settle('shop.example.com', '/tls-none', 503);
     const answers = await settle('shop.example.com', '/a', 200);
     assert.ok(answers.every((a) => a.body === 'app'));
+    const rewritten = await settle('shop.example.com', '/rewrite/a', 200);
+    assert.ok(rewritten.every((a) => a.body === 'app'));
     await settle('shop.example.com', '/missing', 404);
   });
 
@@ -116,6 +137,8 @@ void describe('ssl-redirect follows pushed certificates without a reload', () =>
     await pushCertificates({ 'shop.example.com': 'shop/tls', '*.api.example.com': 'api/wild' });
     const rows = [
       { name: 'exact host keeps path and query', host: 'shop.example.com', path: '/cart?id=7&q=a%20b', status: 308, location: `https://shop.example.com:${tlsPort}/cart?id=7&q=a%20b` },
+      { name: 'a location proxying to https:// backends', host: 'shop.example.com', path: '/tls-backend/x?y=1', status: 308, location: `https://shop.example.com:${tlsPort}/tls-backend/x?y=1` },
+      { name: 'rewrite-target: the client\'s URI, not the rewritten one', host: 'shop.example.com', path: '/rewrite/cart?id=7', status: 308, location: `https://shop.example.com:${tlsPort}/rewrite/cart?id=7` },
       { name: 'Host with port and capitals ($host is lowercased, portless)', host: 'SHOP.Example.com:80', path: '/', status: 308, location: `https://shop.example.com:${tlsPort}/` },
       { name: 'one-label wildcard', host: 'v1.api.example.com', path: '/x', status: 308, location: `https://v1.api.example.com:${tlsPort}/x` },
       { name: 'two labels under the wildcard are not covered', host: 'a.v1.api.example.com', path: '/x', status: 200, location: undefined },

@@ -46,8 +46,7 @@ const OURS = `http {
     log_format upstreaminfo '$remote_addr $status';
     access_log "/p/access.log" upstreaminfo;
     log_format resty_metrics '$resty_metrics_labels\\t$status';
-    access_log "/p/metrics.log" resty_metrics buffer=64k flush=1s if=$resty_metrics_labels;
-    init_by_lua_block { require("resty_ingress.init").init() }
+    init_by_lua_block { require("resty_ingress.init").init({ unavailable = "unix:/p/unavailable.sock", https_redirect = "unix:/p/https-redirect.sock" }) }
     init_worker_by_lua_block { require("resty_ingress.worker").init_worker() }
     upstream upstream_balancer {
         server 0.0.0.1; # placeholder, never used
@@ -58,6 +57,12 @@ const OURS = `http {
     upstream upstream_balancer_https {
         server 0.0.0.1; # placeholder, never used
         balancer_by_lua_block { resty_ingress.balance_https() }
+        keepalive 320;
+        keepalive_timeout 60s;
+    }
+    upstream upstream_balancer_https_rewrite {
+        server 0.0.0.1; # placeholder, never used
+        balancer_by_lua_block { resty_ingress.balance_https_rewrite() }
         keepalive 320;
         keepalive_timeout 60s;
     }
@@ -73,21 +78,34 @@ const OURS = `http {
         }
     }
     server {
+        listen "unix:/p/unavailable.sock";
+        access_log off;
+        return 503;
+    }
+    server {
         listen "127.0.0.1:1";
+        access_log "/p/access.log" upstreaminfo;
+        access_log "/p/metrics.log" resty_metrics buffer=64k flush=1s;
         location "/ewma" {
             set $proxy_upstream_name "ns-ewma-80";
             set $resty_metrics_labels "h ns ewma ewma /ewma";
-            error_page 500 = @resty_unbalanced;
             log_by_lua_block { resty_ingress.log("ns-ewma-80") }
             proxy_pass http://upstream_balancer;
         }
         location "/" {
             set $proxy_upstream_name "ns-app-80";
             set $resty_metrics_labels "h ns app app /";
-            rewrite "(?i)/api(/|$)(.*)" "/$2" break;
-            error_page 500 = @resty_unbalanced_https;
             proxy_pass http://upstream_balancer_https;
         }
+        location ~* "^/api(/|$)(.*)" {
+            set $proxy_upstream_name "ns-app-80";
+            set $resty_metrics_labels "h ns api app /api(/|\`)(.*)";
+            rewrite "(?i)/api(/|$)(.*)" "/$2" break;
+            error_page 500 = @resty_unbalanced_https;
+            proxy_pass http://upstream_balancer_https_rewrite;
+        }
+
+        # ssl-redirect of the locations with rewrite-target (lua/resty_ingress/unbalanced.lua).
         location @resty_unbalanced_https {
             content_by_lua_block { resty_ingress.unbalanced(308, ":2") }
         }
@@ -103,6 +121,7 @@ test('nativeReferenceConf: both balancer upstreams static, no Lua on the request
   const rows: { name: string; pattern: RegExp; present: boolean }[] = [
     { name: 'upstream_balancer: peers then keepalive', pattern: new RegExp(`upstream upstream_balancer \\{\\n\\s+${STATIC_BODY}`), present: true },
     { name: 'upstream_balancer_https: peers then keepalive', pattern: new RegExp(`upstream upstream_balancer_https \\{\\n\\s+${STATIC_BODY}`), present: true },
+    { name: 'upstream_balancer_https_rewrite: peers then keepalive', pattern: new RegExp(`upstream upstream_balancer_https_rewrite \\{\\n\\s+${STATIC_BODY}`), present: true },
     { name: 'no balancer Lua', pattern: /balancer_by_lua|placeholder/, present: false },
     { name: 'no init_worker, rewrite or log phase', pattern: /(init_worker|rewrite|log)_by_lua/, present: false },
     { name: 'the Lua 404 becomes a plain one', pattern: /location "\/" \{\n\s+return 404;\n\s+\}/, present: true },
@@ -140,10 +159,11 @@ test('ablations: each removes exactly the piece it prices', () => {
     { name: 'no-metrics: the user access log stays', conf: noMetrics, pattern: /access_log \S+ upstreaminfo;/, present: true },
     { name: 'no-metrics: the redirect check stays', conf: noMetrics, pattern: /proxy_pass http:\/\/upstream_balancer_https;/, present: true },
     { name: 'no-metrics: the Lua balancer stays', conf: noMetrics, pattern: /balance_https\(\)/, present: true },
-    { name: 'no-redirect-check: no location proxies to _https', conf: noRedirect, pattern: /proxy_pass \S+_https;|@resty_unbalanced_https;/, present: false },
-    { name: 'no-redirect-check: proxies to upstream_balancer', conf: noRedirect, pattern: /rewrite "[^\n]*\n\s+error_page 500 = @resty_unbalanced;\n\s+proxy_pass http:\/\/upstream_balancer;/, present: true },
+    { name: 'no-redirect-check: no location proxies to _https[_rewrite]', conf: noRedirect, pattern: /proxy_pass \S+_https(_rewrite)?;/, present: false },
+    { name: 'no-redirect-check: proxies to upstream_balancer', conf: noRedirect, pattern: /set \$resty_metrics_labels "h ns app app \/";\n\s+proxy_pass http:\/\/upstream_balancer;/, present: true },
+    { name: 'no-redirect-check: rewrite-target proxies to upstream_balancer, no error page', conf: noRedirect, pattern: /rewrite "[^\n]*\n\s+proxy_pass http:\/\/upstream_balancer;/, present: true },
+    { name: 'no-redirect-check: no named location, as ssl-redirect "false" renders it', conf: noRedirect, pattern: /@resty_unbalanced|unbalanced\.lua/, present: false },
     { name: 'no-redirect-check: the metrics log stays', conf: noRedirect, pattern: /access_log \S+ resty_metrics/, present: true },
-    { name: 'no-redirect-check: its errors go to a plain named location, as ssl-redirect "false" renders it', conf: noRedirect, pattern: /location @resty_unbalanced \{\n\s+content_by_lua_block \{ resty_ingress\.unbalanced\(\) \}\n\s+\}\n\s+\}\n\}/, present: true },
     { name: 'minimal-balancer: no balancer of ours', conf: minimal, pattern: /resty_ingress\.balance/, present: false },
     {
       name: 'minimal-balancer: both upstreams set one fixed peer, keepalive after it', conf: minimal, present: true,
@@ -152,8 +172,6 @@ test('ablations: each removes exactly the piece it prices', () => {
     { name: 'minimal-balancer: locations, metrics log and redirect handler stay', conf: minimal, pattern: /access_log \S+ resty_metrics[\s\S]*proxy_pass http:\/\/upstream_balancer_https;/, present: true },
   ];
   for (const row of rows) assert.equal(row.pattern.test(row.conf), row.present, row.name);
-  const both = OURS.replace('        location @resty_unbalanced_https {', '        location @resty_unbalanced {\n            content_by_lua_block { resty_ingress.unbalanced() }\n        }\n        location @resty_unbalanced_https {');
-  assert.equal(withoutRedirectCheck(both).match(/location @resty_unbalanced \{/g)?.length, 1, 'no-redirect-check: a server that had both named locations keeps one');
   assert.throws(() => withoutMetricsLog(noMetrics), /template changed/, 'no metrics log to remove');
   assert.throws(() => withoutRedirectCheck(noRedirect), /template changed/, 'no redirect check to remove');
   assert.throws(() => withMinimalBalancer(minimal, { address: '127.0.0.2', port: 81 }), /template changed/, 'no balancer of ours to replace');

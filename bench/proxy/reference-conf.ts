@@ -21,7 +21,7 @@ export interface SideSpec {
   readonly lua: boolean;
 }
 
-// Every upstream the proxied locations pass to (upstream_balancer, upstream_balancer_https).
+// Every upstream the proxied locations pass to (upstream_balancer, upstream_balancer_https[_rewrite]).
 const BALANCER_UPSTREAMS = /upstream (upstream_balancer\w*) \{\n([\s\S]*?)\n(\s*)\}/g;
 const PROXY_PASS_TARGETS = /proxy_pass https?:\/\/(upstream_balancer\w*);/g;
 const REQUEST_PATH_LUA = /^\s*(rewrite|access|log|header_filter|body_filter|init_worker)_by_lua_block \{.*\}\s*$\n/gm;
@@ -30,12 +30,10 @@ const LUA_NOT_FOUND = /^(\s*)rewrite_by_lua_block \{ resty_ingress\.not_found_ht
 const METRICS_LOG_FORMAT = /^\s*log_format resty_metrics .*\n/gm;
 const METRICS_ACCESS_LOG = /^\s*access_log \S+ resty_metrics\b.*\n/gm;
 const METRICS_LABELS = /^\s*set \$resty_metrics_labels .*\n/gm;
-const REDIRECT_CHECK_PROXY = /proxy_pass (https?):\/\/upstream_balancer_https;/g;
-const REDIRECT_CHECK_ERROR_PAGE = /error_page 500 = @resty_unbalanced_https;/g;
-// The redirecting named location, up to its handler's arguments (the code and the HTTPS port).
-const REDIRECT_NAMED_LOCATION = /location @resty_unbalanced_https \{\n([^}]*?)resty_ingress\.unbalanced\([^)]*\)/g;
-const PLAIN_NAMED_LOCATION = /\n(\s*)location @resty_unbalanced \{\n[\s\S]*?\n\1\}/g;
-const SERVER_START = '\n    server {';
+const REDIRECT_CHECK_PROXY = /proxy_pass (https?):\/\/upstream_balancer_https(?:_rewrite)?;/g;
+// Locations with rewrite-target redirect through a named location (location.njk).
+const REDIRECT_ERROR_PAGE = /^\s*error_page 500 = @resty_unbalanced_https;\n/gm;
+const REDIRECT_NAMED_LOCATION = /\n\n(\s*)# [^\n]*\n\1location @resty_unbalanced_https \{\n[\s\S]*?\n\1\}/g;
 const INIT_WORKER = /init_worker_by_lua_block \{(.*)\}/;
 const OUR_BALANCERS = /balancer_by_lua_block \{ resty_ingress\.balance\w*\(\) \}/g;
 
@@ -82,17 +80,15 @@ export function withoutMetricsLog(ours: string): string {
   return removeAll(ours, METRICS_ACCESS_LOG, 'access_log … resty_metrics');
 }
 
-/** Our conf with locations proxying to upstream_balancer, as `ssl-redirect: "false"` renders them: prices the redirect check. */
+/**
+ * Our conf with locations proxying to upstream_balancer, as `ssl-redirect: "false"` renders them
+ * (no error page, no named location): prices the redirect check.
+ */
 export function withoutRedirectCheck(ours: string): string {
   if ((ours.match(REDIRECT_CHECK_PROXY)?.length ?? 0) === 0) throw templateChanged('proxy_pass …://upstream_balancer_https');
-  const plain = ours.replace(REDIRECT_CHECK_PROXY, 'proxy_pass $1://upstream_balancer;')
-    .replace(REDIRECT_CHECK_ERROR_PAGE, 'error_page 500 = @resty_unbalanced;')
-    .replace(REDIRECT_NAMED_LOCATION, 'location @resty_unbalanced {\n$1resty_ingress.unbalanced()');
-  // A server renders each named location once: where it had both, the converted one goes.
-  return plain.split(SERVER_START).map((server) => {
-    let seen = 0;
-    return server.replace(PLAIN_NAMED_LOCATION, (block) => (seen++ === 0 ? block : ''));
-  }).join(SERVER_START);
+  return ours.replace(REDIRECT_CHECK_PROXY, 'proxy_pass $1://upstream_balancer;')
+    .replace(REDIRECT_ERROR_PAGE, '')
+    .replace(REDIRECT_NAMED_LOCATION, '');
 }
 
 /** Every side of the proxy benchmark, native upstreams pointing at `peers`. */

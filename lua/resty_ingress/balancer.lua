@@ -1,14 +1,20 @@
 -- The request path. balance() picks a peer with the backend's algorithm;
--- log() feeds response times to EWMA. There is no rewrite phase: when a
--- backend is unknown or has no endpoints, balance() ends the try with an
--- error and the location's `error_page 500` hands the request to
--- unbalanced.lua, which answers 503 (a Lua rewrite phase costs every
--- request ~0.6 µs to catch what is rare). balance_https() first sends
--- plain-HTTP requests of hosts with a certificate the same way, to be
--- redirected (ssl-redirect, see https_redirect.lua). Backends live in a
--- per-worker table kept in step with the shared dict by worker.lua through
--- sync()/remove(). Hot paths make no closures, no pcall and no strings on a
--- first try.
+-- log() feeds response times to EWMA. There is no rewrite phase (a Lua
+-- rewrite phase costs every request ~0.6 µs to catch what is rare): when a
+-- backend is unknown or has no endpoints, balance() picks the "unavailable"
+-- fallback peer, NGINX's own server on a unix socket that answers 503
+-- (http.njk). balance_https() first sends a plain-HTTP request whose host
+-- has a certificate to the "https_redirect" fallback, which redirects it to
+-- the same host and URI over HTTPS (ssl-redirect, see https_redirect.lua).
+-- Fallbacks are peers, not error pages, so that no server needs a location
+-- of its own for them: each location {} costs every nginx -t and reload.
+-- One case cannot use the redirect fallback: a location with rewrite-target
+-- sends its rewritten URI upstream, so balance_https_rewrite() ends the try
+-- with an error instead and the location's `error_page 500` hands the
+-- request to unbalanced.lua, which still has the client's URI. Backends
+-- live in a per-worker table kept in step with the shared dict by worker.lua
+-- through sync()/remove(). Hot paths make no closures, no pcall and no
+-- strings on a first try.
 local ngx = ngx
 local ngx_balancer = require("ngx.balancer")
 local cjson = require("cjson.safe")
@@ -22,6 +28,7 @@ local ngx_log = ngx.log
 local ERR = ngx.ERR
 local NGX_ERROR = ngx.ERROR
 local set_current_peer = ngx_balancer.set_current_peer
+local set_upstream_tls = ngx_balancer.set_upstream_tls
 local set_more_tries = ngx_balancer.set_more_tries
 local get_last_failure = ngx_balancer.get_last_failure
 local str_find = string.find
@@ -30,6 +37,7 @@ local str_gsub = string.gsub
 local tonumber = tonumber
 local math_min = math.min
 local tostring = tostring
+local type = type
 local ipairs = ipairs
 local redirects = https_redirect.redirects
 
@@ -41,6 +49,34 @@ local _M = {}
 
 -- name -> { raw, algorithm, count, picker }
 local backends = {}
+
+-- The fallback peers ("unix:<path>"), set once by init.lua from the rendered
+-- nginx.conf; https_redirect is nil without the HTTPS listener.
+local unavailable_peer
+local https_redirect_peer
+
+-- Called by init.lua (master, before fork). Returns true, or nil and an error.
+function _M.set_fallbacks(unavailable, redirect)
+    if type(unavailable) ~= "string" then
+        return nil, "the unavailable fallback peer is missing"
+    end
+    if redirect ~= nil and type(redirect) ~= "string" then
+        return nil, "the https_redirect fallback peer must be a string"
+    end
+    unavailable_peer, https_redirect_peer = unavailable, redirect
+    return true
+end
+
+-- Sends this try to a fallback server. It speaks plain HTTP, also for
+-- locations that proxy to https:// backends.
+local function fallback(peer)
+    set_upstream_tls(false)
+    local ok, err = set_current_peer(peer)
+    if not ok then
+        ngx_log(ERR, "set_current_peer ", peer, ": ", err)
+        return ngx_exit(NGX_ERROR)
+    end
+end
 
 -- Replaces a backend's picker only when its JSON changed: a no-op push keeps
 -- round-robin position and EWMA scores.
@@ -108,8 +144,7 @@ end
 local function balance_try(first_try)
     local backend = backends[var.proxy_upstream_name]
     if not backend or backend.count == 0 then
-        -- No peer: error_page 500 sends the request to unbalanced.lua (503).
-        return ngx_exit(NGX_ERROR)
+        return fallback(unavailable_peer)
     end
     local peer
     if first_try then
@@ -132,9 +167,19 @@ function _M.balance()
 end
 
 -- balancer_by_lua of `upstream_balancer_https`, used by locations with
--- ssl-redirect on: a plain-HTTP request whose host has a certificate gets no
--- peer (unbalanced.lua redirects it). Only the first try asks.
+-- ssl-redirect on: a plain-HTTP request whose host has a certificate goes to
+-- the redirect fallback. Only the first try asks.
 function _M.balance_https()
+    local first_try = get_last_failure() == nil
+    if first_try and redirects() then
+        return fallback(https_redirect_peer)
+    end
+    return balance_try(first_try)
+end
+
+-- balancer_by_lua of `upstream_balancer_https_rewrite`: as balance_https(),
+-- for locations with rewrite-target, whose named location redirects.
+function _M.balance_https_rewrite()
     local first_try = get_last_failure() == nil
     if first_try and redirects() then
         return ngx_exit(NGX_ERROR)

@@ -17,8 +17,9 @@ function _M.entry_points()
         balance = balancer.balance,
         -- ssl-redirect locations: see https_redirect.lua.
         balance_https = balancer.balance_https,
+        balance_https_rewrite = balancer.balance_https_rewrite,
         not_found_https = https_redirect.not_found_https,
-        -- error_page 500 of every proxied location: see unbalanced.lua.
+        -- error_page 500 of locations with ssl-redirect and rewrite-target: see unbalanced.lua.
         unbalanced = unbalanced.answer,
         -- log_by_lua only in locations of EWMA backends: it learns from response times.
         log = balancer.log,

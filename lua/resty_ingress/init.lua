@@ -1,9 +1,13 @@
 -- init_by_lua (master, before fork): load every module once so workers share
 -- the compiled code, and fail NGINX start-up with a clear message when the
--- configuration lacks the shared dict the other modules rely on. Publishes
--- the request-path entry points as the one global, `resty_ingress` (see
--- entry_points.lua for why the handlers do not call require()).
+-- configuration lacks the shared dict the other modules rely on or the
+-- fallback peers (balancer.lua). Publishes the request-path entry points as
+-- the one global, `resty_ingress` (see entry_points.lua for why the handlers
+-- do not call require()).
 local store = require("resty_ingress.store")
+local balancer = require("resty_ingress.balancer")
+
+local error = error
 
 local _M = {}
 
@@ -24,8 +28,14 @@ local MODULES = {
     "resty_ingress.unbalanced",
 }
 
-function _M.init()
+-- fallbacks: { unavailable = "unix:<path>", https_redirect = "unix:<path>" | nil },
+-- the servers of http.njk that answer a request its balancer has no peer for.
+function _M.init(fallbacks)
     store.dict() -- raises when lua_shared_dict resty_backends is missing
+    local ok, err = balancer.set_fallbacks((fallbacks or {}).unavailable, (fallbacks or {}).https_redirect)
+    if not ok then
+        error("resty_ingress.init: " .. err)
+    end
     for i = 1, #MODULES do
         require(MODULES[i])
     end

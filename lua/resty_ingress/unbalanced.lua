@@ -1,10 +1,13 @@
--- What a request gets when the balancer chose no peer. balancer.lua ends
--- such a try with an error (NGINX makes it a 500) and every proxied location
--- renders `error_page 500 = @resty_unbalanced[_https]`, whose content
--- handler is answer(): the redirect to HTTPS when the location has
--- ssl-redirect on and the request qualifies (https_redirect.lua), else 503
--- when the backend is unknown or has no endpoints, else 500 (the balancer
--- failed for another reason, e.g. a Lua error, already in error.log).
+-- What a request of a location with ssl-redirect and rewrite-target gets
+-- when its balancer chose no peer (balancer.lua: every other location gets a
+-- fallback peer instead). balance_https_rewrite() ends such a try with an
+-- error (NGINX makes it a 500) and the location renders
+-- `error_page 500 = @resty_unbalanced_https`, whose content handler is
+-- answer(): the redirect to HTTPS when the request qualifies
+-- (https_redirect.lua) — here $request_uri is still the client's URI, which
+-- the rewritten request sent upstream no longer carries — else 503 when the
+-- backend is unknown or has no endpoints, else 500 (the balancer failed for
+-- another reason, e.g. a Lua error, already in error.log).
 -- The verdict is derived again here, not passed along: a named location
 -- starts with fresh module contexts (ngx.ctx is gone), and the per-worker
 -- tables it reads are the ones the balancer just read.
@@ -22,8 +25,8 @@ local HTTP_INTERNAL_SERVER_ERROR = ngx.HTTP_INTERNAL_SERVER_ERROR
 
 local _M = {}
 
--- content_by_lua of @resty_unbalanced (code nil) and @resty_unbalanced_https
--- (code and port_suffix: the ssl-redirect code and "" or ":<https-port>").
+-- content_by_lua of @resty_unbalanced_https (code and port_suffix: the
+-- ssl-redirect code and "" or ":<https-port>"); without a code, no redirect.
 function _M.answer(code, port_suffix)
     if code then
         redirect_if_covered(code, port_suffix)

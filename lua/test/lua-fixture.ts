@@ -7,7 +7,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { findDataplane } from '../../controller/src/nginx/dataplane.ts';
-import { contractHttpBlock, freePort, startNginx, unbalancedLocations, type RunningNginx } from './nginx-harness.ts';
+import { contractHttpBlock, freePort, startNginx, type RunningNginx } from './nginx-harness.ts';
 
 export interface LuaNginx {
   readonly nginx: RunningNginx;
@@ -34,13 +34,12 @@ export async function startLuaNginx(): Promise<LuaNginx> {
       listen 127.0.0.1:${proxyPort};
       location / {
         set $proxy_upstream_name $http_x_backend;
-        error_page 500 = @resty_unbalanced;
         log_by_lua_block { require("resty_ingress.balancer").log() }
         proxy_connect_timeout 2s;
         proxy_http_version 1.1;
         proxy_set_header Connection "";
         proxy_pass http://upstream_balancer;
-      }${unbalancedLocations()}
+      }
     }`;
   const nginx = await startNginx({ dataplane, readyPort: statusPort, http: contractHttpBlock(dataplane, statusPort, proxyServer) });
   return { nginx, statusUrl: `http://127.0.0.1:${statusPort}`, proxyUrl: `http://127.0.0.1:${proxyPort}`, logChecked: 0 };

@@ -3,7 +3,7 @@
 // controller's NGINX clients. Reusable: pass the http{} body you need, or use
 // contractHttpBlock() for the NGINX ⇄ Lua contract of docs/CONTRACTS.md.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { chownSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -11,8 +11,8 @@ import { promisify } from 'node:util';
 import { findDataplane, type Dataplane } from '../../controller/src/nginx/dataplane.ts';
 
 export interface StartNginxOptions {
-  /** Body of the http{} block (after the harness's own temp/log paths). */
-  readonly http: string;
+  /** Body of the http{} block (after the harness's own temp/log paths), or a function of NGINX's prefix giving it. */
+  readonly http: string | ((prefix: string) => string);
   /** A port that answers `GET /healthz` once NGINX is up. */
   readonly readyPort: number;
   readonly workers?: number;
@@ -37,31 +37,36 @@ const SERIOUS = /\[(error|alert|crit|emerg)\]/;
 
 export { freePort } from '../../e2e/harness/network.ts';
 
+/** The ssl-redirect answer: status code and "" or ":<https-port>". */
+export interface RedirectAnswer { readonly code: number; readonly portSuffix: string }
+
 /**
- * The named locations server.njk renders in every server: where a proxied location's
- * `error_page 500` goes when the balancer picks no peer. redirect: the ssl-redirect code
- * and port suffix of @resty_unbalanced_https (omitted: no such location).
+ * The named location server.njk renders in a server with a location that has ssl-redirect and
+ * rewrite-target: where its `error_page 500` goes when the balancer ends a try to redirect.
  */
-export function unbalancedLocations(redirect?: { code: number; portSuffix: string }): string {
-  const https = redirect === undefined ? '' : `
+export function unbalancedLocation(redirect: RedirectAnswer): string {
+  return `
       location @resty_unbalanced_https {
         content_by_lua_block { require("resty_ingress.unbalanced").answer(${redirect.code}, "${redirect.portSuffix}") }
       }`;
-  return `
-      location @resty_unbalanced {
-        content_by_lua_block { require("resty_ingress.unbalanced").answer() }
-      }${https}`;
 }
 
-/** The contract's http-level Lua wiring plus a status server on statusPort and `servers` verbatim. */
-export function contractHttpBlock(dataplane: Dataplane, statusPort: number, servers: string): string {
-  return `
+/**
+ * The contract's http-level Lua wiring, a status server on statusPort, the fallback servers
+ * (unix sockets in NGINX's prefix; the redirect one answers `redirect`) and `servers` verbatim.
+ */
+export function contractHttpBlock(
+  dataplane: Dataplane, statusPort: number, servers: string, redirect: RedirectAnswer = { code: 308, portSuffix: '' },
+): (prefix: string) => string {
+  return (prefix) => `
     lua_package_path "${dataplane.luaPackagePath}";
     lua_package_cpath "${dataplane.luaPackageCPath}";
     lua_shared_dict resty_backends 64m;
     lua_shared_dict resty_certificates 16m;
-    init_by_lua_block { require("resty_ingress.init").init() }
+    init_by_lua_block { require("resty_ingress.init").init({ unavailable = "unix:${prefix}/unavailable.sock", https_redirect = "unix:${prefix}/https-redirect.sock" }) }
     init_worker_by_lua_block { require("resty_ingress.worker").init_worker() }
+    # The redirect fallback answers for the Host it is sent.
+    proxy_set_header Host $host;
     upstream upstream_balancer {
         server 0.0.0.1;
         balancer_by_lua_block { require("resty_ingress.balancer").balance() }
@@ -72,6 +77,11 @@ export function contractHttpBlock(dataplane: Dataplane, statusPort: number, serv
         balancer_by_lua_block { require("resty_ingress.balancer").balance_https() }
         keepalive 32;
     }
+    upstream upstream_balancer_https_rewrite {
+        server 0.0.0.1;
+        balancer_by_lua_block { require("resty_ingress.balancer").balance_https_rewrite() }
+        keepalive 32;
+    }
     server {
         listen 127.0.0.1:${statusPort};
         location /configuration {
@@ -80,6 +90,8 @@ export function contractHttpBlock(dataplane: Dataplane, statusPort: number, serv
         }
         location = /healthz { return 200 "ok"; }
     }
+    server { listen unix:${prefix}/unavailable.sock; return 503; }
+    server { listen unix:${prefix}/https-redirect.sock; return ${redirect.code} https://$host${redirect.portSuffix}$request_uri; }
     ${servers}`;
 }
 
@@ -119,6 +131,8 @@ async function waitReady(port: number, child: ChildProcess, output: () => string
 export async function startNginx(opts: StartNginxOptions): Promise<RunningNginx> {
   const dataplane = opts.dataplane ?? findDataplane();
   const prefix = mkdtempSync(join(tmpdir(), 'resty-nginx-'));
+  // mkdtemp makes it 0700; run as root, the workers (nobody) must reach the fallback sockets inside.
+  chmodSync(prefix, 0o755);
   const conf = join(prefix, 'nginx.conf');
   writeFileSync(conf, `
 ${dataplane.modules.map((m) => `load_module ${m};`).join('\n')}
@@ -135,7 +149,7 @@ http {
     fastcgi_temp_path ${prefix}/fastcgi;
     uwsgi_temp_path ${prefix}/uwsgi;
     scgi_temp_path ${prefix}/scgi;
-    ${opts.http}
+    ${typeof opts.http === 'string' ? opts.http : opts.http(prefix)}
 }
 `);
   const user = opts.user;

@@ -4,7 +4,7 @@
 // system). Validation is `nginx -t` on the exact file that will be renamed in.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { open, rename, rm } from 'node:fs/promises';
+import { open, readdir, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { Dataplane } from './dataplane.ts';
 import { NginxConfigError, nginxProblems } from './nginx-errors.ts';
@@ -25,6 +25,16 @@ export async function writeFileAtomic(path: string, content: string): Promise<vo
     await rm(temp, { force: true });
     throw err;
   }
+}
+
+/**
+ * Removes the unix sockets NGINX listens on in its prefix (`*.sock`). A master that
+ * was killed leaves them behind, and a new master cannot bind a path that exists:
+ * it would fail to start. Called only when no master runs.
+ */
+export async function removeStaleSockets(prefix: string): Promise<void> {
+  const names = await readdir(prefix).catch(() => [] as string[]);
+  await Promise.all(names.filter((name) => name.endsWith('.sock')).map((name) => rm(join(prefix, name), { force: true })));
 }
 
 export interface TestConfOptions {

@@ -44,10 +44,12 @@ async function setup(t: { after: (fn: () => Promise<void>) => void }, startMs = 
 describe('NGINX master lifecycle', () => {
   it('restarts a killed master on the last good configuration and calls onRestart', async (t) => {
     const { nginx, statusPort, prefix, lines, restarted, served } = await setup(t);
-    await nginx.start(testConf({ statusPort, version: 'v1' }), 'v1');
-    const good = testConf({ statusPort, version: 'v2' });
+    // A unix socket in the prefix, as the fallback servers have: the killed master leaves it behind.
+    const socket = `server { listen unix:${prefix}/fallback.sock; return 503; }`;
+    await nginx.start(testConf({ statusPort, version: 'v1', extraHttp: socket }), 'v1');
+    const good = testConf({ statusPort, version: 'v2', extraHttp: socket });
     await nginx.apply(good, 'v2');
-    await assert.rejects(nginx.apply(testConf({ statusPort, version: 'v3', extraHttp: 'nonsense;' }), 'v3'));
+    await assert.rejects(nginx.apply(testConf({ statusPort, version: 'v3', extraHttp: `${socket}\nnonsense;` }), 'v3'));
     const oldMaster = nginx.pid() ?? 0;
     await eventually('two workers', () => nginx.workerPids().length === 2);
     const oldWorkers = nginx.workerPids();

@@ -6,7 +6,7 @@
 import { mkdir, rename, rm } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { waitForConfigVersion } from './config-version.ts';
-import { testNginxConf, writeFileAtomic } from './nginx-conf-files.ts';
+import { removeStaleSockets, testNginxConf, writeFileAtomic } from './nginx-conf-files.ts';
 import { NginxConfigError, NginxNotRunningError, NginxReloadError, NginxStartError } from './nginx-errors.ts';
 import type { NginxLogLine } from './nginx-log.ts';
 import { watchMaster, type MasterWatch } from './master-watch.ts';
@@ -93,6 +93,7 @@ export function createNginx(options: NginxManagerOptions): NginxManager {
 
   /** Spawns a master on the live file and waits until it serves `version`. */
   const launch = async (version: string): Promise<Running> => {
+    await removeStaleSockets(prefix);
     const child = spawnMaster({ dataplane, prefix, confPath, logger, onLine });
     const goneController = new AbortController();
     const running: Running = { process: child, gone: goneController.signal, confirmed: false };

@@ -2,8 +2,9 @@
 // rendered nginx.conf has no `user` directive; the image runs everything as
 // one non-root user instead). Those workers open files inside the prefix at
 // run time: request bodies beyond the buffer (client_body_temp), proxy
-// buffers (proxy_temp) and the logs they reopen on USR1 (the metrics log
-// rotation). A prefix that `nobody` cannot reach makes each of those fail at
+// buffers (proxy_temp), the logs they reopen on USR1 (the metrics log
+// rotation), and they connect to the fallback servers' unix sockets (every
+// request whose backend has no endpoints, every ssl-redirect). A prefix that `nobody` cannot reach makes each of those fail at
 // the worst moment ("[crit] ... Permission denied" per request), so the
 // controller says so when it starts NGINX.
 import { statSync } from 'node:fs';
@@ -45,6 +46,7 @@ export function workerAccessProblem(prefix: string, euid: number | undefined = p
   const blocked = unreachableByOthers(prefix);
   if (blocked === null) return null;
   return `started as root, NGINX runs its workers as "nobody", who cannot enter ${blocked}: `
-    + 'request bodies larger than the buffer, proxy temp files and reopening the logs (metrics log rotation) will fail. '
+    + 'requests to backends without endpoints, ssl-redirects, request bodies larger than the buffer, proxy temp files '
+    + 'and reopening the logs (metrics log rotation) will fail. '
     + `Run the controller as a non-root user, or make ${blocked} and the folders above it enterable by others (chmod o+x)`;
 }

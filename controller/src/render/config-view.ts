@@ -4,7 +4,7 @@
 // change cannot change nginx.conf or its version.
 
 import type { AccessLogSettings, Backend, HstsSettings, Model, Server } from '../model/types.ts';
-import { defaultCertificatePaths, metricsLogPath, type ResolvedRenderOptions } from './render-options.ts';
+import { defaultCertificatePaths, fallbackSocketPaths, metricsLogPath, type ResolvedRenderOptions } from './render-options.ts';
 import { RenderError } from './nginx-values.ts';
 import { ServerViews, type ServerView } from './server-views.ts';
 
@@ -26,6 +26,8 @@ export interface PrefixPaths {
   readonly fastcgiTemp: string;
   readonly uwsgiTemp: string;
   readonly scgiTemp: string;
+  /** The unix sockets of the fallback servers (see fallbackSocketPaths); httpsRedirect is used only with HTTPS. */
+  readonly fallbacks: { readonly unavailable: string; readonly httpsRedirect: string };
 }
 
 /** `log_format upstreaminfo` (ConfigMap log-format-upstream, log-format-escape-json). */
@@ -130,6 +132,7 @@ function prefixPaths(options: ResolvedRenderOptions, accessLog: AccessLogSetting
     fastcgiTemp: inPrefix('fastcgi_temp'),
     uwsgiTemp: inPrefix('uwsgi_temp'),
     scgiTemp: inPrefix('scgi_temp'),
+    fallbacks: fallbackSocketPaths(options.prefix),
   };
 }
 

@@ -32,15 +32,24 @@ export interface ProxyView {
   /** `rewrite "(?i)<regex>" <target> break;`, as ingress-nginx renders rewrite-target. */
   readonly rewrite: { readonly regex: string; readonly target: string } | null;
   /**
-   * `_https` when the HTTPS listener is on and the location redirects plain HTTP by certificate
-   * (ssl-redirect without force), else "": the location proxies to `upstream_balancer<suffix>`
-   * and sends a request its balancer gave no peer to `@resty_unbalanced<suffix>`.
+   * The location proxies to `upstream_balancer<balancer>`. `_https` when the HTTPS listener is
+   * on and the location redirects plain HTTP by certificate (ssl-redirect without force): its
+   * balancer sends such a request to the redirect fallback server, which answers with the URI
+   * it received. `_https_rewrite` for such a location with rewrite-target, whose upstream URI
+   * is not the client's: its balancer ends the try with an error and `error_page 500` sends the
+   * request to `@resty_unbalanced_https`, which redirects with $request_uri. Else "".
    */
-  readonly unbalancedSuffix: UnbalancedSuffix;
+  readonly balancer: BalancerSuffix;
 }
 
-/** See ProxyView.unbalancedSuffix. */
-export type UnbalancedSuffix = '' | '_https';
+/** See ProxyView.balancer. */
+export type BalancerSuffix = '' | '_https' | '_https_rewrite';
+
+/** The balancer of a location (see ProxyView.balancer). */
+function balancerOf(location: Location, certificateRedirect: boolean, https: boolean): BalancerSuffix {
+  if (!https || !certificateRedirect) return '';
+  return location.rewriteTarget === null ? '_https' : '_https_rewrite';
+}
 
 /** One `location <modifier> "<path>" { ... }` block as the template prints it. */
 export interface LocationBlock {
@@ -69,7 +78,7 @@ function proxyViewOf(
   hostname: string,
   location: Location,
   backends: ReadonlyMap<string, BackendLabels>,
-  unbalancedSuffix: UnbalancedSuffix,
+  balancer: BalancerSuffix,
 ): ProxyView | null {
   if (location.target.kind === 'not-found') return null;
   const settings = location.proxy;
@@ -84,7 +93,7 @@ function proxyViewOf(
     readTimeout: settings.readTimeout,
     sendTimeout: settings.sendTimeout,
     rewrite: location.rewriteTarget === null ? null : { regex: location.path, target: location.rewriteTarget },
-    unbalancedSuffix,
+    balancer,
   };
 }
 
@@ -142,7 +151,7 @@ export function buildLocationBlocks(
     // certificate, which only Lua knows (certificates are dynamic).
     const httpsRedirect = location.forceSslRedirect === true;
     const certificateRedirect = !httpsRedirect && location.sslRedirect === true;
-    const proxy = proxyViewOf(hostname, location, knownBackends, https && certificateRedirect ? '_https' : '');
+    const proxy = proxyViewOf(hostname, location, knownBackends, balancerOf(location, certificateRedirect, https));
     for (const matcher of matchersOf(location)) {
       const key = `${matcher.modifier} ${matcher.path}`;
       if (location.match === 'prefix' && matcher.modifier === '=' && exactPaths.has(matcher.path)) continue;

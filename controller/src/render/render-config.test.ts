@@ -77,13 +77,13 @@ const cases: RenderCase[] = [
         'proxy_connect_timeout 5s;',
         'proxy_send_timeout 60s;',
         'proxy_read_timeout 60s;',
-        // ssl-redirect (on by default) with --https-port: its balancer sends plain HTTP of hosts with a certificate here.
-        'error_page 500 = @resty_unbalanced_https;',
+        // ssl-redirect (on by default) with --https-port: its balancer sends plain HTTP of hosts with a certificate
+        // to the redirect fallback server.
         'proxy_pass http://upstream_balancer_https;',
       ],
     },
-    // No Lua phase in a round-robin location: metrics come from the access log.
-    absent: ['location = "/" {', 'location "/exact/"', 'rewrite "', 'log_by_lua', 'resty_ingress.rewrite'],
+    // No Lua phase in a round-robin location: metrics come from the access log. No error page either.
+    absent: ['location = "/" {', 'location "/exact/"', 'rewrite "', 'log_by_lua', 'resty_ingress.rewrite', 'error_page', '@resty_unbalanced'],
   },
   {
     name: 'a trailing slash on a prefix path renders the same blocks',
@@ -133,9 +133,11 @@ const cases: RenderCase[] = [
       'location ~* "^/api(/|$)(.*)"': [
         'set $proxy_upstream_name "default-web-80";',
         'rewrite "(?i)/api(/|$)(.*)" "/$2" break;',
+        // The URI sent upstream is not the client's: the named location redirects, with $request_uri.
         'error_page 500 = @resty_unbalanced_https;',
-        'proxy_pass http://upstream_balancer_https;',
+        'proxy_pass http://upstream_balancer_https_rewrite;',
       ],
+      'location @resty_unbalanced_https': ['content_by_lua_block { resty_ingress.unbalanced(308, ":8443") }'],
     },
   },
   {

@@ -78,6 +78,19 @@ export function metricsLogPath(prefix: string): string {
   return `${resolve(prefix)}/metrics.log`;
 }
 
+/**
+ * The unix sockets of NGINX's own fallback servers (http.njk), peers the Lua
+ * balancer picks for a request it has no backend peer for: `unavailable`
+ * answers 503, `httpsRedirect` the ssl-redirect (docs/CONTRACTS.md).
+ */
+export function fallbackSocketPaths(prefix: string): { readonly unavailable: string; readonly httpsRedirect: string } {
+  const dir = resolve(prefix);
+  return { unavailable: `${dir}/unavailable.sock`, httpsRedirect: `${dir}/https-redirect.sock` };
+}
+
+/** A unix socket path's limit on Linux (sun_path, 108 bytes with its NUL). */
+const MAX_SOCKET_PATH_BYTES = 107;
+
 /** ingress-nginx's `worker-shutdown-timeout` default. */
 export const DEFAULT_WORKER_SHUTDOWN_TIMEOUT_SECONDS = 240;
 
@@ -101,6 +114,10 @@ function checkAbsolutePath(field: string, value: unknown): void {
 export function resolveRenderOptions(options: RenderOptions): ResolvedRenderOptions {
   checkAbsolutePath('templateDir', options.templateDir);
   checkAbsolutePath('prefix', options.prefix);
+  const sockets = fallbackSocketPaths(options.prefix);
+  if (Buffer.byteLength(sockets.httpsRedirect) > MAX_SOCKET_PATH_BYTES) {
+    invalid('prefix', options.prefix, `short enough for its unix sockets (${sockets.httpsRedirect} is over ${MAX_SOCKET_PATH_BYTES} bytes)`);
+  }
   if (typeof options.listenAddress !== 'string' || !IPV4_ADDRESS.test(options.listenAddress)) {
     invalid('listenAddress', options.listenAddress, 'an IPv4 address');
   }

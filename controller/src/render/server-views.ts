@@ -15,7 +15,7 @@
 // them are the same, so it is the JSON a fresh view would give.
 
 import type { Location, Server } from '../model/types.ts';
-import { buildLocationBlocks, type BackendLabels, type LocationBlock, type UnbalancedSuffix } from './location-blocks.ts';
+import { buildLocationBlocks, type BackendLabels, type LocationBlock } from './location-blocks.ts';
 
 /** One `server {}` as the template prints it. */
 export interface ServerView {
@@ -23,13 +23,14 @@ export interface ServerView {
   /** Only the catch-all listens with `default_server`. */
   readonly isDefault: boolean;
   readonly locations: readonly LocationBlock[];
+  /** Some location proxies: the server carries the metrics and access logs (server.njk). */
+  readonly proxies: boolean;
   /**
-   * The named locations to render: only those some proxied location sends its
-   * errors to (ProxyView.unbalancedSuffix). Each location {} costs NGINX a
-   * configuration per module on every parse: an unused one per server was a
-   * fifth of parsing a server with the HTTPS listener on.
+   * Render `@resty_unbalanced_https`: only when a location sends its errors there
+   * (ProxyView.balancer `_https_rewrite`). Each location {} costs NGINX a configuration
+   * per module on every parse: one per server was a tenth of parsing 1,000 servers.
    */
-  readonly unbalanced: { readonly plain: boolean; readonly https: boolean };
+  readonly namedRedirect: boolean;
 }
 
 /** The view's JSON, attached to views this module made (not enumerable: JSON.stringify never sees it). */
@@ -47,8 +48,11 @@ function withJson(view: ServerView, json: string): ServerView {
 /** Builds the view of `server`; throws RenderError on a location that breaks the model's contract. */
 function buildServerView(server: Server, isDefault: boolean, knownBackends: ReadonlyMap<string, BackendLabels>, https: boolean): ServerView {
   const locations = buildLocationBlocks(server.hostname, server.locations, knownBackends, https);
-  const sendsTo = (suffix: UnbalancedSuffix): boolean => locations.some((block) => block.proxy?.unbalancedSuffix === suffix);
-  return { hostname: server.hostname, isDefault, locations, unbalanced: { plain: sendsTo(''), https: sendsTo('_https') } };
+  return {
+    hostname: server.hostname, isDefault, locations,
+    proxies: locations.some((block) => block.proxy !== null),
+    namedRedirect: locations.some((block) => block.proxy?.balancer === '_https_rewrite'),
+  };
 }
 
 /** A view whose locations are built on first read; JSON.stringify of it gives the built view. */
@@ -59,7 +63,8 @@ function lazyView(hostname: string, isDefault: boolean, build: () => ServerView)
     hostname,
     isDefault,
     get locations() { return view().locations; },
-    get unbalanced() { return view().unbalanced; },
+    get proxies() { return view().proxies; },
+    get namedRedirect() { return view().namedRedirect; },
     toJSON: () => view(),
   } as ServerView;
 }

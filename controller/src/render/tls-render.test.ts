@@ -10,10 +10,11 @@ import { backend, DEFAULT_SETTINGS, goldenOptions, model, notFound, proxied, ser
 
 const web = backend('default-web-80');
 const REDIRECT_8443 = 'return 308 https://$host:8443$request_uri;';
-// ssl-redirect: the location's balancer picks no peer for plain HTTP of a host with a certificate; the error handler redirects.
-const LUA_REDIRECT = ['error_page 500 = @resty_unbalanced_https;', 'proxy_pass http://upstream_balancer_https;'];
-const LUA_REDIRECT_8443 = 'content_by_lua_block { resty_ingress.unbalanced(308, ":8443") }';
-const PLAIN = ['error_page 500 = @resty_unbalanced;', 'proxy_pass http://upstream_balancer;'];
+// ssl-redirect: the location's balancer sends plain HTTP of a host with a certificate to the redirect fallback server.
+const LUA_REDIRECT = ['proxy_pass http://upstream_balancer_https;'];
+const FALLBACK_REDIRECT_8443 = `listen "unix:/golden/prefix/https-redirect.sock";\n        access_log off;\n        ${REDIRECT_8443}`;
+const PLAIN = ['proxy_pass http://upstream_balancer;'];
+const FALLBACK_UNAVAILABLE = 'listen "unix:/golden/prefix/unavailable.sock";\n        access_log off;\n        return 503;';
 
 // Whether the host has a certificate is not an input: nginx.conf never depends on it.
 function site(redirect: { sslRedirect?: boolean; forceSslRedirect?: boolean } = {}, settings = DEFAULT_SETTINGS): Model {
@@ -24,35 +25,50 @@ const rows: { name: string; model: Model; options?: Partial<RenderOptions>; pres
   {
     name: 'no --https-port: no TLS at all',
     model: site(), options: { httpsPort: undefined },
-    present: PLAIN, absent: ['ssl', 'Strict-Transport-Security', 'return 308', 'upstream_balancer_https', '@resty_unbalanced_https'],
+    present: [...PLAIN, FALLBACK_UNAVAILABLE, 'init({ unavailable = "unix:/golden/prefix/unavailable.sock" })'],
+    absent: ['ssl', 'Strict-Transport-Security', 'return 308', 'upstream_balancer_https', '@resty_unbalanced_https', 'https-redirect.sock'],
   },
   {
     name: 'every server listens for TLS; the catch-all is the default there too',
     model: site({ sslRedirect: false }),
     present: ['listen "127.0.0.1:8443" ssl default_server;', 'listen "127.0.0.1:8443" ssl;', 'ssl_certificate "/golden/prefix/ssl/default.crt";',
       'ssl_client_hello_by_lua_block { require("resty_ingress.certificate").call() }', 'ssl_protocols "TLSv1.2" "TLSv1.3";', 'http2 on;'],
-    absent: ['return 308', 'ssl_certificate_by_lua'],
+    absent: ['if ($https = "")', 'ssl_certificate_by_lua'],
   },
-  { name: 'ssl-redirect: Lua decides per request (code and port as literals), no static return', model: site(), present: [...LUA_REDIRECT, LUA_REDIRECT_8443], absent: ['return 308', ...PLAIN] },
-  { name: 'ssl-redirect false: the plain balancer, no redirect', model: site({ sslRedirect: false }), present: PLAIN, absent: ['return 308', ...LUA_REDIRECT] },
+  {
+    name: 'ssl-redirect: Lua decides per request, the fallback server answers (code and port as literals)',
+    model: site(),
+    present: [...LUA_REDIRECT, FALLBACK_REDIRECT_8443, FALLBACK_UNAVAILABLE,
+      'init({ unavailable = "unix:/golden/prefix/unavailable.sock", https_redirect = "unix:/golden/prefix/https-redirect.sock" })'],
+    absent: [...PLAIN, 'error_page', '@resty_unbalanced'],
+  },
+  {
+    name: 'ssl-redirect with rewrite-target: the named location redirects with the client\'s URI',
+    model: model([server('shop.example.com', [proxied('/api(/|$)(.*)', 'regex', web.name, { rewriteTarget: '/$2' })])], [web]),
+    present: ['error_page 500 = @resty_unbalanced_https;', 'proxy_pass http://upstream_balancer_https_rewrite;',
+      'content_by_lua_block { resty_ingress.unbalanced(308, ":8443") }'],
+    absent: [...PLAIN, ...LUA_REDIRECT],
+  },
+  { name: 'ssl-redirect false: the plain balancer, no redirect', model: site({ sslRedirect: false }), present: PLAIN, absent: [...LUA_REDIRECT, 'error_page'] },
   { name: 'force-ssl-redirect: a static return, whatever the certificates', model: site({ forceSslRedirect: true }), present: [REDIRECT_8443, ...PLAIN], absent: LUA_REDIRECT },
   {
     name: 'port 443 is left out of both redirects',
     model: model([server('shop.example.com', [proxied('/', 'prefix', web.name), proxied('/pay', 'exact', web.name, { forceSslRedirect: true })])], [web]),
     options: { httpsPort: 443 },
-    present: ['resty_ingress.unbalanced(308, "")', 'return 308 https://$host$request_uri;'], absent: ['$host:443'],
+    present: ['return 308 https://$host$request_uri;'], absent: ['$host:443'],
   },
   {
     name: 'a 404 location with ssl-redirect: Lua redirects or answers 404 (a `return 404` would run first)',
     model: model([server('shop.example.com', [notFound('/')])], []),
-    present: ['rewrite_by_lua_block { resty_ingress.not_found_https(308, ":8443") }'], absent: ['return 308'],
+    present: ['rewrite_by_lua_block { resty_ingress.not_found_https(308, ":8443") }'], absent: ['if ($https = "")'],
   },
   {
     name: 'ConfigMap: 301, HSTS with preload',
     model: model([server('shop.example.com', [proxied('/', 'prefix', web.name), proxied('/pay', 'exact', web.name, { forceSslRedirect: true })])], [web],
       { ...DEFAULT_SETTINGS, httpRedirectCode: 301, hsts: { enabled: true, maxAge: 600, includeSubdomains: false, preload: true } }),
-    present: ['resty_ingress.unbalanced(301, ":8443")', 'return 301 https://$host:8443$request_uri;', 'on "max-age=600; preload";', 'add_header Strict-Transport-Security $resty_hsts always;'],
-    absent: [],
+    present: [FALLBACK_REDIRECT_8443.replace('308', '301'), 'return 301 https://$host:8443$request_uri;', 'on "max-age=600; preload";',
+      'add_header Strict-Transport-Security $resty_hsts always;'],
+    absent: ['return 308'],
   },
   {
     name: 'ConfigMap: hsts false sends no header',
@@ -116,20 +132,26 @@ function namedLocationsByServer(conf: string): Record<string, string[]> {
 }
 
 // Each location {} costs NGINX a configuration per module on every parse (nginx -t, then the
-// master on reload): a server renders only the named locations its proxied locations use.
+// master on reload): only a server with a location that redirects by certificate and rewrites
+// its URI renders the named location; every other answer comes from a fallback server.
+const rewrite = { rewriteTarget: '/$2' };
 const namedRows: { name: string; model: Model; options?: Partial<RenderOptions>; named: Record<string, string[]> }[] = [
-  { name: 'HTTPS on, ssl-redirect (the default): only the redirecting one', model: site(), named: { '_': [], 'shop.example.com': ['@resty_unbalanced_https'] } },
-  { name: 'HTTPS on, ssl-redirect false: only the plain one', model: site({ sslRedirect: false }), named: { '_': [], 'shop.example.com': ['@resty_unbalanced'] } },
-  { name: 'force-ssl-redirect (a static return): the plain one', model: site({ forceSslRedirect: true }), named: { '_': [], 'shop.example.com': ['@resty_unbalanced'] } },
-  { name: 'no --https-port: the plain one', model: site(), options: { httpsPort: undefined }, named: { '_': [], 'shop.example.com': ['@resty_unbalanced'] } },
+  { name: 'HTTPS on, ssl-redirect (the default): none', model: site(), named: { '_': [], 'shop.example.com': [] } },
+  { name: 'no --https-port: none', model: site(), options: { httpsPort: undefined }, named: { '_': [], 'shop.example.com': [] } },
   {
-    name: 'both kinds in one server: both',
-    model: model([server('shop.example.com', [proxied('/', 'prefix', web.name), proxied('/raw', 'exact', web.name, { sslRedirect: false })])], [web]),
-    named: { '_': [], 'shop.example.com': ['@resty_unbalanced', '@resty_unbalanced_https'] },
+    name: 'ssl-redirect with rewrite-target: the redirecting one',
+    model: model([server('shop.example.com', [proxied('/', 'prefix', web.name), proxied('/api(/|$)(.*)', 'regex', web.name, rewrite)])], [web]),
+    named: { '_': [], 'shop.example.com': ['@resty_unbalanced_https'] },
   },
   {
-    name: 'a server that only answers 404: none',
-    model: model([server('_', [proxied('/', 'prefix', web.name)]), server('gone.example.com', [notFound('/')])], [web]),
+    name: 'rewrite-target without ssl-redirect, or without --https-port: none',
+    model: model([server('shop.example.com', [proxied('/api(/|$)(.*)', 'regex', web.name, { ...rewrite, sslRedirect: false })]),
+      server('raw.example.com', [proxied('/api(/|$)(.*)', 'regex', web.name, { ...rewrite, forceSslRedirect: true })])], [web]),
+    named: { '_': [], 'shop.example.com': [], 'raw.example.com': [] },
+  },
+  {
+    name: 'the catch-all with such a location: its own',
+    model: model([server('_', [proxied('/api(/|$)(.*)', 'regex', web.name, rewrite)]), server('gone.example.com', [notFound('/')])], [web]),
     named: { '_': ['@resty_unbalanced_https'], 'gone.example.com': [] },
   },
 ];
