@@ -6,7 +6,7 @@ import { decideApply, dynamicCertificates, staticPart } from './decide.ts';
 const proxy = { bodySize: '1m', connectTimeout: 5, readTimeout: 60, sendTimeout: 60, protocol: 'HTTP' } as const;
 
 const settings: Model['settings'] = {
-  sslProtocols: ['TLSv1.2', 'TLSv1.3'], sslCiphers: 'HIGH', hsts: { enabled: true, maxAge: 1, includeSubdomains: true, preload: false }, httpRedirectCode: 308, accessLog: { enabled: true, format: '$remote_addr', escapeJson: false },
+  sslProtocols: ['TLSv1.2', 'TLSv1.3'], sslCiphers: 'HIGH', hsts: { enabled: true, maxAge: 1, includeSubdomains: true, preload: false }, httpRedirectCode: 308, accessLog: { enabled: true, format: '$remote_addr', escapeJson: false }, proxyDefaults: { bodySize: '1m', connectTimeout: 5, readTimeout: 60, sendTimeout: 60, protocol: 'HTTP' },
 };
 
 function certificate(pem: string): Certificate {

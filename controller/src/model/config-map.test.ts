@@ -24,7 +24,12 @@ const accepted: { name: string; data: Record<string, string>; settings?: object;
   { name: 'disable-access-log', data: { 'disable-access-log': 'true' },
     settings: { accessLog: { ...DEFAULT_GLOBAL_SETTINGS.accessLog, enabled: false } } },
   { name: 'annotation defaults', data: { 'proxy-body-size': '8m', 'ssl-redirect': 'false', 'force-ssl-redirect': 'true', 'load-balance': 'ewma' },
-    defaults: { bodySize: '8m', sslRedirect: false, forceSslRedirect: true, loadBalance: 'ewma' } },
+    defaults: { bodySize: '8m', sslRedirect: false, forceSslRedirect: true, loadBalance: 'ewma' },
+    // The proxy ones are also the http-level defaults of nginx.conf.
+    settings: { proxyDefaults: { ...DEFAULT_GLOBAL_SETTINGS.proxyDefaults, bodySize: '8m' } } },
+  { name: 'proxy timeouts', data: { 'proxy-connect-timeout': '2', 'proxy-read-timeout': '120', 'proxy-send-timeout': '30' },
+    defaults: { connectTimeout: 2, readTimeout: 120, sendTimeout: 30 },
+    settings: { proxyDefaults: { bodySize: '1m', connectTimeout: 2, readTimeout: 120, sendTimeout: 30, protocol: 'HTTP' } } },
 ];
 
 const refused: { name: string; data: Record<string, string>; reason: string }[] = [

@@ -5,7 +5,7 @@
 // typo is visible without breaking anything.
 
 import type { V1ConfigMap } from '@kubernetes/client-node';
-import { ANNOTATION_SPECS, DEFAULT_ANNOTATION_VALUES, type AnnotationValues, type AnyAnnotationSpec } from './annotations/index.ts';
+import { ANNOTATION_SPECS, DEFAULT_ANNOTATION_VALUES, proxySettingsFrom, type AnnotationValues, type AnyAnnotationSpec } from './annotations/index.ts';
 import { parseBoolean } from './annotations/values.ts';
 import { accept, refuse, type Checked } from './checked.ts';
 import { makeFailure, quoteValue } from './failure.ts';
@@ -21,6 +21,7 @@ export const DEFAULT_GLOBAL_SETTINGS: GlobalSettings = Object.freeze({
   hsts: Object.freeze({ enabled: true, maxAge: 31_536_000, includeSubdomains: true, preload: false }),
   httpRedirectCode: 308,
   accessLog: Object.freeze({ enabled: true, format: DEFAULT_LOG_FORMAT, escapeJson: false }),
+  proxyDefaults: Object.freeze(proxySettingsFrom(DEFAULT_ANNOTATION_VALUES)),
 });
 
 /** ConfigMap keys that set the default of the annotation of the same name. */
@@ -132,5 +133,7 @@ export function readControllerConfig(configMaps: readonly V1ConfigMap[], key: st
     }
   }
   settings.hsts = hsts;
-  return { settings, annotationDefaults: defaults as unknown as AnnotationValues, failures };
+  const annotationDefaults = defaults as unknown as AnnotationValues;
+  settings.proxyDefaults = proxySettingsFrom(annotationDefaults);
+  return { settings, annotationDefaults, failures };
 }

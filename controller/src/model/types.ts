@@ -283,6 +283,13 @@ export interface GlobalSettings {
   /** http-redirect-code: 301, 302, 307 or 308 (default 308). */
   readonly httpRedirectCode: 301 | 302 | 307 | 308;
   readonly accessLog: AccessLogSettings;
+  /**
+   * What a location gets when its Ingress sets no proxy annotation: the ConfigMap's
+   * proxy-body-size and proxy-{connect,read,send}-timeout, else the built-in defaults
+   * (protocol is always HTTP: backend-protocol has no ConfigMap key). Rendered once in
+   * http {}; a location renders only the values that differ.
+   */
+  readonly proxyDefaults: ProxySettings;
 }
 
 /** The access log of proxied traffic (the status server never logs). Static: shapes nginx.conf. */

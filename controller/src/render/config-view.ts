@@ -6,6 +6,7 @@
 import type { AccessLogSettings, Backend, HstsSettings, Model, Server } from '../model/types.ts';
 import { defaultCertificatePaths, fallbackSocketPaths, metricsLogPath, type ResolvedRenderOptions } from './render-options.ts';
 import { RenderError } from './nginx-values.ts';
+import type { LocationContext, ProxyDefaults } from './location-blocks.ts';
 import { ServerViews, type ServerView } from './server-views.ts';
 
 export type { ServerView } from './server-views.ts';
@@ -74,6 +75,8 @@ export interface ConfigView {
   /** `listen` addresses: the public one, and the status server's (always loopback). */
   readonly listen: { readonly public: string; readonly status: string };
   readonly serverNamesHash: ServerNamesHash;
+  /** `client_max_body_size` and the proxy timeouts of http {}; locations render only what differs. */
+  readonly proxyDefaults: ProxyDefaults;
   /**
    * The servers in render order, made one at a time as they are iterated
    * (each iteration makes them afresh or takes their JSON from the last
@@ -136,6 +139,16 @@ function prefixPaths(options: ResolvedRenderOptions, accessLog: AccessLogSetting
   };
 }
 
+/** The ConfigMap's proxy defaults (settings.proxyDefaults), checked for shape (their values are checked again by the filters). */
+function proxyDefaultsOf(model: Model): ProxyDefaults {
+  const defaults = model.settings?.proxyDefaults;
+  if (defaults === undefined || typeof defaults.bodySize !== 'string') {
+    throw new RenderError('UnsafeValue', 'model: settings.proxyDefaults must have bodySize and the timeouts');
+  }
+  const { bodySize, connectTimeout, readTimeout, sendTimeout } = defaults;
+  return { bodySize, connectTimeout, readTimeout, sendTimeout };
+}
+
 /** The catch-all server of `model`, or an empty one that answers 404 when the model has none. */
 function catchAllOf(model: Model): Server {
   return model.servers.find((s) => s.hostname === CATCH_ALL_HOSTNAME) ?? { hostname: CATCH_ALL_HOSTNAME, locations: [] };
@@ -151,14 +164,14 @@ function renderedHostnames(model: Model): string[] {
  * reached (by `views`, which may reuse the JSON of the last pass). A
  * hostname seen twice is a model bug and throws.
  */
-function* serverViews(model: Model, knownBackends: ReadonlyMap<string, Backend>, https: boolean, views: ServerViews): Generator<ServerView> {
+function* serverViews(model: Model, knownBackends: ReadonlyMap<string, Backend>, context: LocationContext, views: ServerViews): Generator<ServerView> {
   const seen = new Set<string>();
   const viewOf = (server: Server): ServerView => {
     if (seen.has(server.hostname)) {
       throw new RenderError('DuplicateServer', `server ${JSON.stringify(server.hostname)} appears twice in the model`);
     }
     seen.add(server.hostname);
-    return views.view(server, server.hostname === CATCH_ALL_HOSTNAME, knownBackends, https);
+    return views.view(server, server.hostname === CATCH_ALL_HOSTNAME, knownBackends, context);
   };
   views.begin();
   yield viewOf(catchAllOf(model));
@@ -199,6 +212,7 @@ export function buildConfigView(model: Model, options: ResolvedRenderOptions, vi
   const knownBackends = new Map(model.backends.map((backend) => [backend.name, backend]));
   const { templateDir: _templateDir, ...rendered } = options;
   const accessLog = accessLogSettings(model);
+  const context: LocationContext = { https: options.httpsPort !== null, proxyDefaults: proxyDefaultsOf(model) };
   return {
     options: rendered,
     paths: prefixPaths(options, accessLog),
@@ -208,7 +222,8 @@ export function buildConfigView(model: Model, options: ResolvedRenderOptions, vi
       status: `127.0.0.1:${options.statusPort}`,
     },
     serverNamesHash: sizeServerNamesHash(renderedHostnames(model)),
-    servers: { [Symbol.iterator]: () => serverViews(model, knownBackends, options.httpsPort !== null, views) },
+    proxyDefaults: context.proxyDefaults,
+    servers: { [Symbol.iterator]: () => serverViews(model, knownBackends, context, views) },
     tls: buildTlsView(model, options),
   };
 }

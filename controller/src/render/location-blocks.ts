@@ -3,7 +3,7 @@
 // `location /` so that no request ever falls through to NGINX's static file
 // handler: those decisions live here, the template only prints.
 
-import type { Backend, Location } from '../model/types.ts';
+import type { Backend, Location, ProxySettings } from '../model/types.ts';
 import { RenderError } from './nginx-values.ts';
 
 /** NGINX location modifier: exact, plain prefix, case-insensitive regex. */
@@ -25,10 +25,11 @@ export interface ProxyView {
   readonly feedback: boolean;
   /** `proxy_pass <scheme>://upstream_balancer`. */
   readonly scheme: 'http' | 'https';
-  readonly bodySize: string;
-  readonly connectTimeout: number;
-  readonly readTimeout: number;
-  readonly sendTimeout: number;
+  /** The location's proxy settings; null where it has the http-level default (LocationContext.proxyDefaults). */
+  readonly bodySize: string | null;
+  readonly connectTimeout: number | null;
+  readonly readTimeout: number | null;
+  readonly sendTimeout: number | null;
   /** `rewrite "(?i)<regex>" <target> break;`, as ingress-nginx renders rewrite-target. */
   readonly rewrite: { readonly regex: string; readonly target: string } | null;
   /**
@@ -65,6 +66,29 @@ export interface LocationBlock {
   readonly certificateRedirect: boolean;
 }
 
+/** What the blocks of every server depend on besides their own locations. */
+export interface LocationContext {
+  /** The HTTPS listener is on (redirects by certificate exist only then). */
+  readonly https: boolean;
+  /** What http {} sets (GlobalSettings.proxyDefaults): a location renders only the values that differ. */
+  readonly proxyDefaults: ProxyDefaults;
+}
+
+/** The proxy settings rendered in http {}. */
+export type ProxyDefaults = Pick<ProxySettings, 'bodySize' | 'connectTimeout' | 'readTimeout' | 'sendTimeout'>;
+
+/** Whether two contexts give the same blocks. */
+export function sameLocationContext(a: LocationContext, b: LocationContext): boolean {
+  const [x, y] = [a.proxyDefaults, b.proxyDefaults];
+  return a.https === b.https && x.bodySize === y.bodySize && x.connectTimeout === y.connectTimeout
+    && x.readTimeout === y.readTimeout && x.sendTimeout === y.sendTimeout;
+}
+
+/** `value`, or null when it is the default (the location inherits it). */
+function unlessDefault<T>(value: T, fallback: T): T | null {
+  return value === fallback ? null : value;
+}
+
 /** What a location's block needs of its backend: metrics labels and the algorithm. */
 export type BackendLabels = Pick<Backend, 'namespace' | 'service' | 'loadBalance'>;
 
@@ -79,6 +103,7 @@ function proxyViewOf(
   location: Location,
   backends: ReadonlyMap<string, BackendLabels>,
   balancer: BalancerSuffix,
+  defaults: ProxyDefaults,
 ): ProxyView | null {
   if (location.target.kind === 'not-found') return null;
   const settings = location.proxy;
@@ -88,10 +113,10 @@ function proxyViewOf(
     metricsLabels: metricsLabelsOf(hostname, location, backend),
     feedback: backend.loadBalance === 'ewma',
     scheme: settings.protocol === 'HTTPS' ? 'https' : 'http',
-    bodySize: settings.bodySize,
-    connectTimeout: settings.connectTimeout,
-    readTimeout: settings.readTimeout,
-    sendTimeout: settings.sendTimeout,
+    bodySize: unlessDefault(settings.bodySize, defaults.bodySize),
+    connectTimeout: unlessDefault(settings.connectTimeout, defaults.connectTimeout),
+    readTimeout: unlessDefault(settings.readTimeout, defaults.readTimeout),
+    sendTimeout: unlessDefault(settings.sendTimeout, defaults.sendTimeout),
     rewrite: location.rewriteTarget === null ? null : { regex: location.path, target: location.rewriteTarget },
     balancer,
   };
@@ -126,13 +151,12 @@ const NOT_FOUND_ROOT: LocationBlock = { modifier: '', path: '/', proxy: null, ht
  * over the exact half of a Prefix path of the same text (Kubernetes: on equal
  * length, Exact has precedence); any other repeat is a model bug and throws.
  * Backends must be listed in `knownBackends` (the Model's backends, by name).
- * `https`: the HTTPS listener is on (redirects by certificate exist only then).
  */
 export function buildLocationBlocks(
   hostname: string,
   locations: readonly Location[],
   knownBackends: ReadonlyMap<string, BackendLabels>,
-  https = false,
+  context: LocationContext,
 ): LocationBlock[] {
   const exactPaths = new Set(locations.filter((l) => l.match === 'exact').map((l) => l.path));
   const seen = new Set<string>();
@@ -151,7 +175,7 @@ export function buildLocationBlocks(
     // certificate, which only Lua knows (certificates are dynamic).
     const httpsRedirect = location.forceSslRedirect === true;
     const certificateRedirect = !httpsRedirect && location.sslRedirect === true;
-    const proxy = proxyViewOf(hostname, location, knownBackends, balancerOf(location, certificateRedirect, https));
+    const proxy = proxyViewOf(hostname, location, knownBackends, balancerOf(location, certificateRedirect, context.https), context.proxyDefaults);
     for (const matcher of matchersOf(location)) {
       const key = `${matcher.modifier} ${matcher.path}`;
       if (location.match === 'prefix' && matcher.modifier === '=' && exactPaths.has(matcher.path)) continue;

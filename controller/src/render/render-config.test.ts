@@ -4,7 +4,8 @@ import type { Location, Model } from '../model/types.ts';
 import { assembleConf, renderConfig } from './render-config.ts';
 import type { RenderedServerBlocks } from './server-blocks.ts';
 import { RenderError } from './nginx-values.ts';
-import { backend, goldenOptions, model, notFound, proxied, server } from './testdata/model-fixtures.ts';
+import { assertNginxAccepts } from './testdata/golden-check.ts';
+import { backend, DEFAULT_PROXY, DEFAULT_SETTINGS, goldenOptions, model, notFound, proxied, server } from './testdata/model-fixtures.ts';
 
 /** The text of the first `{ ... }` block whose header is exactly `header` (braces counted). */
 function block(conf: string, header: string, from = 0): string {
@@ -73,10 +74,6 @@ const cases: RenderCase[] = [
       'location ~* "^/re/[a-z]+"': [
         'set $proxy_upstream_name "default-api-80";',
         'set $resty_metrics_labels "a.example.com default web api /re/[a-z]+";',
-        'client_max_body_size "1m";',
-        'proxy_connect_timeout 5s;',
-        'proxy_send_timeout 60s;',
-        'proxy_read_timeout 60s;',
         // ssl-redirect (on by default) with --https-port: its balancer sends plain HTTP of hosts with a certificate
         // to the redirect fallback server.
         'proxy_pass http://upstream_balancer_https;',
@@ -147,6 +144,34 @@ const cases: RenderCase[] = [
     blocks: { 'location "/"': ['log_by_lua_block { resty_ingress.log("default-ewma-80") }', 'proxy_pass http://upstream_balancer_https;'] },
   },
 ];
+
+/** The proxy directives of the first `location "/"` of `host`. */
+function proxyDirectives(conf: string, host: string): string[] {
+  return block(serverBlock(conf, host), 'location "/"').split('\n').map((line) => line.trim())
+    .filter((line) => /^(client_max_body_size|proxy_(connect|send|read)_timeout) /u.test(line));
+}
+
+// http {} carries the ConfigMap's proxy defaults once; a location sets only what its annotations change
+// (each directive costs every nginx -t and reload).
+void describe('renderConfig: proxy settings equal to the defaults are inherited from http {}', () => {
+  const rows: { name: string; proxy: Partial<typeof DEFAULT_PROXY>; defaults?: Partial<typeof DEFAULT_PROXY>; http: string[]; location: string[] }[] = [
+    { name: 'all defaults: nothing in the location', proxy: {}, http: ['client_max_body_size "1m";', 'proxy_connect_timeout 5s;', 'proxy_send_timeout 60s;', 'proxy_read_timeout 60s;'], location: [] },
+    { name: 'one annotation: that one', proxy: { readTimeout: 300 }, http: ['proxy_read_timeout 60s;'], location: ['proxy_read_timeout 300s;'] },
+    { name: 'the ConfigMap moves a default: the location equal to it sets nothing', proxy: { bodySize: '8m' }, defaults: { bodySize: '8m' }, http: ['client_max_body_size "8m";'], location: [] },
+    { name: 'a location keeping the old default after the ConfigMap moved it: set', proxy: {}, defaults: { connectTimeout: 2 }, http: ['proxy_connect_timeout 2s;'], location: ['proxy_connect_timeout 5s;'] },
+  ];
+  for (const row of rows) {
+    void it(row.name, async () => {
+      const settings = { ...DEFAULT_SETTINGS, proxyDefaults: { ...DEFAULT_PROXY, ...row.defaults } };
+      const m = model([server('a.example.com', [proxied('/', 'prefix', 'default-web-80', { proxy: { ...DEFAULT_PROXY, ...row.proxy } })])], [backend('default-web-80')], settings);
+      const { conf } = renderConfig(m, goldenOptions());
+      const http = conf.slice(conf.indexOf('http {'), conf.indexOf('    server {'));
+      for (const line of row.http) assert.ok(http.includes(`\n    ${line}\n`), `http {}: "${line}" missing`);
+      assert.deepEqual(proxyDirectives(conf, 'a.example.com'), row.location);
+      await assertNginxAccepts(conf);
+    });
+  }
+});
 
 void describe('renderConfig: what each model renders', () => {
   for (const row of cases) {

@@ -31,6 +31,11 @@ const rows: { name: string; models: Model[] }[] = [
   { name: 'the same locations in another order', models: [site(), site({ shop: [shopApi, shopRoot], blog: [blogRoot, gone] })] },
   { name: 'a server removed, then back', models: [site(), model([server('shop.example.com', [shopRoot, shopApi])], [web, api]), site()] },
   {
+    // The same Location objects, whose blocks now differ: 8m was the default and becomes a location's own value.
+    name: 'the ConfigMap\'s proxy defaults change (same locations): views are made again',
+    models: [site(), site(undefined, undefined, { ...DEFAULT_SETTINGS, proxyDefaults: { ...DEFAULT_SETTINGS.proxyDefaults, bodySize: '8m', readTimeout: 30 } }), site()],
+  },
+  {
     name: 'the shared context changes (access log format): reused views are rendered again',
     models: [site(), site(undefined, undefined, { ...DEFAULT_SETTINGS, accessLog: { ...DEFAULT_SETTINGS.accessLog, format: '$status $request_time' } })],
   },

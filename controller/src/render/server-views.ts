@@ -11,11 +11,12 @@
 //
 // Sound by construction: a view is a pure function of the hostname, whether
 // it is the catch-all, its Location objects (never mutated), the labels of
-// their backends and whether HTTPS is on; a key is reused only when all of
-// them are the same, so it is the JSON a fresh view would give.
+// their backends and the LocationContext (HTTPS on, the http-level proxy
+// defaults); a key is reused only when all of them are the same, so it is
+// the JSON a fresh view would give.
 
 import type { Location, Server } from '../model/types.ts';
-import { buildLocationBlocks, type BackendLabels, type LocationBlock } from './location-blocks.ts';
+import { buildLocationBlocks, sameLocationContext, type BackendLabels, type LocationBlock, type LocationContext } from './location-blocks.ts';
 
 /** One `server {}` as the template prints it. */
 export interface ServerView {
@@ -46,8 +47,8 @@ function withJson(view: ServerView, json: string): ServerView {
 }
 
 /** Builds the view of `server`; throws RenderError on a location that breaks the model's contract. */
-function buildServerView(server: Server, isDefault: boolean, knownBackends: ReadonlyMap<string, BackendLabels>, https: boolean): ServerView {
-  const locations = buildLocationBlocks(server.hostname, server.locations, knownBackends, https);
+function buildServerView(server: Server, isDefault: boolean, knownBackends: ReadonlyMap<string, BackendLabels>, context: LocationContext): ServerView {
+  const locations = buildLocationBlocks(server.hostname, server.locations, knownBackends, context);
   return {
     hostname: server.hostname, isDefault, locations,
     proxies: locations.some((block) => block.proxy !== null),
@@ -72,7 +73,7 @@ function lazyView(hostname: string, isDefault: boolean, build: () => ServerView)
 /** What a server's view was made from, and its JSON. */
 interface Made {
   readonly isDefault: boolean;
-  readonly https: boolean;
+  readonly context: LocationContext;
   readonly locations: readonly Location[];
   /** Per location, the labels of its backend (undefined for a 404 location). */
   readonly labels: readonly (BackendLabels | undefined)[];
@@ -92,9 +93,9 @@ function sameLabels(a: BackendLabels | undefined, b: BackendLabels | undefined):
   return a === b || (a !== undefined && b !== undefined && a.namespace === b.namespace && a.service === b.service && a.loadBalance === b.loadBalance);
 }
 
-function madeFrom(made: Made, server: Server, knownBackends: ReadonlyMap<string, BackendLabels>, isDefault: boolean, https: boolean): boolean {
+function madeFrom(made: Made, server: Server, knownBackends: ReadonlyMap<string, BackendLabels>, isDefault: boolean, context: LocationContext): boolean {
   const { locations } = server;
-  return made.isDefault === isDefault && made.https === https && made.locations.length === locations.length
+  return made.isDefault === isDefault && sameLocationContext(made.context, context) && made.locations.length === locations.length
     && locations.every((location, i) => location === made.locations[i] && sameLabels(labelsOf(location, knownBackends), made.labels[i]));
 }
 
@@ -111,17 +112,17 @@ export class ServerViews {
   }
 
   /** The view of `server` in this pass, with its JSON attached. */
-  view(server: Server, isDefault: boolean, knownBackends: ReadonlyMap<string, BackendLabels>, https: boolean): ServerView {
+  view(server: Server, isDefault: boolean, knownBackends: ReadonlyMap<string, BackendLabels>, context: LocationContext): ServerView {
     const last = this.#last.get(server.hostname);
-    if (last !== undefined && madeFrom(last, server, knownBackends, isDefault, https)) {
+    if (last !== undefined && madeFrom(last, server, knownBackends, isDefault, context)) {
       this.#pass.set(server.hostname, last);
       this.reused += 1;
-      return withJson(lazyView(server.hostname, isDefault, () => buildServerView(server, isDefault, knownBackends, https)), last.json);
+      return withJson(lazyView(server.hostname, isDefault, () => buildServerView(server, isDefault, knownBackends, context)), last.json);
     }
-    const view = buildServerView(server, isDefault, knownBackends, https);
+    const view = buildServerView(server, isDefault, knownBackends, context);
     const json = JSON.stringify(view);
     const labels = server.locations.map((location) => copyOf(labelsOf(location, knownBackends)));
-    this.#pass.set(server.hostname, { isDefault, https, locations: server.locations, labels, json });
+    this.#pass.set(server.hostname, { isDefault, context, locations: server.locations, labels, json });
     return withJson(view, json);
   }
 

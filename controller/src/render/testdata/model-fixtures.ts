@@ -77,7 +77,7 @@ export function server(hostname: string, locations: Location[]): Server {
 
 /** ingress-nginx's TLS defaults, as the ConfigMap module gives them without a ConfigMap. */
 export const DEFAULT_SETTINGS: Model['settings'] = { sslProtocols: ['TLSv1.2', 'TLSv1.3'], sslCiphers: 'HIGH:!aNULL', hsts: { enabled: true, maxAge: 31536000, includeSubdomains: true, preload: false }, httpRedirectCode: 308,
-  accessLog: { enabled: true, format: '$remote_addr "$request" $status [$proxy_upstream_name] $req_id', escapeJson: false } };
+  accessLog: { enabled: true, format: '$remote_addr "$request" $status [$proxy_upstream_name] $req_id', escapeJson: false }, proxyDefaults: DEFAULT_PROXY };
 
 /** No certificates: every host gets the default certificate. */
 export const NO_TLS: Model['tls'] = { certificates: [], hosts: [], defaultCertificate: null };
