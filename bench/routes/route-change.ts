@@ -143,6 +143,10 @@ async function runRouteChange(ctx: BenchContext): Promise<BenchResult> {
     const times = saturated.times;
     const { wrk } = saturated;
     const steadyWrk = steady.wrk;
+    // "NGINX reloaded" is logged once the old workers are gone, after the new host answers: wait for
+    // the last one (bounded; fewer reloads than additions would show in the row).
+    await waitUntil('the last reload to be logged', async () => (live.reloads() - reloadsBefore >= params.additions ? true : undefined), 10_000)
+      .catch(() => undefined);
     const reloads = live.reloads() - reloadsBefore;
     const summary = summarize(times);
     const breakdown = reloadBreakdown(live, logsBefore);
