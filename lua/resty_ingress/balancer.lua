@@ -166,25 +166,29 @@ function _M.balance()
     return balance_try(get_last_failure() == nil)
 end
 
--- balancer_by_lua of `upstream_balancer_https`, used by locations with
--- ssl-redirect on: a plain-HTTP request whose host has a certificate goes to
--- the redirect fallback. Only the first try asks.
-function _M.balance_https()
+-- For locations with ssl-redirect on: the first try of a plain-HTTP request
+-- whose host has a certificate is redirected, by the redirect fallback or,
+-- `via_error_page`, by the location's named location (error_page 500).
+local function balance_redirecting(via_error_page)
     local first_try = get_last_failure() == nil
     if first_try and redirects() then
+        if via_error_page then
+            return ngx_exit(NGX_ERROR)
+        end
         return fallback(https_redirect_peer)
     end
     return balance_try(first_try)
 end
 
--- balancer_by_lua of `upstream_balancer_https_rewrite`: as balance_https(),
--- for locations with rewrite-target, whose named location redirects.
+-- balancer_by_lua of `upstream_balancer_https`.
+function _M.balance_https()
+    return balance_redirecting(false)
+end
+
+-- balancer_by_lua of `upstream_balancer_https_rewrite`: locations with
+-- rewrite-target, whose upstream URI is not the client's.
 function _M.balance_https_rewrite()
-    local first_try = get_last_failure() == nil
-    if first_try and redirects() then
-        return ngx_exit(NGX_ERROR)
-    end
-    return balance_try(first_try)
+    return balance_redirecting(true)
 end
 
 -- log_by_lua of locations whose backend uses EWMA: feed the last try's
