@@ -169,7 +169,7 @@ export async function startController(opts: ControllerOptions, logger: Logger, r
       snapshot: () => store.snapshot(),
       buildOptions: opts,
       // The sync's builder: a review then translates only the Ingress it checks.
-      build: (snapshot, options) => builder.build(snapshot, options),
+      build: builder.build,
       logger: logger.child({ component: 'admission' }),
       onReviewed: (outcome, ms, ingress) => observability.admissionReviewed(outcome, ms, ingress),
     });

@@ -32,7 +32,8 @@ local MODULES = {
 -- the servers of http.njk that answer a request its balancer has no peer for.
 function _M.init(fallbacks)
     store.dict() -- raises when lua_shared_dict resty_backends is missing
-    local ok, err = balancer.set_fallbacks((fallbacks or {}).unavailable, (fallbacks or {}).https_redirect)
+    fallbacks = fallbacks or {}
+    local ok, err = balancer.set_fallbacks(fallbacks.unavailable, fallbacks.https_redirect)
     if not ok then
         error("resty_ingress.init: " .. err)
     end

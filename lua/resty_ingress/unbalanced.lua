@@ -26,11 +26,9 @@ local HTTP_INTERNAL_SERVER_ERROR = ngx.HTTP_INTERNAL_SERVER_ERROR
 local _M = {}
 
 -- content_by_lua of @resty_unbalanced_https (code and port_suffix: the
--- ssl-redirect code and "" or ":<https-port>"); without a code, no redirect.
+-- ssl-redirect code and "" or ":<https-port>").
 function _M.answer(code, port_suffix)
-    if code then
-        redirect_if_covered(code, port_suffix)
-    end
+    redirect_if_covered(code, port_suffix)
     local backend = backend_of(var.proxy_upstream_name)
     if not backend or backend.count == 0 then
         return ngx_exit(HTTP_SERVICE_UNAVAILABLE)

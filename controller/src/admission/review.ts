@@ -7,12 +7,12 @@
 // often apply the Ingress before its Service.
 
 import type { V1Ingress } from '@kubernetes/client-node';
-import { buildModel } from '../model/build.ts';
+import { buildModel, type ModelBuilder } from '../model/build.ts';
 import { indexIngressClasses, isOurIngress } from '../model/ingress-class.ts';
-import type { BuildOptions, BuildResult, Failure, IngressRef, Snapshot } from '../model/types.ts';
+import type { BuildOptions, Failure, IngressRef, Snapshot } from '../model/types.ts';
 
 /** Builds a model: buildModel, or a long-lived builder's build (the controller's, which reuses every unchanged Ingress's translation). */
-export type BuildFunction = (snapshot: Snapshot, options: BuildOptions) => BuildResult;
+export type BuildFunction = ModelBuilder['build'];
 
 /** Reasons that depend on objects other than the Ingress: warnings, never denials. */
 const DEPENDENCY_REASONS: ReadonlySet<string> = new Set(['ServiceNotFound', 'ServicePortNotFound', 'UnsupportedServiceType']);
