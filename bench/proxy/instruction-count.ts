@@ -86,7 +86,7 @@ export async function countInstructions(ctx: BenchContext, model: Model, spec: S
   const side = spec.label;
   const dumpDir = join(ctx.workDir, `${side}-callgrind`);
   mkdirSync(dumpDir, { recursive: true });
-  const valgrind = ['valgrind', '--tool=callgrind', `--callgrind-out-file=${dumpDir}/cg.%p`];
+  const valgrind = ['valgrind', '--tool=callgrind', '--compress-strings=no', `--callgrind-out-file=${dumpDir}/cg.%p`];
   const underValgrind: BenchContext = { ...ctx, dataplane: { ...ctx.dataplane, command: [...valgrind, ...ctx.dataplane.command] } };
   const started = await startSide(underValgrind, model, `${side}-callgrind`, (conf) => singleProcess(spec.transform(conf)), spec.lua);
   try {

@@ -105,7 +105,7 @@ async function addRoutesUnder(
 }
 
 /** Where a route change's time goes, from the controller's log lines after line `from`: the static-change syncs and the reloads. */
-function reloadBreakdown(controller: ControllerProcess, from: number): { buildMs: number; renderMs: number; validateMs: number; reloadMs: number } {
+function reloadBreakdown(controller: ControllerProcess, from: number): { buildMs: number; renderMs: number; validateMs: number; reloadMs: number; validatedAhead: number } {
   const lines = controller.logs().slice(from);
   const field = (msg: string, name: string, where: (l: Record<string, unknown>) => boolean = () => true): number =>
     median(lines.filter((l) => l.msg === msg && where(l)).map((l) => Number(l[name])).filter(Number.isFinite));
@@ -113,6 +113,7 @@ function reloadBreakdown(controller: ControllerProcess, from: number): { buildMs
   return {
     buildMs: field('sync', 'buildMs', staticSync), renderMs: field('sync', 'renderMs', staticSync),
     validateMs: field('NGINX reloaded', 'validateMs'), reloadMs: field('NGINX reloaded', 'durationMs'),
+    validatedAhead: lines.filter((l) => l.msg === 'NGINX reloaded' && l.validatedAhead === true).length,
   };
 }
 
@@ -166,7 +167,8 @@ async function runRouteChange(ctx: BenchContext): Promise<BenchResult> {
         metric('new Ingress serving without other traffic, max', 'ms', summarize(idleTimes).max, 1000, 'goal p99'),
         metric(`new Ingress serving under steady load (20 connections pausing ${STEADY_PAUSE_MS} ms), max`, 'ms', summarize(steady.times).max, 1000, 'goal p99'),
         metric('  of which build, render (median)', 'ms', breakdown.buildMs, breakdown.renderMs, 'render'),
-        metric('  of which nginx -t (median)', 'ms', breakdown.validateMs, null, '—'),
+        metric('  nginx -t (median), run while the change settles when validated ahead', 'ms', breakdown.validateMs, null, '—'),
+        metric('  reloads whose nginx -t ran while the change settled (validated ahead)', '', breakdown.validatedAhead, reloads, 'reloads'),
         metric('  of which HUP → new workers serve the new version (median)', 'ms', breakdown.reloadMs, null, '—'),
         metric('failed requests on other hosts during the reloads', 'req', failed, 0, 'none', { on: 'value', op: '==', target: 0 }),
         metric('keep-alive connections closed under a racing request (read errors)', 'req', wrk.errors.read + steadyWrk.errors.read, null, 'NGINX reload behaviour'),

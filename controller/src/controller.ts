@@ -132,6 +132,7 @@ export async function startController(opts: ControllerOptions, logger: Logger, r
       reload: (conf, version) => nginx.apply(conf, version).catch((err: unknown) => {
         throw err instanceof NginxNotRunningError ? new RetryLater(err.message) : err;
       }),
+      validateAhead: (conf, version) => nginx.validateAhead(conf, version),
       pushBackends: async (backends) => { await postBackends(luaUrl, backends); },
       patchBackends: async (patch) => { await patchBackends(luaUrl, patch); },
       pushCertificates: async (certificates) => { await postCertificates(luaUrl, certificates); },

@@ -41,6 +41,8 @@ export interface NginxStats {
   readonly reloadFailures: number;
   /** Configurations `nginx -t` rejected (never signalled). */
   readonly invalidConfigs: number;
+  /** `nginx -t` runs (a configuration validated ahead is not validated again by apply()). */
+  readonly validations: number;
   /** Restarts after the master exited unexpectedly. */
   readonly restarts: number;
   readonly lastReload: { readonly at: Date; readonly ok: boolean; readonly durationMs: number } | null;
@@ -51,6 +53,12 @@ export interface NginxManager {
   start(conf: string, version: string): Promise<void>;
   /** Validates `conf` (NginxConfigError), reloads and confirms `version` (NginxReloadError); on failure the old configuration keeps serving. */
   apply(conf: string, version: string): Promise<void>;
+  /**
+   * Runs `nginx -t` on a configuration that is about to be applied, so that
+   * apply() of the same text reloads without parsing it again (or throws the
+   * same NginxConfigError). Only the latest one is kept; nothing is signalled.
+   */
+  validateAhead(conf: string, version: string): Promise<void>;
   /** Graceful stop; no restart afterwards. */
   stop(): Promise<void>;
   /** True once a configuration was confirmed, until stop(). */

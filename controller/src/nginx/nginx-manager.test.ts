@@ -42,7 +42,7 @@ describe('createNginx against the real NGINX', () => {
     assert.equal(nginx.liveVersion(), 'v1');
     assert.ok(nginx.started());
     assert.ok((nginx.pid() ?? 0) > 0);
-    assert.deepEqual(nginx.stats(), { reloads: 0, reloadFailures: 0, invalidConfigs: 0, restarts: 0, lastReload: null });
+    assert.deepEqual(nginx.stats(), { reloads: 0, reloadFailures: 0, invalidConfigs: 0, validations: 1, restarts: 0, lastReload: null });
     assert.match(await readFile(join(prefix, 'nginx.conf'), 'utf8'), /return 200 "v1"/);
   });
 
@@ -69,6 +69,46 @@ describe('createNginx against the real NGINX', () => {
     assert.equal(stats.lastReload?.ok, true);
     assert.equal(nginx.liveVersion(), 'v2');
     assert.equal(await readFile(join(prefix, 'nginx.conf'), 'utf8'), conf);
+  });
+
+  describe('validation ahead of apply()', () => {
+    const rows = [
+      { name: 'the same configuration reloads without a second nginx -t', ahead: 'v2', applied: 'v2', validations: 2 },
+      { name: 'a configuration changed since is validated again', ahead: 'v2', applied: 'v3', validations: 3 },
+    ];
+    for (const row of rows) {
+      it(row.name, async (t) => {
+        const { nginx, served, statusPort } = await startedNginx(t);
+        await nginx.validateAhead(testConf({ statusPort, version: row.ahead }), row.ahead);
+        assert.equal(await served(), 'v1', 'validating ahead signals nothing');
+        assert.equal(nginx.stats().reloads, 0);
+
+        await nginx.apply(testConf({ statusPort, version: row.applied }), row.applied);
+
+        assert.equal(await served(), row.applied);
+        assert.equal(nginx.stats().validations, row.validations, 'nginx -t runs: start, ahead, and apply only when the text changed');
+        assert.equal(nginx.stats().reloads, 1);
+      });
+    }
+
+    it('an invalid configuration validated ahead fails apply() with the same error, parsed once', async (t) => {
+      const { nginx, served, statusPort } = await startedNginx(t);
+      const conf = testConf({ statusPort, version: 'v2', extraHttp: 'bogus_directive on;' });
+      const ahead = await nginx.validateAhead(conf, 'v2').then(() => assert.fail('accepted ahead'), (e: unknown) => e);
+      const applied = await nginx.apply(conf, 'v2').then(() => assert.fail('applied'), (e: unknown) => e);
+
+      assert.ok(applied instanceof NginxConfigError, `got ${String(applied)}`);
+      assert.equal(applied, ahead);
+      assert.match(applied.message, /unknown directive "bogus_directive"/);
+      assert.deepEqual({ ...nginx.stats(), lastReload: null }, { reloads: 0, reloadFailures: 0, invalidConfigs: 1, validations: 2, restarts: 0, lastReload: null });
+      assert.equal(await served(), 'v1');
+    });
+
+    it('the live version is not validated again', async (t) => {
+      const { nginx, statusPort } = await startedNginx(t);
+      await nginx.validateAhead(testConf({ statusPort, version: 'v1' }), 'v1');
+      assert.equal(nginx.stats().validations, 1);
+    });
   });
 
   const invalidRows = [
@@ -99,7 +139,7 @@ describe('createNginx against the real NGINX', () => {
       assert.equal(nginx.liveVersion(), 'v1');
       assert.deepEqual(
         { ...nginx.stats(), lastReload: null },
-        { reloads: 0, reloadFailures: 0, invalidConfigs: 1, restarts: 0, lastReload: null },
+        { reloads: 0, reloadFailures: 0, invalidConfigs: 1, validations: 2, restarts: 0, lastReload: null },
       );
     });
   }

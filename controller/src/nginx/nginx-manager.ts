@@ -40,7 +40,7 @@ export function createNginx(options: NginxManagerOptions): NginxManager {
   const candidatePath = `${confPath}.candidate`;
   const timeouts: NginxTimeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
   const lifetime = new AbortController();
-  const counters = { reloads: 0, reloadFailures: 0, invalidConfigs: 0, restarts: 0 };
+  const counters = { reloads: 0, reloadFailures: 0, invalidConfigs: 0, validations: 0, restarts: 0 };
   let lastReload: NginxStats['lastReload'] = null;
   let live: { conf: string; version: string } | null = null;
   let master: Running | null = null;
@@ -49,6 +49,13 @@ export function createNginx(options: NginxManagerOptions): NginxManager {
   /** The master's error lines, watched while a start or reload waits for its version. */
   let watch: MasterWatch | null = null;
   let queue: Promise<unknown> = Promise.resolve();
+  /**
+   * The configuration at candidatePath, what `nginx -t` said of it (error: null
+   * when accepted) and how long it took, so that apply() of a configuration
+   * validated ahead (validateAhead) does not parse it again. Cleared when the
+   * candidate is renamed in.
+   */
+  let validated: { conf: string; error: NginxConfigError | null; ms: number } | null = null;
 
   const serialize = <T>(op: () => Promise<T>): Promise<T> => {
     const run = queue.then(op);
@@ -69,15 +76,35 @@ export function createNginx(options: NginxManagerOptions): NginxManager {
     return problems;
   };
 
-  const validate = async (conf: string): Promise<void> => {
+  /** `nginx -t` of `conf` at candidatePath, unless it was just validated: how long it took, and whether ahead. */
+  const validate = async (conf: string): Promise<{ ms: number; ahead: boolean }> => {
+    if (validated?.conf === conf) {
+      const { error, ms } = validated;
+      if (error === null) return { ms, ahead: true };
+      validated = null; // a refusal is reused once: a later retry of the same text parses it again
+      throw error;
+    }
+    validated = null;
     await writeFileAtomic(candidatePath, conf);
+    const began = Date.now();
     try {
+      counters.validations += 1;
       await testNginxConf({ dataplane, prefix, confPath: candidatePath, timeoutMs: timeouts.testMs, signal: lifetime.signal });
+      validated = { conf, error: null, ms: Date.now() - began };
+      return { ms: validated.ms, ahead: false };
     } catch (err) {
       await rm(candidatePath, { force: true });
-      if (err instanceof NginxConfigError) counters.invalidConfigs += 1;
+      if (err instanceof NginxConfigError) {
+        counters.invalidConfigs += 1;
+        validated = { conf, error: err, ms: Date.now() - began };
+      }
       throw err;
     }
+  };
+  /** Puts the validated candidate in place of the live file. */
+  const promoteCandidate = async (): Promise<void> => {
+    validated = null;
+    await rename(candidatePath, confPath);
   };
 
   const onMasterExit = (running: Running, code: number | null, signal: string | null): void => {
@@ -146,8 +173,14 @@ export function createNginx(options: NginxManagerOptions): NginxManager {
     afterRestart: options.onRestart,
   });
 
-  const reload = async (running: Running, previous: { conf: string; version: string }, conf: string, version: string, validateMs: number): Promise<void> => {
-    await rename(candidatePath, confPath);
+  const reload = async (
+    running: Running,
+    previous: { conf: string; version: string },
+    conf: string,
+    version: string,
+    validation: { ms: number; ahead: boolean },
+  ): Promise<void> => {
+    await promoteCandidate();
     const began = Date.now();
     watch = watchMaster(running.process.pid);
     const refused = watch.refused;
@@ -169,7 +202,7 @@ export function createNginx(options: NginxManagerOptions): NginxManager {
     if (result.confirmed) {
       live = { conf, version };
       counters.reloads += 1;
-      logger.info({ version, durationMs, validateMs, polls: result.polls }, 'NGINX reloaded');
+      logger.info({ version, durationMs, validateMs: validation.ms, validatedAhead: validation.ahead, polls: result.polls }, 'NGINX reloaded');
       return;
     }
     // Keep the invariant: the live file is what NGINX (still) runs.
@@ -197,7 +230,7 @@ export function createNginx(options: NginxManagerOptions): NginxManager {
         const accessProblem = workerAccessProblem(prefix);
         if (accessProblem) logger.warn({ prefix }, accessProblem);
         await validate(conf);
-        await rename(candidatePath, confPath);
+        await promoteCandidate();
         // Synchronous last resort: on exit no graceful stop can run, but no NGINX may outlive us.
         process.off('exit', killOnExit);
         process.on('exit', killOnExit);
@@ -215,9 +248,12 @@ export function createNginx(options: NginxManagerOptions): NginxManager {
         if (version === previous.version) {
           throw new Error(`version ${JSON.stringify(version)} is already live: a changed configuration needs a new version`);
         }
-        const validating = Date.now();
+        await reload(running, previous, conf, version, await validate(conf));
+      }),
+    validateAhead: (conf, version) =>
+      serialize(async () => {
+        if (lifetime.signal.aborted || !live || version === live.version) return;
         await validate(conf);
-        await reload(running, previous, conf, version, Date.now() - validating);
       }),
     stop: async () => {
       lifetime.abort();

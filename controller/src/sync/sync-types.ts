@@ -13,6 +13,11 @@ export interface DataPlane {
   start(conf: string, version: string): Promise<void>;
   /** Validate, reload and confirm the new workers serve `version`; throws and keeps the old config on failure. */
   reload(conf: string, version: string): Promise<void>;
+  /**
+   * `nginx -t` a configuration ahead of its reload (absent: reload validates).
+   * reload() of the same text then skips the parse. Never signals NGINX.
+   */
+  validateAhead?(conf: string, version: string): Promise<void>;
   /** POST the full dynamic state to Lua. */
   pushBackends(backends: readonly DynamicBackend[]): Promise<void>;
   /**

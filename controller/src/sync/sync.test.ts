@@ -69,10 +69,26 @@ function withOther(addresses: string[], others: string[] | null): Model {
 const describePatch = (patch: BackendPatch): string =>
   `patch set=${patch.set.map((b) => `${b.name}:${b.endpoints.length}`).join(',')} remove=${patch.remove.join(',')}`;
 
-function harness(options: { patch?: boolean; settleMs?: number; logLines?: Record<string, unknown>[] } = {}) {
+interface HarnessOptions {
+  patch?: boolean;
+  settleMs?: number;
+  logLines?: Record<string, unknown>[];
+  /** The data plane validates ahead: logs `ahead <version>`, waits for `hold`, then fails when `fail`. */
+  ahead?: { fail?: boolean; hold?: Promise<void> };
+}
+
+function harness(options: HarnessOptions = {}) {
   let state = model(['/'], ['127.0.1.1']);
   const dp = fakeDataplane();
   if (options.patch === true) dp.patchBackends = async (patch) => { dp.log.push(describePatch(patch)); };
+  const ahead = options.ahead;
+  if (ahead) {
+    dp.validateAhead = async (_conf, version) => {
+      dp.log.push(`ahead ${version}`);
+      await ahead.hold;
+      if (ahead.fail === true) throw new Error('nginx: [emerg] bad');
+    };
+  }
   const sync = createSync({
     steps: {
       snapshot: () => emptySnapshot,
@@ -255,6 +271,41 @@ test('sync with a reload settle window: two static changes in it share one reloa
   assert.ok(!dp.log.some((l) => l.startsWith('reload')), 'the endpoint push went out at once, the reload waits');
   await sync.idle();
   assert.deepEqual(dp.log.filter((l) => l.startsWith('reload') || l.startsWith('live')), ['reload /+/a+/b', 'live /+/a+/b']);
+  await sync.stop();
+});
+
+const aheadRows = [
+  { name: 'the settling change is validated before its window ends, then reloaded', fail: false },
+  { name: 'a failed validation ahead leaves the reload to run (and report) as usual', fail: true },
+];
+for (const row of aheadRows) {
+  test(`sync with a reload settle window and validation ahead: ${row.name}`, async () => {
+    const { dp, sync, step, set } = harness({ settleMs: 150, ahead: { fail: row.fail } });
+    await step();
+    set(model(['/', '/a'], ['127.0.1.1']));
+    sync.kick();
+    await until(() => dp.log.includes('ahead /+/a'));
+    assert.ok(!dp.log.some((l) => l.startsWith('reload')), 'validated while the window is still open');
+    await sync.idle();
+    assert.deepEqual(dp.log.filter((l) => /^(ahead|reload|live)/.test(l)), ['ahead /+/a', 'reload /+/a', 'live /+/a']);
+    await sync.stop();
+  });
+}
+
+test('sync with a reload settle window and validation ahead: one at a time', async () => {
+  let release = (): void => undefined;
+  const hold = new Promise<void>((resolve) => { release = resolve; });
+  const { dp, sync, step, set } = harness({ settleMs: 100, ahead: { hold } });
+  await step();
+  set(model(['/', '/a'], ['127.0.1.1']));
+  sync.kick();
+  await until(() => dp.log.includes('ahead /+/a'));
+  set(model(['/', '/a', '/b'], ['127.0.1.1']));
+  sync.kick();
+  await new Promise((r) => setTimeout(r, 30));
+  release();
+  await sync.idle();
+  assert.deepEqual(dp.log.filter((l) => /^(ahead|reload|live)/.test(l)), ['ahead /+/a', 'reload /+/a+/b', 'live /+/a+/b']);
   await sync.stop();
 });
 

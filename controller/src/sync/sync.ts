@@ -32,6 +32,7 @@ export function createSync(options: SyncOptions): Sync {
   const settleMs = options.reloadSettleMs ?? 0;
   let staticSince: number | null = null; // when the pending static change was first seen
   let settling: { timer: NodeJS.Timeout; done: Promise<void>; end: () => void } | null = null;
+  let validatingAhead: Promise<void> | null = null;
 
   /** Kicks a sync once the settle window has passed; idle() waits for it. */
   const settleFor = (ms: number): void => {
@@ -105,6 +106,16 @@ export function createSync(options: SyncOptions): Sync {
         await push(decision, model, detail); // new backends are known before any reload, as always
         detail.why = 'static change (settling)';
         detail.applyMs = lap();
+        // NGINX parses the configuration while it settles: the reload after the window
+        // skips `nginx -t` when nothing changed meanwhile. One at a time and none while a
+        // reload runs, so one extra parse per window at worst; that reload reports failures.
+        if (!validatingAhead && !inFlight && dataplane.validateAhead) {
+          const { conf, version } = steps.render(model);
+          detail.renderMs = lap();
+          validatingAhead = dataplane.validateAhead(conf, version)
+            .catch((err: unknown) => logger.debug({ err, version }, 'validation ahead failed; the reload reports it'))
+            .finally(() => { validatingAhead = null; });
+        }
         settleFor(waitMs);
         return 'reload-queued';
       }
@@ -167,7 +178,8 @@ export function createSync(options: SyncOptions): Sync {
         await settling?.done;
         await queue.idle();
         await inFlight;
-      } while (inFlight || settling);
+        await validatingAhead;
+      } while (inFlight || settling || validatingAhead);
       await queue.idle();
     },
     async stop(): Promise<void> {
