@@ -56,7 +56,9 @@ export interface NginxManager {
   /**
    * Runs `nginx -t` on a configuration that is about to be applied, so that
    * apply() of the same text reloads without parsing it again (or throws the
-   * same NginxConfigError). Only the latest one is kept; nothing is signalled.
+   * same NginxConfigError). Nothing is signalled. A later validateAhead() or an
+   * apply() of another text cancels it (it then resolves) instead of waiting
+   * behind a parse that no longer matters.
    */
   validateAhead(conf: string, version: string): Promise<void>;
   /** Graceful stop; no restart afterwards. */

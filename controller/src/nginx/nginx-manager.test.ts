@@ -18,8 +18,14 @@ interface Harness {
   served(): Promise<string | null>;
 }
 
-async function startedNginx(t: TestContext, reloadMs = 10_000): Promise<Harness> {
-  const dataplane = requireDataplane();
+/** How long `nginx -t` takes with startedNginx's slowTestMs: long enough to be caught running. */
+const SLOW_TEST_MS = 1500;
+
+/** slowTestMs: every `nginx -t` first sleeps this long (the master does not), to catch one running. */
+async function startedNginx(t: TestContext, reloadMs = 10_000, slowTestMs = 0): Promise<Harness> {
+  const real = requireDataplane();
+  const slow = `case " $* " in *" -t "*) sleep ${slowTestMs / 1000} >/dev/null 2>&1;; esac; exec "$@"`;
+  const dataplane = slowTestMs > 0 ? { ...real, command: ['sh', '-c', slow, 'sh', ...real.command] } : real;
   const { prefix, remove } = await tempPrefix();
   const statusPort = await freePort();
   const { logger, lines } = recordingLogger();
@@ -102,6 +108,21 @@ describe('createNginx against the real NGINX', () => {
       assert.match(applied.message, /unknown directive "bogus_directive"/);
       assert.deepEqual({ ...nginx.stats(), lastReload: null }, { reloads: 0, reloadFailures: 0, invalidConfigs: 1, validations: 2, restarts: 0, lastReload: null });
       assert.equal(await served(), 'v1');
+    });
+
+    it('apply() of another text cancels a validation ahead that is still parsing', async (t) => {
+      const { nginx, served, statusPort } = await startedNginx(t, 10_000, SLOW_TEST_MS);
+      const ahead = nginx.validateAhead(testConf({ statusPort, version: 'v2' }), 'v2');
+      await eventually('nginx -t of the validation ahead running', () => nginx.stats().validations === 2);
+      const began = Date.now();
+
+      await nginx.apply(testConf({ statusPort, version: 'v3' }), 'v3');
+      await ahead;
+
+      assert.equal(await served(), 'v3');
+      // Waiting behind the cancelled parse would take two slow parses; apply()'s own is one.
+      assert.ok(Date.now() - began < 2 * SLOW_TEST_MS, `apply() took ${Date.now() - began} ms`);
+      assert.deepEqual({ ...nginx.stats(), lastReload: null }, { reloads: 1, reloadFailures: 0, invalidConfigs: 0, validations: 3, restarts: 0, lastReload: null });
     });
 
     it('the live version is not validated again', async (t) => {

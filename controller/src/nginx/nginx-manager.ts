@@ -56,6 +56,8 @@ export function createNginx(options: NginxManagerOptions): NginxManager {
    * candidate is renamed in.
    */
   let validated: { conf: string; error: NginxConfigError | null; ms: number } | null = null;
+  /** The validation ahead queued or running; apply() of another text cancels it rather than wait for it. */
+  let ahead: { conf: string; cancel: AbortController } | null = null;
 
   const serialize = <T>(op: () => Promise<T>): Promise<T> => {
     const run = queue.then(op);
@@ -77,7 +79,7 @@ export function createNginx(options: NginxManagerOptions): NginxManager {
   };
 
   /** `nginx -t` of `conf` at candidatePath, unless it was just validated: how long it took, and whether ahead. */
-  const validate = async (conf: string): Promise<{ ms: number; ahead: boolean }> => {
+  const validate = async (conf: string, cancel?: AbortSignal): Promise<{ ms: number; ahead: boolean }> => {
     if (validated?.conf === conf) {
       const { error, ms } = validated;
       if (error === null) return { ms, ahead: true };
@@ -89,12 +91,13 @@ export function createNginx(options: NginxManagerOptions): NginxManager {
     const began = Date.now();
     try {
       counters.validations += 1;
-      await testNginxConf({ dataplane, prefix, confPath: candidatePath, timeoutMs: timeouts.testMs, signal: lifetime.signal });
+      const signal = cancel ? AbortSignal.any([lifetime.signal, cancel]) : lifetime.signal;
+      await testNginxConf({ dataplane, prefix, confPath: candidatePath, timeoutMs: timeouts.testMs, signal });
       validated = { conf, error: null, ms: Date.now() - began };
       return { ms: validated.ms, ahead: false };
     } catch (err) {
       await rm(candidatePath, { force: true });
-      if (err instanceof NginxConfigError) {
+      if (err instanceof NginxConfigError && !cancel?.aborted) {
         counters.invalidConfigs += 1;
         validated = { conf, error: err, ms: Date.now() - began };
       }
@@ -238,8 +241,9 @@ export function createNginx(options: NginxManagerOptions): NginxManager {
         live = { conf, version };
         logger.info({ pid: running.process.pid, version }, 'NGINX started');
       }),
-    apply: (conf, version) =>
-      serialize(async () => {
+    apply: (conf, version) => {
+      if (ahead && ahead.conf !== conf) ahead.cancel.abort();
+      return serialize(async () => {
         const running = master;
         const previous = live;
         if (lifetime.signal.aborted || !previous) throw new NginxNotRunningError('NGINX is not started');
@@ -249,12 +253,23 @@ export function createNginx(options: NginxManagerOptions): NginxManager {
           throw new Error(`version ${JSON.stringify(version)} is already live: a changed configuration needs a new version`);
         }
         await reload(running, previous, conf, version, await validate(conf));
-      }),
-    validateAhead: (conf, version) =>
-      serialize(async () => {
-        if (lifetime.signal.aborted || !live || version === live.version) return;
-        await validate(conf);
-      }),
+      });
+    },
+    validateAhead: (conf, version) => {
+      ahead?.cancel.abort();
+      const mine = { conf, cancel: new AbortController() };
+      ahead = mine;
+      return serialize(async () => {
+        try {
+          if (mine.cancel.signal.aborted || lifetime.signal.aborted || !live || version === live.version) return;
+          await validate(conf, mine.cancel.signal).catch((err: unknown) => {
+            if (!mine.cancel.signal.aborted) throw err;
+          });
+        } finally {
+          if (ahead === mine) ahead = null;
+        }
+      });
+    },
     stop: async () => {
       lifetime.abort();
       restarts.cancel();
