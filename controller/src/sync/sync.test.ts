@@ -79,6 +79,7 @@ interface HarnessOptions {
 
 function harness(options: HarnessOptions = {}) {
   let state = model(['/'], ['127.0.1.1']);
+  let renders = 0;
   const dp = fakeDataplane();
   if (options.patch === true) dp.patchBackends = async (patch) => { dp.log.push(describePatch(patch)); };
   const ahead = options.ahead;
@@ -93,7 +94,10 @@ function harness(options: HarnessOptions = {}) {
     steps: {
       snapshot: () => emptySnapshot,
       build: () => ({ model: state, failures: [] }),
-      render: (m) => ({ conf: 'conf', version: m.servers[0]!.locations.map((l) => l.path).join('+') }),
+      render: (m) => {
+        renders += 1;
+        return { conf: 'conf', version: m.servers[0]!.locations.map((l) => l.path).join('+') };
+      },
     },
     dataplane: dp,
     logger: options.logLines
@@ -104,7 +108,7 @@ function harness(options: HarnessOptions = {}) {
   });
   const set = (m: Model) => { state = m; };
   const step = async (m?: Model) => { if (m) set(m); sync.kick(); await sync.idle(); };
-  return { dp, sync, step, set };
+  return { dp, sync, step, set, renders: () => renders };
 }
 
 /** Waits until `cond` holds; fails after 2 s. */
@@ -280,7 +284,7 @@ const aheadRows = [
 ];
 for (const row of aheadRows) {
   test(`sync with a reload settle window and validation ahead: ${row.name}`, async () => {
-    const { dp, sync, step, set } = harness({ settleMs: 150, ahead: { fail: row.fail } });
+    const { dp, sync, step, set, renders } = harness({ settleMs: 150, ahead: { fail: row.fail } });
     await step();
     set(model(['/', '/a'], ['127.0.1.1']));
     sync.kick();
@@ -288,6 +292,7 @@ for (const row of aheadRows) {
     assert.ok(!dp.log.some((l) => l.startsWith('reload')), 'validated while the window is still open');
     await sync.idle();
     assert.deepEqual(dp.log.filter((l) => /^(ahead|reload|live)/.test(l)), ['ahead /+/a', 'reload /+/a', 'live /+/a']);
+    assert.equal(renders(), 2, 'rendered for the start and once for the change: the reload reuses the render ahead');
     await sync.stop();
   });
 }

@@ -7,7 +7,7 @@
 // background: endpoint-only changes keep flowing while NGINX validates and
 // reloads, and a reload wanted meanwhile starts when the current one ends.
 
-import { decideApply, type DynamicPush } from '../diff/decide.ts';
+import { decideApply, sameStaticPart, type DynamicPush } from '../diff/decide.ts';
 import type { Model } from '../model/types.ts';
 import { createSyncQueue } from './queue.ts';
 import type { Sync, SyncDetail, SyncOptions, SyncResult } from './sync-types.ts';
@@ -33,6 +33,13 @@ export function createSync(options: SyncOptions): Sync {
   let staticSince: number | null = null; // when the pending static change was first seen
   let settling: { timer: NodeJS.Timeout; done: Promise<void>; end: () => void } | null = null;
   let validatingAhead: Promise<void> | null = null;
+  let lastRender: { model: Model; conf: string; version: string } | null = null;
+
+  /** steps.render, reused while the static part stays the same: a reload after its settle window was rendered ahead. */
+  const render = (model: Model): { conf: string; version: string } => {
+    if (lastRender === null || !sameStaticPart(lastRender.model, model)) lastRender = { model, ...steps.render(model) };
+    return lastRender;
+  };
 
   /** Kicks a sync once the settle window has passed; idle() waits for it. */
   const settleFor = (ms: number): void => {
@@ -110,7 +117,7 @@ export function createSync(options: SyncOptions): Sync {
         // skips `nginx -t` when nothing changed meanwhile. One at a time and none while a
         // reload runs, so one extra parse per window at worst; that reload reports failures.
         if (!validatingAhead && !inFlight && dataplane.validateAhead) {
-          const { conf, version } = steps.render(model);
+          const { conf, version } = render(model);
           detail.renderMs = lap();
           validatingAhead = dataplane.validateAhead(conf, version)
             .catch((err: unknown) => logger.debug({ err, version }, 'validation ahead failed; the reload reports it'))
@@ -129,7 +136,7 @@ export function createSync(options: SyncOptions): Sync {
     }
     detail.why = 'static change';
     if (!dataplane.started()) {
-      const { conf, version } = steps.render(model);
+      const { conf, version } = render(model);
       detail.renderMs = lap();
       await dataplane.start(conf, version);
       await push(decision, model, detail);
@@ -142,7 +149,7 @@ export function createSync(options: SyncOptions): Sync {
     detail.applyMs = lap();
     // Rendered only when a reload can start: a queued one renders again when its turn comes.
     if (inFlight || now() < retryAfter) return 'reload-queued';
-    const { conf, version } = steps.render(model);
+    const { conf, version } = render(model);
     detail.renderMs = lap();
     if (badVersion && badVersion.version === version && now() < badVersion.until) return 'known-bad';
     staticSince = null;
