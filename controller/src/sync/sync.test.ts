@@ -80,6 +80,7 @@ interface HarnessOptions {
 function harness(options: HarnessOptions = {}) {
   let state = model(['/'], ['127.0.1.1']);
   let renders = 0;
+  let builds = 0;
   const dp = fakeDataplane();
   if (options.patch === true) dp.patchBackends = async (patch) => { dp.log.push(describePatch(patch)); };
   const ahead = options.ahead;
@@ -93,7 +94,10 @@ function harness(options: HarnessOptions = {}) {
   const sync = createSync({
     steps: {
       snapshot: () => emptySnapshot,
-      build: () => ({ model: state, failures: [] }),
+      build: () => {
+        builds += 1;
+        return { model: state, failures: [] };
+      },
       render: (m) => {
         renders += 1;
         return { conf: 'conf', version: m.servers[0]!.locations.map((l) => l.path).join('+') };
@@ -108,7 +112,7 @@ function harness(options: HarnessOptions = {}) {
   });
   const set = (m: Model) => { state = m; };
   const step = async (m?: Model) => { if (m) set(m); sync.kick(); await sync.idle(); };
-  return { dp, sync, step, set, renders: () => renders };
+  return { dp, sync, step, set, renders: () => renders, builds: () => builds };
 }
 
 /** Waits until `cond` holds; fails after 2 s. */
@@ -284,7 +288,7 @@ const aheadRows = [
 ];
 for (const row of aheadRows) {
   test(`sync with a reload settle window and validation ahead: ${row.name}`, async () => {
-    const { dp, sync, step, set, renders } = harness({ settleMs: 150, ahead: { fail: row.fail } });
+    const { dp, sync, step, set, renders, builds } = harness({ settleMs: 150, ahead: { fail: row.fail } });
     await step();
     set(model(['/', '/a'], ['127.0.1.1']));
     sync.kick();
@@ -293,6 +297,7 @@ for (const row of aheadRows) {
     await sync.idle();
     assert.deepEqual(dp.log.filter((l) => /^(ahead|reload|live)/.test(l)), ['ahead /+/a', 'reload /+/a', 'live /+/a']);
     assert.equal(renders(), 2, 'rendered for the start and once for the change: the reload reuses the render ahead');
+    assert.equal(builds(), 2, 'built for the start and once for the change: nothing changed when the window ended');
     await sync.stop();
   });
 }

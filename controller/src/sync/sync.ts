@@ -8,7 +8,7 @@
 // reloads, and a reload wanted meanwhile starts when the current one ends.
 
 import { decideApply, sameStaticPart, type DynamicPush } from '../diff/decide.ts';
-import type { Model } from '../model/types.ts';
+import type { BuildResult, Model } from '../model/types.ts';
 import { createSyncQueue } from './queue.ts';
 import type { Sync, SyncDetail, SyncOptions, SyncResult } from './sync-types.ts';
 
@@ -34,6 +34,15 @@ export function createSync(options: SyncOptions): Sync {
   let settling: { timer: NodeJS.Timeout; done: Promise<void>; end: () => void } | null = null;
   let validatingAhead: Promise<void> | null = null;
   let lastRender: { model: Model; conf: string; version: string } | null = null;
+  // Bumped by every kick from outside (an object changed); the sync's own kicks (end of a
+  // settle window, of a reload, retries) leave it, and then the last build still holds.
+  let generation = 0;
+  let lastBuild: { generation: number; result: BuildResult } | null = null;
+
+  const build = (): BuildResult => {
+    if (lastBuild?.generation !== generation) lastBuild = { generation, result: steps.build(steps.snapshot()) };
+    return lastBuild.result;
+  };
 
   /** steps.render, reused while the static part stays the same: a reload after its settle window was rendered ahead. */
   const render = (model: Model): { conf: string; version: string } => {
@@ -98,7 +107,7 @@ export function createSync(options: SyncOptions): Sync {
   const syncOnce = async (detail: SyncDetail): Promise<SyncResult> => {
     let mark = now();
     const lap = (): number => { const at = now(); const ms = at - mark; mark = at; return ms; };
-    const { model, failures } = steps.build(steps.snapshot());
+    const { model, failures } = build();
     detail.buildMs = lap();
     hooks.onFailures?.(failures);
     const wasEmpty = dataplaneEmpty;
@@ -174,7 +183,10 @@ export function createSync(options: SyncOptions): Sync {
   });
 
   return {
-    kick: () => queue.kick(),
+    kick(): void {
+      generation += 1;
+      queue.kick();
+    },
     dataplaneReset(): void {
       dataplaneEmpty = true;
       queue.kick();
