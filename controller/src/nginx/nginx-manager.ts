@@ -3,11 +3,12 @@
 // time. Invariant: the live file (confPath) always holds the configuration
 // NGINX last confirmed, so a restart after a crash comes up with the last
 // good configuration, never with one that failed.
-import { mkdir, rename, rm } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { waitForConfigVersion } from './config-version.ts';
-import { removeStaleSockets, testNginxConf, writeFileAtomic } from './nginx-conf-files.ts';
-import { NginxConfigError, NginxNotRunningError, NginxReloadError, NginxStartError } from './nginx-errors.ts';
+import { createCandidateConf, type Validation } from './candidate-conf.ts';
+import { removeStaleSockets, writeFileAtomic } from './nginx-conf-files.ts';
+import { NginxNotRunningError, NginxReloadError, NginxStartError } from './nginx-errors.ts';
 import type { NginxLogLine } from './nginx-log.ts';
 import { watchMaster, type MasterWatch } from './master-watch.ts';
 import { spawnMaster, type MasterProcess } from './master-process.ts';
@@ -36,8 +37,6 @@ export function createNginx(options: NginxManagerOptions): NginxManager {
   const { dataplane, logger, versionUrl } = options;
   const prefix = resolve(options.prefix);
   const confPath = resolve(options.confPath ?? join(prefix, 'nginx.conf'));
-  // No `.conf` suffix, so an `include *.conf` beside the live file never picks it up.
-  const candidatePath = `${confPath}.candidate`;
   const timeouts: NginxTimeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
   const lifetime = new AbortController();
   const counters = { reloads: 0, reloadFailures: 0, invalidConfigs: 0, validations: 0, restarts: 0 };
@@ -49,13 +48,7 @@ export function createNginx(options: NginxManagerOptions): NginxManager {
   /** The master's error lines, watched while a start or reload waits for its version. */
   let watch: MasterWatch | null = null;
   let queue: Promise<unknown> = Promise.resolve();
-  /**
-   * The configuration at candidatePath, what `nginx -t` said of it (error: null
-   * when accepted) and how long it took, so that apply() of a configuration
-   * validated ahead (validateAhead) does not parse it again. Cleared when the
-   * candidate is renamed in.
-   */
-  let validated: { conf: string; error: NginxConfigError | null; ms: number } | null = null;
+  const candidate = createCandidateConf({ dataplane, prefix, confPath, testMs: timeouts.testMs, lifetime: lifetime.signal, counters });
   /** The validation ahead queued or running; apply() of another text cancels it rather than wait for it. */
   let ahead: { conf: string; cancel: AbortController } | null = null;
 
@@ -76,38 +69,6 @@ export function createNginx(options: NginxManagerOptions): NginxManager {
     watch?.close();
     watch = null;
     return problems;
-  };
-
-  /** `nginx -t` of `conf` at candidatePath, unless it was just validated: how long it took, and whether ahead. */
-  const validate = async (conf: string, cancel?: AbortSignal): Promise<{ ms: number; ahead: boolean }> => {
-    if (validated?.conf === conf) {
-      const { error, ms } = validated;
-      if (error === null) return { ms, ahead: true };
-      validated = null; // a refusal is reused once: a later retry of the same text parses it again
-      throw error;
-    }
-    validated = null;
-    await writeFileAtomic(candidatePath, conf);
-    const began = Date.now();
-    try {
-      counters.validations += 1;
-      const signal = cancel ? AbortSignal.any([lifetime.signal, cancel]) : lifetime.signal;
-      await testNginxConf({ dataplane, prefix, confPath: candidatePath, timeoutMs: timeouts.testMs, signal });
-      validated = { conf, error: null, ms: Date.now() - began };
-      return { ms: validated.ms, ahead: false };
-    } catch (err) {
-      await rm(candidatePath, { force: true });
-      if (err instanceof NginxConfigError && !cancel?.aborted) {
-        counters.invalidConfigs += 1;
-        validated = { conf, error: err, ms: Date.now() - began };
-      }
-      throw err;
-    }
-  };
-  /** Puts the validated candidate in place of the live file. */
-  const promoteCandidate = async (): Promise<void> => {
-    validated = null;
-    await rename(candidatePath, confPath);
   };
 
   const onMasterExit = (running: Running, code: number | null, signal: string | null): void => {
@@ -181,9 +142,9 @@ export function createNginx(options: NginxManagerOptions): NginxManager {
     previous: { conf: string; version: string },
     conf: string,
     version: string,
-    validation: { ms: number; ahead: boolean },
+    validation: Validation,
   ): Promise<void> => {
-    await promoteCandidate();
+    await candidate.promote();
     const began = Date.now();
     watch = watchMaster(running.process.pid);
     const refused = watch.refused;
@@ -232,8 +193,8 @@ export function createNginx(options: NginxManagerOptions): NginxManager {
         await mkdir(dirname(confPath), { recursive: true });
         const accessProblem = workerAccessProblem(prefix);
         if (accessProblem) logger.warn({ prefix }, accessProblem);
-        await validate(conf);
-        await promoteCandidate();
+        await candidate.validate(conf);
+        await candidate.promote();
         // Synchronous last resort: on exit no graceful stop can run, but no NGINX may outlive us.
         process.off('exit', killOnExit);
         process.on('exit', killOnExit);
@@ -252,7 +213,7 @@ export function createNginx(options: NginxManagerOptions): NginxManager {
         if (version === previous.version) {
           throw new Error(`version ${JSON.stringify(version)} is already live: a changed configuration needs a new version`);
         }
-        await reload(running, previous, conf, version, await validate(conf));
+        await reload(running, previous, conf, version, await candidate.validate(conf));
       });
     },
     validateAhead: (conf, version) => {
@@ -262,7 +223,7 @@ export function createNginx(options: NginxManagerOptions): NginxManager {
       return serialize(async () => {
         try {
           if (mine.cancel.signal.aborted || lifetime.signal.aborted || !live || version === live.version) return;
-          await validate(conf, mine.cancel.signal).catch((err: unknown) => {
+          await candidate.validate(conf, mine.cancel.signal).catch((err: unknown) => {
             if (!mine.cancel.signal.aborted) throw err;
           });
         } finally {
