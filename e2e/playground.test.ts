@@ -43,6 +43,18 @@ function descendantsOf(root: number): number[] {
   return [...found];
 }
 
+/** Runs a printed curl command as a user would and parses its JSON; a failure shows the status, the body and the playground's log. */
+async function curlJson<T>(command: string, log: string): Promise<T> {
+  const { stdout } = await sh('/bin/sh', ['-c', `${command} -s -w '\\n%{http_code}'`]);
+  const status = stdout.slice(stdout.lastIndexOf('\n') + 1);
+  const body = stdout.slice(0, stdout.lastIndexOf('\n'));
+  try {
+    return JSON.parse(body) as T;
+  } catch {
+    throw new Error(`${command} answered ${status}, not JSON:\n${body.slice(0, 500)}\nplayground stderr:\n${log}`);
+  }
+}
+
 const SIGNALS = [{ name: 'SIGTERM stops everything', signal: 'SIGTERM' as const }, { name: 'Ctrl-C (SIGINT) stops everything', signal: 'SIGINT' as const }];
 
 for (const row of SIGNALS) {
@@ -71,11 +83,11 @@ for (const row of SIGNALS) {
     // The printed curl command, as a user would paste it.
     const curl = lines.find((line) => line.trim().startsWith('curl ') && line.includes('demo.localtest'));
     assert.ok(curl, 'a curl command is printed');
-    const answer = JSON.parse((await sh('/bin/sh', ['-c', `${curl.trim()} -s`])).stdout) as { pod: string; path: string };
+    const answer = await curlJson<{ pod: string; path: string }>(curl.trim(), stderr);
     assert.match(answer.pod, /^demo-/);
     const curlHttps = lines.find((line) => line.trim().startsWith('curl -k '));
     assert.ok(curlHttps, 'an HTTPS curl command is printed with HTTPS=');
-    const overTls = JSON.parse((await sh('/bin/sh', ['-c', `${curlHttps.replace(/#.*$/, '').trim()} -s`])).stdout) as { pod: string };
+    const overTls = await curlJson<{ pod: string }>(curlHttps.replace(/#.*$/, '').trim(), stderr);
     assert.match(overTls.pod, /^demo-/);
 
     // kubectl with the printed kubeconfig: scale to 3, then three pods answer.
