@@ -13,7 +13,7 @@ import { describeJit, functionRange, readJitTrace, REQUEST_PATH_FILES, requestPa
 import { newestDump, singleProcess } from '../proxy/instruction-count.ts';
 import { batchesOf } from '../proxy/metrics-parse-cost.ts';
 import { buildProxyModel, SECURE_HOST } from '../proxy/proxy-model.ts';
-import { activeFeatures, nativeReferenceConf, withMinimalBalancer, withoutMetricsLog, withoutRedirectCheck } from '../proxy/reference-conf.ts';
+import { activeFeatures, nativeReferenceConf, withMinimalBalancer, withNativePeersUnderLua, withoutMetricsLog, withoutRedirectCheck } from '../proxy/reference-conf.ts';
 import { metric, type Goal } from './report.ts';
 import { pairedRatios, percentile, summarize } from './stats.ts';
 
@@ -154,6 +154,7 @@ test('ablations: each removes exactly the piece it prices', () => {
   const noMetrics = withoutMetricsLog(OURS);
   const noRedirect = withoutRedirectCheck(OURS);
   const minimal = withMinimalBalancer(OURS, { address: '127.0.0.2', port: 81 });
+  const nativePeers = withNativePeersUnderLua(OURS, PEERS);
   const rows: { name: string; conf: string; pattern: RegExp; present: boolean }[] = [
     { name: 'no-metrics: no metrics access_log', conf: noMetrics, pattern: /access_log \S+ resty_metrics/, present: false },
     { name: 'no-metrics: the user access log stays', conf: noMetrics, pattern: /access_log \S+ upstreaminfo;/, present: true },
@@ -170,6 +171,12 @@ test('ablations: each removes exactly the piece it prices', () => {
       pattern: /upstream upstream_balancer \{\n[^}]*balancer_by_lua_block \{ package\.loaded\["ngx\.balancer"\]\.set_current_peer\("127\.0\.0\.2", 81\) \}\n\s+keepalive 320;[^}]*\}\n\s+upstream upstream_balancer_https \{\n[^}]*set_current_peer\("127\.0\.0\.2", 81\) \}\n\s+keepalive 320;/,
     },
     { name: 'minimal-balancer: locations, metrics log and redirect handler stay', conf: minimal, pattern: /access_log \S+ resty_metrics[\s\S]*proxy_pass http:\/\/upstream_balancer_https;/, present: true },
+    { name: 'probe-native-peers: no balancer of ours', conf: nativePeers, pattern: /resty_ingress\.balance/, present: false },
+    {
+      name: 'probe-native-peers: the peers as servers, then a Lua balancer that picks none, then keepalive', conf: nativePeers, present: true,
+      pattern: /upstream upstream_balancer \{\n\s+server 127\.0\.0\.2:81 max_fails=0;\n\s+server 127\.0\.0\.3:81 max_fails=0;\n\s+balancer_by_lua_block \{ local _ = 0 \}\n\s+keepalive 320;/,
+    },
+    { name: 'probe-native-peers: metrics log and labels stay', conf: nativePeers, pattern: /access_log \S+ resty_metrics[\s\S]*set \$resty_metrics_labels/, present: true },
   ];
   for (const row of rows) assert.equal(row.pattern.test(row.conf), row.present, row.name);
   assert.throws(() => withoutMetricsLog(noMetrics), /template changed/, 'no metrics log to remove');
@@ -213,6 +220,7 @@ test('the proxy benchmark\'s real conf: one certificate host, and every transfor
   assert.doesNotMatch(withoutRedirectCheck(ours), /proxy_pass \S+_https;/, 'no-redirect-check');
   assert.doesNotMatch(withoutMetricsLog(ours), /access_log \S+ resty_metrics/, 'no-metrics');
   assert.doesNotMatch(withMinimalBalancer(ours, PEERS[0] ?? { address: '127.0.0.2', port: 81 }), /resty_ingress\.balance/, 'minimal-balancer');
+  assert.doesNotMatch(withNativePeersUnderLua(ours, PEERS), /resty_ingress\.balance/, 'probe-native-peers');
   assert.deepEqual(requestPathPhases(ours), ['balance'], 'round_robin only: no log phase');
   const sources = Object.fromEntries(REQUEST_PATH_FILES.map((file) => [file, readFileSync(join(repoRoot(), 'lua/resty_ingress', file), 'utf8')]));
   assert.doesNotThrow(() => readJitTrace('', sources), 'every request-path function jit-trace.ts names exists in lua/resty_ingress');

@@ -4,7 +4,8 @@
 // block becomes a static upstream to the same peers (keepalive lines kept as
 // rendered), and what a native NGINX would not have goes: Lua on the request
 // path and the per-request metrics log. Also the ablations that price one
-// piece of ours each, and the bench-only jit.v snippet.
+// piece of ours each, a probe of another balancer design, and the bench-only
+// jit.v snippet.
 
 export interface Peer {
   readonly address: string;
@@ -12,7 +13,7 @@ export interface Peer {
 }
 
 /** ours, the native reference, and ours minus one piece (to price that piece). */
-export type SideLabel = 'ours' | 'native' | 'ours-no-metrics' | 'ours-no-redirect-check' | 'ours-minimal-balancer';
+export type SideLabel = 'ours' | 'native' | 'ours-no-metrics' | 'ours-no-redirect-check' | 'ours-minimal-balancer' | 'probe-native-peers';
 
 export interface SideSpec {
   readonly label: SideLabel;
@@ -47,17 +48,20 @@ function removeAll(conf: string, pattern: RegExp, what: string): string {
   return conf.replace(pattern, '');
 }
 
-function staticUpstreams(ours: string, peers: readonly Peer[]): string {
+/** Every upstream_balancer* block as a static upstream to `peers`, with `balancer` (a line) before its keepalive lines when given. */
+function staticUpstreams(ours: string, peers: readonly Peer[], balancer?: string): string {
   let count = 0;
   const replaced = ours.replace(BALANCER_UPSTREAMS, (_block, name: string, body: string, indent: string) => {
     count += 1;
     const keepalive = body.split('\n').filter((line) => /^\s*keepalive/.test(line)).map((line) => line.trim());
-    const lines = [...peers.map((p) => `server ${p.address}:${p.port} max_fails=0;`), ...keepalive];
+    const lines = [...peers.map((p) => `server ${p.address}:${p.port} max_fails=0;`), ...(balancer === undefined ? [] : [balancer]), ...keepalive];
     return `upstream ${name} {\n${lines.map((line) => `${indent}    ${line}`).join('\n')}\n${indent}}`;
   });
   if (count === 0 || !/upstream upstream_balancer \{/.test(ours)) throw templateChanged('upstream upstream_balancer { … }');
-  // A balancer block this file did not recognise would leave Lua on the native side.
-  if (/balancer_by_lua/.test(replaced)) throw templateChanged('every balancer_by_lua_block inside an upstream upstream_balancer* { … }');
+  // A balancer block this file did not recognise would leave our Lua in place.
+  if ((replaced.match(/balancer_by_lua/g)?.length ?? 0) !== (balancer === undefined ? 0 : count)) {
+    throw templateChanged('every balancer_by_lua_block inside an upstream upstream_balancer* { … }');
+  }
   const defined = new Set([...replaced.matchAll(/upstream (upstream_balancer\w*) \{/g)].map((m) => m[1]));
   for (const [, target] of replaced.matchAll(PROXY_PASS_TARGETS)) {
     if (!defined.has(target)) throw templateChanged(`upstream ${target} { … } (a location proxies to it)`);
@@ -101,7 +105,20 @@ export function sideSpecs(peers: readonly Peer[]): SideSpec[] {
     { label: 'ours-no-metrics', transform: withoutMetricsLog, lua: true },
     { label: 'ours-no-redirect-check', transform: withoutRedirectCheck, lua: true },
     { label: 'ours-minimal-balancer', transform: (conf) => withMinimalBalancer(conf, first), lua: true },
+    { label: 'probe-native-peers', transform: (conf) => withNativePeersUnderLua(conf, peers), lua: true },
   ];
+}
+
+/**
+ * A probe of another design, not a benchmark row (bench/tools/instructions-per-request.ts
+ * runs it by name): NGINX's own round robin and keepalive over `server` lines, under a
+ * `balancer_by_lua` that picks no peer, so ngx_lua falls back to those servers; metrics
+ * log and labels as ours. Prices "Lua steps in only for backends whose endpoints changed
+ * since the last reload": entering Lua, without set_current_peer or a variable read
+ * (and without the redirect check, which would still read variables).
+ */
+export function withNativePeersUnderLua(ours: string, peers: readonly Peer[]): string {
+  return staticUpstreams(ours, peers, 'balancer_by_lua_block { local _ = 0 }');
 }
 
 /**
