@@ -57,6 +57,26 @@ void describe('ingress events', () => {
     ]);
   });
 
+  void it('a build from the same Ingress objects (an endpoint change) asks isLive no more, and a new generation still does', () => {
+    let asked = 0;
+    const { events, recorded } = setup(() => { asked += 1; return true; });
+    const cluster = snapshot({ ingresses: [stamped('web', 'a.example.com', 1)], services: [service('web', [{ port: 80 }])] });
+    const sync = (from: typeof cluster): void => {
+      events.built(buildModel(from, DEFAULT_OPTIONS).model, from);
+      events.synced();
+    };
+    sync(cluster);
+    sync({ ...cluster, endpointSlices: [] }); // the same Ingresses array, as the store keeps it
+    sync({ ...cluster, endpointSlices: [] });
+    assert.equal(asked, 1, 'nothing new to announce: no model comparison');
+    sync({ ...cluster, ingresses: [stamped('web', 'a.example.com', 2)] });
+    assert.equal(asked, 2);
+    assert.deepEqual(recorded, [
+      'web(uid-web) Normal Sync: Configuration is live in NGINX',
+      'web(uid-web) Normal Sync: Configuration is live in NGINX',
+    ]);
+  });
+
   void it('no Sync while the built model is not live yet', () => {
     const { events, recorded, build } = setup(() => false);
     build([stamped('web', 'a.example.com')]);

@@ -73,6 +73,12 @@ export function ingressesOf(model: Model): Set<string> {
   return keys;
 }
 
+function sameKeys(a: ReadonlySet<string>, b: ReadonlySet<string>): boolean {
+  if (a.size !== b.size) return false;
+  for (const key of a) if (!b.has(key)) return false;
+  return true;
+}
+
 export function createIngressEvents(options: IngressEventsOptions): IngressEvents {
   const { recorder } = options;
   // Per built model: its Ingresses with the uid+generation they had when it was built.
@@ -81,6 +87,8 @@ export function createIngressEvents(options: IngressEventsOptions): IngressEvent
   let latestModel: Model | null = null;
   let latestConfigMap: EventTarget | undefined;
   const announced = new Map<string, string>();
+  /** The map announce() went through last: announcing it again would record nothing. */
+  let lastAnnounced: Map<string, Seen> | null = null;
 
   const announce = (model: Model): void => {
     const ingresses = modelIngresses.get(model);
@@ -92,21 +100,37 @@ export function createIngressEvents(options: IngressEventsOptions): IngressEvent
     }
     // Forget Ingresses that left the configuration, so their return is announced.
     for (const key of [...announced.keys()]) if (!ingresses.has(key)) announced.delete(key);
+    lastAnnounced = ingresses;
+  };
+
+  // What the last snapshot's Ingresses gave: an endpoint-only change keeps the same (frozen)
+  // array, and a model with the same Ingresses keeps the same map, so a sync costs no
+  // per-Ingress work here, and synced() can tell "nothing new to announce" without isLive.
+  let derived: { ingresses: readonly V1Ingress[]; byKey: Map<string, V1Ingress>; keys: Set<string>; seen: Map<string, Seen> } | null = null;
+
+  const seenOf = (keys: Set<string>, byKey: Map<string, V1Ingress>): Map<string, Seen> => {
+    const seen = new Map<string, Seen>();
+    for (const key of keys) {
+      const ingress = byKey.get(key);
+      if (!ingress) continue;
+      const stamp = `${ingress.metadata?.uid ?? ''}/${ingress.metadata?.generation ?? ingress.metadata?.resourceVersion ?? ''}`;
+      seen.set(key, { target: latestTargets.get(key) ?? ingressTarget(ingress), stamp });
+    }
+    return seen;
   };
 
   return {
     built(model, snapshot): void {
-      const byKey = new Map<string, V1Ingress>();
-      for (const ingress of snapshot.ingresses) byKey.set(`${ingress.metadata?.namespace}/${ingress.metadata?.name}`, ingress);
-      const ingresses = new Map<string, Seen>();
-      for (const key of ingressesOf(model)) {
-        const ingress = byKey.get(key);
-        if (!ingress) continue;
-        const stamp = `${ingress.metadata?.uid ?? ''}/${ingress.metadata?.generation ?? ingress.metadata?.resourceVersion ?? ''}`;
-        ingresses.set(key, { target: ingressTarget(ingress), stamp });
+      const keys = ingressesOf(model);
+      if (derived?.ingresses !== snapshot.ingresses) {
+        const byKey = new Map<string, V1Ingress>();
+        for (const ingress of snapshot.ingresses) byKey.set(`${ingress.metadata?.namespace}/${ingress.metadata?.name}`, ingress);
+        latestTargets = new Map([...byKey].map(([key, ingress]) => [key, ingressTarget(ingress)]));
+        derived = { ingresses: snapshot.ingresses, byKey, keys, seen: seenOf(keys, byKey) };
+      } else if (!sameKeys(keys, derived.keys)) {
+        derived = { ...derived, keys, seen: seenOf(keys, derived.byKey) };
       }
-      modelIngresses.set(model, ingresses);
-      latestTargets = new Map([...byKey].map(([key, ingress]) => [key, ingressTarget(ingress)]));
+      modelIngresses.set(model, derived.seen);
       latestModel = model;
       latestConfigMap = configMapTarget(snapshot, options.configMap);
     },
@@ -117,7 +141,8 @@ export function createIngressEvents(options: IngressEventsOptions): IngressEvent
     },
     reloaded: announce,
     synced(): void {
-      if (latestModel && options.isLive(latestModel)) announce(latestModel);
+      if (!latestModel || modelIngresses.get(latestModel) === lastAnnounced) return;
+      if (options.isLive(latestModel)) announce(latestModel);
     },
     reloadFailed(detail, model): void {
       const ingresses = [...(modelIngresses.get(model) ?? new Map<string, Seen>()).entries()];
