@@ -63,7 +63,15 @@ for (const row of SIGNALS) {
     let stderr = '';
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => { stderr += chunk; });
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-    t.after(async () => { if (child.exitCode === null) { child.kill('SIGKILL'); await exited; } });
+    // A failed assertion leaves the playground running: stop it the way a user does, so its
+    // controller and NGINX go too (SIGKILL alone would orphan them, still holding their ports).
+    t.after(async () => {
+      if (child.exitCode !== null) return;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+      await exited;
+      clearTimeout(timer);
+    });
 
     const { values, lines } = await readUntilReady(child, 60_000);
     const kubeconfig = values.get('KUBECONFIG');
