@@ -83,7 +83,6 @@ export function createIngressEvents(options: IngressEventsOptions): IngressEvent
   const { recorder } = options;
   // Per built model: its Ingresses with the uid+generation they had when it was built.
   const modelIngresses = new WeakMap<Model, Map<string, Seen>>();
-  let latestTargets = new Map<string, EventTarget>();
   let latestModel: Model | null = null;
   let latestConfigMap: EventTarget | undefined;
   const announced = new Map<string, string>();
@@ -106,15 +105,22 @@ export function createIngressEvents(options: IngressEventsOptions): IngressEvent
   // What the last snapshot's Ingresses gave: an endpoint-only change keeps the same (frozen)
   // array, and a model with the same Ingresses keeps the same map, so a sync costs no
   // per-Ingress work here, and synced() can tell "nothing new to announce" without isLive.
-  let derived: { ingresses: readonly V1Ingress[]; byKey: Map<string, V1Ingress>; keys: Set<string>; seen: Map<string, Seen> } | null = null;
+  let derived: {
+    ingresses: readonly V1Ingress[];
+    byKey: Map<string, V1Ingress>;
+    targets: Map<string, EventTarget>;
+    keys: Set<string>;
+    seen: Map<string, Seen>;
+  } | null = null;
 
-  const seenOf = (keys: Set<string>, byKey: Map<string, V1Ingress>): Map<string, Seen> => {
+  const seenOf = (keys: Set<string>, byKey: Map<string, V1Ingress>, targets: Map<string, EventTarget>): Map<string, Seen> => {
     const seen = new Map<string, Seen>();
     for (const key of keys) {
       const ingress = byKey.get(key);
-      if (!ingress) continue;
+      const target = targets.get(key);
+      if (!ingress || !target) continue;
       const stamp = `${ingress.metadata?.uid ?? ''}/${ingress.metadata?.generation ?? ingress.metadata?.resourceVersion ?? ''}`;
-      seen.set(key, { target: latestTargets.get(key) ?? ingressTarget(ingress), stamp });
+      seen.set(key, { target, stamp });
     }
     return seen;
   };
@@ -125,17 +131,17 @@ export function createIngressEvents(options: IngressEventsOptions): IngressEvent
       if (derived?.ingresses !== snapshot.ingresses) {
         const byKey = new Map<string, V1Ingress>();
         for (const ingress of snapshot.ingresses) byKey.set(`${ingress.metadata?.namespace}/${ingress.metadata?.name}`, ingress);
-        latestTargets = new Map([...byKey].map(([key, ingress]) => [key, ingressTarget(ingress)]));
-        derived = { ingresses: snapshot.ingresses, byKey, keys, seen: seenOf(keys, byKey) };
+        const targets = new Map([...byKey].map(([key, ingress]) => [key, ingressTarget(ingress)]));
+        derived = { ingresses: snapshot.ingresses, byKey, targets, keys, seen: seenOf(keys, byKey, targets) };
       } else if (!sameKeys(keys, derived.keys)) {
-        derived = { ...derived, keys, seen: seenOf(keys, derived.byKey) };
+        derived = { ...derived, keys, seen: seenOf(keys, derived.byKey, derived.targets) };
       }
       modelIngresses.set(model, derived.seen);
       latestModel = model;
       latestConfigMap = configMapTarget(snapshot, options.configMap);
     },
     failure(failure): void {
-      const target = failure.ingress ? latestTargets.get(refKey(failure.ingress))
+      const target = failure.ingress ? derived?.targets.get(refKey(failure.ingress))
         : CONFIG_MAP_REASONS.has(failure.reason) ? latestConfigMap : undefined;
       if (target) recorder.record(target, 'Warning', failure.reason, failure.message);
     },
