@@ -102,7 +102,8 @@ export function sameStaticPart(a: Model, b: Model): boolean {
   if (!sameOutside(a, b, DYNAMIC_MODEL_FIELDS) || a.backends.length !== b.backends.length) return false;
   return a.backends.every((backend, i) => {
     const other = b.backends[i];
-    return other !== undefined && sameOutside(backend, other, DYNAMIC_BACKEND_FIELDS);
+    // A builder hands on the same Backend object while its Service and slices are unchanged.
+    return backend === other || (other !== undefined && sameOutside(backend, other, DYNAMIC_BACKEND_FIELDS));
   });
 }
 
@@ -126,13 +127,23 @@ export function backendPatch(next: Model, changed: readonly string[]): BackendPa
   return { set, remove: changed.filter((name) => !present.has(name)) };
 }
 
+/** True when Lua must get `after` in place of `before` (same name). */
+function dynamicChanged(before: Backend, after: Backend): boolean {
+  return before !== after && (before.loadBalance !== after.loadBalance || !deepEqual(before.endpoints, after.endpoints));
+}
+
 /** Names of backends whose dynamic part differs (added, removed or changed), sorted. */
 export function changedBackends(before: Model | null, after: Model): string[] {
-  const old = new Map((before?.backends ?? []).map((b) => [b.name, b]));
+  const previous = before?.backends ?? [];
+  // Most syncs move endpoints only: the same names at the same places, compared pairwise without a map.
+  if (previous.length === after.backends.length && after.backends.every((b, i) => previous[i]?.name === b.name)) {
+    return after.backends.filter((b, i) => dynamicChanged(previous[i] as Backend, b)).map((b) => b.name).sort();
+  }
+  const old = new Map(previous.map((b) => [b.name, b]));
   const changed = new Set<string>();
   for (const b of after.backends) {
     const prev = old.get(b.name);
-    if (!prev || prev.loadBalance !== b.loadBalance || !deepEqual(prev.endpoints, b.endpoints)) changed.add(b.name);
+    if (!prev || dynamicChanged(prev, b)) changed.add(b.name);
     old.delete(b.name);
   }
   for (const name of old.keys()) changed.add(name);

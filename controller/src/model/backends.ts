@@ -1,15 +1,15 @@
-// Collects which Service ports the placed locations route to, then resolves
-// each into a Backend with its endpoints. Only backends some location uses
-// appear in the model. The claim with the lowest rank (the oldest Ingress;
+// Collects which Service ports the placed locations route to, resolves each
+// against its Service, then (withEndpoints) gives each its endpoints. Only
+// backends some location uses appear in the model. The claim with the lowest rank (the oldest Ingress;
 // generated locations rank last) decides the balancing algorithm.
 
-import type { V1Service } from '@kubernetes/client-node';
+import type { V1Service, V1ServicePort } from '@kubernetes/client-node';
 import { backendName, type ServiceRef } from './backend-ref.ts';
-import type { ClusterIndex } from './cluster-index.ts';
+import type { ServiceIndex, SliceIndex } from './cluster-index.ts';
 import { findServicePort, type EndpointCache } from './endpoints.ts';
 import { describeRef, makeFailure, quoteValue } from './failure.ts';
 import { compareText } from './order.ts';
-import type { Backend, Endpoint, Failure, IngressRef, LoadBalance } from './types.ts';
+import type { Backend, Failure, IngressRef, LoadBalance } from './types.ts';
 
 /** One location's use of a backend. */
 export interface BackendClaim {
@@ -56,28 +56,53 @@ export class BackendRegistry {
     else this.#entries.set(name, { ref: claim.ref, claims: [claim] });
   }
 
-  /** Resolves every claimed backend against the cluster; sorted by name. */
-  resolve(cluster: ClusterIndex, endpoints: EndpointCache): { backends: Backend[]; failures: Failure[] } {
-    const backends: Backend[] = [];
+  /** Resolves every claimed backend against its Service, sorted by name; endpoints come after (withEndpoints). */
+  resolve(services: ServiceIndex): { backends: ResolvedBackend[]; failures: Failure[] } {
+    const backends: ResolvedBackend[] = [];
     const failures: Failure[] = [];
     const names = [...this.#entries.keys()].sort(compareText);
     for (const name of names) {
       const entry = this.#entries.get(name);
       if (!entry) continue;
       const winner = oldestClaim(entry.claims);
-      const lookup = lookupEndpoints(entry.ref, cluster.service(entry.ref.namespace, entry.ref.service), cluster, endpoints);
+      const lookup = lookupServicePort(entry.ref, services.service(entry.ref.namespace, entry.ref.service));
       if (lookup.problem) failures.push(...claimFailures(entry, lookup.problem));
-      backends.push({
+      const backend: Backend = {
         name,
         namespace: entry.ref.namespace,
         service: entry.ref.service,
         port: entry.ref.port,
-        endpoints: lookup.endpoints,
+        endpoints: [],
         loadBalance: winner?.loadBalance ?? 'round_robin',
-      });
+      };
+      backends.push({ current: backend, servicePort: lookup.servicePort });
     }
     return { backends, failures };
   }
+}
+
+/**
+ * A claimed backend resolved against its Service. Kept by a builder between
+ * builds (build.ts), so that a build where only EndpointSlices changed
+ * re-reads only the endpoints, and hands on the same Backend object for
+ * every Service whose endpoints did not move.
+ */
+export interface ResolvedBackend {
+  /** The Backend as the last withEndpoints() gave it (endpoints empty before the first). */
+  current: Backend;
+  /** The Service port whose slices hold the endpoints; null when there is none (a failure said why: no endpoints, 503). */
+  readonly servicePort: V1ServicePort | null;
+}
+
+/** The Backends with their endpoints from `slices`; a Backend whose endpoints array did not change is the same object as last time. */
+export function withEndpoints(resolved: readonly ResolvedBackend[], slices: SliceIndex, cache: EndpointCache): Backend[] {
+  return resolved.map((entry) => {
+    const { current, servicePort } = entry;
+    if (servicePort === null) return current;
+    const endpoints = cache.collect(servicePort, slices.slicesFor(current.namespace, current.service));
+    if (endpoints !== current.endpoints) entry.current = { ...current, endpoints };
+    return entry.current;
+  });
 }
 
 /** The first claim of the lowest rank: what `[...claims].sort(byRank)[0]` gives, without a copy per backend. */
@@ -98,31 +123,26 @@ interface Problem {
   readonly message: string;
 }
 
-function lookupEndpoints(
-  ref: ServiceRef,
-  service: V1Service | undefined,
-  cluster: ClusterIndex,
-  cache: EndpointCache,
-): { endpoints: Endpoint[]; problem: Problem | null } {
+function lookupServicePort(ref: ServiceRef, service: V1Service | undefined): { servicePort: V1ServicePort | null; problem: Problem | null } {
   const serviceKey = `${ref.namespace}/${ref.service}`;
   if (!service) {
-    return { endpoints: [], problem: { reason: 'ServiceNotFound', message: `Service ${serviceKey} not found; requests get 503` } };
+    return { servicePort: null, problem: { reason: 'ServiceNotFound', message: `Service ${serviceKey} not found; requests get 503` } };
   }
   if (service.spec?.type === 'ExternalName') {
     return {
-      endpoints: [],
+      servicePort: null,
       problem: { reason: 'UnsupportedServiceType', message: `Service ${serviceKey} is of type ExternalName, which is not supported yet; requests get 503` },
     };
   }
   const servicePort = findServicePort(service, ref.port);
   if (!servicePort) {
     return {
-      endpoints: [],
+      servicePort: null,
       problem: { reason: 'ServicePortNotFound', message: `Service ${serviceKey} has no port ${quoteValue(ref.port)}; requests get 503` },
     };
   }
   // Zero ready endpoints is normal (scale to 0, rollout): no failure.
-  return { endpoints: cache.collect(servicePort, cluster.slicesFor(ref.namespace, ref.service)), problem: null };
+  return { servicePort, problem: null };
 }
 
 /** One failure per claiming Ingress (not per path), each naming the first field that referenced it. */

@@ -1,6 +1,8 @@
 // Lookups the builder needs from the snapshot, built once per build so that
 // each Ingress path costs a map lookup rather than a scan. Objects that lack
 // the fields a lookup keys on are skipped (they cannot be referenced anyway).
+// Services and EndpointSlices are indexed apart: a build that reuses the last
+// routing (build.ts: only EndpointSlices changed) needs only the slices.
 
 import type { V1EndpointSlice, V1Service } from '@kubernetes/client-node';
 import type { Snapshot } from './types.ts';
@@ -8,9 +10,13 @@ import type { Snapshot } from './types.ts';
 /** The EndpointSlice label naming the Service a slice belongs to. */
 export const SERVICE_NAME_LABEL = 'kubernetes.io/service-name';
 
-/** Services and EndpointSlices by namespace and Service name. */
-export interface ClusterIndex {
+/** Services by namespace and name. */
+export interface ServiceIndex {
   service(namespace: string, name: string): V1Service | undefined;
+}
+
+/** EndpointSlices by namespace and the name of the Service they belong to. */
+export interface SliceIndex {
   slicesFor(namespace: string, serviceName: string): readonly V1EndpointSlice[];
 }
 
@@ -36,14 +42,19 @@ class ByNamespace<T> {
   }
 }
 
-/** Indexes the snapshot's Services and EndpointSlices; reads, never writes, the snapshot. */
-export function indexCluster(snapshot: Snapshot): ClusterIndex {
+/** Indexes the snapshot's Services; reads, never writes, the snapshot. */
+export function indexServices(snapshot: Snapshot): ServiceIndex {
   const services = new ByNamespace<V1Service>();
   for (const service of snapshot?.services ?? []) {
     const namespace = service?.metadata?.namespace;
     const name = service?.metadata?.name;
     if (typeof namespace === 'string' && typeof name === 'string') services.set(namespace, name, service);
   }
+  return { service: (namespace, name) => services.get(namespace, name) };
+}
+
+/** Indexes the snapshot's EndpointSlices by Service; reads, never writes, the snapshot. */
+export function indexSlices(snapshot: Snapshot): SliceIndex {
   const slices = new ByNamespace<V1EndpointSlice[]>();
   for (const slice of snapshot?.endpointSlices ?? []) {
     const namespace = slice?.metadata?.namespace;
@@ -54,8 +65,5 @@ export function indexCluster(snapshot: Snapshot): ClusterIndex {
     if (list) list.push(slice);
     else slices.set(namespace, serviceName, [slice]);
   }
-  return {
-    service: (namespace, name) => services.get(namespace, name),
-    slicesFor: (namespace, serviceName) => slices.get(namespace, serviceName) ?? [],
-  };
+  return { slicesFor: (namespace, serviceName) => slices.get(namespace, serviceName) ?? [] };
 }

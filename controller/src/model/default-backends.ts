@@ -10,7 +10,7 @@ import type { V1Service } from '@kubernetes/client-node';
 import { DEFAULT_ANNOTATION_VALUES, proxySettingsFrom, redirectSettingsFrom, type AnnotationValues } from './annotations/index.ts';
 import { backendName, parseServiceKey, type ServiceRef } from './backend-ref.ts';
 import type { BackendRegistry } from './backends.ts';
-import type { ClusterIndex } from './cluster-index.ts';
+import type { ServiceIndex } from './cluster-index.ts';
 import { makeFailure, quoteValue } from './failure.ts';
 import { CATCH_ALL_HOST, checkServicePort } from './names.ts';
 import { placeBackendLocation } from './placement.ts';
@@ -74,7 +74,7 @@ function firstPort(service: V1Service): number | null {
 }
 
 /** Resolves --default-backend-service against the cluster. */
-export function resolveGlobalDefault(options: BuildOptions, cluster: ClusterIndex): GlobalDefault {
+export function resolveGlobalDefault(options: BuildOptions, cluster: ServiceIndex): GlobalDefault {
   const value = options.defaultBackendService;
   if (value === null || value === undefined || value === '') return { backend: null, failures: [] };
   const fail = (reason: string, message: string): GlobalDefault => ({

@@ -9,6 +9,7 @@ import type { V1ConfigMap } from '@kubernetes/client-node';
 import { buildModel, createModelBuilder } from './build.ts';
 import { ann, deepFreeze, ingress, options, path, rule, service, slice, snapshot, svc } from './testdata/fixtures.ts';
 import { findBackend, findLocation } from './testdata/inspect.ts';
+import { testCertificate, tlsSecret, withTls } from './testdata/tls-fixtures.ts';
 import type { BuildOptions, Snapshot } from './types.ts';
 
 const CONFIG_MAP = 'ingress/resty-ingress';
@@ -26,6 +27,13 @@ const docs = deepFreeze(ingress('docs', {
 }));
 const bad = deepFreeze(ingress('bad', { annotations: { [ann('proxy-body-size')]: '1m; evil' }, rules: [rule('bad.example', path('/', svc('web', 80)))] }));
 const base: Snapshot = deepFreeze(snapshot({ ingresses: [app, docs, bad], services: [web], endpointSlices: [webSlice] }));
+const EXPIRY = Date.UTC(2030, 0, 1);
+const expiring = testCertificate(['app.example'], { notBefore: new Date(Date.UTC(2020, 0, 1)), notAfter: new Date(EXPIRY) });
+const withCertificate: Snapshot = deepFreeze({
+  ...base,
+  ingresses: [withTls(app, [{ hosts: ['app.example'], secretName: 'app-tls' }]), docs, bad],
+  secrets: [tlsSecret('app-tls', expiring)],
+});
 
 /** A build step: the snapshot and options the builder gets next. */
 interface Step {
@@ -69,6 +77,14 @@ const rows: { name: string; steps: Step[] }[] = [
   {
     name: 'the Service replaced (its port renumbered, the Ingress now misses it)',
     steps: [{ snapshot: base }, { snapshot: deepFreeze({ ...base, services: [deepFreeze(service('web', [{ port: 81 }]))] }) }, { snapshot: base }],
+  },
+  {
+    name: 'the same snapshot under another ingress class (nothing is ours any more)',
+    steps: [{ snapshot: base }, { snapshot: base, options: options({ controllerClass: 'example.com/other' }) }, { snapshot: base }],
+  },
+  {
+    name: 'the same snapshot while the clock passes a certificate\'s expiry',
+    steps: [{ snapshot: withCertificate, options: options({ now: EXPIRY - 1000 }) }, { snapshot: withCertificate, options: options({ now: EXPIRY + 1000 }) }],
   },
 ];
 
@@ -114,6 +130,25 @@ void describe('createModelBuilder: reuses exactly what did not change', () => {
     const moved = deepFreeze(slice('web-1', 'web', [{ port: 8080 }], [{ addresses: ['10.0.0.9'] }]));
     const third = builder.build(deepFreeze({ ...base, endpointSlices: [moved] }), options());
     assert.deepEqual(findBackend(third, 'default-web-80')?.endpoints, [{ address: '10.0.0.9', port: 8080 }]);
+  });
+
+  void it('an endpoint change keeps the servers and every Backend whose slices did not move; only the moved one is new', () => {
+    const api = deepFreeze(service('api', [{ port: 80 }]));
+    const apiSlice = deepFreeze(slice('api-1', 'api', [{ port: 9090 }], [{ addresses: ['10.0.1.1'] }]));
+    const apiIngress = deepFreeze(ingress('api', { rules: [rule('api.example', path('/', svc('api', 80)))] }));
+    const two = deepFreeze({ ...base, ingresses: [app, docs, bad, apiIngress], services: [api, web], endpointSlices: [apiSlice, webSlice] });
+    const builder = createModelBuilder();
+    const first = builder.build(two, options());
+    const moved = deepFreeze(slice('web-1', 'web', [{ port: 8080 }], [{ addresses: ['10.0.0.9'] }]));
+    const second = builder.build(deepFreeze({ ...two, endpointSlices: [apiSlice, moved] }), options({ now: 1 }));
+    assert.equal(second.model.servers, first.model.servers);
+    assert.equal(findBackend(second, 'default-api-80'), findBackend(first, 'default-api-80'));
+    assert.notEqual(findBackend(second, 'default-web-80'), findBackend(first, 'default-web-80'));
+    assert.deepEqual(findBackend(second, 'default-web-80')?.endpoints, [{ address: '10.0.0.9', port: 8080 }]);
+    // A Service replaced (same spec) is a new object: the routing is made again.
+    const third = builder.build(deepFreeze({ ...two, services: [deepFreeze(service('api', [{ port: 80 }])), web], endpointSlices: [apiSlice, moved] }), options());
+    assert.notEqual(third.model.servers, first.model.servers);
+    assert.deepEqual(third.model.servers, first.model.servers);
   });
 
   void it('a refused Ingress is reported on every build, not only the first', () => {
