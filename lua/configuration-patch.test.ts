@@ -87,6 +87,39 @@ void describe('PATCH /configuration/backends', () => {
     });
   }
 
+  void it('PATCHes faster than the workers poll: every worker ends on the last state', async () => {
+    // Workers poll every 5 ms; these land ~1 ms apart, so a worker catches up
+    // over several versions at once, reading their change log (store.lua).
+    await reset();
+    const start = (await getStatus(fixture.statusUrl)).version;
+    for (let i = 0; i < 24; i++) {
+      const set = [on('a', echo[i % 3])];
+      const remove: string[] = [];
+      if (i % 6 === 0) {
+        set.push(on(`x${i}`, echo[0]));
+        if (i > 0) remove.push(`x${i - 6}`);
+      }
+      await patchBackends(fixture.statusUrl, { set, remove });
+    }
+    assert.equal((await getStatus(fixture.statusUrl)).version, start + 24);
+    await waitAllWorkersApplied(fixture);
+    assert.deepEqual(await names(), ['a', 'b', 'x18']);
+    // A new connection per request, so that both workers answer some of them.
+    const routes = async (backend: string): Promise<Record<string, number>> => {
+      const hits: Record<string, number> = {};
+      for (let i = 0; i < 12; i++) {
+        const res = await fetch(`${fixture.proxyUrl}/`, { headers: { 'x-backend': backend, connection: 'close' } });
+        const key = res.status === 200 ? await res.text() : `status ${res.status}`;
+        hits[key] = (hits[key] ?? 0) + 1;
+      }
+      return hits;
+    };
+    assert.deepEqual(await routes('a'), { gamma: 12 });
+    assert.deepEqual(await routes('x18'), { alpha: 12 });
+    assert.deepEqual(await routes('x12'), { 'status 503': 12 });
+    assertCleanErrorLog(fixture);
+  });
+
   void it('the client reports a refusal as LUA_REJECTED', async () => {
     const bad = { set: [{ name: 'a b', endpoints: [], loadBalance: 'ewma' as const }], remove: [] };
     await assert.rejects(patchBackends(fixture.statusUrl, bad), (err: unknown) => err instanceof LuaClientError && err.code === 'LUA_REJECTED');

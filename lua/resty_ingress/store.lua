@@ -9,16 +9,23 @@
 --   names_version      store version that last changed `names`
 --   backend:<name>     canonical JSON of one backend
 --   stamp:<name>       store version that last changed backend:<name>
+--   changes:<v>        "\n"-joined names the PATCH of version v set or removed
+--                      (none for a POST); the last CHANGE_LOG_SIZE versions are
+--                      kept, so a worker a few versions behind compares the
+--                      stamps of those names only, not of every backend
 --   worker:<id>        "<pid> <applied version>" of worker slot <id>
 local shared_dict = require("resty_ingress.shared_dict")
 local concat = table.concat
 local tonumber = tonumber
 local ipairs = ipairs
 local pairs = pairs
+local next = next
 local str_find = string.find
 local str_sub = string.sub
 
 local DICT_NAME = "resty_backends"
+-- Versions of change log kept: at the controller's 50 pushes/s, ~5 s of them.
+local CHANGE_LOG_SIZE = 256
 local put = shared_dict.put
 local put_stamped = shared_dict.put_stamped
 local delete_stamped = shared_dict.delete_stamped
@@ -46,7 +53,30 @@ local function publish(shared, version)
     if not ok then
         return nil, err
     end
+    shared:delete("changes:" .. (version - CHANGE_LOG_SIZE))
     return version
+end
+
+-- Names changed by the versions after `from` up to `to`, possibly repeated;
+-- nil when the log does not cover all of them (a POST among them, a worker
+-- further behind than the log keeps, or none applied yet).
+function _M.changed_since(from, to)
+    if from < 0 or to - from > CHANGE_LOG_SIZE then
+        return nil
+    end
+    local shared = dict()
+    local changed = {}
+    for version = from + 1, to do
+        local text = shared:get("changes:" .. version)
+        if text == nil then
+            return nil
+        end
+        local names = _M.split_names(text)
+        for i = 1, #names do
+            changed[#changed + 1] = names[i]
+        end
+    end
+    return changed
 end
 
 function _M.version()
@@ -89,40 +119,45 @@ end
 -- Writes a change: `set` (as parsed by validate.lua) added or replaced,
 -- `remove` (names) dropped, everything else untouched. Same write order as
 -- replace_backends, so a worker never sees a version before its backends.
+-- Costs the size of the change, not of the store: the names list is searched
+-- (one plain find per name) and rewritten only when a name comes or goes.
 function _M.patch_backends(set, remove)
     local shared = dict()
     local version = (shared:get("version") or 0) + 1
-    local names = _M.split_names(shared:get("names"))
-    local known = {}
-    for i = 1, #names do
-        known[names[i]] = true
+    local names_text = shared:get("names") or ""
+    local listed = "\n" .. names_text .. "\n"
+    local function known(name)
+        return str_find(listed, "\n" .. name .. "\n", 1, true) ~= nil
     end
-    local names_changed = false
+    local changed = {}
+    local added = {}
     for i = 1, #set do
         local item = set[i]
         local ok, err = put_stamped(shared, "backend:", item.name, item.json, version)
         if not ok then
             return nil, err
         end
-        if not known[item.name] then
-            known[item.name] = true
-            names[#names + 1] = item.name
-            names_changed = true
+        if not known(item.name) then
+            added[#added + 1] = item.name
         end
+        changed[#changed + 1] = item.name
     end
     local dropped = {}
     for i = 1, #remove do
-        if known[remove[i]] then
+        if known(remove[i]) then
             dropped[remove[i]] = true
-            names_changed = true
+            changed[#changed + 1] = remove[i]
         end
     end
-    if names_changed then
+    if #added > 0 or next(dropped) ~= nil then
         local kept = {}
-        for i = 1, #names do
-            if not dropped[names[i]] then
-                kept[#kept + 1] = names[i]
+        for _, name in ipairs(_M.split_names(names_text)) do
+            if not dropped[name] then
+                kept[#kept + 1] = name
             end
+        end
+        for i = 1, #added do
+            kept[#kept + 1] = added[i]
         end
         local ok, err = put_names(shared, concat(kept, "\n"), version)
         if not ok then
@@ -132,6 +167,10 @@ function _M.patch_backends(set, remove)
     -- After the new names list: a worker that already read it stops using these.
     for name in pairs(dropped) do
         delete_stamped(shared, "backend:", name)
+    end
+    local ok, err = put(shared, "changes:" .. version, concat(changed, "\n"))
+    if not ok then
+        return nil, err
     end
     return publish(shared, version)
 end

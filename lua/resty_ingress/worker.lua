@@ -1,6 +1,10 @@
 -- Per-worker poll of the shared dict: every POLL_INTERVAL the worker compares
 -- the store version with the one it applied and, when it moved, re-decodes
--- only the backends whose stamp changed (see store.lua for the layout).
+-- only the backends whose stamp changed (see store.lua for the layout). It
+-- compares the stamps of the names the change log gives for the versions it
+-- missed, or of every backend when the log does not cover them: at 5,000
+-- backends and 50 pushes/s, comparing every stamp on every push kept both
+-- workers busy for ~5 ms per push.
 local ngx = ngx
 local store = require("resty_ingress.store")
 local balancer = require("resty_ingress.balancer")
@@ -34,6 +38,24 @@ local function apply_names(dict)
     end
 end
 
+-- Re-decodes one backend when its stamp moved; a name no longer stored
+-- (removed, or removed by a push still in progress) is left to apply_names.
+local function apply_backend(dict, name)
+    local stamp = dict:get("stamp:" .. name)
+    if stamp == stamps[name] then
+        return
+    end
+    local raw = dict:get("backend:" .. name)
+    if raw then
+        local ok, err = balancer.sync(name, raw)
+        if ok then
+            stamps[name] = stamp
+        else
+            ngx_log(ERR, "applying ", err)
+        end
+    end
+end
+
 -- Brings this worker's backends up to the store version; returns that version.
 function _M.apply()
     local dict = store.dict()
@@ -46,20 +68,9 @@ function _M.apply()
         apply_names(dict)
         applied_names_version = names_version
     end
-    for i = 1, #names do
-        local name = names[i]
-        local stamp = dict:get("stamp:" .. name)
-        if stamp ~= stamps[name] then
-            local raw = dict:get("backend:" .. name)
-            if raw then -- nil when a concurrent push just removed it
-                local ok, err = balancer.sync(name, raw)
-                if ok then
-                    stamps[name] = stamp
-                else
-                    ngx_log(ERR, "applying ", err)
-                end
-            end
-        end
+    local changed = store.changed_since(applied_version, version) or names
+    for i = 1, #changed do
+        apply_backend(dict, changed[i])
     end
     applied_version = version
     local ok, err = store.set_worker_status(ngx.worker.id() or 0, ngx.worker.pid(), version)
