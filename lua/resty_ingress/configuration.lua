@@ -1,7 +1,7 @@
 -- The loopback-only configuration server (location /configuration):
 --   POST /configuration/backends  the full set of backends (201 / 400 + reason)
 --   PATCH /configuration/backends {"set":[...],"remove":[...]}: only what changed
---   GET  /configuration/backends  the set as loaded
+--   GET  /configuration/backends  the set as loaded; ?name=a&name=b: only those
 --   GET  /configuration/status    store version and the version each worker applied
 --   POST /configuration/certificates  every certificate + host map (certificate_api.lua)
 --   GET  /configuration/certificates  what is loaded, without PEMs or keys
@@ -13,6 +13,7 @@ local certificate_api = require("resty_ingress.certificate_api")
 
 local io_open = io.open
 local next = next
+local type = type
 
 local LOCK_KEY = "configuration_lock"
 local LOCK_TTL = 10 -- seconds; a crashed holder must not block pushes forever
@@ -94,6 +95,17 @@ local function patch_backends()
     return respond(200, "version " .. version .. "\n")
 end
 
+-- ?name= may repeat (no limit on how many); any other argument is ignored.
+local function get_backends()
+    local only = ngx.req.get_uri_args(0).name
+    if type(only) == "string" then
+        only = { only }
+    elseif type(only) ~= "table" then
+        only = nil
+    end
+    return respond(200, store.backends_json(only), "application/json")
+end
+
 local function get_status()
     local workers = store.worker_status(ngx.worker.count())
     -- An empty Lua table would encode as [], the contract says an object.
@@ -115,7 +127,7 @@ end
 
 local routes = {
     ["/configuration/backends"] = {
-        GET = function() return respond(200, store.backends_json(), "application/json") end,
+        GET = get_backends,
         POST = post_backends,
         PATCH = patch_backends,
     },

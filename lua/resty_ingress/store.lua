@@ -175,10 +175,11 @@ function _M.patch_backends(set, remove)
     return publish(shared, version)
 end
 
--- The backends as loaded, as one JSON array (built from the stored strings).
-function _M.backends_json()
+-- The backends as loaded, as one JSON array (built from the stored strings);
+-- only those named in `only` (a list) when given, in that order, absent names left out.
+function _M.backends_json(only)
     local shared = dict()
-    local names = _M.split_names(shared:get("names"))
+    local names = only or _M.split_names(shared:get("names"))
     local parts = {}
     for i = 1, #names do
         parts[#parts + 1] = shared:get("backend:" .. names[i])

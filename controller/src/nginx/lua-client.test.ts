@@ -34,6 +34,20 @@ void describe('lua client against real NGINX', () => {
     assertCleanErrorLog(fixture);
   });
 
+  void it('reads only the named backends, in the order asked, unknown names left out', async () => {
+    await postBackends(fixture.statusUrl, backends);
+    const many = Array.from({ length: 150 }, (_, i) => `nope-${i}`);
+    const rows: { name: string; names: string[]; want: DynamicBackend[] }[] = [
+      { name: 'one', names: ['default-web-80'], want: [backends[1] as DynamicBackend] },
+      { name: 'two, reversed', names: ['default-web-80', 'default-api-8080'], want: [backends[1] as DynamicBackend, backends[0] as DynamicBackend] },
+      { name: 'an unknown name', names: ['default-api-8080', 'nope'], want: [backends[0] as DynamicBackend] },
+      { name: 'more names than NGINX parses by default (100)', names: [...many, 'default-web-80'], want: [backends[1] as DynamicBackend] },
+      { name: 'none', names: [], want: [] },
+    ];
+    for (const row of rows) assert.deepEqual(await getBackends(fixture.statusUrl, { names: row.names }), row.want, row.name);
+    assertCleanErrorLog(fixture);
+  });
+
   void it('a refused push is LUA_REJECTED with Lua\'s reason, and the version stays', async () => {
     const before = (await getStatus(fixture.statusUrl)).version;
     const bad = [{ name: 'x', endpoints: [{ address: 'db.internal', port: 5432 }], loadBalance: 'round_robin' }] as DynamicBackend[];

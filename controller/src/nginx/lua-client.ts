@@ -105,9 +105,11 @@ function versionOf(text: string, what: string, status: number): number {
   return Number(match[1]);
 }
 
-/** The backends as Lua holds them (`[]` after an NGINX restart: push again). */
-export async function getBackends(baseUrl: string, opts: LuaClientOptions = {}): Promise<DynamicBackend[]> {
-  const result = await call(baseUrl, '/configuration/backends', { method: 'GET' }, opts);
+/** The backends as Lua holds them (`[]` after an NGINX restart: push again); with `names`, only those that exist. */
+export async function getBackends(baseUrl: string, opts: LuaClientOptions & { readonly names?: readonly string[] } = {}): Promise<DynamicBackend[]> {
+  if (opts.names?.length === 0) return [];
+  const query = opts.names === undefined ? '' : `?${opts.names.map((name) => `name=${encodeURIComponent(name)}`).join('&')}`;
+  const result = await call(baseUrl, `/configuration/backends${query}`, { method: 'GET' }, opts);
   expectStatus(result, 200, 'GET /configuration/backends');
   const body = parseJson(result.text, 'GET /configuration/backends', 200);
   if (!Array.isArray(body)) throw new LuaClientError('LUA_BAD_RESPONSE', 'GET /configuration/backends: not an array', 200);
