@@ -77,6 +77,25 @@ void describe('ingress events', () => {
     ]);
   });
 
+  void it('a model with the same servers array (a builder reuses it for an endpoint change) is not walked again', () => {
+    const { events } = setup();
+    const cluster = snapshot({ ingresses: [stamped('web', 'a.example.com', 1)], services: [service('web', [{ port: 80 }])] });
+    const model = buildModel(cluster, DEFAULT_OPTIONS).model;
+    let walks = 0;
+    const counted = (list: Model['servers']): Model['servers'] => new Proxy(list, {
+      get: (target, key, receiver): unknown => {
+        if (key === Symbol.iterator) walks += 1;
+        return Reflect.get(target, key, receiver) as unknown;
+      },
+    });
+    const servers = counted(model.servers);
+    events.built({ ...model, servers }, cluster);
+    events.built({ ...model, servers, backends: [] }, { ...cluster, endpointSlices: [] });
+    assert.equal(walks, 1);
+    events.built({ ...model, servers: counted(model.servers.slice()) }, { ...cluster, endpointSlices: [] });
+    assert.equal(walks, 2, 'a new servers array is read again');
+  });
+
   void it('no Sync while the built model is not live yet', () => {
     const { events, recorded, build } = setup(() => false);
     build([stamped('web', 'a.example.com')]);

@@ -105,8 +105,11 @@ export function createIngressEvents(options: IngressEventsOptions): IngressEvent
   // What the last snapshot's Ingresses gave: an endpoint-only change keeps the same (frozen)
   // array, and a model with the same Ingresses keeps the same map, so a sync costs no
   // per-Ingress work here, and synced() can tell "nothing new to announce" without isLive.
+  // `servers`: the model's servers the keys were read from; a builder hands on the same
+  // array while no Ingress, Service or setting changed, and then so are the keys.
   let derived: {
     ingresses: readonly V1Ingress[];
+    servers: Model['servers'];
     byKey: Map<string, V1Ingress>;
     targets: Map<string, EventTarget>;
     keys: Set<string>;
@@ -127,14 +130,18 @@ export function createIngressEvents(options: IngressEventsOptions): IngressEvent
 
   return {
     built(model, snapshot): void {
-      const keys = ingressesOf(model);
+      const { servers } = model;
       if (derived?.ingresses !== snapshot.ingresses) {
+        const keys = ingressesOf(model);
         const byKey = new Map<string, V1Ingress>();
         for (const ingress of snapshot.ingresses) byKey.set(`${ingress.metadata?.namespace}/${ingress.metadata?.name}`, ingress);
         const targets = new Map([...byKey].map(([key, ingress]) => [key, ingressTarget(ingress)]));
-        derived = { ingresses: snapshot.ingresses, byKey, targets, keys, seen: seenOf(keys, byKey, targets) };
-      } else if (!sameKeys(keys, derived.keys)) {
-        derived = { ...derived, keys, seen: seenOf(keys, derived.byKey, derived.targets) };
+        derived = { ingresses: snapshot.ingresses, servers, byKey, targets, keys, seen: seenOf(keys, byKey, targets) };
+      } else if (derived.servers !== servers) {
+        const keys = ingressesOf(model);
+        derived = sameKeys(keys, derived.keys)
+          ? { ...derived, servers }
+          : { ...derived, servers, keys, seen: seenOf(keys, derived.byKey, derived.targets) };
       }
       modelIngresses.set(model, derived.seen);
       latestModel = model;
