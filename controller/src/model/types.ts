@@ -54,7 +54,11 @@ export interface BuildOptions {
   readonly now?: number;
 }
 
-/** The whole NGINX model. Built from scratch on every sync, never patched. */
+/**
+ * The whole NGINX model, built whole on every sync and never patched. A long-lived
+ * builder hands on unchanged parts of its last model (same objects, never mutated);
+ * the result always equals a build from scratch.
+ */
 export interface Model {
   /** Servers sorted by hostname; the catch-all server `_` is always present and first. */
   readonly servers: readonly Server[];

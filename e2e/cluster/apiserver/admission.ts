@@ -75,10 +75,13 @@ export class Admission {
   }
 
   private matching(req: AdmissionRequest): JsonObject[] {
-    const nsLabels = req.info.namespaced && req.namespace ? labelsOf(this.tryGetNamespace(req.namespace)) : {};
-    return this.store.list('validatingwebhookconfigurations.admissionregistration.k8s.io').items
+    const byRule = this.store.list('validatingwebhookconfigurations.admissionregistration.k8s.io').items
       .flatMap((config) => (Array.isArray(config.webhooks) ? config.webhooks.filter(isObject) : []))
-      .filter((hook) => Array.isArray(hook.rules) && hook.rules.some((r) => isObject(r) && ruleMatches(r, req)))
+      .filter((hook) => Array.isArray(hook.rules) && hook.rules.some((r) => isObject(r) && ruleMatches(r, req)));
+    // Most writes match no webhook: only then is the namespace (a copy) worth reading.
+    if (byRule.length === 0) return [];
+    const nsLabels = req.info.namespaced && req.namespace ? labelsOf(this.tryGetNamespace(req.namespace)) : {};
+    return byRule
       .filter((hook) => !req.info.namespaced || labelSelectorMatches(hook.namespaceSelector, nsLabels))
       .filter((hook) => labelSelectorMatches(hook.objectSelector, labelsOf(req.object ?? req.oldObject)));
   }

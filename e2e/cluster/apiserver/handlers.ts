@@ -81,9 +81,10 @@ export async function handleResource(ctx: HandlerContext, req: IncomingMessage, 
   const selectors = { namespace: ns, labelSelector: query.get('labelSelector') ?? undefined, fieldSelector: mapFieldSelector(query.get('fieldSelector') ?? undefined, view) };
   const sub = subresource === 'status' ? 'status' as const : undefined;
   /** Run `write` for real, after a dry run reviewed by the matching admission webhooks. */
-  const admitted = async (operation: Operation, write: (dry: boolean) => JsonObject, oldObject: JsonObject | null = null): Promise<JsonObject> => {
+  const admitted = async (operation: Operation, write: (dry: boolean) => JsonObject, previous: () => JsonObject | null = () => null): Promise<JsonObject> => {
     if (!dryRun && ctx.admission.wants({ operation, info, subresource, namespace: ns, name })) {
       const candidate = operation === 'DELETE' ? null : view.fromStorage(write(true));
+      const oldObject = previous();
       await ctx.admission.review({ operation, info, subresource, namespace: ns, name, object: candidate, oldObject: oldObject && view.fromStorage(oldObject), user });
     }
     return write(dryRun);
@@ -123,7 +124,7 @@ export async function handleResource(ctx: HandlerContext, req: IncomingMessage, 
       const obj = await body(req);
       if (subresource === 'scale') { sendJson(res, 200, writeScale(store, info, ns, name!, obj, dryRun)); return; }
       if (!isObject(obj) || !isObject(obj.metadata) || obj.metadata.name !== name) throw badRequest('the name of the object does not match the name on the URL');
-      sendJson(res, 200, render(await admitted('UPDATE', (dry) => store.update(stored, inbound(obj), { namespace: ns, subresource: sub, dryRun: dry }), current())));
+      sendJson(res, 200, render(await admitted('UPDATE', (dry) => store.update(stored, inbound(obj), { namespace: ns, subresource: sub, dryRun: dry }), current)));
       return;
     }
     case 'patch': {
@@ -140,7 +141,7 @@ export async function handleResource(ctx: HandlerContext, req: IncomingMessage, 
       // A view of another kind's storage is patched in its own field layout, then stored back.
       const obj = await admitted(before ? 'UPDATE' : 'CREATE', (dry) => (stored === info || !before
         ? store.patch(stored, ns, name!, kind, stored === info ? patchBody : inbound(patchBody), { subresource: sub, dryRun: dry, fieldManager })
-        : store.update(stored, inbound(applyPatch(kind, view.fromStorage(before), patchBody)), { namespace: ns, subresource: sub, dryRun: dry })), before);
+        : store.update(stored, inbound(applyPatch(kind, view.fromStorage(before), patchBody)), { namespace: ns, subresource: sub, dryRun: dry })), () => before);
       sendJson(res, before ? 200 : 201, render(obj));
       return;
     }
@@ -150,7 +151,7 @@ export async function handleResource(ctx: HandlerContext, req: IncomingMessage, 
       const pre = isObject(opts) && isObject(opts.preconditions) ? opts.preconditions : {};
       const propagationPolicy = query.get('propagationPolicy') ?? (isObject(opts) && typeof opts.propagationPolicy === 'string' ? opts.propagationPolicy : undefined);
       const deleted = await admitted('DELETE', (dry) => store.delete(stored, ns, name!,
-        { uid: pre.uid as string | undefined, resourceVersion: pre.resourceVersion as string | undefined, dryRun: dry, propagationPolicy }), current());
+        { uid: pre.uid as string | undefined, resourceVersion: pre.resourceVersion as string | undefined, dryRun: dry, propagationPolicy }), current);
       sendJson(res, 200, render(deleted));
       return;
     }

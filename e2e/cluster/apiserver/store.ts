@@ -53,7 +53,8 @@ export class Store {
   private record(info: KindInfo, type: 'ADDED' | 'MODIFIED' | 'DELETED', obj: JsonObject, previous?: JsonObject): JsonObject {
     this.rv++;
     meta(obj).resourceVersion = String(this.rv);
-    const frozen = structuredClone(obj);
+    // Every caller hands over a copy of its own (normalised, merged or cloned): kept as is.
+    const frozen = obj;
     if (type === 'DELETED') this.table(info).delete(keyOf(meta(obj).namespace as string, String(meta(obj).name)));
     else this.table(info).set(keyOf(meta(obj).namespace as string, String(meta(obj).name)), frozen);
     this.log.append({ rv: this.rv, resource: resourceKey(info), type, object: frozen, previous });
