@@ -6,7 +6,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { repoRoot } from '../../controller/src/nginx/dataplane.ts';
-import { freePort, waitUntil } from './ports.ts';
+import { freePorts, waitUntil } from './ports.ts';
 
 export interface ControllerProcess {
   readonly pid: number;
@@ -32,7 +32,8 @@ export interface ControllerProcessOptions {
 
 /** Spawns the controller and resolves once its first configuration is live. */
 export async function startControllerProcess(opts: ControllerProcessOptions): Promise<ControllerProcess> {
-  const [httpPort, statusPort, healthzPort] = [await freePort(), await freePort(), await freePort()];
+  // Distinct: the kernel can hand out a port just released twice in a row (the controller then refuses to start).
+  const [httpPort, statusPort, healthzPort] = await freePorts(3) as [number, number, number];
   const prefix = join(opts.workDir, 'controller-nginx');
   mkdirSync(prefix, { recursive: true });
   const args = [
@@ -70,10 +71,12 @@ export async function startControllerProcess(opts: ControllerProcessOptions): Pr
     await exited;
   };
   try {
-    await waitUntil('the controller\'s first configuration', async () => {
-      if (child.exitCode !== null) throw new Error(`controller exited ${child.exitCode}: ${stderr.slice(-1000)} ${JSON.stringify(lines.slice(-5))}`);
-      return readyAt ?? undefined;
+    // An exit ends the wait at once (a throw in the probe would only be retried until the timeout).
+    const outcome = await waitUntil('the controller\'s first configuration', async () => {
+      if (readyAt !== null) return 'ready';
+      return child.exitCode !== null || child.signalCode !== null ? 'exited' : undefined;
     }, opts.readyTimeoutMs ?? 60_000, 10);
+    if (outcome === 'exited') throw new Error(`controller exited ${child.exitCode ?? child.signalCode}: ${stderr.slice(-1000)} ${JSON.stringify(lines.slice(-5))}`);
   } catch (err) {
     await stop();
     throw err;

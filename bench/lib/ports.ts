@@ -1,7 +1,7 @@
 // Free loopback ports and polling helpers shared by the benchmarks.
 import { waitFor } from '../../e2e/harness/wait.ts';
 
-export { freePort } from '../../e2e/harness/network.ts';
+export { freePort, freePorts } from '../../e2e/harness/network.ts';
 
 /** Polls `probe` every `everyMs` until it returns a value other than undefined; throws `what` after `timeoutMs`. */
 export function waitUntil<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs: number, everyMs = 20): Promise<T> {

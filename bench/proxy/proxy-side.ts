@@ -14,7 +14,7 @@ import { writeSelfSignedDefault } from '../../controller/src/tls/default-certifi
 import type { BenchContext } from '../lib/context.ts';
 import { probe } from '../lib/http-probe.ts';
 import { cpuTimeNs, startNginxInstance, type NginxInstance } from '../lib/nginx-instance.ts';
-import { freePort, waitUntil } from '../lib/ports.ts';
+import { freePorts, waitUntil } from '../lib/ports.ts';
 import { runWrk, type WrkResult } from '../lib/wrk.ts';
 import { BENCH_HOST, SECURE_HOST } from './proxy-model.ts';
 
@@ -62,7 +62,7 @@ async function pushDynamic(model: Model, statusUrl: string, port: number, conf: 
  */
 export async function startSide(ctx: BenchContext, model: Model, name: string, transform: (conf: string) => string, lua: boolean): Promise<StartedSide> {
   const prefix = join(ctx.workDir, name);
-  const [port, httpsPort, statusPort] = [await freePort(), await freePort(), await freePort()];
+  const [port, httpsPort, statusPort] = await freePorts(3) as [number, number, number];
   writeSelfSignedDefault(defaultCertificatePaths(prefix));
   const renderer = createConfigRenderer({
     templateDir: join(repoRoot(), 'rootfs/etc/nginx/template'),

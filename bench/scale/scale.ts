@@ -14,7 +14,7 @@ import { byProfile, type BenchContext, type Benchmark, type Profile } from '../l
 import { memoryOf, startControllerProcess } from '../lib/controller-process.ts';
 import { startLocalCluster } from '../lib/local-cluster.ts';
 import { startNginxInstance, testConfig } from '../lib/nginx-instance.ts';
-import { freePort, waitUntil } from '../lib/ports.ts';
+import { freePorts, waitUntil } from '../lib/ports.ts';
 import { metric, type BenchResult, type Metric } from '../lib/report.ts';
 import { syntheticCluster } from '../lib/synthetic-cluster.ts';
 import type { ScaleChildInput, ScaleChildOutput } from './scale-child.ts';
@@ -54,7 +54,7 @@ async function runChild(input: ScaleChildInput): Promise<ScaleChildOutput> {
 async function measureSize(ctx: BenchContext, apps: number, iterations: number): Promise<SizeResult> {
   const outDir = join(ctx.workDir, `size-${apps}`);
   mkdirSync(outDir, { recursive: true });
-  const [httpPort, statusPort] = [await freePort(), await freePort()];
+  const [httpPort, statusPort] = await freePorts(2) as [number, number];
   const pipeline = await runChild({ apps, endpointsPerApp: ENDPOINTS_PER_APP, iterations, outDir, httpPort, statusPort });
   const confPath = join(outDir, 'nginx.conf');
   const nginxTestMs = await testConfig(ctx.dataplane, outDir, confPath);
