@@ -16,6 +16,7 @@ import { buildProxyModel, SECURE_HOST } from '../proxy/proxy-model.ts';
 import { activeFeatures, nativeReferenceConf, withMinimalBalancer, withNativePeersUnderLua, withoutMetricsLog, withoutRedirectCheck } from '../proxy/reference-conf.ts';
 import { metric, type Goal } from './report.ts';
 import { pairedRatios, percentile, summarize } from './stats.ts';
+import { STEADY_PAUSE_MS, steadyPauseMs } from './wrk.ts';
 
 test('percentile: nearest rank', () => {
   const rows = [
@@ -26,6 +27,17 @@ test('percentile: nearest rank', () => {
   ];
   for (const row of rows) assert.equal(percentile(row.samples, row.p), row.want, row.name);
   assert.ok(Number.isNaN(summarize([]).p99), 'no samples → NaN, not a made-up number');
+});
+
+test('steadyPauseMs: the pause for a fraction of the saturated rate', () => {
+  const rows: { name: string; connections: number; saturated: number; fraction?: number; want: number }[] = [
+    { name: '20 connections at half of 5,000 req/s: 8 ms each', connections: 20, saturated: 5000, want: 8 },
+    { name: 'a quarter of 5,000: 16 ms', connections: 20, saturated: 5000, fraction: 0.25, want: 16 },
+    { name: 'rounded to whole ms (wrk\'s delay)', connections: 20, saturated: 5500, want: 7 },
+    { name: 'never below 1 ms', connections: 1, saturated: 1e6, want: 1 },
+    { name: 'no saturated rate measured: the fixed pause', connections: 20, saturated: 0, want: STEADY_PAUSE_MS },
+  ];
+  for (const row of rows) assert.equal(steadyPauseMs(row.connections, row.saturated, row.fraction), row.want, row.name);
 });
 
 test('metric: goal verdicts on value and on ratio', () => {

@@ -48,6 +48,17 @@ function scriptFor(hostCount: number, pauseMs: number): string {
  */
 export const STEADY_PAUSE_MS = 2;
 
+/**
+ * The pause that keeps `connections` at about `fraction` of `saturatedRps`
+ * (each connection's cycle is at least its pause, so the rate ends a little
+ * below). A fixed pause drifts with the machine: STEADY_PAUSE_MS with 20
+ * connections ran at 0.9-1.15x the saturated rate in this session's runs.
+ */
+export function steadyPauseMs(connections: number, saturatedRps: number, fraction = 0.5): number {
+  if (!(saturatedRps > 0)) return STEADY_PAUSE_MS;
+  return Math.max(1, Math.round((1000 * connections) / (fraction * saturatedRps)));
+}
+
 export interface WrkOptions {
   readonly url: string;
   readonly durationSeconds: number;
@@ -82,9 +93,16 @@ export interface WrkResult {
   readonly latency: readonly { readonly percentile: number; readonly ms: number }[];
 }
 
-/** True when `taskset` exists (util-linux); without it nothing is pinned. */
+let tasksetFound: boolean | undefined;
+
+/**
+ * True when `taskset` exists (util-linux); without it nothing is pinned. Asked
+ * once: a spawnSync per wrk run blocked the bench process, and with it the
+ * local API server it hosts, ~20 ms in every rolling-deploy window.
+ */
 export function hasTaskset(): boolean {
-  return spawnSync('taskset', ['-V'], { stdio: 'ignore' }).status === 0;
+  tasksetFound ??= spawnSync('taskset', ['-V'], { stdio: 'ignore' }).status === 0;
+  return tasksetFound;
 }
 
 /** argv prefix that pins a command to `cpu`, or [] when not pinning. */

@@ -1,6 +1,7 @@
 // Benchmark 3, rolling deploys: 20 apps run by the simulator (pods are echo
 // servers on loopback addresses, in one child process), the real controller
-// in front, steady wrk load over all 20 hosts. Each round measures a window
+// in front, steady wrk load over all 20 hosts (about half of the rate they
+// serve saturated, measured first). Each round measures a window
 // of that load, then the same window while every Deployment rolls at once
 // (the window is about as long as the roll, so the roll is not diluted by
 // quiet seconds). Failed requests and reloads over all rolls; p99 during the
@@ -10,7 +11,7 @@
 // itself (its pods, the API server and the simulator share the 2 cores).
 import { KubeConfig } from '@kubernetes/client-node';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { startEchoHost } from '../../e2e/cluster/echo/echo-host.ts';
+import { startEchoHost, type EchoHost } from '../../e2e/cluster/echo/echo-host.ts';
 import { startSimulator, type Simulator } from '../../e2e/cluster/simulator/index.ts';
 import { byProfile, type BenchContext, type Benchmark, type Profile } from '../lib/context.ts';
 import { startControllerProcess, type ControllerProcess } from '../lib/controller-process.ts';
@@ -21,7 +22,7 @@ import { metric, type BenchResult } from '../lib/report.ts';
 import { appHost, appIngress, appName, asJson, BENCH_NAMESPACE } from '../lib/synthetic-cluster.ts';
 import { cpuSecondsOf, descendantsOf } from '../lib/process-cpu.ts';
 import { median } from '../lib/stats.ts';
-import { errorCount, latencyAt, runWrk, STEADY_PAUSE_MS, toDistribution, type WrkResult } from '../lib/wrk.ts';
+import { errorCount, latencyAt, runWrk, steadyPauseMs, toDistribution, type WrkResult } from '../lib/wrk.ts';
 
 interface RollingParams {
   readonly apps: number;
@@ -36,6 +37,17 @@ const PARAMS: Record<Profile, RollingParams> = {
   quick: { apps: 20, replicas: 2, rounds: 3, seconds: 2 },
   smoke: { apps: 2, replicas: 1, rounds: 1, seconds: 2 },
 };
+
+/** The steady load: this many connections, pausing so that they ask about STEADY_FRACTION of the saturated rate. */
+const LOAD_CONNECTIONS = 20;
+const STEADY_FRACTION = 0.5;
+
+/**
+ * Processes the pods run in (echo hosts), apps spread over them and the app
+ * that never rolls in one of its own: closer to a cluster, where a pod that
+ * starts or stops shares no event loop with the others.
+ */
+const POD_PROCESSES = 4;
 
 /** The roll starts this long into its window, so wrk's connections are up. */
 const ROLL_DELAY_MS = 200;
@@ -55,7 +67,7 @@ interface RollRound {
 }
 
 /** Starts a CPU measurement of the parts; the returned function ends it. */
-function measureCores(parts: { nginx: readonly number[]; controller: number; pods: number }): () => CoresByPart {
+function measureCores(parts: { nginx: readonly number[]; controller: number; pods: readonly number[] }): () => CoresByPart {
   const started = performance.now();
   const read = (): CoresByPart => {
     // This process: the local API server and the simulator (wrk is a child, not counted).
@@ -63,7 +75,7 @@ function measureCores(parts: { nginx: readonly number[]; controller: number; pod
     return {
       nginx: cpuSecondsOf(parts.nginx),
       controller: cpuSecondsOf([parts.controller]),
-      pods: cpuSecondsOf([parts.pods]),
+      pods: cpuSecondsOf(parts.pods),
       apiAndSimulator: (own.user + own.system) / 1e6,
     };
   };
@@ -109,11 +121,16 @@ async function runRolling(ctx: BenchContext): Promise<BenchResult> {
   const kc = new KubeConfig();
   kc.loadFromString(cluster.api.kubeconfigFor());
   // Pods serve from their own process: in ours, the simulator and the API server would stall them during the roll.
-  const echoHost = await startEchoHost();
+  const echoHosts = await Promise.all(Array.from({ length: POD_PROCESSES + 1 }, () => startEchoHost()));
   let simulator: Simulator | null = null;
   let controller: ControllerProcess | null = null;
   try {
-    const sim = await startSimulator({ kc, addressPool: '127.0.94.0/24', maxGraceMs: 1000, startServer: echoHost.startServer });
+    // App i's pods run in process i mod POD_PROCESSES; the app that never rolls in one of its own.
+    const hostFor = (podName: string): EchoHost => {
+      const app = Number(/^app-(\d+)-/.exec(podName)?.[1] ?? 0);
+      return echoHosts[app === params.apps ? POD_PROCESSES : app % POD_PROCESSES] as EchoHost;
+    };
+    const sim = await startSimulator({ kc, addressPool: '127.0.94.0/24', maxGraceMs: 1000, startServer: (options) => hostFor(options.podName).startServer(options) });
     simulator = sim;
     cluster.api.store.create('ingressclasses.networking.k8s.io', { apiVersion: 'networking.k8s.io/v1', kind: 'IngressClass', metadata: { name: 'resty' }, spec: { controller: 'resty-ingress.dev/controller' } });
     // Apps 0..apps-1 roll; app number `apps` does not (the reference's pod).
@@ -125,10 +142,13 @@ async function runRolling(ctx: BenchContext): Promise<BenchResult> {
     const live = controller;
     const hosts = Array.from({ length: params.apps }, (_, i) => appHost(i));
     for (const host of hosts) await waitUntil(`${host} to serve`, async () => ((await probe('127.0.0.1', live.httpPort, host)).status === 200 ? true : undefined), 20_000, 20);
-    const load = { url: `http://127.0.0.1:${live.httpPort}/`, hosts, durationSeconds: params.seconds, connections: 20, cpu: ctx.loadCpu, pauseMs: STEADY_PAUSE_MS };
-    const directLoad = { url: `http://${quietPod.ip}:${quietPod.port}/`, durationSeconds: params.seconds, connections: 2, cpu: ctx.loadCpu, pauseMs: STEADY_PAUSE_MS };
-    const saturated = await runWrk({ ...load, durationSeconds: 2, pauseMs: 0 });
-    const parts = { nginx: descendantsOf(live.pid), controller: live.pid, pods: echoHost.pid };
+    const target = { url: `http://127.0.0.1:${live.httpPort}/`, hosts, durationSeconds: params.seconds, connections: LOAD_CONNECTIONS, cpu: ctx.loadCpu };
+    const saturated = await runWrk({ ...target, durationSeconds: 2, pauseMs: 0 });
+    // A steady load leaves the machine room: about half of what it serves saturated.
+    const pauseMs = steadyPauseMs(LOAD_CONNECTIONS, saturated.requestsPerSecond, STEADY_FRACTION);
+    const load = { ...target, pauseMs };
+    const directLoad = { url: `http://${quietPod.ip}:${quietPod.port}/`, durationSeconds: params.seconds, connections: 2, cpu: ctx.loadCpu, pauseMs };
+    const parts = { nginx: descendantsOf(live.pid), controller: live.pid, pods: echoHosts.map((host) => host.pid) };
     const rounds: RollRound[] = [];
     for (let round = 1; round <= params.rounds; round++) {
       const beforeCores = measureCores(parts);
@@ -163,6 +183,9 @@ async function runRolling(ctx: BenchContext): Promise<BenchResult> {
         metric('NGINX reloads during the rolls', '', sum((r) => r.reloads), 0, 'none', { on: 'value', op: '==', target: 0 }),
         metric('latency p99 during vs before the roll', 'ms', m((r) => latencyAt(r.during, 99)), m((r) => latencyAt(r.before, 99)), 'before', { on: 'ratio', op: '<', target: 1.5 }),
         metric('environment: p99 straight to a pod not rolled (no ingress), during vs before', 'ms', m((r) => latencyAt(r.direct.during, 99)), m((r) => latencyAt(r.direct.before, 99)), 'before'),
+        metric('p99 rise through the ingress vs the environment\'s rise (the ratio: what the ingress adds)', '×',
+          m((r) => latencyAt(r.during, 99)) / m((r) => latencyAt(r.before, 99)),
+          m((r) => latencyAt(r.direct.during, 99)) / m((r) => latencyAt(r.direct.before, 99)), 'environment'),
         metric('requests/s during vs before the roll', 'req/s', m((r) => r.during.requestsPerSecond), m((r) => r.before.requestsPerSecond), 'before'),
         metric('steady load (before the roll) vs the saturated rate', 'req/s', m((r) => r.before.requestsPerSecond), saturated.requestsPerSecond, 'saturated (no pause)'),
         metric('time for every rollout to finish', 's', m((r) => r.rollMs) / 1000, windowMs / 1000, 'rest of the window'),
@@ -173,7 +196,7 @@ async function runRolling(ctx: BenchContext): Promise<BenchResult> {
         `the environment row: 2 connections, same pause, straight to the pod of one more app that never rolls; its rise is the simulated machine's (pods, API server, simulator and ingress on 2 cores), not a path through the ingress; per-round p99 ms before/during: ${rounds.map((r) => `${latencyAt(r.direct.before, 99).toFixed(2)}/${latencyAt(r.direct.during, 99).toFixed(2)}`).join(', ')}`,
         `rolls that outlasted their window (its p99 misses the rest of the roll): ${rounds.filter((r) => r.rollMs > windowMs).length} of ${rounds.length}`,
         `CPU cores used before → during the roll (medians): ${PARTS.map((part) => `${part} ${m((r) => r.cores.before[part]).toFixed(2)} → ${m((r) => r.cores.during[part]).toFixed(2)}`).join(', ')}; wrk and the kernel: the rest of 2 cores`,
-        `${params.replicas} replicas per app (maxSurge 1, maxUnavailable 0), simulator pods = node echo servers in one separate process (not the bench process); wrk 20 connections over ${params.apps} hosts, each pausing ${STEADY_PAUSE_MS} ms between requests`,
+        `${params.replicas} replicas per app (maxSurge 1, maxUnavailable 0), simulator pods = node echo servers in one separate process (not the bench process); wrk ${LOAD_CONNECTIONS} connections over ${params.apps} hosts, each pausing ${pauseMs} ms between requests (aimed at ${STEADY_FRACTION} of the saturated rate, ${Math.round(saturated.requestsPerSecond)} req/s)`,
       ],
       distributions: last ? [toDistribution('before the roll', last.before), toDistribution('during the roll', last.during)] : [],
       raw: { rounds, saturated },
@@ -181,7 +204,7 @@ async function runRolling(ctx: BenchContext): Promise<BenchResult> {
   } finally {
     await controller?.stop();
     await simulator?.stop();
-    await echoHost.stop();
+    await Promise.all(echoHosts.map((host) => host.stop()));
     await cluster.stop();
   }
 }

@@ -37,11 +37,20 @@ function canonicalJson(value: unknown): string {
   return JSON.stringify(value);
 }
 
+// Per Deployment object: the simulator reconciles every Deployment on every
+// pass, and its watch cache hands on the same object until the Deployment changes.
+const hashes = new WeakMap<DeploymentObject, string>();
+
 /** pod-template-hash: a template change (restartedAt, image) is a new hash, i.e. a new ReplicaSet generation. */
 export function templateHash(deployment: DeploymentObject): string {
-  const digest = createHash('sha256').update(canonicalJson(deployment.spec?.template ?? {})).digest();
-  // Kubernetes' hashes are short and lowercase alphanumeric; so are these.
-  return digest.readBigUInt64BE(0).toString(36).slice(0, 10);
+  let hash = hashes.get(deployment);
+  if (hash === undefined) {
+    const digest = createHash('sha256').update(canonicalJson(deployment.spec?.template ?? {})).digest();
+    // Kubernetes' hashes are short and lowercase alphanumeric; so are these.
+    hash = digest.readBigUInt64BE(0).toString(36).slice(0, 10);
+    hashes.set(deployment, hash);
+  }
+  return hash;
 }
 
 function annotationMs(deployment: DeploymentObject, key: string): number | undefined {
