@@ -31,6 +31,13 @@ void describe('backend store change log', () => {
             ngx.print(table.concat(changed, ","))
           }
         }
+        location = /leave-entry {
+          content_by_lua_block {
+            local version = tonumber(ngx.var.arg_version)
+            ngx.shared.resty_backends:set("changes:" .. version, ngx.var.arg_names)
+            ngx.print("ok")
+          }
+        }
       }`;
     nginx = await startNginx({ dataplane, readyPort: statusPort, http: contractHttpBlock(dataplane, statusPort, inspect) });
     statusUrl = `http://127.0.0.1:${statusPort}`;
@@ -57,6 +64,15 @@ void describe('backend store change log', () => {
       { name: 'further behind than the log keeps', from: second - 257, to: second, want: 'all' },
     ];
     for (const row of rows) assert.equal(await changed(row.from, row.to), row.want, row.name);
+  });
+
+  void it('a POST publishes no entry, even one a failed PATCH left under the same version', async () => {
+    const before = await patchBackends(statusUrl, { set: [on('a')], remove: [] });
+    // What a PATCH that wrote its entry and then failed to publish its version leaves behind.
+    assert.equal(await (await fetch(`${inspectUrl}/leave-entry?version=${before + 1}&names=stale`)).text(), 'ok');
+    const posted = await postBackends(statusUrl, [on('a'), on('d')]);
+    assert.equal(posted, before + 1);
+    assert.equal(await changed(before, posted), 'all', 'the POST changed d, which a stale entry would hide');
   });
 
   void it('keeps the last 256 versions only', async () => {

@@ -47,8 +47,16 @@ local function put_names(shared, text, version)
     return ok, err
 end
 
--- Last write of a push: workers that see the new version find everything under it.
-local function publish(shared, version)
+-- Last writes of a push: its change log entry, then the version, so workers
+-- that see the new version find everything under it. `changed`: the names a
+-- PATCH touched, nil for a POST. An entry left by a push that failed before
+-- it published this same version number is replaced or deleted here; without
+-- an entry (a POST, or no room for it) workers compare every stamp.
+local function publish(shared, version, changed)
+    local entry = "changes:" .. version
+    if not (changed and put(shared, entry, concat(changed, "\n"))) then
+        shared:delete(entry)
+    end
     local ok, err = put(shared, "version", version)
     if not ok then
         return nil, err
@@ -168,11 +176,7 @@ function _M.patch_backends(set, remove)
     for name in pairs(dropped) do
         delete_stamped(shared, "backend:", name)
     end
-    local ok, err = put(shared, "changes:" .. version, concat(changed, "\n"))
-    if not ok then
-        return nil, err
-    end
-    return publish(shared, version)
+    return publish(shared, version, changed)
 end
 
 -- The backends as loaded, as one JSON array (built from the stored strings);
