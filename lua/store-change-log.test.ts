@@ -5,22 +5,20 @@
 // through a test location that calls store.changed_since inside real NGINX.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { findDataplane } from '../controller/src/nginx/dataplane.ts';
 import { patchBackends, postBackends } from '../controller/src/nginx/lua-client.ts';
 import type { DynamicBackend } from '../controller/src/model/types.ts';
-import { contractHttpBlock, freePort, startNginx, type RunningNginx } from './test/nginx-harness.ts';
+import { assertCleanErrorLog, startLuaNginx, type LuaNginx } from './test/lua-fixture.ts';
+import { freePort } from './test/nginx-harness.ts';
 
 const on = (name: string): DynamicBackend => ({ name, loadBalance: 'round_robin', endpoints: [{ address: '127.0.0.2', port: 1 }] });
 
 void describe('backend store change log', () => {
-  let nginx: RunningNginx;
+  let fixture: LuaNginx;
   let statusUrl: string;
   let inspectUrl: string;
   before(async () => {
-    const dataplane = findDataplane();
-    const statusPort = await freePort();
     const inspectPort = await freePort();
-    const inspect = `
+    fixture = await startLuaNginx(`
       server {
         listen 127.0.0.1:${inspectPort};
         location = /changed {
@@ -38,13 +36,12 @@ void describe('backend store change log', () => {
             ngx.print("ok")
           }
         }
-      }`;
-    nginx = await startNginx({ dataplane, readyPort: statusPort, http: contractHttpBlock(dataplane, statusPort, inspect) });
-    statusUrl = `http://127.0.0.1:${statusPort}`;
+      }`);
+    statusUrl = fixture.statusUrl;
     inspectUrl = `http://127.0.0.1:${inspectPort}`;
   });
   after(async () => {
-    await nginx?.stop();
+    await fixture?.nginx.stop();
   });
 
   const changed = async (from: number, to: number): Promise<string> => (await fetch(`${inspectUrl}/changed?from=${from}&to=${to}`)).text();
@@ -82,6 +79,6 @@ void describe('backend store change log', () => {
     assert.equal(await changed(last - 256, last), [...Array<string>(128).fill('a'), ...Array<string>(128).fill('b')].join(','));
     // The entry of version `start` was deleted when version start + 256 was published.
     assert.equal(await changed(start - 1, start), 'all');
-    assert.equal(nginx.errorLog().split('\n').filter((line) => /\[(error|alert|crit|emerg)\]/.test(line)).length, 0);
+    assertCleanErrorLog(fixture);
   });
 });

@@ -2,9 +2,8 @@
 -- the store version with the one it applied and, when it moved, re-decodes
 -- only the backends whose stamp changed (see store.lua for the layout). It
 -- compares the stamps of the names the change log gives for the versions it
--- missed, or of every backend when the log does not cover them: at 5,000
--- backends and 50 pushes/s, comparing every stamp on every push kept both
--- workers busy for ~5 ms per push.
+-- missed, or of every backend when the log does not cover them (every stamp
+-- on every push was a shared-dict read per backend per push in each worker).
 local ngx = ngx
 local store = require("resty_ingress.store")
 local balancer = require("resty_ingress.balancer")

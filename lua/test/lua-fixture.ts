@@ -24,8 +24,8 @@ export interface EchoBackend {
   close(): Promise<void>;
 }
 
-/** Starts NGINX (2 workers) with the contract's Lua wiring and a header-routed proxy server. */
-export async function startLuaNginx(): Promise<LuaNginx> {
+/** Starts NGINX (2 workers) with the contract's Lua wiring, a header-routed proxy server and `extraServers` verbatim (a test's own locations). */
+export async function startLuaNginx(extraServers = ''): Promise<LuaNginx> {
   const dataplane = findDataplane();
   const statusPort = await freePort();
   const proxyPort = await freePort();
@@ -41,7 +41,7 @@ export async function startLuaNginx(): Promise<LuaNginx> {
         proxy_pass http://upstream_balancer;
       }
     }`;
-  const nginx = await startNginx({ dataplane, readyPort: statusPort, http: contractHttpBlock(dataplane, statusPort, proxyServer) });
+  const nginx = await startNginx({ dataplane, readyPort: statusPort, http: contractHttpBlock(dataplane, statusPort, proxyServer + extraServers) });
   return { nginx, statusUrl: `http://127.0.0.1:${statusPort}`, proxyUrl: `http://127.0.0.1:${proxyPort}`, logChecked: 0 };
 }
 

@@ -1,7 +1,8 @@
 // Collects which Service ports the placed locations route to, resolves each
 // against its Service, then (withEndpoints) gives each its endpoints. Only
-// backends some location uses appear in the model. The claim with the lowest rank (the oldest Ingress;
-// generated locations rank last) decides the balancing algorithm.
+// backends some location uses appear in the model. The claim with the lowest
+// rank (the oldest Ingress; generated locations rank last) decides the
+// balancing algorithm.
 
 import type { V1Service, V1ServicePort } from '@kubernetes/client-node';
 import { backendName, type ServiceRef } from './backend-ref.ts';
