@@ -46,6 +46,13 @@ test('bench --smoke: every benchmark completes and writes well-formed results', 
     const instructions = proxy?.metrics.find((m) => m.name === 'user-space instructions per request (callgrind)');
     assert.ok(instructions && typeof instructions.value === 'number' && typeof instructions.reference === 'number', 'proxy: instruction counts measured');
     assert.ok(instructions.value > instructions.reference && instructions.reference > 1000, `proxy: ours ${instructions.value} > native ${instructions.reference} instructions/request`);
+    // The per-core goal is judged on both sides served at once; the control pairs native with itself.
+    const atOnce = proxy?.metrics.find((m) => m.name.startsWith('requests per core-second, served at once'));
+    const control = proxy?.metrics.find((m) => m.name.startsWith('the same, native served at once with native'));
+    for (const [name, row] of [['at once', atOnce], ['control', control]] as const) {
+      assert.ok(row && typeof row.value === 'number' && row.value > 0.3 && row.value < 3, `proxy ${name}: a per-core ratio was measured (${row?.value})`);
+    }
+    assert.deepEqual(atOnce?.goal, { on: 'value', op: '>=', target: 0.9 }, 'proxy: the per-core goal is on the at-once row');
     assert.match(readFileSync(join(out, 'results.md'), 'utf8'), /^\| bench \| measured \|/);
   } finally {
     rmSync(out, { recursive: true, force: true });

@@ -165,7 +165,7 @@ test('nativeReferenceConf: a missing or unknown piece is "template changed", nev
 test('ablations: each removes exactly the piece it prices', () => {
   const noMetrics = withoutMetricsLog(OURS);
   const noRedirect = withoutRedirectCheck(OURS);
-  const minimal = withMinimalBalancer(OURS, { address: '127.0.0.2', port: 81 });
+  const minimal = withMinimalBalancer(OURS, PEERS);
   const nativePeers = withNativePeersUnderLua(OURS, PEERS);
   const rows: { name: string; conf: string; pattern: RegExp; present: boolean }[] = [
     { name: 'no-metrics: no metrics access_log', conf: noMetrics, pattern: /access_log \S+ resty_metrics/, present: false },
@@ -179,8 +179,8 @@ test('ablations: each removes exactly the piece it prices', () => {
     { name: 'no-redirect-check: the metrics log stays', conf: noRedirect, pattern: /access_log \S+ resty_metrics/, present: true },
     { name: 'minimal-balancer: no balancer of ours', conf: minimal, pattern: /resty_ingress\.balance/, present: false },
     {
-      name: 'minimal-balancer: both upstreams set one fixed peer, keepalive after it', conf: minimal, present: true,
-      pattern: /upstream upstream_balancer \{\n[^}]*balancer_by_lua_block \{ package\.loaded\["ngx\.balancer"\]\.set_current_peer\("127\.0\.0\.2", 81\) \}\n\s+keepalive 320;[^}]*\}\n\s+upstream upstream_balancer_https \{\n[^}]*set_current_peer\("127\.0\.0\.2", 81\) \}\n\s+keepalive 320;/,
+      name: 'minimal-balancer: both upstreams take the peers in turn, keepalive after it', conf: minimal, present: true,
+      pattern: /upstream upstream_balancer \{\n[^}]*balancer_by_lua_block \{ local b = package\.loaded\["ngx\.balancer"\]; local n = \(b\.bench_turn or 0\) % 2 \+ 1; b\.bench_turn = n; if n == 1 then b\.set_current_peer\("127\.0\.0\.2", 81\) elseif n == 2 then b\.set_current_peer\("127\.0\.0\.3", 81\) end \}\n\s+keepalive 320;[^}]*\}\n\s+upstream upstream_balancer_https \{\n[^}]*set_current_peer\("127\.0\.0\.3", 81\) end \}\n\s+keepalive 320;/,
     },
     { name: 'minimal-balancer: locations, metrics log and redirect handler stay', conf: minimal, pattern: /access_log \S+ resty_metrics[\s\S]*proxy_pass http:\/\/upstream_balancer_https;/, present: true },
     { name: 'probe-native-peers: no balancer of ours', conf: nativePeers, pattern: /resty_ingress\.balance/, present: false },
@@ -193,7 +193,7 @@ test('ablations: each removes exactly the piece it prices', () => {
   for (const row of rows) assert.equal(row.pattern.test(row.conf), row.present, row.name);
   assert.throws(() => withoutMetricsLog(noMetrics), /template changed/, 'no metrics log to remove');
   assert.throws(() => withoutRedirectCheck(noRedirect), /template changed/, 'no redirect check to remove');
-  assert.throws(() => withMinimalBalancer(minimal, { address: '127.0.0.2', port: 81 }), /template changed/, 'no balancer of ours to replace');
+  assert.throws(() => withMinimalBalancer(minimal, PEERS), /template changed/, 'no balancer of ours to replace');
 });
 
 test('activeFeatures: says what is on, and only that', () => {
@@ -231,7 +231,7 @@ test('the proxy benchmark\'s real conf: one certificate host, and every transfor
   assert.doesNotMatch(native, /^\s*[^#\s].*resty_metrics/m, 'native: no metrics (comments may name them)');
   assert.doesNotMatch(withoutRedirectCheck(ours), /proxy_pass \S+_https;/, 'no-redirect-check');
   assert.doesNotMatch(withoutMetricsLog(ours), /access_log \S+ resty_metrics/, 'no-metrics');
-  assert.doesNotMatch(withMinimalBalancer(ours, PEERS[0] ?? { address: '127.0.0.2', port: 81 }), /resty_ingress\.balance/, 'minimal-balancer');
+  assert.doesNotMatch(withMinimalBalancer(ours, PEERS), /resty_ingress\.balance/, 'minimal-balancer');
   assert.doesNotMatch(withNativePeersUnderLua(ours, PEERS), /resty_ingress\.balance/, 'probe-native-peers');
   assert.deepEqual(requestPathPhases(ours), ['balance'], 'round_robin only: no log phase');
   const sources = Object.fromEntries(REQUEST_PATH_FILES.map((file) => [file, readFileSync(join(repoRoot(), 'lua/resty_ingress', file), 'utf8')]));

@@ -2,7 +2,8 @@
 // transform of it), as users run it (HTTPS listener on, so ssl-redirect is
 // on), started with the backends and certificates the controller would push,
 // and checked to proxy the measured host before anyone measures it. Also
-// one wrk round against a side, with the worker CPU it cost.
+// one wrk round against a side, or against two sides at once, with the
+// worker CPU it cost.
 import { join } from 'node:path';
 import { dynamicBackends, dynamicCertificates } from '../../controller/src/diff/decide.ts';
 import { getStatus, postBackends } from '../../controller/src/nginx/lua-client.ts';
@@ -83,12 +84,34 @@ export async function startSide(ctx: BenchContext, model: Model, name: string, t
   return { nginx, port, conf };
 }
 
+/** Nanoseconds the side's workers have spent on a CPU. */
+function workerCpuNs(side: StartedSide): number {
+  return side.nginx.workerPids().reduce((sum, pid) => sum + cpuTimeNs(pid), 0);
+}
+
+function roundOf<Label extends string>(label: Label, wrk: WrkResult, usedNs: number): Round<Label> {
+  return { side: label, wrk, cpuUsPerRequest: wrk.requests > 0 ? usedNs / 1000 / wrk.requests : Number.NaN };
+}
+
 /** One wrk run against BENCH_HOST; CPU per request from the workers' schedstat over the run. */
 export async function measure<Label extends string>(ctx: BenchContext, label: Label, side: StartedSide, seconds: number, connections: number): Promise<Round<Label>> {
-  const workers = side.nginx.workerPids();
-  const cpu = (): number => workers.reduce((sum, pid) => sum + cpuTimeNs(pid), 0);
-  const before = cpu();
+  const before = workerCpuNs(side);
   const wrk = await runWrk({ url: `http://127.0.0.1:${side.port}/`, hosts: [BENCH_HOST], durationSeconds: seconds, connections, cpu: ctx.loadCpu });
-  const usedNs = cpu() - before;
-  return { side: label, wrk, cpuUsPerRequest: wrk.requests > 0 ? usedNs / 1000 / wrk.requests : Number.NaN };
+  return roundOf(label, wrk, workerCpuNs(side) - before);
+}
+
+/**
+ * Both sides served at the same time, each by its own wrk with half the
+ * connections: their workers share the server CPU over the same seconds, so
+ * whatever the machine does meanwhile falls on both. CPU per request of each.
+ */
+export async function measureAtOnce<Label extends string>(ctx: BenchContext, sides: readonly [{ label: Label; side: StartedSide }, { label: Label; side: StartedSide }], seconds: number, connections: number): Promise<[Round<Label>, Round<Label>]> {
+  const each = Math.max(1, Math.round(connections / 2));
+  const before = sides.map(({ side }) => workerCpuNs(side));
+  const runs = await Promise.all(sides.map(({ side }) => runWrk({ url: `http://127.0.0.1:${side.port}/`, hosts: [BENCH_HOST], durationSeconds: seconds, connections: each, cpu: ctx.loadCpu })));
+  const [a, b] = sides;
+  return [
+    roundOf(a.label, runs[0] as WrkResult, workerCpuNs(a.side) - (before[0] ?? 0)),
+    roundOf(b.label, runs[1] as WrkResult, workerCpuNs(b.side) - (before[1] ?? 0)),
+  ];
 }

@@ -97,14 +97,13 @@ export function withoutRedirectCheck(ours: string): string {
 
 /** Every side of the proxy benchmark, native upstreams pointing at `peers`. */
 export function sideSpecs(peers: readonly Peer[]): SideSpec[] {
-  const first = peers[0];
-  if (first === undefined) throw new Error('sideSpecs: no peers');
+  if (peers.length === 0) throw new Error('sideSpecs: no peers');
   return [
     { label: 'ours', transform: (conf) => conf, lua: true },
     { label: 'native', transform: (conf) => nativeReferenceConf(conf, peers), lua: false },
     { label: 'ours-no-metrics', transform: withoutMetricsLog, lua: true },
     { label: 'ours-no-redirect-check', transform: withoutRedirectCheck, lua: true },
-    { label: 'ours-minimal-balancer', transform: (conf) => withMinimalBalancer(conf, first), lua: true },
+    { label: 'ours-minimal-balancer', transform: (conf) => withMinimalBalancer(conf, peers), lua: true },
     { label: 'probe-native-peers', transform: (conf) => withNativePeersUnderLua(conf, peers), lua: true },
   ];
 }
@@ -122,13 +121,16 @@ export function withNativePeersUnderLua(ours: string, peers: readonly Peer[]): s
 }
 
 /**
- * Our conf with the least a `balancer_by_lua` can do in place of ours: one
- * fixed peer, no variable read, no tries, no redirect check (a table lookup
- * and set_current_peer, compiled by LuaJIT). Prices our balancer's logic.
+ * Our conf with the least a `balancer_by_lua` can do in place of ours: the
+ * same peers in turn, no variable read, no tries, no redirect check (a counter
+ * and set_current_peer, compiled by LuaJIT). Prices our balancer's logic;
+ * it takes the peers in turn like ours, so that what differs is only logic.
  */
-export function withMinimalBalancer(ours: string, peer: Peer): string {
+export function withMinimalBalancer(ours: string, peers: readonly Peer[]): string {
   if ((ours.match(OUR_BALANCERS)?.length ?? 0) === 0) throw templateChanged('balancer_by_lua_block { resty_ingress.balance…() }');
-  const minimal = `balancer_by_lua_block { package.loaded["ngx.balancer"].set_current_peer(${JSON.stringify(peer.address)}, ${peer.port}) }`;
+  // The counter lives in the ngx.balancer module table: a chunk's locals last one call.
+  const picks = peers.map((p, i) => `${i === 0 ? 'if' : 'elseif'} n == ${i + 1} then b.set_current_peer(${JSON.stringify(p.address)}, ${p.port})`).join(' ');
+  const minimal = `balancer_by_lua_block { local b = package.loaded["ngx.balancer"]; local n = (b.bench_turn or 0) % ${peers.length} + 1; b.bench_turn = n; ${picks} end }`;
   return ours.replace(OUR_BALANCERS, minimal);
 }
 

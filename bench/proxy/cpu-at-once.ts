@@ -1,0 +1,59 @@
+// The proxy benchmark's per-core ratio with both sides served at once. One
+// side at a time, back-to-back 5 s rounds of the same two NGINXes gave
+// per-core ratios from 0.77 to 1.10 within one run: the other tenants of this
+// machine change its speed from one window of seconds to the next. Served at
+// once, the two workers share the server CPU over the same seconds, so that
+// noise falls on both, and a round's ratio moved 0.88-0.91. A control round
+// pairs the reference with itself; its ratio is the instrument's own error
+// (0.98-1.00 when this was written). What sharing a CPU costs each worker
+// (its caches refilled after the other ran) falls on both sides too.
+import type { Model } from '../../controller/src/model/types.ts';
+import type { BenchContext } from '../lib/context.ts';
+import type { NginxInstance } from '../lib/nginx-instance.ts';
+import { measureAtOnce, startSide, type Round, type StartedSide } from './proxy-side.ts';
+import type { SideSpec } from './reference-conf.ts';
+
+export interface AtOnceParams {
+  /** Seconds of each round's measured window. */
+  readonly seconds: number;
+  /** Seconds of load before it (JIT, keepalive connections, caches). */
+  readonly warmupSeconds: number;
+  /** Connections of both wrk runs together (half each). */
+  readonly connections: number;
+}
+
+export interface AtOnceRound {
+  readonly measured: Round;
+  readonly reference: Round;
+  /** Reference CPU per request ÷ measured: the measured side's requests per core-second, the reference's = 1. */
+  readonly perCoreRatio: number;
+}
+
+/**
+ * `count` rounds of `measured` and `reference` served at once, each round on
+ * two fresh NGINXes (a process's memory layout makes it a few percent faster
+ * or slower for its whole life). Every NGINX started is pushed to `started`.
+ */
+export async function atOnceRounds(ctx: BenchContext, model: Model, measured: SideSpec, reference: SideSpec, params: AtOnceParams, count: number, started: NginxInstance[]): Promise<AtOnceRound[]> {
+  const rounds: AtOnceRound[] = [];
+  for (let i = 0; i < count; i++) {
+    const live: StartedSide[] = [];
+    try {
+      for (const [name, spec] of [['at-once-measured', measured], ['at-once-reference', reference]] as const) {
+        const side = await startSide(ctx, model, name, spec.transform, spec.lua);
+        started.push(side.nginx);
+        live.push(side);
+      }
+      const [a, b] = live as [StartedSide, StartedSide];
+      const sides = [{ label: measured.label, side: a }, { label: reference.label, side: b }] as const;
+      await measureAtOnce(ctx, sides, params.warmupSeconds, params.connections);
+      const [m, r] = await measureAtOnce(ctx, sides, params.seconds, params.connections);
+      const round = { measured: m, reference: r, perCoreRatio: r.cpuUsPerRequest / m.cpuUsPerRequest };
+      ctx.log(`at once ${i + 1} ${measured.label} vs ${reference.label}: ${m.cpuUsPerRequest.toFixed(2)} vs ${r.cpuUsPerRequest.toFixed(2)} µs CPU/req, per-core ratio ${round.perCoreRatio.toFixed(3)}`);
+      rounds.push(round);
+    } finally {
+      for (const side of live) await side.nginx.stop();
+    }
+  }
+  return rounds;
+}
