@@ -1,0 +1,44 @@
+// What the proxy-path tools share: the data plane, the four loopback
+// backends on a free port, the proxy model and every side's spec, as the
+// benchmark sets them up (bench/proxy/proxy-path.ts), with the NGINX worker
+// on CPU 0 and the load and backends on CPU 1.
+import { chmodSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Model } from '../../controller/src/model/types.ts';
+import { findDataplane } from '../../controller/src/nginx/dataplane.ts';
+import { loopbackAddresses, startBackends } from '../lib/backends.ts';
+import type { BenchContext } from '../lib/context.ts';
+import { freePort } from '../lib/ports.ts';
+import { buildProxyModel } from '../proxy/proxy-model.ts';
+import { sideSpecs, type SideSpec } from '../proxy/reference-conf.ts';
+
+export interface ProxyTool {
+  readonly ctx: BenchContext;
+  readonly model: Model;
+  /** The sides named on the command line, in that order; every side when none is named. */
+  readonly sides: readonly SideSpec[];
+}
+
+/** Sets up as above, runs `use`, stops the backends. Throws on a side name it does not know. */
+export async function withProxyTool(names: readonly string[], use: (tool: ProxyTool) => Promise<void>): Promise<void> {
+  const dataplane = findDataplane();
+  const workDir = mkdtempSync(join(tmpdir(), 'resty-proxy-tool-'));
+  // NGINX started as root runs its workers as nobody: they must reach the prefixes inside.
+  chmodSync(workDir, 0o755);
+  const port = await freePort();
+  const addresses = loopbackAddresses('127.0.91.1', 4);
+  const peers = addresses.map((address) => ({ address, port }));
+  const specs = sideSpecs(peers);
+  const unknown = names.filter((name) => !specs.some((s) => s.label === name));
+  if (unknown.length > 0) throw new Error(`unknown side(s) ${unknown.join(', ')}; known: ${specs.map((s) => s.label).join(', ')}`);
+  const sides = names.length === 0 ? specs : names.map((name) => specs.find((s) => s.label === name) as SideSpec);
+  const { model } = buildProxyModel(peers);
+  const backends = await startBackends(dataplane, workDir, addresses, port, 1);
+  const ctx: BenchContext = { profile: 'full', workDir, dataplane, serverCpu: 0, loadCpu: 1, log: (message) => process.stderr.write(`${message}\n`) };
+  try {
+    await use({ ctx, model, sides });
+  } finally {
+    await backends.nginx.stop();
+  }
+}
