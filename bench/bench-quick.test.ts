@@ -53,6 +53,11 @@ test('bench --smoke: every benchmark completes and writes well-formed results', 
       assert.ok(row && typeof row.value === 'number' && row.value > 0.3 && row.value < 3, `proxy ${name}: a per-core ratio was measured (${row?.value})`);
     }
     assert.deepEqual(atOnce?.goal, { on: 'value', op: '>=', target: 0.9 }, 'proxy: the per-core goal is on the at-once row');
+    // The p99 goal is on the median of back-to-back pairs' ratios, not on a ratio of the two sides' medians.
+    const p99 = proxy?.metrics.find((m) => m.name.startsWith('latency p99, ours ÷ native of each pair'));
+    assert.ok(p99 && typeof p99.value === 'number' && p99.value > 0, `proxy: paired p99 ratio measured (${p99?.value})`);
+    assert.deepEqual(p99.goal, { on: 'value', op: '<=', target: 1.2 }, 'proxy: the p99 goal is on the paired row');
+    assert.equal(proxy?.metrics.filter((m) => m.goal !== null && m.name.startsWith('latency')).length, 1, 'proxy: one latency goal row');
     assert.match(readFileSync(join(out, 'results.md'), 'utf8'), /^\| bench \| measured \|/);
   } finally {
     rmSync(out, { recursive: true, force: true });
