@@ -1,5 +1,5 @@
 // Benchmark 3, rolling deploys: 20 apps run by the simulator (pods are echo
-// servers on loopback addresses, in one child process), the real controller
+// servers on loopback addresses, in child processes), the real controller
 // in front, steady wrk load over all 20 hosts (about half of the rate they
 // serve saturated, measured first). Each round measures a window
 // of that load, then the same window while every Deployment rolls at once
@@ -196,7 +196,7 @@ async function runRolling(ctx: BenchContext): Promise<BenchResult> {
         `the environment row: 2 connections, same pause, straight to the pod of one more app that never rolls; its rise is the simulated machine's (pods, API server, simulator and ingress on 2 cores), not a path through the ingress; per-round p99 ms before/during: ${rounds.map((r) => `${latencyAt(r.direct.before, 99).toFixed(2)}/${latencyAt(r.direct.during, 99).toFixed(2)}`).join(', ')}`,
         `rolls that outlasted their window (its p99 misses the rest of the roll): ${rounds.filter((r) => r.rollMs > windowMs).length} of ${rounds.length}`,
         `CPU cores used before → during the roll (medians): ${PARTS.map((part) => `${part} ${m((r) => r.cores.before[part]).toFixed(2)} → ${m((r) => r.cores.during[part]).toFixed(2)}`).join(', ')}; wrk and the kernel: the rest of 2 cores`,
-        `${params.replicas} replicas per app (maxSurge 1, maxUnavailable 0), simulator pods = node echo servers in one separate process (not the bench process); wrk ${LOAD_CONNECTIONS} connections over ${params.apps} hosts, each pausing ${pauseMs} ms between requests (aimed at ${STEADY_FRACTION} of the saturated rate, ${Math.round(saturated.requestsPerSecond)} req/s)`,
+        `${params.replicas} replicas per app (maxSurge 1, maxUnavailable 0), simulator pods = node echo servers in ${POD_PROCESSES} processes by app and one for the app that never rolls (not the bench process); wrk ${LOAD_CONNECTIONS} connections over ${params.apps} hosts, each pausing ${pauseMs} ms between requests (aimed at ${STEADY_FRACTION} of the saturated rate, ${Math.round(saturated.requestsPerSecond)} req/s)`,
       ],
       distributions: last ? [toDistribution('before the roll', last.before), toDistribution('during the roll', last.during)] : [],
       raw: { rounds, saturated },
