@@ -6,10 +6,11 @@
 // round; CPU per request comes from the worker's /proc/<pid>/schedstat over
 // the round ÷ requests. Those rounds give requests/s and latency; the
 // per-core goal is judged on rounds that serve both sides at once
-// (cpu-at-once.ts), the only measure here steadier than the machine. Instructions: callgrind counts each side's
-// user-space instructions per request, which do not move with the machine's
-// noise, and prices pieces of ours by ablation (without the metrics log,
-// without the redirect check, with a minimal balancer in place of ours).
+// (cpu-at-once.ts), the only measure here steadier than the machine.
+// Instructions: callgrind counts each side's user-space instructions per
+// request, which do not move with the machine's noise, and prices pieces of
+// ours by ablation (without the metrics log, without the redirect check, with
+// a minimal balancer in place of ours).
 // Then the controller's side of the metrics:
 // parsing the log ours wrote. A last run with jit.v proves (or not) that the
 // hot Lua is compiled.

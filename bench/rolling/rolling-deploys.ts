@@ -33,7 +33,7 @@ interface RollingParams {
 }
 
 const PARAMS: Record<Profile, RollingParams> = {
-  full: { apps: 20, replicas: 3, rounds: 5, seconds: 3 },
+  full: { apps: 20, replicas: 3, rounds: 8, seconds: 3 },
   quick: { apps: 20, replicas: 2, rounds: 3, seconds: 2 },
   smoke: { apps: 2, replicas: 1, rounds: 1, seconds: 2 },
 };
