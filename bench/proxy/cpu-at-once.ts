@@ -9,7 +9,6 @@
 // (its caches refilled after the other ran) falls on both sides too.
 import type { Model } from '../../controller/src/model/types.ts';
 import type { BenchContext } from '../lib/context.ts';
-import type { NginxInstance } from '../lib/nginx-instance.ts';
 import { measureAtOnce, startSide, type Round, type StartedSide } from './proxy-side.ts';
 import type { SideSpec } from './reference-conf.ts';
 
@@ -32,17 +31,15 @@ export interface AtOnceRound {
 /**
  * `count` rounds of `measured` and `reference` served at once, each round on
  * two fresh NGINXes (a process's memory layout makes it a few percent faster
- * or slower for its whole life). Every NGINX started is pushed to `started`.
+ * or slower for its whole life), stopped before the next round.
  */
-export async function atOnceRounds(ctx: BenchContext, model: Model, measured: SideSpec, reference: SideSpec, params: AtOnceParams, count: number, started: NginxInstance[]): Promise<AtOnceRound[]> {
+export async function atOnceRounds(ctx: BenchContext, model: Model, measured: SideSpec, reference: SideSpec, params: AtOnceParams, count: number): Promise<AtOnceRound[]> {
   const rounds: AtOnceRound[] = [];
   for (let i = 0; i < count; i++) {
     const live: StartedSide[] = [];
     try {
       for (const [name, spec] of [['at-once-measured', measured], ['at-once-reference', reference]] as const) {
-        const side = await startSide(ctx, model, name, spec.transform, spec.lua);
-        started.push(side.nginx);
-        live.push(side);
+        live.push(await startSide(ctx, model, name, spec.transform, spec.lua));
       }
       const [a, b] = live as [StartedSide, StartedSide];
       const sides = [{ label: measured.label, side: a }, { label: reference.label, side: b }] as const;

@@ -142,8 +142,8 @@ async function runProxyPath(ctx: BenchContext): Promise<BenchResult> {
     const specs = sideSpecs(peers);
     const spec = (label: SideLabel): SideSpec => specs.find((s) => s.label === label) as SideSpec;
     const atOnce = { ...params.atOnce, warmupSeconds: params.warmupSeconds, connections: params.connections };
-    const together = await atOnceRounds(ctx, model, spec('ours'), spec('native'), atOnce, params.atOnce.rounds, started);
-    const control = await atOnceRounds(ctx, model, spec('native'), spec('native'), atOnce, params.atOnce.controlRounds, started);
+    const together = await atOnceRounds(ctx, model, spec('ours'), spec('native'), atOnce, params.atOnce.rounds);
+    const control = await atOnceRounds(ctx, model, spec('native'), spec('native'), atOnce, params.atOnce.controlRounds);
     const ratiosOf = (list: readonly AtOnceRound[]): number[] => list.map((r) => r.perCoreRatio);
     const spread = (list: readonly AtOnceRound[]): string => `${ratiosOf(list).map((r) => r.toFixed(3)).join(', ')} (median ${median(ratiosOf(list)).toFixed(3)}, range ${Math.min(...ratiosOf(list)).toFixed(3)}–${Math.max(...ratiosOf(list)).toFixed(3)})`;
     const m = (side: SideLabel, pick: (r: Round) => number): number => median(rounds.filter((r) => r.side === side).map(pick));
