@@ -19,10 +19,8 @@ import { join } from 'node:path';
 import { repoRoot } from '../../controller/src/nginx/dataplane.ts';
 import type { Model } from '../../controller/src/model/types.ts';
 import { metricsLogPath } from '../../controller/src/render/render-options.ts';
-import { loopbackAddresses, startBackends } from '../lib/backends.ts';
 import { byProfile, type BenchContext, type Benchmark, type Profile } from '../lib/context.ts';
 import type { NginxInstance } from '../lib/nginx-instance.ts';
-import { freePort } from '../lib/ports.ts';
 import { metric, type BenchResult } from '../lib/report.ts';
 import { median, pairedRatios } from '../lib/stats.ts';
 import { errorCount, latencyAt, runWrk, toDistribution } from '../lib/wrk.ts';
@@ -30,8 +28,8 @@ import { atOnceRounds, type AtOnceRound } from './cpu-at-once.ts';
 import { countInstructions, hasCallgrind, type InstructionCount, type InstructionWindows } from './instruction-count.ts';
 import { describeJit, readJitTrace, REQUEST_PATH_FILES, requestPathPhases } from './jit-trace.ts';
 import { measureMetricsParseCost } from './metrics-parse-cost.ts';
-import { BENCH_HOST, buildProxyModel } from './proxy-model.ts';
-import { measure, startSide, type Round, type StartedSide } from './proxy-side.ts';
+import { BENCH_HOST } from './proxy-model.ts';
+import { BACKEND_ADDRESSES, measure, startProxyBackends, startSide, type Round, type StartedSide } from './proxy-side.ts';
 import { activeFeatures, sideSpecs, withJitTrace, type Peer, type SideLabel, type SideSpec } from './reference-conf.ts';
 
 interface ProxyParams {
@@ -66,8 +64,6 @@ const PARAMS: Record<Profile, ProxyParams> = {
   },
 };
 
-const BACKEND_ADDRESSES = 4;
-const FIRST_BACKEND = '127.0.91.1';
 
 async function jitRun(ctx: BenchContext, model: Model, seconds: number, connections: number): Promise<string> {
   const traceFile = join(ctx.workDir, 'jit-v.txt');
@@ -131,11 +127,7 @@ async function instructionCounts(ctx: BenchContext, params: ProxyParams, model: 
 
 async function runProxyPath(ctx: BenchContext): Promise<BenchResult> {
   const params = byProfile(ctx, PARAMS);
-  const backendPort = await freePort();
-  const addresses = loopbackAddresses(FIRST_BACKEND, BACKEND_ADDRESSES);
-  const peers: Peer[] = addresses.map((address) => ({ address, port: backendPort }));
-  const { model } = buildProxyModel(peers);
-  const backends = await startBackends(ctx.dataplane, ctx.workDir, addresses, backendPort, ctx.loadCpu);
+  const { peers, model, backends } = await startProxyBackends(ctx);
   const started: NginxInstance[] = [backends.nginx];
   try {
     const { rounds, ours } = await cpuRounds(ctx, params, model, peers, started);

@@ -1,9 +1,9 @@
 // One side of the proxy-path benchmark: an NGINX on our rendered conf (or a
 // transform of it), as users run it (HTTPS listener on, so ssl-redirect is
 // on), started with the backends and certificates the controller would push,
-// and checked to proxy the measured host before anyone measures it. Also
-// one wrk round against a side, or against two sides at once, with the
-// worker CPU it cost.
+// and checked to proxy the measured host before anyone measures it; the
+// backends every side proxies to. Also one wrk round against a side, or
+// against two sides at once, with the worker CPU it cost.
 import { join } from 'node:path';
 import { dynamicBackends, dynamicCertificates } from '../../controller/src/diff/decide.ts';
 import { getStatus, postBackends } from '../../controller/src/nginx/lua-client.ts';
@@ -12,12 +12,14 @@ import { repoRoot } from '../../controller/src/nginx/dataplane.ts';
 import type { Model } from '../../controller/src/model/types.ts';
 import { createConfigRenderer, defaultCertificatePaths } from '../../controller/src/render/index.ts';
 import { writeSelfSignedDefault } from '../../controller/src/tls/default-certificate.ts';
+import { loopbackAddresses, startBackends, type Backends } from '../lib/backends.ts';
 import type { BenchContext } from '../lib/context.ts';
 import { probe } from '../lib/http-probe.ts';
 import { cpuTimeNs, startNginxInstance, type NginxInstance } from '../lib/nginx-instance.ts';
-import { freePorts, waitUntil } from '../lib/ports.ts';
+import { freePort, freePorts, waitUntil } from '../lib/ports.ts';
 import { runWrk, type WrkResult } from '../lib/wrk.ts';
-import { BENCH_HOST, SECURE_HOST } from './proxy-model.ts';
+import { BENCH_HOST, buildProxyModel, SECURE_HOST } from './proxy-model.ts';
+import type { Peer } from './reference-conf.ts';
 
 export interface StartedSide {
   readonly nginx: NginxInstance;
@@ -32,6 +34,22 @@ export interface Round<Label extends string = string> {
 }
 
 const APPLY_TIMEOUT_MS = 5000;
+
+/** How many backends the proxied host has, on loopback addresses from FIRST_BACKEND. */
+export const BACKEND_ADDRESSES = 4;
+const FIRST_BACKEND = '127.0.91.1';
+
+/**
+ * The backends (plain NGINX answering 200, on the load CPU) on a free port,
+ * as peers, and the model whose proxied host balances over them.
+ */
+export async function startProxyBackends(ctx: BenchContext): Promise<{ peers: Peer[]; model: Model; backends: Backends }> {
+  const port = await freePort();
+  const addresses = loopbackAddresses(FIRST_BACKEND, BACKEND_ADDRESSES);
+  const peers = addresses.map((address) => ({ address, port }));
+  const backends = await startBackends(ctx.dataplane, ctx.workDir, addresses, port, ctx.loadCpu);
+  return { peers, model: buildProxyModel(peers).model, backends };
+}
 
 /** Pushes backends and certificates as the controller does; resolves once every worker uses them. */
 async function pushDynamic(model: Model, statusUrl: string, port: number, conf: string): Promise<void> {

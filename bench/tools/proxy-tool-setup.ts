@@ -7,10 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Model } from '../../controller/src/model/types.ts';
 import { findDataplane } from '../../controller/src/nginx/dataplane.ts';
-import { loopbackAddresses, startBackends } from '../lib/backends.ts';
 import type { BenchContext } from '../lib/context.ts';
-import { freePort } from '../lib/ports.ts';
-import { buildProxyModel } from '../proxy/proxy-model.ts';
+import { startProxyBackends } from '../proxy/proxy-side.ts';
 import { sideSpecs, type SideSpec } from '../proxy/reference-conf.ts';
 
 export interface ProxyTool {
@@ -26,17 +24,13 @@ export async function withProxyTool(names: readonly string[], use: (tool: ProxyT
   const workDir = mkdtempSync(join(tmpdir(), 'resty-proxy-tool-'));
   // NGINX started as root runs its workers as nobody: they must reach the prefixes inside.
   chmodSync(workDir, 0o755);
-  const port = await freePort();
-  const addresses = loopbackAddresses('127.0.91.1', 4);
-  const peers = addresses.map((address) => ({ address, port }));
-  const specs = sideSpecs(peers);
-  const unknown = names.filter((name) => !specs.some((s) => s.label === name));
-  if (unknown.length > 0) throw new Error(`unknown side(s) ${unknown.join(', ')}; known: ${specs.map((s) => s.label).join(', ')}`);
-  const sides = names.length === 0 ? specs : names.map((name) => specs.find((s) => s.label === name) as SideSpec);
-  const { model } = buildProxyModel(peers);
-  const backends = await startBackends(dataplane, workDir, addresses, port, 1);
   const ctx: BenchContext = { profile: 'full', workDir, dataplane, serverCpu: 0, loadCpu: 1, log: (message) => process.stderr.write(`${message}\n`) };
+  const { peers, model, backends } = await startProxyBackends(ctx);
   try {
+    const specs = sideSpecs(peers);
+    const unknown = names.filter((name) => !specs.some((s) => s.label === name));
+    if (unknown.length > 0) throw new Error(`unknown side(s) ${unknown.join(', ')}; known: ${specs.map((s) => s.label).join(', ')}`);
+    const sides = names.length === 0 ? specs : names.map((name) => specs.find((s) => s.label === name) as SideSpec);
     await use({ ctx, model, sides });
   } finally {
     await backends.nginx.stop();
