@@ -34,6 +34,7 @@ test('bench --smoke: every benchmark completes and writes well-formed results', 
       for (const m of result.metrics) {
         assert.ok(m.value === null || typeof m.value === 'number', `${result.id}/${m.name}: value is a number`);
         assert.equal(typeof m.missed, 'boolean', `${result.id}/${m.name}: verdict`);
+        assert.equal(typeof m.onTheLine, 'boolean', `${result.id}/${m.name}: on the line or not`);
       }
       assert.deepEqual(JSON.parse(readFileSync(join(out, `${result.id}.json`), 'utf8')).id, result.id);
       if (result.distributions.length > 0) {
@@ -53,6 +54,8 @@ test('bench --smoke: every benchmark completes and writes well-formed results', 
       assert.ok(row && typeof row.value === 'number' && row.value > 0.3 && row.value < 3, `proxy ${name}: a per-core ratio was measured (${row?.value})`);
     }
     assert.deepEqual(atOnce?.goal, { on: 'value', op: '>=', target: 0.9 }, 'proxy: the per-core goal is on the at-once row');
+    // Judged with the median's interval over the rounds (one smoke round: the round itself).
+    assert.ok(atOnce?.interval && atOnce.interval.low <= atOnce.value! && atOnce.value! <= atOnce.interval.high, 'proxy: the at-once row carries its interval');
     // The p99 goal is on the median of back-to-back pairs' ratios, not on a ratio of the two sides' medians.
     const p99 = proxy?.metrics.find((m) => m.name.startsWith('latency p99, ours ÷ native of each pair'));
     assert.ok(p99 && typeof p99.value === 'number' && p99.value > 0, `proxy: paired p99 ratio measured (${p99?.value})`);

@@ -14,8 +14,8 @@ import { newestDump, singleProcess } from '../proxy/instruction-count.ts';
 import { batchesOf } from '../proxy/metrics-parse-cost.ts';
 import { buildProxyModel, SECURE_HOST } from '../proxy/proxy-model.ts';
 import { activeFeatures, nativeReferenceConf, withMinimalBalancer, withNativePeersUnderLua, withoutMetricsLog, withoutRedirectCheck } from '../proxy/reference-conf.ts';
-import { metric, type Goal } from './report.ts';
-import { pairedRatios, percentile, summarize } from './stats.ts';
+import { formatResult, metric, verdict, type Goal } from './report.ts';
+import { medianInterval, pairedRatios, percentile, summarize } from './stats.ts';
 import { STEADY_PAUSE_MS, steadyPauseMs } from './wrk.ts';
 
 test('percentile: nearest rank', () => {
@@ -51,6 +51,46 @@ test('metric: goal verdicts on value and on ratio', () => {
     { name: 'not measured counts as missed', value: null, reference: 100, goal: ratioAtLeast, missed: true },
   ];
   for (const row of rows) assert.equal(metric(row.name, '', row.value, row.reference, 'ref', row.goal).missed, row.missed, row.name);
+});
+
+test('medianInterval: order statistics whose binomial coverage reaches the confidence asked', () => {
+  const ranks = (n: number): number[] => Array.from({ length: n }, (_, i) => i + 1);
+  const rows = [
+    { name: 'no samples', samples: [], want: null },
+    { name: 'one sample covers nothing', samples: [7], want: { low: 7, high: 7, confidence: 0 } },
+    { name: '5 rounds: min–max covers only 1 − 2/32', samples: ranks(5), want: { low: 1, high: 5, confidence: 1 - 2 / 32 } },
+    { name: '8 rounds: min–max (x2–x7 would cover 1 − 18/256 < 95 %)', samples: ranks(8), want: { low: 1, high: 8, confidence: 1 - 2 / 256 } },
+    { name: '12 rounds: x3–x10 (1 − 2·79/4096)', samples: ranks(12), want: { low: 3, high: 10, confidence: 1 - (2 * 79) / 4096 } },
+    { name: '40 rounds: x14–x27, the textbook pair', samples: ranks(40), want: { low: 14, high: 27, confidence: medianInterval(ranks(40))?.confidence } },
+    { name: 'unsorted input is sorted first', samples: [9, 1, 5, 3, 7, 2, 8, 4, 6, 12, 10, 11], want: { low: 3, high: 10, confidence: 1 - (2 * 79) / 4096 } },
+  ];
+  for (const row of rows) assert.deepEqual(medianInterval(row.samples), row.want, row.name);
+  const forty = medianInterval(ranks(40));
+  assert.ok(forty && forty.confidence >= 0.95 && forty.confidence < 0.97, `40 rounds cover ${forty?.confidence}`);
+  assert.deepEqual(medianInterval(ranks(12), 0.8), { low: 4, high: 9, confidence: 1 - (2 * 299) / 4096 }, 'a lower confidence narrows the pair');
+});
+
+test('metric: a goal met by the median but not by its whole interval is on the line', () => {
+  const atLeast: Goal = { on: 'value', op: '>=', target: 0.9 };
+  const atMost: Goal = { on: 'value', op: '<=', target: 1.2 };
+  const interval = (low: number, high: number) => ({ low, high, confidence: 0.96 });
+  const rows = [
+    { name: 'whole interval above', value: 0.93, goal: atLeast, interval: interval(0.91, 0.95), want: 'ok' },
+    { name: 'median above, low end below', value: 0.902, goal: atLeast, interval: interval(0.88, 0.92), want: 'ON THE LINE' },
+    { name: 'median below', value: 0.887, goal: atLeast, interval: interval(0.86, 0.90), want: 'MISSED GOAL' },
+    { name: 'upper goal, high end above', value: 1.11, goal: atMost, interval: interval(0.72, 1.30), want: 'ON THE LINE' },
+    { name: 'upper goal, whole interval below', value: 1.05, goal: atMost, interval: interval(0.98, 1.15), want: 'ok' },
+    { name: 'no interval: the median alone decides', value: 0.902, goal: atLeast, interval: null, want: 'ok' },
+  ];
+  for (const row of rows) assert.equal(verdict(metric(row.name, '×', row.value, 1, 'native', row.goal, row.interval)), row.want, row.name);
+  assert.equal(verdict(metric('no goal', '×', 0.5, 1, 'native')), '', 'no goal, no verdict');
+  assert.throws(() => metric('ratio goal', 'ms', 5, 4, 'before', { on: 'ratio', op: '<', target: 1.5 }, interval(4, 6)), /interval goes with a goal on the value/);
+  const printed = formatResult({
+    id: 'x', title: 'X', notes: [], distributions: [], raw: null,
+    metrics: [metric('per core', '×', 0.902, 1, 'native', atLeast, interval(0.88, 0.92))],
+  });
+  assert.match(printed, /0\.902 × \[0\.88–0\.92 at 96 %\]/, 'the table shows the interval');
+  assert.match(printed, /^ {2}ON THE LINE: per core = .*the noise decides\)$/m, 'and says the noise decides');
 });
 
 // The shape of a rendered conf with HTTPS on (rootfs/etc/nginx/template), trimmed to what the transforms touch.

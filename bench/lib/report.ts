@@ -1,6 +1,6 @@
 // What every benchmark returns, how a goal is judged, and the printed table.
 // Benchmarks measure; they never fail the run. A missed goal is said plainly.
-import { ratioOf, round } from './stats.ts';
+import { ratioOf, round, type Interval } from './stats.ts';
 
 /** A goal on a metric: on its own value, or on the ratio to its reference. */
 export interface Goal {
@@ -23,6 +23,13 @@ export interface Metric {
   readonly goal: Goal | null;
   /** true when a goal exists and was missed (or could not be measured). */
   readonly missed: boolean;
+  /**
+   * Where the value is a median of noisy rounds: the range its true value lies
+   * in (stats.ts medianInterval), or null.
+   */
+  readonly interval: Interval | null;
+  /** The value meets the goal but the interval reaches past it: met or missed is within the noise. */
+  readonly onTheLine: boolean;
 }
 
 /** A latency distribution for the SVG chart: latency in ms at each percentile. */
@@ -53,16 +60,37 @@ function meets(actual: number, goal: Goal): boolean {
   }
 }
 
-/** Builds a metric; the ratio is value ÷ reference; `missed` follows the goal. */
-export function metric(name: string, unit: string, value: number | null, reference: number | null, referenceLabel: string, goal: Goal | null = null): Metric {
+/**
+ * Builds a metric; the ratio is value ÷ reference; `missed` follows the goal.
+ * `interval`: the value's confidence interval, for a goal on the value only
+ * (a ratio's interval would need the reference's too).
+ */
+export function metric(name: string, unit: string, value: number | null, reference: number | null, referenceLabel: string,
+  goal: Goal | null = null, interval: Interval | null = null): Metric {
+  if (interval !== null && goal?.on === 'ratio') throw new Error(`metric ${name}: an interval goes with a goal on the value`);
   const ratio = ratioOf(value, reference);
   const judged = goal === null ? null : goal.on === 'value' ? value : ratio;
   const missed = goal !== null && (judged === null || !Number.isFinite(judged) || !meets(judged, goal));
-  return { name, unit, value, reference, referenceLabel, ratio, goal, missed };
+  const onTheLine = goal !== null && !missed && interval !== null && !(meets(interval.low, goal) && meets(interval.high, goal));
+  return { name, unit, value, reference, referenceLabel, ratio, goal, missed, interval, onTheLine };
+}
+
+/** What the table says of a goal: met, met within the noise, or missed. */
+export function verdict(m: Metric): string {
+  if (m.goal === null) return '';
+  if (m.missed) return 'MISSED GOAL';
+  return m.onTheLine ? 'ON THE LINE' : 'ok';
 }
 
 function show(value: number | null): string {
   return value === null || !Number.isFinite(value) ? '—' : String(round(value));
+}
+
+/** "0.902 × [0.880–0.926 at 99 %]": the value and, where it has one, its interval. */
+function showValue(m: Metric): string {
+  const value = `${show(m.value)} ${m.unit}`.trim();
+  if (m.interval === null) return value;
+  return `${value} [${show(m.interval.low)}–${show(m.interval.high)} at ${Math.floor(m.interval.confidence * 100)} %]`;
 }
 
 function showGoal(goal: Goal | null): string {
@@ -76,8 +104,8 @@ export function tableRows(results: readonly BenchResult[]): string[][] {
   for (const result of results) {
     for (const m of result.metrics) {
       rows.push([
-        result.id, m.name, `${show(m.value)} ${m.unit}`.trim(), `${show(m.reference)} (${m.referenceLabel})`,
-        m.ratio === null ? '—' : `${round(m.ratio)}×`, showGoal(m.goal), m.goal === null ? '' : m.missed ? 'MISSED GOAL' : 'ok',
+        result.id, m.name, showValue(m), `${show(m.reference)} (${m.referenceLabel})`,
+        m.ratio === null ? '—' : `${round(m.ratio)}×`, showGoal(m.goal), verdict(m),
       ]);
     }
   }
@@ -103,6 +131,7 @@ export function formatMarkdownTable(results: readonly BenchResult[]): string {
 /** One benchmark's block as printed when it finishes. */
 export function formatResult(result: BenchResult): string {
   const notes = result.notes.map((note) => `  note: ${note}`);
-  const missed = result.metrics.filter((m) => m.missed).map((m) => `  MISSED GOAL: ${m.name} = ${show(m.value)} ${m.unit} (goal ${showGoal(m.goal)})`);
-  return [`== ${result.title}`, formatTable([result]), ...notes, ...missed].join('\n');
+  const judged = result.metrics.filter((m) => m.missed || m.onTheLine)
+    .map((m) => `  ${verdict(m)}: ${m.name} = ${showValue(m)} (goal ${showGoal(m.goal)}${m.onTheLine ? '; the interval reaches past the goal: the noise decides' : ''})`);
+  return [`== ${result.title}`, formatTable([result]), ...notes, ...judged].join('\n');
 }

@@ -18,6 +18,37 @@ export function median(samples: readonly number[]): number {
   return sorted.length % 2 === 1 ? sorted[mid] ?? Number.NaN : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
 }
 
+/** A range the true median lies in with probability `confidence` (at least, given the sample count). */
+export interface Interval {
+  readonly low: number;
+  readonly high: number;
+  readonly confidence: number;
+}
+
+/**
+ * A distribution-free confidence interval of the median: the order
+ * statistics x(k) and x(n+1-k), with the largest k whose coverage,
+ * 1 − 2·P(Binomial(n, ½) < k), is still at least `wanted` (k = 1 when even
+ * min–max covers less: the confidence returned is the one achieved). Makes
+ * no assumption about the shape of a noisy machine's rounds; null for no
+ * samples.
+ */
+export function medianInterval(samples: readonly number[], wanted = 0.95): Interval | null {
+  const n = samples.length;
+  if (n === 0) return null;
+  const sorted = [...samples].sort((a, b) => a - b);
+  // For the current k: below = P(B < k), pmf = P(B = k).
+  let k = 1;
+  let below = 0.5 ** n;
+  let pmf = n * 0.5 ** n;
+  while (2 * k + 1 <= n && 1 - 2 * (below + pmf) >= wanted) {
+    below += pmf;
+    pmf = (pmf * (n - k)) / (k + 1);
+    k += 1;
+  }
+  return { low: sorted[k - 1] ?? Number.NaN, high: sorted[n - k] ?? Number.NaN, confidence: Math.max(0, 1 - 2 * below) };
+}
+
 /** p50, p99 and max of a sample set, the summary every latency metric reports. */
 export interface LatencySummary {
   readonly count: number;
