@@ -61,6 +61,12 @@ test('bench --smoke: every benchmark completes and writes well-formed results', 
     assert.ok(p99 && typeof p99.value === 'number' && p99.value > 0, `proxy: paired p99 ratio measured (${p99?.value})`);
     assert.deepEqual(p99.goal, { on: 'value', op: '<=', target: 1.2 }, 'proxy: the p99 goal is on the paired row');
     assert.equal(proxy?.metrics.filter((m) => m.goal !== null && m.name.startsWith('latency')).length, 1, 'proxy: one latency goal row');
+    // Rolling: the p99 goal is on the median of each round's during ÷ before, with its interval.
+    const rolling = summary.results.find((r) => r.id === 'rolling');
+    const rise = rolling?.metrics.filter((m) => m.goal !== null && m.name.startsWith('latency p99'));
+    assert.equal(rise?.length, 1, 'rolling: one latency goal row');
+    assert.deepEqual(rise[0]?.goal, { on: 'value', op: '<', target: 1.5 }, 'rolling: the goal is on the per-round ratio');
+    assert.ok(rise[0]?.interval && typeof rise[0].value === 'number' && rise[0].interval.low <= rise[0].value && rise[0].value <= rise[0].interval.high, 'rolling: the goal row carries its interval');
     assert.match(readFileSync(join(out, 'results.md'), 'utf8'), /^\| bench \| measured \|/);
   } finally {
     rmSync(out, { recursive: true, force: true });
