@@ -1,12 +1,13 @@
 // The proxy benchmark's per-core ratio with both sides served at once. One
 // side at a time, back-to-back 5 s rounds of the same two NGINXes gave
-// per-core ratios from 0.77 to 1.10 within one run: the other tenants of this
+// per-core ratios from 0.65 to 1.10 within one run: the other tenants of this
 // machine change its speed from one window of seconds to the next. Served at
 // once, the two workers share the server CPU over the same seconds, so that
-// noise falls on both, and a round's ratio moved 0.88-0.93 over four full
+// noise falls on both, and a round's ratio moved 0.86-0.93 over six full
 // runs. A control round pairs the reference with itself; its ratio is the
-// instrument's own error (0.99-1.03 over the same runs). What sharing a CPU costs each worker
-// (its caches refilled after the other ran) falls on both sides too.
+// instrument's own error (0.96-1.03 over the same runs). What sharing a CPU
+// costs each worker (its caches refilled after the other ran) falls on both
+// sides too.
 import type { Model } from '../../controller/src/model/types.ts';
 import type { BenchContext } from '../lib/context.ts';
 import { measureAtOnce, startSide, type Round, type StartedSide } from './proxy-side.ts';
