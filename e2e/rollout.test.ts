@@ -10,9 +10,11 @@ const HOST = 'web.test';
 
 test('deploying an app without NGINX reloads', async (t) => {
   const { cluster, controller } = await startStack(t);
+  const before = controller.logs().length;
   await cluster.apply(`${appManifest({ name: 'web', replicas: 3, readyDelayMs: 100 })}---\n${ingressManifest({ name: 'web', host: HOST, paths: [{ path: '/', service: 'web' }] })}`);
   await waitFor('3 ready web pods', () => (cluster.pods('web').filter((p) => p.state === 'ready').length === 3 ? true : undefined));
   await waitForResponse(controller.http, { host: HOST }, (r) => r.status === 200);
+  await controller.waitForReload(before); // until then an old worker may answer 404 for the host
   await sleep(300); // the initial syncs settle before counting
 
   await t.test('rollout restart under load: zero non-2xx, zero reloads, ends on new pods', async (st) => {

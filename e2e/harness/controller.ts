@@ -61,6 +61,12 @@ export interface ControllerHandle {
   logs(): readonly LogEntry[];
   /** Waits for a log line at or after index `from` (default 0) that matches. */
   waitForLog(match: LogMatcher, opts?: { timeoutMs?: number; from?: number }): Promise<LogEntry>;
+  /**
+   * Waits for a reload logged at or after index `from` (take `logs().length` before the change).
+   * A host's first 200 after a reload can come from a new worker while old ones still accept
+   * and answer 404 for it; the controller logs the reload only once those are gone.
+   */
+  waitForReload(from: number, timeoutMs?: number): Promise<LogEntry>;
   /** Pid of the running NGINX master, or null. */
   nginxMasterPid(): number | null;
   /** SIGTERM, wait for exit; rejects if the process or any NGINX process outlives it (after killing them). */
@@ -155,6 +161,7 @@ export async function startController(cluster: Cluster, options: ControllerHarne
       reloadCount: () => logs.entries().filter((e) => e.msg === RELOADED_MESSAGE).length,
       logs: () => logs.entries(),
       waitForLog: (match, opts = {}) => logs.waitFor(match, opts.timeoutMs ?? 10_000, opts.from),
+      waitForReload: (from, timeoutMs = 10_000) => logs.waitFor((e) => e.msg === RELOADED_MESSAGE, timeoutMs, from),
       nginxMasterPid: () => mastersOf(nginxProcesses()).find((p) => p.ppid === child.pid)?.pid ?? null,
       stop,
     };
