@@ -4,9 +4,9 @@
 import { spawn } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { repoRoot } from '../../controller/src/nginx/dataplane.ts';
 import { freePorts, waitUntil } from './ports.ts';
+import { terminate } from './terminate.ts';
 
 export interface ControllerProcess {
   readonly pid: number;
@@ -63,13 +63,7 @@ export async function startControllerProcess(opts: ControllerProcessOptions): Pr
     }
   });
   child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
-  const exited = new Promise<void>((done) => child.once('exit', () => done()));
-  const stop = async (): Promise<void> => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    child.kill('SIGTERM');
-    if (!(await Promise.race([exited.then(() => true), sleep(15_000, false)]))) child.kill('SIGKILL');
-    await exited;
-  };
+  const stop = (): Promise<void> => terminate(child, 15_000);
   try {
     // An exit ends the wait at once (a throw in the probe would only be retried until the timeout).
     const outcome = await waitUntil('the controller\'s first configuration', async () => {

@@ -5,11 +5,11 @@
 import { execFile, spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import type { Dataplane } from '../../controller/src/nginx/dataplane.ts';
 import { workerPidsOf } from '../../controller/src/nginx/nginx-processes.ts';
 import { answers, waitUntil } from './ports.ts';
+import { terminate } from './terminate.ts';
 import { pinned } from './wrk.ts';
 
 export interface NginxInstance {
@@ -53,7 +53,6 @@ export async function startNginxInstance(opts: StartOptions): Promise<NginxInsta
   const child = spawn(cmd, args, { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
-  const exited = new Promise<void>((done) => child.once('exit', () => done()));
   const errorLog = (): string => {
     try {
       return readFileSync(join(opts.prefix, 'error.log'), 'utf8');
@@ -61,12 +60,7 @@ export async function startNginxInstance(opts: StartOptions): Promise<NginxInsta
       return '';
     }
   };
-  const stop = async (): Promise<void> => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    child.kill('SIGTERM');
-    if (!(await Promise.race([exited.then(() => true), sleep(5000, false)]))) child.kill('SIGKILL');
-    await exited;
-  };
+  const stop = (): Promise<void> => terminate(child, 5000);
   try {
     await waitUntil(`NGINX at ${opts.readyUrl}`, async () => {
       if (child.exitCode !== null) throw new Error(`nginx exited ${child.exitCode}: ${stderr}${errorLog().slice(-2000)}`);
