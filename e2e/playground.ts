@@ -14,7 +14,7 @@ import type { Cluster, ControllerHandle, LogEntry } from './harness/index.ts';
 let onStopSignal = (signal: string): void => { process.stderr.write(`${signal}: nothing started yet\n`); process.exit(0); };
 process.once('SIGINT', () => onStopSignal('SIGINT'));
 process.once('SIGTERM', () => onStopSignal('SIGTERM'));
-const { freePort, isPortFree, RELOADED_MESSAGE, REPO_ROOT, startCluster, startController, waitForResponse } = await import('./harness/index.ts');
+const { freePort, isPortFree, REPO_ROOT, startCluster, startController, waitForResponse } = await import('./harness/index.ts');
 
 const DEMO_HOST = 'demo.localtest';
 const FRIENDLY_HTTP_PORT = 8080;
@@ -105,10 +105,8 @@ async function main(): Promise<void> {
     if (stopping) return;
     process.stdout.write(`${guide(cluster, controller)}\n`);
     await waitForResponse(controller.http, { host: DEMO_HOST }, (res) => res.status === 200, 30_000);
-    // A new worker answers before the old ones stop accepting, and an old one still answers
-    // 404 for the demo host: READY once the controller confirmed the reload (it logs it when
-    // the old workers are gone), so every connection from here on reaches the demo.
-    await controller.waitForLog((entry) => entry.msg === RELOADED_MESSAGE, { timeoutMs: 30_000 });
+    // READY once the old workers are gone, so every connection from here on reaches the demo.
+    await controller.waitForReload(0, 30_000);
     if (!stopping) process.stdout.write('READY\n');
   } catch (err) {
     if (stopping) return;

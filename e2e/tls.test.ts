@@ -103,11 +103,11 @@ test('TLS from Secrets by SNI, rotated and removed without reloads', async (t) =
 
   await t.test('TLS added to a host served over HTTP: its certificate by SNI and the 308, no reload', async () => {
     const blogIngress = ingressManifest({ name: 'blog', host: 'blog.test', paths: [{ path: '/', service: 'web' }] });
-    const beforeBlog = controller.reloadCount();
+    const beforeBlog = controller.logs().length;
     await cluster.apply(blogIngress);
     await waitForResponse(controller.http, { host: 'blog.test', path: '/' }, (r) => r.status === 200);
     // Serving can start a few ms before the controller logs the reload: count it first.
-    await waitFor('the reload that added blog.test', async () => controller.reloadCount() > beforeBlog || undefined);
+    await controller.waitForReload(beforeBlog);
     const reloads = controller.reloadCount();
     await cluster.apply([tlsSecret('blog-tls', blog), withTlsSection(blogIngress, 'blog.test', 'blog-tls')].join('---\n'));
     await waitFor('the blog certificate', async () => serialsMatch(blog.serial)(await servedSerial(port, 'blog.test')) || undefined);
