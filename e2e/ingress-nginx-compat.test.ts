@@ -11,6 +11,7 @@ test('ingress-nginx manifests served unchanged', async (t) => {
     ingressClass: ['nginx', 'k8s.io/ingress-nginx'],
     controller: { args: ['--ingress-class', 'nginx', '--controller-class', 'k8s.io/ingress-nginx'] },
   });
+  const before = controller.logs().length;
   await cluster.apply([
     appManifest({ name: 'app', replicas: 1 }),
     ingressManifest({ name: 'by-class-name', host: 'modern.test', className: 'nginx', paths: [{ path: '/', service: 'app' }] }),
@@ -26,6 +27,7 @@ test('ingress-nginx manifests served unchanged', async (t) => {
   // kubectl applies in order and watches deliver in order: once the last
   // Ingress is served, the controller has seen every one before it.
   await waitForResponse(controller.http, { host: 'rewrite.test', path: '/something/' }, (r) => r.status === 200);
+  await controller.waitForReload(before); // until then an old worker may answer 404 for the new hosts
 
   await t.test('which Ingresses are served', async () => {
     const cases = [

@@ -11,6 +11,7 @@ const isPodOf = (app: string) => (pod: string | null): boolean => pod !== null &
 
 test('routing through kubectl, the controller and NGINX', async (t) => {
   const { cluster, controller } = await startStack(t);
+  const before = controller.logs().length;
   await cluster.apply([
     appManifest({ name: 'alpha', replicas: 2 }),
     appManifest({ name: 'beta', replicas: 1 }),
@@ -20,6 +21,7 @@ test('routing through kubectl, the controller and NGINX', async (t) => {
   await waitForResponse(controller.http, { host: 'shop.test', path: '/' }, (r) => r.status === 200);
   await waitForResponse(controller.http, { host: 'shop.test', path: '/api' }, (r) => r.status === 200);
   await waitForResponse(controller.http, { host: 'blog.test', path: '/' }, (r) => r.status === 200);
+  await controller.waitForReload(before); // until then an old worker may answer 404 for the new hosts
 
   // Beyond client_body_buffer_size NGINX's worker writes the body to <prefix>/client_body_temp:
   // run as root, that worker is nobody and must be able to enter the prefix.
