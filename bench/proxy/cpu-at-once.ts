@@ -7,7 +7,9 @@
 // runs. A control round pairs the reference with itself; its ratio is the
 // instrument's own error (0.96-1.03 over the same runs). What sharing a CPU
 // costs each worker (its caches refilled after the other ran) falls on both
-// sides too.
+// sides too. The same rounds judge the p99 goal: a stall of the server CPU
+// lands in both sides' tails, so a round's p99 ratio moved 0.93-1.28 where
+// back-to-back rounds' moved 0.5-1.9.
 import type { Model } from '../../controller/src/model/types.ts';
 import type { BenchContext } from '../lib/context.ts';
 import { measureAtOnce, startSide, type Round, type StartedSide } from './proxy-side.ts';
