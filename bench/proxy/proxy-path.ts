@@ -140,7 +140,7 @@ async function runProxyPath(ctx: BenchContext): Promise<BenchResult> {
     const perCoreRatios = ratiosOf(together);
     const spread = (list: readonly AtOnceRound[]): string => `${ratiosOf(list).map((r) => r.toFixed(3)).join(', ')} (median ${median(ratiosOf(list)).toFixed(3)}, range ${Math.min(...ratiosOf(list)).toFixed(3)}–${Math.max(...ratiosOf(list)).toFixed(3)})`;
     // Latency served at once: a stall of the server CPU lands in both sides' tails, so a round's
-    // p99 ratio keeps what is ours alone (0.95-1.28 over six runs, against 0.5-1.9 for back-to-back rounds).
+    // p99 ratio keeps what is ours alone (0.93-1.28 over eight runs, against 0.5-1.9 for back-to-back rounds).
     const atOnceLatency = (list: readonly AtOnceRound[], percentile: number): number[] =>
       list.map((r) => latencyAt(r.measured.wrk, percentile) / latencyAt(r.reference.wrk, percentile));
     const atOnceP99 = atOnceLatency(together, 99);
