@@ -176,6 +176,8 @@ async function runRolling(ctx: BenchContext): Promise<BenchResult> {
     const windowMs = params.seconds * 1000 - ROLL_DELAY_MS;
     // Each round's before and during windows are back to back: their ratio cancels the machine's slow drift.
     const p99Rises = rounds.map((r) => latencyAt(r.during, 99) / latencyAt(r.before, 99));
+    const p99 = { before: m((r) => latencyAt(r.before, 99)), during: m((r) => latencyAt(r.during, 99)) };
+    const directP99 = { before: m((r) => latencyAt(r.direct.before, 99)), during: m((r) => latencyAt(r.direct.during, 99)) };
     const last = rounds.at(-1);
     return {
       id: 'rolling',
@@ -185,11 +187,10 @@ async function runRolling(ctx: BenchContext): Promise<BenchResult> {
         metric('NGINX reloads during the rolls', '', sum((r) => r.reloads), 0, 'none', { on: 'value', op: '==', target: 0 }),
         metric('latency p99 during ÷ before the roll, each round (median of rounds)', '×', median(p99Rises), 1, 'before',
           { on: 'value', op: '<', target: 1.5 }, medianInterval(p99Rises)),
-        metric('latency p99 during vs before the roll (medians of rounds)', 'ms', m((r) => latencyAt(r.during, 99)), m((r) => latencyAt(r.before, 99)), 'before'),
-        metric('environment: p99 straight to a pod not rolled (no ingress), during vs before', 'ms', m((r) => latencyAt(r.direct.during, 99)), m((r) => latencyAt(r.direct.before, 99)), 'before'),
+        metric('latency p99 during vs before the roll (medians of rounds)', 'ms', p99.during, p99.before, 'before'),
+        metric('environment: p99 straight to a pod not rolled (no ingress), during vs before', 'ms', directP99.during, directP99.before, 'before'),
         metric('p99 rise through the ingress vs the environment\'s rise (the ratio: what the ingress adds)', '×',
-          m((r) => latencyAt(r.during, 99)) / m((r) => latencyAt(r.before, 99)),
-          m((r) => latencyAt(r.direct.during, 99)) / m((r) => latencyAt(r.direct.before, 99)), 'environment'),
+          p99.during / p99.before, directP99.during / directP99.before, 'environment'),
         metric('requests/s during vs before the roll', 'req/s', m((r) => r.during.requestsPerSecond), m((r) => r.before.requestsPerSecond), 'before'),
         metric('steady load (before the roll) vs the saturated rate', 'req/s', m((r) => r.before.requestsPerSecond), saturated.requestsPerSecond, 'saturated (no pause)'),
         metric('time for every rollout to finish', 's', m((r) => r.rollMs) / 1000, windowMs / 1000, 'rest of the window'),
