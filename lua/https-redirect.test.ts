@@ -74,7 +74,8 @@ void describe('ssl-redirect follows pushed certificates without a reload', () =>
     httpPort = await freePort();
     tlsPort = await freePort();
     // As location.njk renders a location with ssl-redirect on (proxied: plain, to an https:// backend,
-    // with rewrite-target; one answering 404) and one with it off.
+    // with rewrite-target; one answering 404) and one with it off, in the catch-all server ($resty_route
+    // without a host: Lua reads $host), and two exact servers ($resty_route carries their host).
     const redirect = { code: 308, portSuffix: `:${tlsPort}` };
     const server = `
     server {
@@ -86,18 +87,27 @@ void describe('ssl-redirect follows pushed certificates without a reload', () =>
         ssl_client_hello_by_lua_block { require("resty_ingress.certificate").call() }
         location / {
             set $proxy_upstream_name "app";
+            set $resty_route "app ";
             proxy_pass http://upstream_balancer_https;
         }
         location /tls-backend {
             set $proxy_upstream_name "app";
+            set $resty_route "app ";
             proxy_pass https://upstream_balancer_https;
         }
         location /tls-none {
             set $proxy_upstream_name "none";
+            set $resty_route "none ";
             proxy_pass https://upstream_balancer;
+        }
+        location /routed-host {
+            set $proxy_upstream_name "app";
+            set $resty_route "app shop.example.com";
+            proxy_pass http://upstream_balancer_https;
         }
         location ~* "^/rewrite(/|$)(.*)" {
             set $proxy_upstream_name "app";
+            set $resty_route "app ";
             rewrite "(?i)^/rewrite(/|$)(.*)" /$2 break;
             error_page 500 = @resty_unbalanced_https;
             proxy_pass http://upstream_balancer_https_rewrite;
@@ -107,9 +117,20 @@ void describe('ssl-redirect follows pushed certificates without a reload', () =>
         }
         location /plain {
             set $proxy_upstream_name "app";
+            set $resty_route "app ";
             proxy_pass http://upstream_balancer;
         }${unbalancedLocation(redirect)}
-    }`;
+    }${['exact.example.com', 'bare.example.com'].map((host) => `
+    server {
+        listen 127.0.0.1:${httpPort};
+        listen 127.0.0.1:${tlsPort} ssl;
+        server_name ${host};
+        location / {
+            set $proxy_upstream_name "app";
+            set $resty_route "app ${host}";
+            proxy_pass http://upstream_balancer_https;
+        }
+    }`).join('')}`;
     nginx = await startNginx({ dataplane, readyPort: statusPort, http: contractHttpBlock(dataplane, statusPort, server, redirect) });
     statusUrl = `http://127.0.0.1:${statusPort}`;
     const pushed = await postRaw(statusUrl, JSON.stringify([{ name: 'app', endpoints: [{ address: backends[0].address, port: backends[0].port }], loadBalance: 'round_robin' }]));
@@ -134,7 +155,7 @@ void describe('ssl-redirect follows pushed certificates without a reload', () =>
   void it('a pushed certificate turns on the redirect for its hosts, same PIDs', async () => {
     const master = nginx.masterPid;
     const workers = nginx.workerPids();
-    await pushCertificates({ 'shop.example.com': 'shop/tls', '*.api.example.com': 'api/wild' });
+    await pushCertificates({ 'shop.example.com': 'shop/tls', 'exact.example.com': 'shop/tls', '*.api.example.com': 'api/wild' });
     const rows = [
       { name: 'exact host keeps path and query', host: 'shop.example.com', path: '/cart?id=7&q=a%20b', status: 308, location: `https://shop.example.com:${tlsPort}/cart?id=7&q=a%20b` },
       { name: 'a location proxying to https:// backends', host: 'shop.example.com', path: '/tls-backend/x?y=1', status: 308, location: `https://shop.example.com:${tlsPort}/tls-backend/x?y=1` },
@@ -147,6 +168,11 @@ void describe('ssl-redirect follows pushed certificates without a reload', () =>
       { name: 'a location with ssl-redirect off is proxied', host: 'shop.example.com', path: '/plain', status: 200, location: undefined },
       { name: '404 location: the configured code, no port for 443', host: 'shop.example.com', path: '/missing?a=1', status: 301, location: 'https://shop.example.com/missing?a=1' },
       { name: '404 location on a host without certificate', host: 'plain.example.com', path: '/missing', status: 404, location: undefined },
+      { name: 'an exact server: its host comes from $resty_route', host: 'exact.example.com', path: '/x?y=1', status: 308, location: `https://exact.example.com:${tlsPort}/x?y=1` },
+      { name: 'an exact server without certificate', host: 'bare.example.com', path: '/x', status: 200, location: undefined },
+      // Only exact servers get a host in $resty_route, where it always equals $host: this location
+      // breaks that on purpose to show which one decides (the redirect itself keeps $host).
+      { name: 'the host in $resty_route decides, not $host', host: 'plain.example.com', path: '/routed-host', status: 308, location: `https://plain.example.com:${tlsPort}/routed-host` },
     ];
     for (const row of rows) {
       const answers = await settle(row.host, row.path, row.status);
@@ -157,10 +183,10 @@ void describe('ssl-redirect follows pushed certificates without a reload', () =>
   });
 
   void it('HTTPS requests of a covered host are proxied, never redirected', async () => {
-    for (let i = 0; i < 4; i++) {
-      const answer = await get(tlsPort, 'shop.example.com', '/a', true);
-      assert.equal(answer.status, 200);
-      assert.equal(answer.body, 'app');
+    for (const host of ['shop.example.com', 'shop.example.com', 'exact.example.com', 'exact.example.com']) {
+      const answer = await get(tlsPort, host, '/a', true);
+      assert.equal(answer.status, 200, host);
+      assert.equal(answer.body, 'app', host);
     }
   });
 
@@ -168,6 +194,7 @@ void describe('ssl-redirect follows pushed certificates without a reload', () =>
     const workers = nginx.workerPids();
     await pushCertificates({ '*.api.example.com': 'api/wild' });
     await settle('shop.example.com', '/a', 200);
+    await settle('exact.example.com', '/x', 200);
     await settle('shop.example.com', '/missing', 404);
     await settle('v1.api.example.com', '/x', 308);
     assert.deepEqual(nginx.workerPids(), workers);

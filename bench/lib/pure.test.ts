@@ -140,17 +140,20 @@ const OURS = `http {
         access_log "/p/metrics.log" resty_metrics buffer=64k flush=1s;
         location "/ewma" {
             set $proxy_upstream_name "ns-ewma-80";
+            set $resty_route "ns-ewma-80 h";
             set $resty_metrics_labels "h ns ewma ewma /ewma";
             log_by_lua_block { resty_ingress.log("ns-ewma-80") }
             proxy_pass http://upstream_balancer;
         }
         location "/" {
             set $proxy_upstream_name "ns-app-80";
+            set $resty_route "ns-app-80 h";
             set $resty_metrics_labels "h ns app app /";
             proxy_pass http://upstream_balancer_https;
         }
         location ~* "^/api(/|$)(.*)" {
             set $proxy_upstream_name "ns-app-80";
+            set $resty_route "ns-app-80 h";
             set $resty_metrics_labels "h ns api app /api(/|\`)(.*)";
             rewrite "(?i)/api(/|$)(.*)" "/$2" break;
             error_page 500 = @resty_unbalanced_https;
@@ -180,6 +183,7 @@ test('nativeReferenceConf: both balancer upstreams static, no Lua on the request
     { name: 'no metrics log_format', pattern: /log_format resty_metrics/, present: false },
     { name: 'no metrics access_log', pattern: /metrics\.log/, present: false },
     { name: 'no metrics labels', pattern: /resty_metrics_labels/, present: false },
+    { name: 'no route (only our balancer reads it)', pattern: /resty_route/, present: false },
     { name: 'the user access log stays', pattern: /access_log "\/p\/access\.log" upstreaminfo;/, present: true },
     { name: 'locations keep their upstream', pattern: /proxy_pass http:\/\/upstream_balancer_https;[\s\S]*/, present: true },
   ];
@@ -196,6 +200,7 @@ test('nativeReferenceConf: a missing or unknown piece is "template changed", nev
     { name: 'no metrics access_log', conf: OURS.replace(/^.*access_log "\/p\/metrics\.log".*\n/m, ''), why: /access_log … resty_metrics/ },
     { name: 'no metrics log_format', conf: OURS.replace(/^.*log_format resty_metrics.*\n/m, ''), why: /log_format resty_metrics/ },
     { name: 'no metrics labels', conf: OURS.replaceAll(/^.*set \$resty_metrics_labels.*\n/gm, ''), why: /set \$resty_metrics_labels/ },
+    { name: 'no route', conf: OURS.replaceAll(/^.*set \$resty_route.*\n/gm, ''), why: /set \$resty_route/ },
   ];
   for (const row of rows) {
     assert.throws(() => nativeReferenceConf(row.conf, PEERS), (err: Error) => /template changed/.test(err.message) && row.why.test(err.message), row.name);

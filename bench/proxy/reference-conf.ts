@@ -31,6 +31,7 @@ const LUA_NOT_FOUND = /^(\s*)rewrite_by_lua_block \{ resty_ingress\.not_found_ht
 const METRICS_LOG_FORMAT = /^\s*log_format resty_metrics .*\n/gm;
 const METRICS_ACCESS_LOG = /^\s*access_log \S+ resty_metrics\b.*\n/gm;
 const METRICS_LABELS = /^\s*set \$resty_metrics_labels .*\n/gm;
+const ROUTE = /^\s*set \$resty_route .*\n/gm;
 const REDIRECT_CHECK_PROXY = /proxy_pass (https?):\/\/upstream_balancer_https(?:_rewrite)?;/g;
 // Locations with rewrite-target redirect through a named location (location.njk).
 const REDIRECT_ERROR_PAGE = /^\s*error_page 500 = @resty_unbalanced_https;\n/gm;
@@ -69,13 +70,14 @@ function staticUpstreams(ours: string, peers: readonly Peer[], balancer?: string
   return replaced;
 }
 
-/** The same configuration with native upstreams to `peers`, no Lua on the request path and no metrics log. */
+/** The same configuration with native upstreams to `peers`, no Lua on the request path, no metrics log and no `set` only Lua or the metrics log read. */
 export function nativeReferenceConf(ours: string, peers: readonly Peer[]): string {
   let conf = staticUpstreams(ours, peers);
   conf = conf.replace(LUA_NOT_FOUND, '$1return 404;');
   conf = removeAll(conf, REQUEST_PATH_LUA, 'request-path *_by_lua_block lines');
   conf = removeAll(conf, METRICS_LOG_FORMAT, 'log_format resty_metrics');
   conf = removeAll(conf, METRICS_ACCESS_LOG, 'access_log … resty_metrics');
+  conf = removeAll(conf, ROUTE, 'set $resty_route lines');
   return removeAll(conf, METRICS_LABELS, 'set $resty_metrics_labels lines');
 }
 

@@ -47,6 +47,9 @@ local PICKERS = { round_robin = round_robin, ewma = ewma }
 
 local _M = {}
 
+-- What a request outside any proxied location (no $resty_route) balances to: no backend.
+local NO_ROUTE = {}
+
 -- name -> { raw, algorithm, count, picker }
 local backends = {}
 
@@ -140,9 +143,27 @@ local function pick_retry(backend)
     return picker:find()
 end
 
--- first_try: no earlier try of this request failed (asked once per call, by the caller).
-local function balance_try(first_try)
-    local backend = backends[var.proxy_upstream_name]
+-- $resty_route ("<backend> <host>", location.njk) -> { backend = name, host = host or nil }.
+-- Its values are the rendered locations' literals, so the table stays as small as nginx.conf.
+local routes = {}
+
+local function route_of(value)
+    local route = routes[value]
+    if route then
+        return route
+    end
+    local name, host = str_match(value or "", "^(%S+) (%S*)$")
+    if not name then
+        return NO_ROUTE
+    end
+    route = { backend = name, host = host ~= "" and host or nil }
+    routes[value] = route
+    return route
+end
+
+-- first_try: no earlier try of this request failed; route: the location's (asked once per call, by the caller).
+local function balance_try(first_try, route)
+    local backend = backends[route.backend]
     if not backend or backend.count == 0 then
         return fallback(unavailable_peer)
     end
@@ -163,7 +184,7 @@ end
 
 -- balancer_by_lua of `upstream_balancer`.
 function _M.balance()
-    return balance_try(get_last_failure() == nil)
+    return balance_try(get_last_failure() == nil, route_of(var.resty_route))
 end
 
 -- For locations with ssl-redirect on: the first try of a plain-HTTP request
@@ -171,13 +192,14 @@ end
 -- `via_error_page`, by the location's named location (error_page 500).
 local function balance_redirecting(via_error_page)
     local first_try = get_last_failure() == nil
-    if first_try and redirects() then
+    local route = route_of(var.resty_route)
+    if first_try and redirects(route.host) then
         if via_error_page then
             return ngx_exit(NGX_ERROR)
         end
         return fallback(https_redirect_peer)
     end
-    return balance_try(first_try)
+    return balance_try(first_try, route)
 end
 
 -- balancer_by_lua of `upstream_balancer_https`.

@@ -77,12 +77,14 @@ end
 _M.covers = covers
 
 -- True when this request is plain HTTP to a host with a certificate. Reads
--- no variable while no host has a certificate at all.
-function _M.redirects()
+-- no variable while no host has a certificate at all. known_host: the
+-- request's $host when the caller knows it (the balancer, from the exact
+-- server's $resty_route), else $host is read.
+function _M.redirects(known_host)
     if not has_any then
         return false
     end
-    local host = var.host
+    local host = known_host or var.host
     return host ~= nil and covers(host) and var.https ~= "on"
 end
 

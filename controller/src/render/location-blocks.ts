@@ -11,8 +11,16 @@ export type LocationModifier = '=' | '' | '~*';
 
 /** What a proxied location does; null on a block that answers 404 itself. */
 export interface ProxyView {
-  /** Backend.name, for `set $proxy_upstream_name` (Lua looks the backend up by it). */
+  /** Backend.name, for `set $proxy_upstream_name` (the access log's name of the backend). */
   readonly upstreamName: string;
+  /**
+   * `set $resty_route`: "<Backend.name> <host>", the one variable the balancer reads.
+   * <host> is the server's name when it is exact: NGINX picks that server only for requests
+   * whose $host is that name (the catch-all is the default server), so the ssl-redirect check
+   * needs no $host read. Empty for the catch-all and wildcard servers, whose requests carry
+   * any host: Lua reads $host there. Both parts are validated names without whitespace.
+   */
+  readonly route: string;
   /**
    * `set $resty_metrics_labels`: "<host> <namespace> <ingress> <service> <path>", the
    * location's label set for per-request metrics (the metrics log of http.njk,
@@ -98,8 +106,14 @@ function metricsLabelsOf(hostname: string, location: Location, backend: BackendL
   return [hostname, namespace || '-', location.ingress?.name ?? '-', backend.service || '-', path].join(' ');
 }
 
+/** The host part of ProxyView.route: the server's name when no other host reaches it. */
+function routeHostOf(hostname: string, isDefault: boolean): string {
+  return isDefault || hostname.startsWith('*') ? '' : hostname;
+}
+
 function proxyViewOf(
   hostname: string,
+  routeHost: string,
   location: Location,
   backends: ReadonlyMap<string, BackendLabels>,
   balancer: BalancerSuffix,
@@ -110,6 +124,7 @@ function proxyViewOf(
   const backend = backends.get(location.target.backend) ?? { namespace: '', service: '', loadBalance: 'round_robin' };
   return {
     upstreamName: location.target.backend,
+    route: `${location.target.backend} ${routeHost}`,
     metricsLabels: metricsLabelsOf(hostname, location, backend),
     feedback: backend.loadBalance === 'ewma',
     scheme: settings.protocol === 'HTTPS' ? 'https' : 'http',
@@ -147,13 +162,15 @@ function matchersOf(location: Location): { modifier: LocationModifier; path: str
 const NOT_FOUND_ROOT: LocationBlock = { modifier: '', path: '/', proxy: null, httpsRedirect: false, certificateRedirect: false };
 
 /**
- * The location blocks of server `hostname`, in model order. Exact paths win
+ * The location blocks of server `hostname` (`isDefault`: the catch-all, NGINX's default
+ * server), in model order. Exact paths win
  * over the exact half of a Prefix path of the same text (Kubernetes: on equal
  * length, Exact has precedence); any other repeat is a model bug and throws.
  * Backends must be listed in `knownBackends` (the Model's backends, by name).
  */
 export function buildLocationBlocks(
   hostname: string,
+  isDefault: boolean,
   locations: readonly Location[],
   knownBackends: ReadonlyMap<string, BackendLabels>,
   context: LocationContext,
@@ -161,6 +178,7 @@ export function buildLocationBlocks(
   const exactPaths = new Set(locations.filter((l) => l.match === 'exact').map((l) => l.path));
   const seen = new Set<string>();
   const blocks: LocationBlock[] = [];
+  const routeHost = routeHostOf(hostname, isDefault);
   for (const location of locations) {
     if (typeof location.path !== 'string' || !location.path.startsWith('/')) {
       throw new RenderError('UnsafeValue', `server ${hostname}: location path must start with "/"`);
@@ -175,7 +193,7 @@ export function buildLocationBlocks(
     // certificate, which only Lua knows (certificates are dynamic).
     const httpsRedirect = location.forceSslRedirect === true;
     const certificateRedirect = !httpsRedirect && location.sslRedirect === true;
-    const proxy = proxyViewOf(hostname, location, knownBackends, balancerOf(location, certificateRedirect, context.https), context.proxyDefaults);
+    const proxy = proxyViewOf(hostname, routeHost, location, knownBackends, balancerOf(location, certificateRedirect, context.https), context.proxyDefaults);
     for (const matcher of matchersOf(location)) {
       const key = `${matcher.modifier} ${matcher.path}`;
       if (location.match === 'prefix' && matcher.modifier === '=' && exactPaths.has(matcher.path)) continue;

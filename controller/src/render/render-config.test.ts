@@ -82,6 +82,17 @@ const cases: RenderCase[] = [
     // No Lua phase in a round-robin location: metrics come from the access log. No error page either.
     absent: ['location = "/" {', 'location "/exact/"', 'rewrite "', 'log_by_lua', 'resty_ingress.rewrite', 'error_page', '@resty_unbalanced'],
   },
+  // $resty_route: the balancer's backend and, where no other host reaches the server, its host.
+  ...([
+    { name: 'an exact server', host: 'r.example.com', route: 'default-web-80 r.example.com' },
+    { name: 'the catch-all (the default server: any host)', host: '_', route: 'default-web-80 ' },
+    { name: 'a wildcard server (many hosts)', host: '*.r.example.com', route: 'default-web-80 ' },
+  ].map(({ name, host, route }): RenderCase => ({
+    name: `$resty_route of ${name}`,
+    host,
+    model: model([server(host, [proxied('/', 'prefix', web.name)])], [web]),
+    blocks: { 'location "/"': ['set $proxy_upstream_name "default-web-80";', `set $resty_route "${route}";`] },
+  }))),
   {
     name: 'a trailing slash on a prefix path renders the same blocks',
     host: 'b.example.com',
