@@ -52,8 +52,10 @@ test('a refused reload keeps the last good config, shows in metrics and as a War
   // Repaired: the next change reloads, and both waiting Ingresses go live.
   await rm(module);
   await rename(`${module}.moved`, module);
+  const before = controller.logs().length;
   await cluster.apply(ingressManifest({ name: 'after', host: 'after.test', paths: [{ path: '/', service: 'web' }] }));
   await waitForResponse(controller.http, { host: 'after.test' }, (r) => r.status === 200, 15_000);
+  await controller.waitForReload(before); // until then an old worker may answer 404 for blocked.test
   assert.equal((await request(controller.http, { host: 'blocked.test' })).status, 200);
   // NGINX serves the new version a moment before the controller has confirmed it.
   await waitFor('config_last_reload_successful 1', async () => ((await metric(metrics, successful)) === 1 ? true : undefined), { timeoutMs: 10_000 });
