@@ -75,7 +75,8 @@ void describe('ssl-redirect follows pushed certificates without a reload', () =>
     tlsPort = await freePort();
     // As location.njk renders a location with ssl-redirect on (proxied: plain, to an https:// backend,
     // with rewrite-target; one answering 404) and one with it off, in the catch-all server ($resty_route
-    // without a host: Lua reads $host), and two exact servers ($resty_route carries their host).
+    // names "_": Lua reads $host), two exact servers (their name in $resty_route is the host) and a
+    // wildcard server (Lua reads $host). Lua reads only the first two fields of $resty_route.
     const redirect = { code: 308, portSuffix: `:${tlsPort}` };
     const server = `
     server {
@@ -87,17 +88,17 @@ void describe('ssl-redirect follows pushed certificates without a reload', () =>
         ssl_client_hello_by_lua_block { require("resty_ingress.certificate").call() }
         location / {
             set $proxy_upstream_name "app";
-            set $resty_route "app ";
+            set $resty_route "app _";
             proxy_pass http://upstream_balancer_https;
         }
         location /tls-backend {
             set $proxy_upstream_name "app";
-            set $resty_route "app ";
+            set $resty_route "app _";
             proxy_pass https://upstream_balancer_https;
         }
         location /tls-none {
             set $proxy_upstream_name "none";
-            set $resty_route "none ";
+            set $resty_route "none _";
             proxy_pass https://upstream_balancer;
         }
         location /routed-host {
@@ -107,7 +108,7 @@ void describe('ssl-redirect follows pushed certificates without a reload', () =>
         }
         location ~* "^/rewrite(/|$)(.*)" {
             set $proxy_upstream_name "app";
-            set $resty_route "app ";
+            set $resty_route "app _";
             rewrite "(?i)^/rewrite(/|$)(.*)" /$2 break;
             error_page 500 = @resty_unbalanced_https;
             proxy_pass http://upstream_balancer_https_rewrite;
@@ -117,10 +118,10 @@ void describe('ssl-redirect follows pushed certificates without a reload', () =>
         }
         location /plain {
             set $proxy_upstream_name "app";
-            set $resty_route "app ";
+            set $resty_route "app _";
             proxy_pass http://upstream_balancer;
         }${unbalancedLocation(redirect)}
-    }${['exact.example.com', 'bare.example.com'].map((host) => `
+    }${['exact.example.com', 'bare.example.com', '*.wild.example.com'].map((host) => `
     server {
         listen 127.0.0.1:${httpPort};
         listen 127.0.0.1:${tlsPort} ssl;
@@ -155,7 +156,7 @@ void describe('ssl-redirect follows pushed certificates without a reload', () =>
   void it('a pushed certificate turns on the redirect for its hosts, same PIDs', async () => {
     const master = nginx.masterPid;
     const workers = nginx.workerPids();
-    await pushCertificates({ 'shop.example.com': 'shop/tls', 'exact.example.com': 'shop/tls', '*.api.example.com': 'api/wild' });
+    await pushCertificates({ 'shop.example.com': 'shop/tls', 'exact.example.com': 'shop/tls', '*.api.example.com': 'api/wild', '*.wild.example.com': 'api/wild' });
     const rows = [
       { name: 'exact host keeps path and query', host: 'shop.example.com', path: '/cart?id=7&q=a%20b', status: 308, location: `https://shop.example.com:${tlsPort}/cart?id=7&q=a%20b` },
       { name: 'a location proxying to https:// backends', host: 'shop.example.com', path: '/tls-backend/x?y=1', status: 308, location: `https://shop.example.com:${tlsPort}/tls-backend/x?y=1` },
@@ -170,7 +171,10 @@ void describe('ssl-redirect follows pushed certificates without a reload', () =>
       { name: '404 location on a host without certificate', host: 'plain.example.com', path: '/missing', status: 404, location: undefined },
       { name: 'an exact server: its host comes from $resty_route', host: 'exact.example.com', path: '/x?y=1', status: 308, location: `https://exact.example.com:${tlsPort}/x?y=1` },
       { name: 'an exact server without certificate', host: 'bare.example.com', path: '/x', status: 200, location: undefined },
-      // Only exact servers get a host in $resty_route, where it always equals $host: this location
+      { name: 'a wildcard server: $host, covered by the wildcard', host: 'a.wild.example.com', path: '/x', status: 308, location: `https://a.wild.example.com:${tlsPort}/x` },
+      // The server's own name "*.wild.example.com" would count as covered: $host must decide.
+      { name: 'a wildcard server: $host, two labels under the wildcard', host: 'a.b.wild.example.com', path: '/x', status: 200, location: undefined },
+      // Only an exact server's name in $resty_route is the request's host: this catch-all location
       // breaks that on purpose to show which one decides (the redirect itself keeps $host).
       { name: 'the host in $resty_route decides, not $host', host: 'plain.example.com', path: '/routed-host', status: 308, location: `https://plain.example.com:${tlsPort}/routed-host` },
     ];

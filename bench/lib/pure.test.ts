@@ -97,7 +97,7 @@ test('metric: a goal met by the median but not by its whole interval is on the l
 const OURS = `http {
     log_format upstreaminfo '$remote_addr $status';
     access_log "/p/access.log" upstreaminfo;
-    log_format resty_metrics '$resty_metrics_labels\\t$status';
+    log_format resty_metrics '$resty_route\\t$status';
     init_by_lua_block { require("resty_ingress.init").init({ unavailable = "unix:/p/unavailable.sock", https_redirect = "unix:/p/https-redirect.sock" }) }
     init_worker_by_lua_block { require("resty_ingress.worker").init_worker() }
     upstream upstream_balancer {
@@ -120,7 +120,7 @@ const OURS = `http {
     }
     server {
         listen "127.0.0.1:3";
-        set $resty_metrics_labels "";
+        set $resty_route "";
     }
     server {
         listen "127.0.0.1:1" default_server;
@@ -140,21 +140,18 @@ const OURS = `http {
         access_log "/p/metrics.log" resty_metrics buffer=64k flush=1s;
         location "/ewma" {
             set $proxy_upstream_name "ns-ewma-80";
-            set $resty_route "ns-ewma-80 h";
-            set $resty_metrics_labels "h ns ewma ewma /ewma";
+            set $resty_route "ns-ewma-80 h ns ewma ewma /ewma";
             log_by_lua_block { resty_ingress.log("ns-ewma-80") }
             proxy_pass http://upstream_balancer;
         }
         location "/" {
             set $proxy_upstream_name "ns-app-80";
-            set $resty_route "ns-app-80 h";
-            set $resty_metrics_labels "h ns app app /";
+            set $resty_route "ns-app-80 h ns app app /";
             proxy_pass http://upstream_balancer_https;
         }
         location ~* "^/api(/|$)(.*)" {
             set $proxy_upstream_name "ns-app-80";
-            set $resty_route "ns-app-80 h";
-            set $resty_metrics_labels "h ns api app /api(/|\`)(.*)";
+            set $resty_route "ns-app-80 h ns api app /api(/|\`)(.*)";
             rewrite "(?i)/api(/|$)(.*)" "/$2" break;
             error_page 500 = @resty_unbalanced_https;
             proxy_pass http://upstream_balancer_https_rewrite;
@@ -182,8 +179,7 @@ test('nativeReferenceConf: both balancer upstreams static, no Lua on the request
     { name: 'the Lua 404 becomes a plain one', pattern: /location "\/" \{\n\s+return 404;\n\s+\}/, present: true },
     { name: 'no metrics log_format', pattern: /log_format resty_metrics/, present: false },
     { name: 'no metrics access_log', pattern: /metrics\.log/, present: false },
-    { name: 'no metrics labels', pattern: /resty_metrics_labels/, present: false },
-    { name: 'no route (only our balancer reads it)', pattern: /resty_route/, present: false },
+    { name: 'no route (only our balancer and the metrics log read it)', pattern: /resty_route/, present: false },
     { name: 'the user access log stays', pattern: /access_log "\/p\/access\.log" upstreaminfo;/, present: true },
     { name: 'locations keep their upstream', pattern: /proxy_pass http:\/\/upstream_balancer_https;[\s\S]*/, present: true },
   ];
@@ -199,7 +195,6 @@ test('nativeReferenceConf: a missing or unknown piece is "template changed", nev
     { name: 'no request-path Lua', conf: OURS.replaceAll(/^.*(init_worker|log|rewrite)_by_lua_block.*\n/gm, ''), why: /request-path \*_by_lua_block/ },
     { name: 'no metrics access_log', conf: OURS.replace(/^.*access_log "\/p\/metrics\.log".*\n/m, ''), why: /access_log … resty_metrics/ },
     { name: 'no metrics log_format', conf: OURS.replace(/^.*log_format resty_metrics.*\n/m, ''), why: /log_format resty_metrics/ },
-    { name: 'no metrics labels', conf: OURS.replaceAll(/^.*set \$resty_metrics_labels.*\n/gm, ''), why: /set \$resty_metrics_labels/ },
     { name: 'no route', conf: OURS.replaceAll(/^.*set \$resty_route.*\n/gm, ''), why: /set \$resty_route/ },
   ];
   for (const row of rows) {
@@ -218,7 +213,7 @@ test('ablations: each removes exactly the piece it prices', () => {
     { name: 'no-metrics: the redirect check stays', conf: noMetrics, pattern: /proxy_pass http:\/\/upstream_balancer_https;/, present: true },
     { name: 'no-metrics: the Lua balancer stays', conf: noMetrics, pattern: /balance_https\(\)/, present: true },
     { name: 'no-redirect-check: no location proxies to _https[_rewrite]', conf: noRedirect, pattern: /proxy_pass \S+_https(_rewrite)?;/, present: false },
-    { name: 'no-redirect-check: proxies to upstream_balancer', conf: noRedirect, pattern: /set \$resty_metrics_labels "h ns app app \/";\n\s+proxy_pass http:\/\/upstream_balancer;/, present: true },
+    { name: 'no-redirect-check: proxies to upstream_balancer', conf: noRedirect, pattern: /set \$resty_route "ns-app-80 h ns app app \/";\n\s+proxy_pass http:\/\/upstream_balancer;/, present: true },
     { name: 'no-redirect-check: rewrite-target proxies to upstream_balancer, no error page', conf: noRedirect, pattern: /rewrite "[^\n]*\n\s+proxy_pass http:\/\/upstream_balancer;/, present: true },
     { name: 'no-redirect-check: no named location, as ssl-redirect "false" renders it', conf: noRedirect, pattern: /@resty_unbalanced|unbalanced\.lua/, present: false },
     { name: 'no-redirect-check: the metrics log stays', conf: noRedirect, pattern: /access_log \S+ resty_metrics/, present: true },
@@ -233,7 +228,7 @@ test('ablations: each removes exactly the piece it prices', () => {
       name: 'probe-native-peers: the peers as servers, then a Lua balancer that picks none, then keepalive', conf: nativePeers, present: true,
       pattern: /upstream upstream_balancer \{\n\s+server 127\.0\.0\.2:81 max_fails=0;\n\s+server 127\.0\.0\.3:81 max_fails=0;\n\s+balancer_by_lua_block \{ local _ = 0 \}\n\s+keepalive 320;/,
     },
-    { name: 'probe-native-peers: metrics log and labels stay', conf: nativePeers, pattern: /access_log \S+ resty_metrics[\s\S]*set \$resty_metrics_labels/, present: true },
+    { name: 'probe-native-peers: metrics log and labels stay', conf: nativePeers, pattern: /access_log \S+ resty_metrics[\s\S]*set \$resty_route/, present: true },
   ];
   for (const row of rows) assert.equal(row.pattern.test(row.conf), row.present, row.name);
   assert.throws(() => withoutMetricsLog(noMetrics), /template changed/, 'no metrics log to remove');

@@ -30,7 +30,6 @@ const REQUEST_PATH_LUA = /^\s*(rewrite|access|log|header_filter|body_filter|init
 const LUA_NOT_FOUND = /^(\s*)rewrite_by_lua_block \{ resty_ingress\.not_found_https\(.*\) \}\s*$/gm;
 const METRICS_LOG_FORMAT = /^\s*log_format resty_metrics .*\n/gm;
 const METRICS_ACCESS_LOG = /^\s*access_log \S+ resty_metrics\b.*\n/gm;
-const METRICS_LABELS = /^\s*set \$resty_metrics_labels .*\n/gm;
 const ROUTE = /^\s*set \$resty_route .*\n/gm;
 const REDIRECT_CHECK_PROXY = /proxy_pass (https?):\/\/upstream_balancer_https(?:_rewrite)?;/g;
 // Locations with rewrite-target redirect through a named location (location.njk).
@@ -77,11 +76,10 @@ export function nativeReferenceConf(ours: string, peers: readonly Peer[]): strin
   conf = removeAll(conf, REQUEST_PATH_LUA, 'request-path *_by_lua_block lines');
   conf = removeAll(conf, METRICS_LOG_FORMAT, 'log_format resty_metrics');
   conf = removeAll(conf, METRICS_ACCESS_LOG, 'access_log … resty_metrics');
-  conf = removeAll(conf, ROUTE, 'set $resty_route lines');
-  return removeAll(conf, METRICS_LABELS, 'set $resty_metrics_labels lines');
+  return removeAll(conf, ROUTE, 'set $resty_route lines');
 }
 
-/** Our conf without the metrics access_log line: prices NGINX writing the metrics log (the `set` of the labels stays). */
+/** Our conf without the metrics access_log line: prices NGINX writing the metrics log (`set $resty_route` stays: the balancer reads it). */
 export function withoutMetricsLog(ours: string): string {
   return removeAll(ours, METRICS_ACCESS_LOG, 'access_log … resty_metrics');
 }

@@ -34,6 +34,7 @@ local get_last_failure = ngx_balancer.get_last_failure
 local str_find = string.find
 local str_match = string.match
 local str_gsub = string.gsub
+local byte = string.byte
 local tonumber = tonumber
 local math_min = math.min
 local tostring = tostring
@@ -43,6 +44,9 @@ local redirects = https_redirect.redirects
 
 -- At most this many extra tries on proxy_next_upstream (ingress-nginx: 3 tries).
 local MAX_RETRIES = 2
+-- Server names of $resty_route that are not the request's host.
+local CATCH_ALL = "_"
+local STAR = byte("*")
 local PICKERS = { round_robin = round_robin, ewma = ewma }
 
 local _M = {}
@@ -143,8 +147,11 @@ local function pick_retry(backend)
     return picker:find()
 end
 
--- $resty_route ("<backend> <host>", location.njk) -> { backend = name, host = host or nil }.
--- Its values are the rendered locations' literals, so the table stays as small as nginx.conf.
+-- $resty_route ("<backend> <server name> <labels...>", location.njk) -> { backend, host }.
+-- host: the server name, which is the request's $host unless the server is the
+-- catch-all "_" (NGINX's default server: any host) or a wildcard; then nil and
+-- the redirect check reads $host. The values are the rendered locations'
+-- literals, so the table stays as small as nginx.conf.
 local routes = {}
 
 local function route_of(value)
@@ -152,11 +159,14 @@ local function route_of(value)
     if route then
         return route
     end
-    local name, host = str_match(value or "", "^(%S+) (%S*)$")
+    local name, host = str_match(value or "", "^(%S+) (%S+)")
     if not name then
         return NO_ROUTE
     end
-    route = { backend = name, host = host ~= "" and host or nil }
+    if host == CATCH_ALL or byte(host, 1) == STAR then
+        host = nil
+    end
+    route = { backend = name, host = host }
     routes[value] = route
     return route
 end

@@ -5,7 +5,8 @@ import { describe, it } from 'node:test';
 import { bucketIndex, parseMetricsLog } from './metrics-log-lines.ts';
 import { REQUEST_BUCKETS, type HistogramKey, type RequestAggregate } from './request-aggregate.ts';
 
-const LABELS = 'shop.test default shop web /api';
+/** $resty_route: the backend, then the labels. */
+const LABELS = 'default-web-80 shop.test default shop web /api';
 
 /** One line in the contract's field order; override any field by name. */
 function line(fields: Partial<Record<'labels' | 'method' | 'status' | 'requestTime' | 'upstreamTime' | 'requestLength' | 'bytesSent', string>> = {}): string {
@@ -62,11 +63,11 @@ void describe('parseMetricsLog: what lands where', () => {
 void describe('parseMetricsLog: label sets', () => {
   const rows = [
     { name: 'plain', labels: LABELS, expected: { host: 'shop.test', namespace: 'default', ingress: 'shop', service: 'web', path: '/api' } },
-    { name: 'catch-all host "_" and "-" fields are empty', labels: '_ - - - /', expected: { host: '', namespace: '', ingress: '', service: '', path: '/' } },
-    { name: 'a backtick in a regex path is $', labels: 'a.test ns x y /api(/|`)(.*)', expected: { host: 'a.test', namespace: 'ns', ingress: 'x', service: 'y', path: '/api(/|$)(.*)' } },
+    { name: 'catch-all host "_" and "-" fields are empty', labels: 'default-web-80 _ - - - /', expected: { host: '', namespace: '', ingress: '', service: '', path: '/' } },
+    { name: 'a backtick in a regex path is $', labels: 'ns-y-80 a.test ns x y /api(/|`)(.*)', expected: { host: 'a.test', namespace: 'ns', ingress: 'x', service: 'y', path: '/api(/|$)(.*)' } },
     // The log is read one char per byte: UTF-8 arrives as its bytes (escape=none writes them raw).
-    { name: 'UTF-8 bytes', labels: 'a.test ns x y /caf\u00C3\u00A9', expected: { host: 'a.test', namespace: 'ns', ingress: 'x', service: 'y', path: '/café' } },
-    { name: 'text like an NGINX escape is taken as written (escape=none)', labels: 'a.test ns x y /a\\x22b', expected: { host: 'a.test', namespace: 'ns', ingress: 'x', service: 'y', path: '/a\\x22b' } },
+    { name: 'UTF-8 bytes', labels: 'ns-y-80 a.test ns x y /caf\u00C3\u00A9', expected: { host: 'a.test', namespace: 'ns', ingress: 'x', service: 'y', path: '/café' } },
+    { name: 'text like an NGINX escape is taken as written (escape=none)', labels: 'ns-y-80 a.test ns x y /a\\x22b', expected: { host: 'a.test', namespace: 'ns', ingress: 'x', service: 'y', path: '/a\\x22b' } },
   ];
   for (const row of rows) {
     void it(row.name, () => {
@@ -77,7 +78,7 @@ void describe('parseMetricsLog: label sets', () => {
   }
 
   void it('a very long path (100 000 chars)', () => {
-    const parsed = parseMetricsLog(line({ labels: `a.test ns x y /${'p'.repeat(100_000)}` }));
+    const parsed = parseMetricsLog(line({ labels: `ns-y-80 a.test ns x y /${'p'.repeat(100_000)}` }));
     assert.equal(parsed.rejected.malformed, 0);
     assert.equal(parsed.aggregates[0]?.location.path, `/${'p'.repeat(100_000)}`);
   });
@@ -88,7 +89,7 @@ void describe('parseMetricsLog: label sets', () => {
   });
 
   void it('one aggregate per location, method and status, in first-seen order', () => {
-    const parsed = parseMetricsLog(line() + line({ status: '404' }) + line({ method: 'POST' }) + line({ labels: 'b.test ns x y /' }) + line({ status: '404' }));
+    const parsed = parseMetricsLog(line() + line({ status: '404' }) + line({ method: 'POST' }) + line({ labels: 'ns-y-80 b.test ns x y /' }) + line({ status: '404' }));
     assert.deepEqual(parsed.aggregates.map((a) => `${a.location.host} ${a.method} ${a.status} ${a.histograms.requestDuration.count}`),
       ['shop.test GET 200 1', 'shop.test GET 404 2', 'shop.test POST 200 1', 'b.test GET 200 1']);
   });
@@ -96,10 +97,11 @@ void describe('parseMetricsLog: label sets', () => {
 
 void describe('parseMetricsLog: malformed lines are counted and skipped', () => {
   const rows = [
-    { name: 'six fields', text: 'shop.test default shop web /api\tGET\t200\t0.004\t0.003\t100\n' },
+    { name: 'six fields', text: 'default-web-80 shop.test default shop web /api\tGET\t200\t0.004\t0.003\t100\n' },
     { name: 'eight fields', text: line().replace('\n', '\t1\n') },
-    { name: 'labels with four fields', text: line({ labels: 'shop.test default shop /api' }) },
-    { name: 'path not starting with /', text: line({ labels: 'shop.test default shop web api' }) },
+    { name: 'labels with five fields', text: line({ labels: 'default-web-80 shop.test default shop /api' }) },
+    { name: 'labels without the backend (the format before $resty_route)', text: line({ labels: 'shop.test default shop web /api' }) },
+    { name: 'path not starting with /', text: line({ labels: 'default-web-80 shop.test default shop web api' }) },
     { name: 'status of two digits', text: line({ status: '20' }) },
     { name: 'status of four digits', text: line({ status: '2000' }) },
     { name: 'status not a number', text: line({ status: 'abc' }) },

@@ -2,6 +2,7 @@
 // the aggregates request-metrics.ts ingests. NGINX writes one line per
 // proxied request, TAB-separated:
 //   <labels> <method> <status> <request_time> <upstream_response_time> <request_length> <bytes_sent>
+// where <labels> is the location's $resty_route (parseLocationKey).
 // Aggregating here, per location+method+status, keeps the registry's work
 // per batch proportional to the label sets, not to the requests. A line that
 // does not fit is counted as malformed and skipped, never thrown: one bad

@@ -15,7 +15,7 @@ export const REQUEST_BUCKETS: Readonly<Record<HistogramKey, readonly number[]>> 
   responseSize: [64, 256, 1024, 4096, 16384, 65536, 262144, 1048576],
 };
 
-/** The static labels a proxied location renders into `$resty_metrics_labels`. */
+/** The static labels a proxied location renders into `$resty_route` (after its backend). */
 export interface LocationLabels {
   /** Server name; "" for the catch-all. */
   readonly host: string;
@@ -52,11 +52,14 @@ export interface ParsedPayload {
 /** "-" and the catch-all "_" mean "none" in the rendered key. */
 const field = (text: string): string => (text === '-' || text === '_' ? '' : text);
 
-/** `host namespace ingress service path` → labels, or null when it has not five fields. */
+/**
+ * `backend host namespace ingress service path` ($resty_route) → labels, or null when it has
+ * not six fields. The backend is the balancer's; the metrics carry the service instead.
+ */
 export function parseLocationKey(key: string): LocationLabels | null {
   const parts = key.split(' ');
-  if (parts.length !== 5 || !parts[4].startsWith('/')) return null;
-  const [host, namespace, ingress, service, path] = parts;
+  if (parts.length !== 6 || !parts[5].startsWith('/')) return null;
+  const [, host, namespace, ingress, service, path] = parts;
   // render writes a regex path's `$` as a backtick (NGINX would expand `$`).
   return { host: field(host), namespace: field(namespace), ingress: field(ingress), service: field(service), path: path.replaceAll('`', '$') };
 }

@@ -7,7 +7,7 @@ import { Registry } from 'prom-client';
 import { parseMetricsLog } from './metrics-log-lines.ts';
 import { createRequestMetrics } from './request-metrics.ts';
 
-const LABELS = 'shop.test default shop web /api';
+const LABELS = 'default-web-80 shop.test default shop web /api';
 
 /** `count` GET 200 requests of `LABELS`, each `seconds` long. */
 const requests = (count: number, seconds: string): string => `${LABELS}\tGET\t200\t${seconds}\t${seconds}\t10\t10\n`.repeat(count);

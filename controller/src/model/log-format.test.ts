@@ -53,7 +53,7 @@ void describe('isLogFormatVariable', () => {
     { name: "ingress-nginx's $req_id (mapped in http.njk)", variable: 'req_id', known: true },
     { name: 'a header by prefix', variable: 'http_x_forwarded_for', known: true },
     { name: 'a prefix with a dash (NGINX uses underscores)', variable: 'http_x-forwarded-for', known: false },
-    { name: 'our internal metrics labels are not offered', variable: 'resty_metrics_labels', known: false },
+    { name: 'our internal route is not offered (unset outside proxied locations)', variable: 'resty_route', known: false },
   ];
   for (const row of rows) {
     void it(row.name, () => assert.equal(isLogFormatVariable(row.variable), row.known));

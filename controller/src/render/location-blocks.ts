@@ -14,21 +14,16 @@ export interface ProxyView {
   /** Backend.name, for `set $proxy_upstream_name` (the access log's name of the backend). */
   readonly upstreamName: string;
   /**
-   * `set $resty_route`: "<Backend.name> <host>", the one variable the balancer reads.
-   * <host> is the server's name when it is exact: NGINX picks that server only for requests
-   * whose $host is that name (the catch-all is the default server), so the ssl-redirect check
-   * needs no $host read. Empty for the catch-all and wildcard servers, whose requests carry
-   * any host: Lua reads $host there. Both parts are validated names without whitespace.
+   * `set $resty_route`: "<backend> <host> <namespace> <ingress> <service> <path>", the one
+   * per-location variable of the request path. The balancer reads the first two fields: the
+   * backend (Backend.name) and the server's name, which is the request's $host unless it is
+   * the catch-all `_` (NGINX's default server) or a wildcard (lua/resty_ingress/balancer.lua).
+   * The metrics log writes it whole (http.njk; read by controller/src/metrics/metrics-log-lines.ts):
+   * the last five fields are the location's labels. "-" = none; every field is a validated
+   * name or path without whitespace; `$` in a regex path is written as a backtick (never valid
+   * in a path) so NGINX does not read a variable.
    */
   readonly route: string;
-  /**
-   * `set $resty_metrics_labels`: "<host> <namespace> <ingress> <service> <path>", the
-   * location's label set for per-request metrics (the metrics log of http.njk,
-   * read by controller/src/metrics/metrics-log-tail.ts). "-" = none; every field is a
-   * validated name or path without whitespace; `$` in a regex path is written
-   * as a backtick (never valid in a path) so NGINX does not read a variable.
-   */
-  readonly metricsLabels: string;
   /** The backend balances with EWMA, which learns response times: the location gets a Lua log phase (others pay none). */
   readonly feedback: boolean;
   /** `proxy_pass <scheme>://upstream_balancer`. */
@@ -97,23 +92,18 @@ function unlessDefault<T>(value: T, fallback: T): T | null {
   return value === fallback ? null : value;
 }
 
-/** What a location's block needs of its backend: metrics labels and the algorithm. */
+/** What a location's block needs of its backend: the labels of its route and the algorithm. */
 export type BackendLabels = Pick<Backend, 'namespace' | 'service' | 'loadBalance'>;
 
-function metricsLabelsOf(hostname: string, location: Location, backend: BackendLabels): string {
+/** ProxyView.route of `location`, proxied to `backendName`. */
+function routeOf(hostname: string, location: Location, backendName: string, backend: BackendLabels): string {
   const namespace = location.ingress?.namespace ?? backend.namespace;
   const path = location.path.replaceAll('$', '`');
-  return [hostname, namespace || '-', location.ingress?.name ?? '-', backend.service || '-', path].join(' ');
-}
-
-/** The host part of ProxyView.route: the server's name when no other host reaches it. */
-function routeHostOf(hostname: string, isDefault: boolean): string {
-  return isDefault || hostname.startsWith('*') ? '' : hostname;
+  return [backendName, hostname, namespace || '-', location.ingress?.name ?? '-', backend.service || '-', path].join(' ');
 }
 
 function proxyViewOf(
   hostname: string,
-  routeHost: string,
   location: Location,
   backends: ReadonlyMap<string, BackendLabels>,
   balancer: BalancerSuffix,
@@ -124,8 +114,7 @@ function proxyViewOf(
   const backend = backends.get(location.target.backend) ?? { namespace: '', service: '', loadBalance: 'round_robin' };
   return {
     upstreamName: location.target.backend,
-    route: `${location.target.backend} ${routeHost}`,
-    metricsLabels: metricsLabelsOf(hostname, location, backend),
+    route: routeOf(hostname, location, location.target.backend, backend),
     feedback: backend.loadBalance === 'ewma',
     scheme: settings.protocol === 'HTTPS' ? 'https' : 'http',
     bodySize: unlessDefault(settings.bodySize, defaults.bodySize),
@@ -162,15 +151,13 @@ function matchersOf(location: Location): { modifier: LocationModifier; path: str
 const NOT_FOUND_ROOT: LocationBlock = { modifier: '', path: '/', proxy: null, httpsRedirect: false, certificateRedirect: false };
 
 /**
- * The location blocks of server `hostname` (`isDefault`: the catch-all, NGINX's default
- * server), in model order. Exact paths win
+ * The location blocks of server `hostname`, in model order. Exact paths win
  * over the exact half of a Prefix path of the same text (Kubernetes: on equal
  * length, Exact has precedence); any other repeat is a model bug and throws.
  * Backends must be listed in `knownBackends` (the Model's backends, by name).
  */
 export function buildLocationBlocks(
   hostname: string,
-  isDefault: boolean,
   locations: readonly Location[],
   knownBackends: ReadonlyMap<string, BackendLabels>,
   context: LocationContext,
@@ -178,7 +165,6 @@ export function buildLocationBlocks(
   const exactPaths = new Set(locations.filter((l) => l.match === 'exact').map((l) => l.path));
   const seen = new Set<string>();
   const blocks: LocationBlock[] = [];
-  const routeHost = routeHostOf(hostname, isDefault);
   for (const location of locations) {
     if (typeof location.path !== 'string' || !location.path.startsWith('/')) {
       throw new RenderError('UnsafeValue', `server ${hostname}: location path must start with "/"`);
@@ -193,7 +179,7 @@ export function buildLocationBlocks(
     // certificate, which only Lua knows (certificates are dynamic).
     const httpsRedirect = location.forceSslRedirect === true;
     const certificateRedirect = !httpsRedirect && location.sslRedirect === true;
-    const proxy = proxyViewOf(hostname, routeHost, location, knownBackends, balancerOf(location, certificateRedirect, context.https), context.proxyDefaults);
+    const proxy = proxyViewOf(hostname, location, knownBackends, balancerOf(location, certificateRedirect, context.https), context.proxyDefaults);
     for (const matcher of matchersOf(location)) {
       const key = `${matcher.modifier} ${matcher.path}`;
       if (location.match === 'prefix' && matcher.modifier === '=' && exactPaths.has(matcher.path)) continue;

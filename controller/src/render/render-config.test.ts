@@ -73,7 +73,7 @@ const cases: RenderCase[] = [
       'location = "/exact"': ['set $proxy_upstream_name "default-web-80";'],
       'location ~* "^/re/[a-z]+"': [
         'set $proxy_upstream_name "default-api-80";',
-        'set $resty_metrics_labels "a.example.com default web api /re/[a-z]+";',
+        'set $resty_route "default-api-80 a.example.com default web api /re/[a-z]+";',
         // ssl-redirect (on by default) with --https-port: its balancer sends plain HTTP of hosts with a certificate
         // to the redirect fallback server.
         'proxy_pass http://upstream_balancer_https;',
@@ -82,17 +82,13 @@ const cases: RenderCase[] = [
     // No Lua phase in a round-robin location: metrics come from the access log. No error page either.
     absent: ['location = "/" {', 'location "/exact/"', 'rewrite "', 'log_by_lua', 'resty_ingress.rewrite', 'error_page', '@resty_unbalanced'],
   },
-  // $resty_route: the balancer's backend and, where no other host reaches the server, its host.
-  ...([
-    { name: 'an exact server', host: 'r.example.com', route: 'default-web-80 r.example.com' },
-    { name: 'the catch-all (the default server: any host)', host: '_', route: 'default-web-80 ' },
-    { name: 'a wildcard server (many hosts)', host: '*.r.example.com', route: 'default-web-80 ' },
-  ].map(({ name, host, route }): RenderCase => ({
-    name: `$resty_route of ${name}`,
+  // $resty_route: the backend, the server's name (Lua tells the catch-all and wildcards apart), the labels.
+  ...['r.example.com', '_', '*.r.example.com'].map((host): RenderCase => ({
+    name: `$resty_route of server ${host}`,
     host,
     model: model([server(host, [proxied('/', 'prefix', web.name)])], [web]),
-    blocks: { 'location "/"': ['set $proxy_upstream_name "default-web-80";', `set $resty_route "${route}";`] },
-  }))),
+    blocks: { 'location "/"': ['set $proxy_upstream_name "default-web-80";', `set $resty_route "default-web-80 ${host} default web web /";`] },
+  })),
   {
     name: 'a trailing slash on a prefix path renders the same blocks',
     host: 'b.example.com',

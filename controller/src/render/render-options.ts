@@ -50,8 +50,8 @@ export interface RenderOptions {
   readonly accessLog?: boolean;
   /**
    * Per-request metrics (--enable-metrics; default true): NGINX writes a line per
-   * proxied request to `metricsLogPath(prefix)`. false renders neither that log
-   * nor any `set $resty_metrics_labels`, so requests pay nothing for metrics.
+   * proxied request to `metricsLogPath(prefix)`. false renders no such log, so
+   * requests pay nothing for metrics ($resty_route stays: the balancer reads it).
    */
   readonly requestMetrics?: boolean;
 }

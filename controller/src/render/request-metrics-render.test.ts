@@ -1,8 +1,9 @@
 // --enable-metrics=false as render sees it (RenderOptions.requestMetrics):
 // the switch removes exactly the per-request metrics lines (the metrics
-// log_format, the status server's declaration, each proxied location's
-// `set $resty_metrics_labels`, the logs of each server with proxied
-// locations and the access log its 404 locations keep) and nothing else,
+// log_format, the status server's declaration of $resty_route, the logs of
+// each server with proxied locations and the access log its 404 locations
+// keep) and nothing else (each proxied location keeps `set $resty_route`:
+// the balancer reads it),
 // `nginx -t` accepts the result, and real NGINX then writes no metrics log.
 // With metrics on, real NGINX writes a labelled line for every proxied
 // request (503, force-ssl-redirect) and none for a 404 beside them.
@@ -65,30 +66,30 @@ void describe('request metrics off: rendered', () => {
     assert.match(on.conf, /log_format resty_metrics /u);
   });
 
-  void it('removes exactly the metrics log and the label sets, and adds nothing', () => {
+  void it('removes exactly the metrics log, and adds nothing', () => {
     const proxiedBlocks = on.conf.match(/proxy_pass /gu)?.length ?? 0;
     assert.equal(proxiedBlocks, 7, '"/", "/shop" (= and prefix blocks), three exact, regex');
+    const routes = (conf: string): number => conf.match(/^\s*set \$resty_route "\S+ app\.example\.com /gmu)?.length ?? 0;
+    assert.deepEqual([routes(on.conf), routes(off.conf)], [proxiedBlocks, proxiedBlocks], 'one route per proxied location block, on and off');
     const removed = linesOnlyIn(on.conf, off.conf).filter((line) => !isVersionLine(line)).map((line) => line.trim());
-    const labelSets = removed.filter((line) => line.startsWith('set $resty_metrics_labels "app.example.com '));
     // The server with proxied locations logs at its level (its access_log replaces the inherited
     // one, so the access log is repeated there); its two 404 blocks ("/gone" = and prefix) keep the access log alone.
     const accessLogs = removed.filter((line) => line === 'access_log "/golden/prefix/access.log" upstreaminfo;');
     const metricsLogs = removed.filter((line) => line === 'access_log "/golden/prefix/metrics.log" resty_metrics buffer=64k flush=1s;');
-    const perServer = new Set([...labelSets, ...accessLogs, ...metricsLogs]);
+    const perServer = new Set<string>([...accessLogs, ...metricsLogs]);
     assert.deepEqual(removed.filter((line) => !perServer.has(line)), [
       '# Per-request metrics: servers with proxied locations add a metrics log to the access',
       '# log above (server.njk); written 64 KB at a time and read',
       '# by the controller (controller/src/metrics). escape=none: the labels are our own text',
       '# (render refuses quotes, backslashes and control characters), the rest is numbers and the',
       "# method NGINX parsed; escaping would scan every byte twice for nothing.",
-      String.raw`log_format resty_metrics escape=none '$resty_metrics_labels\t$request_method\t$status\t$request_time\t$upstream_response_time\t$request_length\t$bytes_sent';`,
+      String.raw`log_format resty_metrics escape=none '$resty_route\t$request_method\t$status\t$request_time\t$upstream_response_time\t$request_length\t$bytes_sent';`,
       '# Declares the variable the metrics log reads, for a configuration without any proxied location.',
-      'set $resty_metrics_labels "";',
+      'set $resty_route "";',
     ]);
-    assert.equal(labelSets.length, proxiedBlocks, 'one label set per proxied location block');
     assert.equal(metricsLogs.length, 1, 'one metrics log, in the one server with proxied locations');
     assert.equal(accessLogs.length, 1 + 2, 'the access log beside it and in each of its 404 blocks');
-    assert.doesNotMatch(on.conf, /if=\$resty_metrics_labels/u);
+    assert.doesNotMatch(on.conf, /if=\$resty_route/u);
     assert.deepEqual(linesOnlyIn(off.conf, on.conf).filter((line) => !isVersionLine(line)), []);
   });
 
@@ -142,13 +143,13 @@ void describe('request metrics: what real NGINX writes', () => {
           if (i > 0) await sleep(50);
           text = readFileSync(path, 'utf8');
         }
-        assert.match(text, /^app\.example\.com default web web \/exact\tGET\t503\t/mu);
+        assert.match(text, /^default-web-80 app\.example\.com default web web \/exact\tGET\t503\t/mu);
         assert.equal(await get(httpPort, 'app.example.com', '/caf%C3%A9'), 503);
         for (let i = 0; i < 60 && !text.includes('/café\t'); i++) {
           await sleep(50);
           text = readFileSync(path, 'utf8');
         }
-        assert.match(text, /^app\.example\.com default web web \/café\tGET\t503\t/mu);
+        assert.match(text, /^default-web-80 app\.example\.com default web web \/café\tGET\t503\t/mu);
         // A 404 beside proxied locations: in the access log, not in the metrics log (the line
         // after it arriving proves it would have been written by then).
         assert.equal(await get(httpPort, 'app.example.com', '/gone'), 404);
@@ -158,12 +159,12 @@ void describe('request metrics: what real NGINX writes', () => {
           await sleep(50);
           text = readFileSync(path, 'utf8');
         }
-        assert.match(text, /^app\.example\.com default web web \/secure\tGET\t308\t/mu);
+        assert.match(text, /^default-web-80 app\.example\.com default web web \/secure\tGET\t308\t/mu);
         assert.match(readFileSync(join(prefix, 'access.log'), 'utf8'), /"GET \/gone HTTP\/1\.1" 404 /u);
         assert.deepEqual(text.trimEnd().split('\n').map((line) => line.split('\t').slice(0, 3).join(' ')), [
-          'app.example.com default web web /exact GET 503',
-          'app.example.com default web web /café GET 503',
-          'app.example.com default web web /secure GET 308',
+          'default-web-80 app.example.com default web web /exact GET 503',
+          'default-web-80 app.example.com default web web /café GET 503',
+          'default-web-80 app.example.com default web web /secure GET 308',
         ]);
         assert.doesNotMatch(readFileSync(join(prefix, 'error.log'), 'utf8'), /uninitialized/u);
       } finally {

@@ -48,7 +48,7 @@ function withJson(view: ServerView, json: string): ServerView {
 
 /** Builds the view of `server`; throws RenderError on a location that breaks the model's contract. */
 function buildServerView(server: Server, isDefault: boolean, knownBackends: ReadonlyMap<string, BackendLabels>, context: LocationContext): ServerView {
-  const locations = buildLocationBlocks(server.hostname, isDefault, server.locations, knownBackends, context);
+  const locations = buildLocationBlocks(server.hostname, server.locations, knownBackends, context);
   return {
     hostname: server.hostname, isDefault, locations,
     proxies: locations.some((block) => block.proxy !== null),
