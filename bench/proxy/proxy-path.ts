@@ -179,7 +179,7 @@ async function runProxyPath(ctx: BenchContext): Promise<BenchResult> {
         metric('instructions/request of request metrics (NGINX metrics log)', 'instr', minus(ins('ours'), ins('ours-no-metrics')), minus(ins('ours'), ins('native')), 'ours − native'),
         metric('instructions/request of the ssl-redirect check', 'instr', minus(ins('ours'), ins('ours-no-redirect-check')), minus(ins('ours'), ins('native')), 'ours − native'),
         metric('instructions/request of our balancer above a minimal balancer_by_lua', 'instr', minus(ins('ours'), ins('ours-minimal-balancer')), minus(ins('ours'), ins('native')), 'ours − native'),
-        metric('instructions/request of the rest (entering Lua, set_current_peer, the sets of the route and labels)', 'instr',
+        metric('instructions/request of the rest (entering Lua, set_current_peer, the route\'s set)', 'instr',
           minus(minus(ins('ours-minimal-balancer'), ins('native')), minus(ins('ours'), ins('ours-no-metrics'))), minus(ins('ours'), ins('native')), 'ours − native'),
         metric('controller CPU per request to parse metrics lines', 'µs', parse.cpuUsPerLine, cpuOf('ours'), 'NGINX worker µs/request of ours'),
         metric('latency p50', 'ms', m('ours', (r) => latencyAt(r.wrk, 50)), m('native', (r) => latencyAt(r.wrk, 50)), 'native'),
