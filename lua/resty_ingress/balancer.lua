@@ -51,9 +51,6 @@ local PICKERS = { round_robin = round_robin, ewma = ewma }
 
 local _M = {}
 
--- What a request outside any proxied location (no $resty_route) balances to: no backend.
-local NO_ROUTE = {}
-
 -- name -> { raw, algorithm, count, picker }
 local backends = {}
 
@@ -153,6 +150,8 @@ end
 -- the redirect check reads $host. The values are the rendered locations'
 -- literals, so the table stays as small as nginx.conf.
 local routes = {}
+-- The route of a value that is not one (no $resty_route): no backend, so the unavailable fallback.
+local NO_ROUTE = {}
 
 local function route_of(value)
     local route = routes[value]

@@ -11,7 +11,7 @@ export type LocationModifier = '=' | '' | '~*';
 
 /** What a proxied location does; null on a block that answers 404 itself. */
 export interface ProxyView {
-  /** Backend.name, for `set $proxy_upstream_name` (the access log's name of the backend). */
+  /** Backend.name, for `set $proxy_upstream_name`: the access log's name of the backend (Lua reads it only off the hot path, in unbalanced.lua). */
   readonly upstreamName: string;
   /**
    * `set $resty_route`: "<backend> <host> <namespace> <ingress> <service> <path>", the one
