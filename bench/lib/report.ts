@@ -50,7 +50,8 @@ export interface BenchResult {
   readonly raw: unknown;
 }
 
-function meets(actual: number, goal: Goal): boolean {
+/** Whether `actual` meets `goal` (its op and target). */
+export function meets(actual: number, goal: Goal): boolean {
   switch (goal.op) {
     case '<': return actual < goal.target;
     case '<=': return actual <= goal.target;
