@@ -146,9 +146,12 @@ export const PER_CORE_AT_ONCE: RoundsGoal<AtOnceRaw> = {
   rounds: (raw) => raw.atOnce.map((r) => r.perCoreRatio),
 };
 
-// Latency served at once: a stall of the server CPU lands in both sides' tails, so a round's
-// p99 ratio keeps what is ours alone (0.93-1.28 over eight runs, against 0.5-1.9 for back-to-back rounds).
-/** Goal: ours' p99 within 1.2× native's, judged on rounds served at once. */
+/**
+ * Goal: ours' p99 within 1.2× native's, judged on rounds served at once: a
+ * stall of the server CPU lands in both sides' tails, so a round's p99 ratio
+ * keeps what is ours alone (0.93-1.28 over eight runs, against 0.5-1.9 for
+ * back-to-back rounds).
+ */
 export const P99_AT_ONCE: RoundsGoal<AtOnceRaw> = {
   benchmark: 'proxy',
   name: 'latency p99, served at once: ours ÷ native per round (median of rounds)',
