@@ -14,15 +14,16 @@ import { P99_AT_ONCE, PER_CORE_AT_ONCE } from '../proxy/proxy-path.ts';
 import { P99_RISE } from '../rolling/rolling-deploys.ts';
 
 const GOALS: readonly RoundsGoal<never>[] = [PER_CORE_AT_ONCE, P99_AT_ONCE, P99_RISE];
+const BENCHMARKS = [...new Set(GOALS.map((g) => g.benchmark))];
 
 /** The raws of the goals' benchmarks saved in `folder`; throws when it holds none of them. */
 function readRun(folder: string): SavedRun {
   const raws = new Map<string, unknown>();
-  for (const id of new Set(GOALS.map((g) => g.benchmark))) {
+  for (const id of BENCHMARKS) {
     const file = join(folder, `${id}.json`);
     if (existsSync(file)) raws.set(id, (JSON.parse(readFileSync(file, 'utf8')) as { raw?: unknown }).raw);
   }
-  if (raws.size === 0) throw new Error(`${folder}: no ${[...new Set(GOALS.map((g) => `${g.benchmark}.json`))].join(' or ')}: not a results folder of npm run bench`);
+  if (raws.size === 0) throw new Error(`${folder}: no ${BENCHMARKS.map((id) => `${id}.json`).join(' or ')}: not a results folder of npm run bench`);
   // The profile (full, quick) names the run in the notes: a quick run's rounds are shorter and fewer.
   const summary = join(folder, 'results.json');
   const profile = existsSync(summary) ? (JSON.parse(readFileSync(summary, 'utf8')) as { profile?: string }).profile : undefined;
