@@ -3,7 +3,7 @@
 // round, leaves out (and names) runs it cannot read.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { P99_AT_ONCE, PER_CORE_AT_ONCE } from '../proxy/proxy-path.ts';
+import { P99_AT_ONCE, PER_CORE_AT_ONCE } from '../proxy/cpu-at-once.ts';
 import { P99_RISE } from '../rolling/rolling-deploys.ts';
 import { verdict } from './report.ts';
 import { poolRuns, roundsMetric, type RoundsGoal, type SavedRun } from './rounds-goal.ts';

@@ -21,10 +21,14 @@ export interface RoundsGoal<Raw> {
   readonly rounds: (raw: Raw) => number[];
 }
 
-/** The goal's row: the median of the rounds' values, with its interval, against the reference's 1. */
-export function roundsMetric<Raw>(spec: RoundsGoal<Raw>, raw: Raw, name = spec.name): Metric {
-  const values = spec.rounds(raw);
+/** The goal's row named `name`: the median of `values`, with its interval, against the reference's 1. */
+function goalMetric(spec: RoundsGoal<never>, values: readonly number[], name: string): Metric {
   return metric(name, spec.unit, median(values), 1, spec.referenceLabel, spec.goal, medianInterval(values));
+}
+
+/** The goal's row over the rounds of one run. */
+export function roundsMetric<Raw>(spec: RoundsGoal<Raw>, raw: Raw): Metric {
+  return goalMetric(spec, spec.rounds(raw), spec.name);
 }
 
 /** A saved run: its results folder and the `raw` of each benchmark found there, by id. */
@@ -68,7 +72,7 @@ export function poolRuns(goals: readonly RoundsGoal<never>[], runs: readonly Sav
     const skipped = found.filter((r): r is string => typeof r === 'string');
     const values = pooled.flatMap((r) => r.values);
     const name = `${goal.benchmark}: ${goal.name}, ${values.length} rounds of ${pooled.length} runs pooled`;
-    metrics.push(metric(name, goal.unit, median(values), 1, goal.referenceLabel, goal.goal, medianInterval(values)));
+    metrics.push(goalMetric(goal, values, name));
     const short = values.filter((v) => !meets(v, goal.goal)).length;
     notes.push(`${goal.benchmark}: ${goal.name}: ${short} of ${values.length} rounds short of the goal; each run's median: `
       + `${pooled.map((r) => `${r.folder} ${median(r.values).toFixed(3)} (${r.values.length})`).join(', ') || 'none'}`

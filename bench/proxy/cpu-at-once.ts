@@ -12,6 +12,9 @@
 // back-to-back rounds' moved 0.5-1.9.
 import type { Model } from '../../controller/src/model/types.ts';
 import type { BenchContext } from '../lib/context.ts';
+import type { Goal } from '../lib/report.ts';
+import type { RoundsGoal } from '../lib/rounds-goal.ts';
+import { latencyAt } from '../lib/wrk.ts';
 import { measureAtOnce, startSide, type Round, type StartedSide } from './proxy-side.ts';
 import type { SideSpec } from './reference-conf.ts';
 
@@ -30,6 +33,29 @@ export interface AtOnceRound {
   /** Reference CPU per request ÷ measured: the measured side's requests per core-second, the reference's = 1. */
   readonly perCoreRatio: number;
 }
+
+/** What the goals read from the proxy result's raw: its rounds of ours and native served at once. */
+interface AtOnceRaw {
+  readonly atOnce: readonly AtOnceRound[];
+}
+
+/** Measured ÷ reference at `percentile` in each round. */
+export function atOnceLatency(rounds: readonly AtOnceRound[], percentile: number): number[] {
+  return rounds.map((r) => latencyAt(r.measured.wrk, percentile) / latencyAt(r.reference.wrk, percentile));
+}
+
+/** A proxy goal on the rounds served at once: ours against native, one ratio per round. */
+function atOnceGoal(name: string, goal: Goal, rounds: (list: readonly AtOnceRound[]) => number[]): RoundsGoal<AtOnceRaw> {
+  return { benchmark: 'proxy', name, unit: '×', referenceLabel: 'native', goal, rounds: (raw) => rounds(raw.atOnce) };
+}
+
+/** Goal: ours serves at least 0.9× native's requests per core. */
+export const PER_CORE_AT_ONCE = atOnceGoal('requests per core-second, served at once: native CPU ÷ ours per request (median of rounds)',
+  { on: 'value', op: '>=', target: 0.9 }, (list) => list.map((r) => r.perCoreRatio));
+
+/** Goal: ours' p99 within 1.2× native's (why judged at once: the header). */
+export const P99_AT_ONCE = atOnceGoal('latency p99, served at once: ours ÷ native per round (median of rounds)',
+  { on: 'value', op: '<=', target: 1.2 }, (list) => atOnceLatency(list, 99));
 
 /**
  * `count` rounds of `measured` and `reference` served at once, each round on

@@ -22,10 +22,10 @@ import { metricsLogPath } from '../../controller/src/render/render-options.ts';
 import { byProfile, type BenchContext, type Benchmark, type Profile } from '../lib/context.ts';
 import type { NginxInstance } from '../lib/nginx-instance.ts';
 import { metric, type BenchResult } from '../lib/report.ts';
-import { roundsMetric, type RoundsGoal } from '../lib/rounds-goal.ts';
+import { roundsMetric } from '../lib/rounds-goal.ts';
 import { median, medianInterval, pairedRatios } from '../lib/stats.ts';
 import { errorCount, latencyAt, runWrk, toDistribution } from '../lib/wrk.ts';
-import { atOnceRounds, type AtOnceRound } from './cpu-at-once.ts';
+import { atOnceLatency, atOnceRounds, P99_AT_ONCE, PER_CORE_AT_ONCE, type AtOnceRound } from './cpu-at-once.ts';
 import { countInstructions, hasCallgrind, type InstructionCount, type InstructionWindows } from './instruction-count.ts';
 import { describeJit, readJitTrace, REQUEST_PATH_FILES, requestPathPhases } from './jit-trace.ts';
 import { measureMetricsParseCost } from './metrics-parse-cost.ts';
@@ -125,41 +125,6 @@ async function instructionCounts(ctx: BenchContext, params: ProxyParams, model: 
   }
   return counts;
 }
-
-/** What the at-once goal rows read from the proxy result's raw. */
-interface AtOnceRaw {
-  readonly atOnce: readonly AtOnceRound[];
-}
-
-/** Ours ÷ the reference at `percentile` in each round served at once. */
-function atOnceLatency(rounds: readonly AtOnceRound[], percentile: number): number[] {
-  return rounds.map((r) => latencyAt(r.measured.wrk, percentile) / latencyAt(r.reference.wrk, percentile));
-}
-
-/** Goal: ours serves at least 0.9× native's requests per core, judged on rounds served at once. */
-export const PER_CORE_AT_ONCE: RoundsGoal<AtOnceRaw> = {
-  benchmark: 'proxy',
-  name: 'requests per core-second, served at once: native CPU ÷ ours per request (median of rounds)',
-  unit: '×',
-  referenceLabel: 'native',
-  goal: { on: 'value', op: '>=', target: 0.9 },
-  rounds: (raw) => raw.atOnce.map((r) => r.perCoreRatio),
-};
-
-/**
- * Goal: ours' p99 within 1.2× native's, judged on rounds served at once: a
- * stall of the server CPU lands in both sides' tails, so a round's p99 ratio
- * keeps what is ours alone (0.93-1.28 over eight runs, against 0.5-1.9 for
- * back-to-back rounds).
- */
-export const P99_AT_ONCE: RoundsGoal<AtOnceRaw> = {
-  benchmark: 'proxy',
-  name: 'latency p99, served at once: ours ÷ native per round (median of rounds)',
-  unit: '×',
-  referenceLabel: 'native',
-  goal: { on: 'value', op: '<=', target: 1.2 },
-  rounds: (raw) => atOnceLatency(raw.atOnce, 99),
-};
 
 async function runProxyPath(ctx: BenchContext): Promise<BenchResult> {
   const params = byProfile(ctx, PARAMS);

@@ -10,7 +10,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { formatResult } from '../lib/report.ts';
 import { poolRuns, type RoundsGoal, type SavedRun } from '../lib/rounds-goal.ts';
-import { P99_AT_ONCE, PER_CORE_AT_ONCE } from '../proxy/proxy-path.ts';
+import { P99_AT_ONCE, PER_CORE_AT_ONCE } from '../proxy/cpu-at-once.ts';
 import { P99_RISE } from '../rolling/rolling-deploys.ts';
 
 const GOALS: readonly RoundsGoal<never>[] = [PER_CORE_AT_ONCE, P99_AT_ONCE, P99_RISE];
