@@ -13,6 +13,7 @@ import { createNginx, findDataplane, getStatus, NginxError, nginxProblems, Nginx
 import { createConfigRenderer, defaultCertificatePaths } from './render/index.ts';
 import { metricsLogPath } from './render/render-options.ts';
 import { postCertificates } from './nginx/lua-certificates.ts';
+import { postRoutes } from './nginx/lua-routes.ts';
 import { writeSelfSignedDefault } from './tls/default-certificate.ts';
 import { startAdmissionWebhook, type WebhookServer } from './admission/index.ts';
 import { splitListenAddress } from './cli/validators.ts';
@@ -136,6 +137,7 @@ export async function startController(opts: ControllerOptions, logger: Logger, r
       pushBackends: async (backends) => { await postBackends(luaUrl, backends); },
       patchBackends: async (patch) => { await patchBackends(luaUrl, patch); },
       pushCertificates: async (certificates) => { await postCertificates(luaUrl, certificates); },
+      pushRoutes: async (routes) => { await postRoutes(luaUrl, routes); },
     },
     logger: logger.child({ component: 'sync' }),
     minIntervalMs: 1000 / opts.syncRateLimit,

@@ -6,11 +6,16 @@ import { ann, deepFreeze, DEFAULT_OPTIONS, ingress, path, rule, service, snapsho
 import { createModelBuilder } from '../model/build.ts';
 import { reviewAdmission } from './admission-review.ts';
 
-/** The cluster every row starts from: `old` (2024) holds a.example.com/, the canary `old-canary` holds c.example.com/, and their Service exists. */
+/**
+ * The cluster every row starts from: `old` (2024) holds a.example.com/, the canary `old-canary` waits for a main
+ * Ingress on c.example.com/, `d-main` holds d.example.com/ with the canary `d-canary`, and their Service exists.
+ */
 const CLUSTER = deepFreeze(snapshot({
   ingresses: [
     ingress('old', { rules: [rule('a.example.com', path('/', svc('web', 80)))] }),
     ingress('old-canary', { annotations: { [ann('canary')]: 'true' }, rules: [rule('c.example.com', path('/', svc('web', 80)))] }),
+    ingress('d-main', { rules: [rule('d.example.com', path('/', svc('web', 80)))] }),
+    ingress('d-canary', { annotations: { [ann('canary')]: 'true' }, rules: [rule('d.example.com', path('/', svc('web', 80)))] }),
   ],
   services: [service('web', [{ port: 80 }])],
 }));
@@ -37,7 +42,7 @@ function review(operation: string, object: unknown, extra: Record<string, unknow
   };
 }
 
-const decisionRows: { name: string; body: unknown; allowed: boolean; message?: RegExp; warning?: RegExp }[] = [
+const decisionRows: { name: string; body: unknown; allowed: boolean; message?: RegExp; warning?: RegExp; warnings?: string[] }[] = [
   { name: 'a new Ingress on a free host is allowed', body: review('CREATE', candidate('new')), allowed: true },
   {
     name: 'an invalid annotation is denied naming key and value',
@@ -55,14 +60,44 @@ const decisionRows: { name: string; body: unknown; allowed: boolean; message?: R
     allowed: false, message: /already served by .*default\/old/,
   },
   {
-    name: 'a canary on the host+path of its main Ingress is allowed, with a warning',
-    body: review('CREATE', candidate('new-canary', { host: 'a.example.com', annotations: { [ann('canary')]: 'true' } })),
-    allowed: true, warning: /default\/old.*canary traffic splitting is not supported yet/,
+    name: 'a canary on the host+path of its main Ingress is allowed: it attaches, no conflict',
+    body: review('CREATE', candidate('new-canary', { host: 'a.example.com', annotations: { [ann('canary')]: 'true', [ann('canary-weight')]: '10' } })),
+    allowed: true, warnings: [],
   },
   {
-    name: 'an Ingress on the host+path of an older canary is allowed, with a warning',
+    name: 'an Ingress on the host+path of an older canary is allowed: it becomes the canary\'s main',
     body: review('CREATE', candidate('new', { host: 'c.example.com' })),
-    allowed: true, warning: /canary traffic splitting is not supported yet/,
+    allowed: true, warnings: [],
+  },
+  {
+    name: 'a canary without a main Ingress only warns (the main may be applied next)',
+    body: review('CREATE', candidate('lonely', { host: 'b.example.com', annotations: { [ann('canary')]: 'true' } })),
+    allowed: true, warning: /has no main Ingress serving it/,
+  },
+  {
+    name: 'a second canary of one main path is denied naming the first',
+    body: review('CREATE', candidate('second-canary', { host: 'd.example.com', annotations: { [ann('canary')]: 'true' } })),
+    allowed: false, message: /already has the canary default\/d-canary \(older\)/,
+  },
+  {
+    name: 'canary settings without canary: "true" are denied',
+    body: review('CREATE', candidate('new', { annotations: { [ann('canary-weight')]: '10' } })),
+    allowed: false, message: /canary-\* settings need canary: "true"/,
+  },
+  {
+    name: 'an unsupported protective annotation is denied: the Ingress would not be served',
+    body: review('CREATE', candidate('new', { annotations: { [ann('auth-url')]: 'http://auth.example/check' } })),
+    allowed: false, message: /auth-url asks for a protection resty-ingress does not support yet/,
+  },
+  {
+    name: 'an unsupported harmless annotation is allowed with a warning',
+    body: review('CREATE', candidate('new', { annotations: { [ann('enable-cors')]: 'true' } })),
+    allowed: true, warning: /enable-cors is not supported; the Ingress is served without it/,
+  },
+  {
+    name: 'a misspelt annotation is allowed with a warning',
+    body: review('CREATE', candidate('new', { annotations: { [ann('proxy-body-sise')]: '8m' } })),
+    allowed: true, warning: /proxy-body-sise is not an annotation .* \(a typo\?\)/,
   },
   {
     name: 'an UPDATE of the holder itself replaces it and is allowed',
@@ -107,6 +142,7 @@ void describe('admission review', () => {
       assert.equal(response.allowed, row.allowed, response.status?.message);
       if (row.message) assert.match(response.status?.message ?? '', row.message);
       if (row.warning) assert.match((response.warnings ?? []).join('\n'), row.warning);
+      if (row.warnings) assert.deepEqual(response.warnings ?? [], row.warnings);
     });
   }
   void it('with the controller\'s long-lived builder, every review decides as with a fresh build', () => {

@@ -3,8 +3,11 @@
 // every Failure the builder reports against the candidate is a reason to
 // deny it, so the webhook refuses exactly what the controller would refuse.
 // Nothing is executed on user input (no `nginx -t`: CVE-2025-1974).
-// Failures about OTHER objects (a Service not created yet) only warn: charts
-// often apply the Ingress before its Service.
+// Failures about OTHER objects (a Service not created yet, a canary's main
+// Ingress) only warn: charts often apply the Ingress before its Service. So
+// do the builder's warnings (Failure.warning: an unsupported or misspelt
+// annotation the Ingress is served without). A canary never conflicts with
+// its main Ingress: it places no location of its own (model/canaries.ts).
 
 import type { V1Ingress } from '@kubernetes/client-node';
 import { buildModel, type ModelBuilder } from '../model/build.ts';
@@ -15,7 +18,7 @@ import type { BuildOptions, Failure, IngressRef, Snapshot } from '../model/types
 export type BuildFunction = ModelBuilder['build'];
 
 /** Reasons that depend on objects other than the Ingress: warnings, never denials. */
-const DEPENDENCY_REASONS: ReadonlySet<string> = new Set(['ServiceNotFound', 'ServicePortNotFound', 'UnsupportedServiceType']);
+const DEPENDENCY_REASONS: ReadonlySet<string> = new Set(['ServiceNotFound', 'ServicePortNotFound', 'UnsupportedServiceType', 'CanaryWithoutMain']);
 
 /** The outcome for one candidate Ingress. */
 export interface AdmissionDecision {
@@ -31,22 +34,6 @@ export interface AdmissionDecision {
 }
 
 const describe = (failure: Failure): string => `${failure.field}: ${failure.message}`;
-
-/** ingress-nginx's canary Ingress: shares its main Ingress's host+path on purpose. */
-function isCanary(ingress: V1Ingress, options: BuildOptions): boolean {
-  return ingress.metadata?.annotations?.[`${options.annotationsPrefix}/canary`] === 'true';
-}
-
-/**
- * A host+path conflict where one side is a canary is not a mistake in
- * ingress-nginx's eyes, so it is never denied. Canary traffic splitting is
- * not implemented yet: the builder keeps the oldest Ingress serving, and the
- * conflict is shown as a warning instead.
- */
-function isCanaryConflict(failure: Failure, candidate: V1Ingress, canaries: readonly string[], options: BuildOptions): boolean {
-  if (failure.reason !== 'Conflict') return false;
-  return isCanary(candidate, options) || canaries.some((name) => failure.message.includes(name));
-}
 
 /** The same Ingress (namespace/name) as stored: the candidate replaces it. */
 function sameObject(a: V1Ingress, namespace: string, name: string): boolean {
@@ -67,12 +54,9 @@ export function decideIngressAdmission(candidate: V1Ingress, snapshot: Snapshot,
   const ingresses = [...snapshot.ingresses.filter((ingress) => !sameObject(ingress, namespace, name)), candidate];
   const { failures } = build({ ...snapshot, ingresses }, options);
   const own = failures.filter((f) => f.ingress?.namespace === namespace && f.ingress?.name === name);
-  const canaries = ingresses.filter((i) => isCanary(i, options)).map((i) => `${i.metadata?.namespace}/${i.metadata?.name}`);
-  const warnsOnly = (f: Failure): boolean => DEPENDENCY_REASONS.has(f.reason) || isCanaryConflict(f, candidate, canaries, options);
+  const warnsOnly = (f: Failure): boolean => f.warning === true || DEPENDENCY_REASONS.has(f.reason);
   const denying = own.filter((f) => !warnsOnly(f));
-  const warnings = own.filter(warnsOnly).map((f) => (f.reason === 'Conflict'
-    ? `${describe(f)} (canary traffic splitting is not supported yet: the older Ingress keeps serving)`
-    : describe(f)));
+  const warnings = own.filter(warnsOnly).map(describe);
   const ingress = { namespace, name };
   if (denying.length === 0) return { allowed: true, message: '', warnings, failures: [], ingress };
   const message = `Ingress ${namespace}/${name} is refused by resty-ingress: ${denying.map(describe).join('; ')}`;

@@ -1,13 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { DEFAULT_SETTINGS as settings } from '../model/features/parse.ts';
 import type { Certificate, Model } from '../model/types.ts';
 import { decideApply, dynamicCertificates, staticPart } from './decide.ts';
-
-const proxy = { bodySize: '1m', connectTimeout: 5, readTimeout: 60, sendTimeout: 60, protocol: 'HTTP' } as const;
-
-const settings: Model['settings'] = {
-  sslProtocols: ['TLSv1.2', 'TLSv1.3'], sslCiphers: 'HIGH', hsts: { enabled: true, maxAge: 1, includeSubdomains: true, preload: false }, httpRedirectCode: 308, accessLog: { enabled: true, format: '$remote_addr', escapeJson: false }, proxyDefaults: { bodySize: '1m', connectTimeout: 5, readTimeout: 60, sendTimeout: 60, protocol: 'HTTP' },
-};
 
 function certificate(pem: string): Certificate {
   return { id: 'shop/tls', secret: { namespace: 'shop', name: 'tls' }, cert: pem, key: `key of ${pem}`, names: ['shop.test'], serial: pem, notAfter: '2030-01-01T00:00:00.000Z' };
@@ -16,12 +11,13 @@ function certificate(pem: string): Certificate {
 /** `servedPath` changes the static part (a route), `pem` only the dynamic TLS part. */
 function model(servedPath: string, pem: string | null): Model {
   return {
-    servers: [{ hostname: 'shop.test', locations: [{ path: servedPath, match: 'exact', target: { kind: 'not-found' }, ingress: null, proxy, rewriteTarget: null, sslRedirect: true, forceSslRedirect: false }] }],
+    servers: [{ hostname: 'shop.test', locations: [{ path: servedPath, match: 'exact', route: { kind: 'not-found' }, ingress: null, policy: {} }] }],
     backends: [],
     tls: pem === null
       ? { certificates: [], hosts: [], defaultCertificate: null }
       : { certificates: [certificate(pem)], hosts: [{ host: 'shop.test', certificate: 'shop/tls' }], defaultCertificate: null },
     settings,
+    routes: [],
   };
 }
 

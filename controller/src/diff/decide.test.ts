@@ -2,36 +2,36 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import deepEqual from 'fast-deep-equal';
 import { decideApply, sameStaticPart, staticPart } from './decide.ts';
+import { DEFAULT_SETTINGS } from '../model/features/parse.ts';
 import type { Backend, Location, Model } from '../model/types.ts';
 
-const proxy = { bodySize: '1m', connectTimeout: 5, readTimeout: 60, sendTimeout: 60, protocol: 'HTTP' } as const;
-const redirect = { sslRedirect: true, forceSslRedirect: false } as const;
 const noTls: Model['tls'] = { certificates: [], hosts: [], defaultCertificate: null };
-const settings: Model['settings'] = { sslProtocols: ['TLSv1.2', 'TLSv1.3'], sslCiphers: 'HIGH:!aNULL', hsts: { enabled: true, maxAge: 31536000, includeSubdomains: true, preload: false }, httpRedirectCode: 308, accessLog: { enabled: true, format: '$remote_addr', escapeJson: false }, proxyDefaults: { bodySize: '1m', connectTimeout: 5, readTimeout: 60, sendTimeout: 60, protocol: 'HTTP' } };
+const settings: Model['settings'] = DEFAULT_SETTINGS;
 
 function backend(name: string, addresses: string[], loadBalance: Backend['loadBalance'] = 'round_robin'): Backend {
   return {
-    name, namespace: 'default', service: name, port: 80, loadBalance,
+    name, namespace: 'default', service: name, port: 80, loadBalance, routed: true,
     endpoints: addresses.map((address) => ({ address, port: 8080 })),
   };
 }
 
 function location(path: string, target: string): Location {
   return {
-    path, match: 'prefix', target: { kind: 'backend', backend: target },
-    ingress: { namespace: 'default', name: 'app' }, proxy, rewriteTarget: null, ...redirect,
+    path, match: 'prefix', route: { kind: 'backend', backend: target, key: `r ${target} app.example.com default app ${target} ${path}` },
+    ingress: { namespace: 'default', name: 'app' }, policy: {},
   };
 }
 
 function model(paths: Record<string, string>, backends: Backend[]): Model {
   return {
     servers: [
-      { hostname: '_', locations: [{ path: '/', match: 'prefix', target: { kind: 'not-found' }, ingress: null, proxy, rewriteTarget: null, ...redirect }] },
+      { hostname: '_', locations: [{ path: '/', match: 'prefix', route: { kind: 'not-found' }, ingress: null, policy: {} }] },
       { hostname: 'app.example.com', locations: Object.entries(paths).map(([p, b]) => location(p, b)) },
     ],
     backends,
     tls: noTls,
     settings,
+    routes: [],
   };
 }
 
@@ -117,7 +117,7 @@ const staticRows: { name: string; next: Model; same: boolean }[] = [
   { name: 'a backend field nginx.conf uses differs', next: renamed, same: false },
   { name: 'one more backend', next: two, same: false },
   { name: 'a location differs', next: model({ '/app': 'default-app-80' }, [...base.backends]), same: false },
-  { name: 'settings differ', next: { ...base, settings: { ...settings, httpRedirectCode: 301 } }, same: false },
+  { name: 'settings differ', next: { ...base, settings: { ...settings, tls: { ...settings.tls, redirectCode: 301 } } }, same: false },
 ];
 for (const row of staticRows) {
   test(`sameStaticPart agrees with comparing staticPart copies: ${row.name}`, () => {

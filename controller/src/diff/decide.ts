@@ -1,12 +1,16 @@
 // The decision: what must change in NGINX to go from the running model to the
 // next one. This is the ONE place that knows which parts of the model are
 // dynamic (applied by Lua at run time) and which need a reload: it blanks the
-// dynamic parts of both models and compares the rest.
+// dynamic parts of both models and compares the rest. The dynamic parts are
+// the model's, not a list of features: endpoints, certificates, and
+// Model.routes, where the builder puts the config of every feature the
+// registry declares dynamic (model/features/registry.ts). A backend that no
+// location routes to (a canary's) is dynamic as a whole.
 //
 // May import: model/types.ts and fast-deep-equal. Nothing else of the flow.
 
 import deepEqual from 'fast-deep-equal';
-import type { Backend, BackendPatch, DynamicBackend, DynamicCertificates, Model } from '../model/types.ts';
+import type { Backend, BackendPatch, DynamicBackend, DynamicCertificates, DynamicRoutes, Model } from '../model/types.ts';
 
 /** Why a decision was taken, for the sync log line and metrics. */
 export type Decision =
@@ -30,6 +34,8 @@ export interface DynamicPush {
   /** Names in `patch` (set and removed), sorted; every name when Lua's state is unknown. */
   readonly changed: readonly string[];
   readonly certificates: DynamicCertificates | null;
+  /** The route policies (the full set) when they differ from what Lua holds, else null. */
+  readonly routes: DynamicRoutes | null;
 }
 
 /** What NGINX currently runs, as far as the controller knows. */
@@ -70,15 +76,21 @@ const NO_TLS: Model['tls'] = { certificates: [], hosts: [], defaultCertificate: 
 export function staticPart(model: Model): Model {
   return {
     ...model,
-    backends: model.backends.map((b) => ({ ...b, endpoints: [] })),
+    backends: routedBackends(model).map((b) => ({ ...b, endpoints: [] })),
     // Certificates, rotations and the host map live in Lua only.
     tls: NO_TLS,
+    routes: [],
   };
 }
 
 // Fields of a Backend / Model that Lua applies at run time; every other field feeds nginx.conf.
 const DYNAMIC_BACKEND_FIELDS: ReadonlySet<string> = new Set(['endpoints']);
-const DYNAMIC_MODEL_FIELDS: ReadonlySet<string> = new Set(['tls', 'backends']);
+const DYNAMIC_MODEL_FIELDS: ReadonlySet<string> = new Set(['tls', 'backends', 'routes']);
+
+/** The backends some location routes to (the others exist for Lua alone). */
+function routedBackends(model: Model): readonly Backend[] {
+  return model.backends.every((b) => b.routed) ? model.backends : model.backends.filter((b) => b.routed);
+}
 
 /** True when two records agree on every field outside `skip` (no copies: a rebuild at 10k Ingresses compares every backend). */
 function sameOutside(a: object, b: object, skip: ReadonlySet<string>): boolean {
@@ -99,9 +111,11 @@ function sameOutside(a: object, b: object, skip: ReadonlySet<string>): boolean {
 
 /** deepEqual(staticPart(a), staticPart(b)) without building either copy. */
 export function sameStaticPart(a: Model, b: Model): boolean {
-  if (!sameOutside(a, b, DYNAMIC_MODEL_FIELDS) || a.backends.length !== b.backends.length) return false;
-  return a.backends.every((backend, i) => {
-    const other = b.backends[i];
+  if (!sameOutside(a, b, DYNAMIC_MODEL_FIELDS)) return false;
+  const [backendsA, backendsB] = [routedBackends(a), routedBackends(b)];
+  if (backendsA.length !== backendsB.length) return false;
+  return backendsA.every((backend, i) => {
+    const other = backendsB[i];
     // A builder hands on the same Backend object while its Service and slices are unchanged.
     return backend === other || (other !== undefined && sameOutside(backend, other, DYNAMIC_BACKEND_FIELDS));
   });
@@ -117,6 +131,12 @@ function heldByLua(running: RunningState): Model | null {
 function certificatesToPush(held: Model | null, next: Model): DynamicCertificates | null {
   if (held !== null && deepEqual(held.tls, next.tls)) return null;
   return dynamicCertificates(next);
+}
+
+/** The route policies to push: null when what Lua holds is already this. */
+function routesToPush(held: Model | null, next: Model): DynamicRoutes | null {
+  if (held !== null && deepEqual(held.routes ?? [], next.routes)) return null;
+  return { routes: next.routes };
 }
 
 /** The incremental push to `next` given the `changed` names (changedBackends): changed backends set, vanished ones removed. */
@@ -160,8 +180,9 @@ export function decideApply(running: RunningState, next: Model): Decision {
     patch: held === null ? null : backendPatch(next, changed),
     changed,
     certificates,
+    routes: routesToPush(held, next),
   };
   if (running.model === null || !sameStaticPart(running.model, next)) return { kind: 'reload', ...push };
-  if (changed.length === 0 && certificates === null) return { kind: 'skip' };
+  if (changed.length === 0 && certificates === null && push.routes === null) return { kind: 'skip' };
   return { kind: 'dynamic', ...push };
 }

@@ -18,9 +18,9 @@ function setup(): { registry: Registry; metrics: ReturnType<typeof createControl
 }
 
 const location = (ingress: string, backend: string): Location => ({
-  path: '/', match: 'prefix', target: { kind: 'backend', backend }, ingress: { namespace: 'default', name: ingress },
-  proxy: { bodySize: '1m', connectTimeout: 5, readTimeout: 60, sendTimeout: 60, protocol: 'HTTP' }, rewriteTarget: null,
-} as Location);
+  path: '/', match: 'prefix', route: { kind: 'backend', backend, key: `- ${backend} _ default ${ingress} ${backend} /` },
+  ingress: { namespace: 'default', name: ingress }, policy: {},
+});
 
 void describe('controller metrics', () => {
   const syncRows: { name: string; outcomes: SyncOutcome[]; expected: Record<string, number> }[] = [

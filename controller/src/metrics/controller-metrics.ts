@@ -107,7 +107,7 @@ export function createControllerMetrics(options: ControllerMetricsOptions): Cont
       for (const server of model.servers) {
         for (const location of server.locations) {
           const ref = location.ingress;
-          if (!ref || location.target.kind !== 'backend' || !empty.has(location.target.backend)) continue;
+          if (!ref || location.route.kind !== 'backend' || !empty.has(location.route.backend)) continue;
           if (noService.has(`${ref.namespace}/${ref.name}`)) continue;
           orphans.set({ namespace: ref.namespace, ingress: ref.name, type: 'no-endpoint' }, 1);
         }

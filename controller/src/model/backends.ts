@@ -18,6 +18,8 @@ export interface BackendClaim {
   readonly loadBalance: LoadBalance;
   /** Position of the claiming Ingress, oldest first; generated locations use +Infinity. */
   readonly rank: number;
+  /** False for a canary split's claim: no location routes to it (Backend.routed). */
+  readonly routed: boolean;
   /** The claiming Ingress, or null for the global default backend. */
   readonly ingress: IngressRef | null;
   /**
@@ -75,6 +77,7 @@ export class BackendRegistry {
         port: entry.ref.port,
         endpoints: [],
         loadBalance: winner?.loadBalance ?? 'round_robin',
+        routed: entry.claims.some((claim) => claim.routed),
       };
       backends.push({ current: backend, servicePort: lookup.servicePort });
     }

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import type { V1Ingress } from '@kubernetes/client-node';
 import { buildModel } from './build.ts';
 import { ann, deepFreeze, ingress, ingressClass, options, path, rule, service, slice, snapshot, svc } from './testdata/fixtures.ts';
-import { failuresWith, findBackend, findLocation, hostnames, targetOf } from './testdata/inspect.ts';
+import { configOf, failuresWith, findBackend, findLocation, hostnames, targetOf } from './testdata/inspect.ts';
 import type { Snapshot } from './types.ts';
 
 const web = service('web', [{ port: 80 }]);
@@ -83,10 +83,14 @@ void describe('annotations in the model', () => {
     });
     const plain = ingress('plain', { rules: [rule('h.example', path('/plain', svc('web', 80)))] });
     const result = buildModel(snapshot({ ingresses: [tuned, plain], services: [web] }), options());
-    assert.deepEqual(findLocation(result, 'h.example', '/tuned')?.proxy,
-      { bodySize: '8m', connectTimeout: 5, readTimeout: 300, sendTimeout: 60, protocol: 'HTTPS' });
-    assert.deepEqual(findLocation(result, 'h.example', '/plain')?.proxy,
-      { bodySize: '1m', connectTimeout: 5, readTimeout: 60, sendTimeout: 60, protocol: 'HTTP' });
+    const tunedLocation = findLocation(result, 'h.example', '/tuned');
+    const plainLocation = findLocation(result, 'h.example', '/plain');
+    assert.deepEqual(configOf(result, tunedLocation, 'proxy'), { bodySize: '8m', connectTimeout: 5, readTimeout: 300, sendTimeout: 60 });
+    assert.deepEqual(configOf(result, tunedLocation, 'backendProtocol'), { protocol: 'HTTPS' });
+    assert.deepEqual(configOf(result, plainLocation, 'proxy'), { bodySize: '1m', connectTimeout: 5, readTimeout: 60, sendTimeout: 60 });
+    assert.deepEqual(configOf(result, plainLocation, 'backendProtocol'), { protocol: 'HTTP' });
+    // The plain Ingress carries no policy of its own: it follows the global settings.
+    assert.deepEqual(plainLocation?.policy, {});
   });
 
   void it('rewrite-target makes ImplementationSpecific paths regex and is carried on each location', () => {
@@ -97,8 +101,10 @@ void describe('annotations in the model', () => {
     const result = buildModel(snapshot({ ingresses: [rewrite], services: [web] }), options());
     const regex = findLocation(result, 'h.example', '/api(/|.*)(.*)');
     assert.equal(regex?.match, 'regex');
-    assert.equal(regex?.rewriteTarget, '/$2');
-    assert.equal(findLocation(result, 'h.example', '/exact')?.rewriteTarget, '/$2');
+    assert.equal(configOf(result, regex, 'rewrite')?.target, '/$2');
+    assert.equal(configOf(result, findLocation(result, 'h.example', '/exact'), 'rewrite')?.target, '/$2');
+    // ssl-redirect with rewrite-target: the route redirects through the location's error page.
+    assert.match(regex?.route.kind === 'backend' ? regex.route.key : '', /^e default-web-80 h\.example default rw web \/api\(\/\|\.\*\)\(\.\*\)$/u);
   });
 
   void it('load-balance: the oldest Ingress using a backend decides', () => {

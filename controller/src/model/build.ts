@@ -10,8 +10,10 @@
 //    still without `/`; 4. resolve the claimed backends against their
 //    Services; 5. their endpoints from the EndpointSlices (a builder reuses
 //    phases 1–4 while their inputs are the same objects: buildWith);
-// 6. spec.tls → certificates (tls-hosts.ts). The ConfigMap (config-map.ts)
-//    gives global settings and the annotation defaults used throughout.
+// 6. spec.tls → certificates (tls-hosts.ts). The ConfigMap (features/parse.ts)
+//    gives every feature its global config, which annotations override.
+// Canary Ingresses place nothing of their own: after phase 3 each attaches
+// to its main locations (canaries.ts) as a dynamic route policy.
 
 import type { V1Ingress } from '@kubernetes/client-node';
 import { BackendRegistry, withEndpoints, type ResolvedBackend } from './backends.ts';
@@ -27,12 +29,12 @@ import { ingressRefOf, makeFailure, quoteValue } from './failure.ts';
 import { TranslationCache } from './ingress-translation.ts';
 import { indexIngressClasses, isOurIngress } from './ingress-class.ts';
 import { sortIngressesOldestFirst } from './order.ts';
-import { readControllerConfig } from './config-map.ts';
+import { readSettings } from './features/parse.ts';
+import { placeCanaries, type CanaryIngress } from './canaries.ts';
 import { placeBackendLocation } from './placement.ts';
 import { resolveTls, type IngressTls } from './tls-hosts.ts';
 import { ServerTable } from './server-table.ts';
-import type { AnnotationValues } from './annotations/index.ts';
-import type { BuildOptions, BuildResult, Failure, GlobalSettings, Server, Snapshot } from './types.ts';
+import type { BuildOptions, BuildResult, Failure, GlobalSettings, RoutePolicy, Server, Snapshot } from './types.ts';
 
 interface BuildState {
   readonly table: ServerTable;
@@ -42,8 +44,10 @@ interface BuildState {
   readonly accepted: AcceptedIngress[];
   /** Accepted Ingresses with spec.tls entries (the only ones resolveTls uses). */
   readonly tls: IngressTls[];
-  /** Annotation defaults after the ConfigMap. */
-  readonly defaults: AnnotationValues;
+  /** Accepted canary Ingresses, attached after the main locations are placed. */
+  readonly canaries: CanaryIngress[];
+  /** The ConfigMap's settings. */
+  readonly settings: GlobalSettings;
   /** Per-Ingress translations, possibly from earlier builds. */
   readonly translations: TranslationCache;
 }
@@ -52,12 +56,18 @@ interface BuildState {
 function addIngress(ingress: V1Ingress, rank: number, state: BuildState): void {
   const translation = state.translations.translate(ingress);
   state.failures.push(...translation.failures);
-  const values = translation.values;
-  if (values === null) return;
+  const features = translation.features;
+  if (features === null) return;
+  const canary = features.dynamic.canary;
+  if (canary?.enabled === true) {
+    state.canaries.push({ ref: translation.ref, rank, canary, candidates: translation.candidates });
+    return;
+  }
   for (const host of translation.hosts) state.table.ensure(host);
+  const loadBalance = (features.policy.loadBalance ?? state.settings.loadBalance).algorithm;
   for (const candidate of translation.candidates) {
     const failure = placeBackendLocation(state.table, state.registry, {
-      ...candidate, loadBalance: values.loadBalance, rank, serviceField: '.backend.service.name',
+      ...candidate, loadBalance, rank, serviceField: '.backend.service.name',
     });
     if (failure) state.failures.push(failure);
   }
@@ -67,7 +77,7 @@ function addIngress(ingress: V1Ingress, rank: number, state: BuildState): void {
   // Ingresses keeping every one was ~4 MB that outlived young-generation
   // collections during the build, only to become old-space garbage.
   const { ref, hosts, defaultBackend, tls } = translation;
-  if (defaultBackend !== null) state.accepted.push({ ref, rank, values, hosts, defaultBackend });
+  if (defaultBackend !== null) state.accepted.push({ ref, rank, features, hosts, defaultBackend });
   if (tls !== null) state.tls.push(tls);
 }
 
@@ -113,6 +123,8 @@ export function buildModel(snapshot: Snapshot, options: BuildOptions): BuildResu
 interface Routing {
   readonly servers: readonly Server[];
   readonly settings: GlobalSettings;
+  /** Canary splits, sorted by key. */
+  readonly routes: readonly RoutePolicy[];
   /** Sorted by name; their endpoints come from withEndpoints(). */
   readonly backends: readonly ResolvedBackend[];
   /** Accepted Ingresses with spec.tls entries, for resolveTls. */
@@ -147,12 +159,13 @@ function sameRoutingInputs(a: RoutingInputs, b: RoutingInputs): boolean {
 function buildRouting(translations: TranslationCache, snapshot: Snapshot, options: BuildOptions): Routing {
   const services = indexServices(snapshot);
   const classes = indexIngressClasses(snapshot?.ingressClasses ?? [], options);
-  const ours = sortIngressesOldestFirst((snapshot?.ingresses ?? []).filter((ingress) => isOurIngress(ingress, classes, options)));
-  const config = readControllerConfig(snapshot?.configMaps ?? [], options.configMap);
-  translations.useContext(options.annotationsPrefix, config.annotationDefaults);
+  const config = readSettings(snapshot?.configMaps ?? [], options.configMap);
+  // A ConfigMap asking for a protection we do not give serves nothing (fail closed; its failure says why).
+  const ours = config.closed ? [] : sortIngressesOldestFirst((snapshot?.ingresses ?? []).filter((ingress) => isOurIngress(ingress, classes, options)));
+  translations.useContext(options.annotationsPrefix, config.settings);
   const state: BuildState = {
     table: new ServerTable(), registry: new BackendRegistry(), failures: [...config.failures], accepted: [], tls: [],
-    defaults: config.annotationDefaults, translations,
+    canaries: [], settings: config.settings, translations,
   };
 
   ours.forEach((ingress, rank) => {
@@ -165,14 +178,18 @@ function buildRouting(translations: TranslationCache, snapshot: Snapshot, option
     }
   });
 
-  state.failures.push(...placeIngressDefaultBackends(state.accepted, state.table, state.registry));
+  state.failures.push(...placeIngressDefaultBackends(state.accepted, state.table, state.registry, state.settings));
   const global = resolveGlobalDefault(options, services);
   state.failures.push(...global.failures);
-  state.failures.push(...placeGlobalDefaults(state.table, state.registry, global, state.defaults));
+  state.failures.push(...placeGlobalDefaults(state.table, state.registry, global, state.settings));
+  const canaries = placeCanaries(state.canaries, state.table, state.registry);
+  state.failures.push(...canaries.failures);
 
   const resolved = state.registry.resolve(services);
   state.failures.push(...resolved.failures);
-  return { servers: state.table.toServers(), settings: config.settings, backends: resolved.backends, tls: state.tls, failures: state.failures };
+  return {
+    servers: state.table.toServers(), settings: config.settings, routes: canaries.routes, backends: resolved.backends, tls: state.tls, failures: state.failures,
+  };
 }
 
 /**
@@ -190,7 +207,7 @@ function buildWith(caches: BuildCaches, snapshot: Snapshot, options: BuildOption
   const backends = withEndpoints(routing.backends, indexSlices(snapshot), caches.endpoints);
   const tls = resolveTls(routing.tls, snapshot?.secrets ?? [], options);
   return {
-    model: { servers: routing.servers, backends, tls: tls.state, settings: routing.settings },
+    model: { servers: routing.servers, backends, tls: tls.state, settings: routing.settings, routes: routing.routes },
     failures: [...routing.failures, ...tls.failures],
   };
 }

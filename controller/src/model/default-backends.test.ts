@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import type { V1Ingress, V1Service } from '@kubernetes/client-node';
 import { buildModel } from './build.ts';
 import { ingress, options, path, rule, service, snapshot, svc } from './testdata/fixtures.ts';
-import { findLocation, hostnames, targetOf } from './testdata/inspect.ts';
+import { configOf, findLocation, hostnames, targetOf } from './testdata/inspect.ts';
 import type { BuildOptions } from './types.ts';
 
 interface DefaultRow {
@@ -121,8 +121,9 @@ void describe('default backends', () => {
     const result = buildModel(snapshot({ services }), options({ defaultBackendService: 'system/fallback' }));
     const root = findLocation(result, '_', '/');
     assert.equal(root?.ingress, null);
-    assert.equal(root?.rewriteTarget, null);
-    assert.deepEqual(root?.proxy, { bodySize: '1m', connectTimeout: 5, readTimeout: 60, sendTimeout: 60, protocol: 'HTTP' });
+    assert.deepEqual(root?.policy, {});
+    assert.equal(configOf(result, root, 'rewrite')?.target, null);
+    assert.deepEqual(configOf(result, root, 'proxy'), { bodySize: '1m', connectTimeout: 5, readTimeout: 60, sendTimeout: 60 });
     assert.deepEqual(result.model.backends.map((backend) => backend.name), ['system-fallback-8080']);
   });
 });

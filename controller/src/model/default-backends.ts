@@ -7,21 +7,22 @@
 // 3. --default-backend-service (its first port), else NGINX's own 404.
 
 import type { V1Service } from '@kubernetes/client-node';
-import { DEFAULT_ANNOTATION_VALUES, proxySettingsFrom, redirectSettingsFrom, type AnnotationValues } from './annotations/index.ts';
 import { backendName, parseServiceKey, type ServiceRef } from './backend-ref.ts';
 import type { BackendRegistry } from './backends.ts';
 import type { ServiceIndex } from './cluster-index.ts';
 import { makeFailure, quoteValue } from './failure.ts';
+import type { IngressFeatures } from './features/parse.ts';
 import { CATCH_ALL_HOST, checkServicePort } from './names.ts';
 import { placeBackendLocation } from './placement.ts';
+import { routeFlags, routeKey } from './route-key.ts';
 import type { ServerTable } from './server-table.ts';
-import type { BuildOptions, Failure, IngressRef, Location } from './types.ts';
+import type { BuildOptions, Failure, GlobalSettings, IngressRef, Location, Policy } from './types.ts';
 
 /** An Ingress that passed validation, as the default-backend phase needs it. */
 export interface AcceptedIngress {
   readonly ref: IngressRef;
   readonly rank: number;
-  readonly values: AnnotationValues;
+  readonly features: IngressFeatures;
   /** Its valid rule hosts (may include `_`). */
   readonly hosts: readonly string[];
   /** Its validated spec.defaultBackend, or null. */
@@ -33,30 +34,39 @@ export function placeIngressDefaultBackends(
   accepted: readonly AcceptedIngress[],
   table: ServerTable,
   registry: BackendRegistry,
+  settings: GlobalSettings,
 ): Failure[] {
   const failures: Failure[] = [];
   for (const ingress of accepted) {
     if (ingress.defaultBackend === null) continue;
+    const policy = withoutRewrite(ingress.features.policy);
+    const name = backendName(ingress.defaultBackend);
+    const flags = routeFlags(policy, settings);
     const hosts = [CATCH_ALL_HOST, ...ingress.hosts.filter((host) => host !== CATCH_ALL_HOST)];
     for (const host of hosts) {
       if (table.hasRootPrefix(host)) continue;
       const location: Location = {
         path: '/',
         match: 'prefix',
-        target: { kind: 'backend', backend: backendName(ingress.defaultBackend) },
+        route: { kind: 'backend', backend: name, key: routeKey(flags, name, host, ingress.ref, ingress.defaultBackend, '/') },
         ingress: ingress.ref,
-        proxy: proxySettingsFrom(ingress.values),
-        rewriteTarget: null,
-        ...redirectSettingsFrom(ingress.values),
+        policy,
       };
       const failure = placeBackendLocation(table, registry, {
-        host, location, backend: ingress.defaultBackend, loadBalance: ingress.values.loadBalance,
+        host, location, backend: ingress.defaultBackend, loadBalance: (policy.loadBalance ?? settings.loadBalance).algorithm,
         rank: ingress.rank, field: 'spec.defaultBackend', serviceField: '.service.name',
       });
       if (failure) failures.push(failure);
     }
   }
   return failures;
+}
+
+/** The policy of an Ingress's spec.defaultBackend locations: its own, but no rewrite (the path is not the rule's). */
+function withoutRewrite(policy: Policy): Policy {
+  if (policy.rewrite === undefined) return policy;
+  const { rewrite: _rewrite, ...rest } = policy;
+  return Object.freeze(rest);
 }
 
 /** The global default: a Service port, or null for NGINX's 404; with the failures that explain a fallback. */
@@ -98,19 +108,18 @@ export function placeGlobalDefaults(
   table: ServerTable,
   registry: BackendRegistry,
   global: GlobalDefault,
-  defaults: AnnotationValues = DEFAULT_ANNOTATION_VALUES,
+  settings: GlobalSettings,
 ): Failure[] {
   const failures: Failure[] = [];
-  const proxy = proxySettingsFrom(defaults);
-  const notFound: Location = {
-    path: '/', match: 'prefix', target: { kind: 'not-found' }, ingress: null, proxy, rewriteTarget: null, ...redirectSettingsFrom(defaults),
-  };
+  const notFound: Location = { path: '/', match: 'prefix', route: { kind: 'not-found' }, ingress: null, policy: NO_POLICY };
+  const flags = routeFlags(NO_POLICY, settings);
   for (const host of table.hostnames()) {
     if (table.hasRootPrefix(host)) continue;
     if (global.backend !== null) {
-      const location: Location = { ...notFound, target: { kind: 'backend', backend: backendName(global.backend) } };
+      const name = backendName(global.backend);
+      const location: Location = { ...notFound, route: { kind: 'backend', backend: name, key: routeKey(flags, name, host, null, global.backend, '/') } };
       const failure = placeBackendLocation(table, registry, {
-        host, location, backend: global.backend, loadBalance: defaults.loadBalance,
+        host, location, backend: global.backend, loadBalance: settings.loadBalance.algorithm,
         rank: Number.POSITIVE_INFINITY, field: FLAG, serviceField: '',
       });
       if (failure === null) continue;
@@ -120,3 +129,6 @@ export function placeGlobalDefaults(
   }
   return failures;
 }
+
+/** Generated locations follow the global settings. */
+const NO_POLICY: Policy = Object.freeze({});

@@ -43,6 +43,11 @@ export function makeFailure(
   return { ingress, reason, field: sanitiseMessage(field), message: sanitiseMessage(message) };
 }
 
+/** A Failure that is only a warning (Failure.warning): admission warns, the Ingress is served. */
+export function makeWarning(ingress: IngressRef | null, reason: string, field: string, message: string): Failure {
+  return { ...makeFailure(ingress, reason, field, message), warning: true };
+}
+
 /** The namespace/name of an Ingress as found (possibly invalid; see names.ts). */
 export function ingressRefOf(ingress: V1Ingress): IngressRef {
   const meta = ingress?.metadata;

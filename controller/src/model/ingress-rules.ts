@@ -4,12 +4,13 @@
 // Placement (conflicts, oldest wins) happens later, in placement.ts.
 
 import type { V1HTTPIngressPath, V1Ingress, V1IngressRule } from '@kubernetes/client-node';
-import { proxySettingsFrom, type AnnotationValues } from './annotations/index.ts';
+import type { IngressFeatures } from './features/parse.ts';
 import { checkIngressBackend, backendName, type ServiceRef } from './backend-ref.ts';
 import { makeFailure, quoteValue } from './failure.ts';
 import { checkRuleHost } from './names.ts';
 import { resolvePath } from './paths.ts';
-import type { Failure, IngressRef, Location } from './types.ts';
+import { routeFlags, routeKey } from './route-key.ts';
+import type { Failure, GlobalSettings, IngressRef, Location } from './types.ts';
 
 /** A location one Ingress asks for, not yet placed. */
 export interface LocationCandidate {
@@ -37,10 +38,11 @@ function translatePath(
   field: string,
   host: string,
   ingress: IngressRef,
-  values: AnnotationValues,
+  features: IngressFeatures,
+  settings: GlobalSettings,
 ): LocationCandidate | Failure {
-  const regexEnabled = values.useRegex || values.rewriteTarget !== null;
-  const resolved = resolvePath(item?.path, item?.pathType, regexEnabled);
+  const rewrite = features.policy.rewrite ?? settings.rewrite;
+  const resolved = resolvePath(item?.path, item?.pathType, rewrite.useRegex || rewrite.target !== null);
   if (!resolved.ok) {
     return makeFailure(ingress, 'InvalidPath', `${field}.path`, `path ${quoteValue(item?.path)} refused: ${resolved.reason}`);
   }
@@ -48,18 +50,10 @@ function translatePath(
   if (!backend.ok) {
     return makeFailure(ingress, 'InvalidBackend', `${field}.backend`, `backend of path ${quoteValue(item?.path)} refused: ${backend.reason}`);
   }
-  const location: Location = {
-    path: resolved.value.path,
-    match: resolved.value.match,
-    target: { kind: 'backend', backend: backendName(backend.value) },
-    ingress,
-    proxy: proxySettingsFrom(values),
-    rewriteTarget: values.rewriteTarget,
-    // Written out, not spread from redirectSettingsFrom(): a spread puts the
-    // fields outside the object (an extra array per Location, 10k per build).
-    sslRedirect: values.sslRedirect,
-    forceSslRedirect: values.forceSslRedirect,
-  };
+  const name = backendName(backend.value);
+  const { path, match } = resolved.value;
+  const key = routeKey(routeFlags(features.policy, settings), name, host, ingress, backend.value, path);
+  const location: Location = { path, match, route: { kind: 'backend', backend: name, key }, ingress, policy: features.policy };
   return { host, location, backend: backend.value, field };
 }
 
@@ -67,8 +61,8 @@ function isFailure(value: LocationCandidate | Failure): value is Failure {
   return 'reason' in value;
 }
 
-/** Translates the rules of a validated Ingress with its parsed annotations. */
-export function translateRules(ingress: V1Ingress, ref: IngressRef, values: AnnotationValues): RuleTranslation {
+/** Translates the rules of a validated Ingress with its parsed features over the global settings. */
+export function translateRules(ingress: V1Ingress, ref: IngressRef, features: IngressFeatures, settings: GlobalSettings): RuleTranslation {
   const hosts: string[] = [];
   const candidates: LocationCandidate[] = [];
   const failures: Failure[] = [];
@@ -82,7 +76,7 @@ export function translateRules(ingress: V1Ingress, ref: IngressRef, values: Anno
     if (!hosts.includes(host.value)) hosts.push(host.value);
     arrayOf(rule?.http?.paths).forEach((item, pathIndex) => {
       const field = `spec.rules[${ruleIndex}].http.paths[${pathIndex}]`;
-      const outcome = translatePath(item, field, host.value, ref, values);
+      const outcome = translatePath(item, field, host.value, ref, features, settings);
       if (isFailure(outcome)) failures.push(outcome);
       else candidates.push(outcome);
     });

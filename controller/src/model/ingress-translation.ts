@@ -12,13 +12,13 @@
 // which fast-deep-equal accepts by identity instead of walking them.
 
 import type { V1Ingress } from '@kubernetes/client-node';
-import { parseIngressAnnotations, type AnnotationValues } from './annotations/index.ts';
 import { checkIngressBackend, type ServiceRef } from './backend-ref.ts';
 import { ingressRefOf, makeFailure, quoteValue } from './failure.ts';
+import { parseIngressFeatures, type IngressFeatures } from './features/parse.ts';
 import { translateRules, type LocationCandidate } from './ingress-rules.ts';
 import { checkNamespace, checkObjectName } from './names.ts';
 import { readIngressTls, type IngressTls } from './tls-hosts.ts';
-import type { Failure, IngressRef } from './types.ts';
+import type { Failure, GlobalSettings, IngressRef } from './types.ts';
 
 /**
  * One Ingress translated. A long-lived builder keeps one per Ingress (10k in
@@ -27,12 +27,12 @@ import type { Failure, IngressRef } from './types.ts';
  */
 export interface IngressTranslation {
   readonly ref: IngressRef;
-  /** Null when a bad name or annotation skips the whole Ingress (see `failures`). */
-  readonly values: AnnotationValues | null;
+  /** Its feature configs; null when a bad name or annotation skips the whole Ingress (see `failures`). */
+  readonly features: IngressFeatures | null;
   /** Every valid rule host (see RuleTranslation.hosts). */
   readonly hosts: readonly string[];
   readonly candidates: readonly LocationCandidate[];
-  /** Why the Ingress is skipped, or its refused rules and paths: reported before its locations are placed. */
+  /** Why the Ingress is skipped, or its warnings and refused rules and paths: reported before its locations are placed. */
   readonly failures: readonly Failure[];
   /** Its validated spec.defaultBackend, or null (absent or refused). */
   readonly defaultBackend: ServiceRef | null;
@@ -49,7 +49,7 @@ function listOrNone<T>(items: readonly T[]): readonly T[] {
 }
 
 function refused(ref: IngressRef, failures: readonly Failure[]): IngressTranslation {
-  return { ref, values: null, hosts: NONE, candidates: NONE, failures, defaultBackend: null, tls: null, lateFailures: NONE };
+  return { ref, features: null, hosts: NONE, candidates: NONE, failures, defaultBackend: null, tls: null, lateFailures: NONE };
 }
 
 function translateDefaultBackend(ingress: V1Ingress, ref: IngressRef): { backend: ServiceRef | null; failures: Failure[] } {
@@ -61,19 +61,19 @@ function translateDefaultBackend(ingress: V1Ingress, ref: IngressRef): { backend
 }
 
 /** Translates one Ingress. Pure. */
-export function translateIngress(ingress: V1Ingress, annotationsPrefix: string, defaults: AnnotationValues): IngressTranslation {
+export function translateIngress(ingress: V1Ingress, annotationsPrefix: string, settings: GlobalSettings): IngressTranslation {
   const ref = ingressRefOf(ingress);
   if (!checkNamespace(ref.namespace).ok || !checkObjectName(ref.name).ok) {
     return refused(ref, [makeFailure(ref, 'InvalidName', 'metadata',
       `Ingress ${quoteValue(`${ref.namespace}/${ref.name}`)} has an invalid namespace or name; skipped`)]);
   }
-  const annotations = parseIngressAnnotations(ingress.metadata?.annotations, annotationsPrefix, ref, undefined, defaults);
-  if (!annotations.ok) return refused(ref, annotations.failures);
-  const rules = translateRules(ingress, ref, annotations.values);
+  const parsed = parseIngressFeatures(ingress.metadata?.annotations, annotationsPrefix, ref, settings);
+  if (!parsed.ok) return refused(ref, parsed.failures);
+  const rules = translateRules(ingress, ref, parsed.value, settings);
   const defaultBackend = translateDefaultBackend(ingress, ref);
   const tls = readIngressTls(ingress, ref, rules.hosts);
   return {
-    ref, values: annotations.values, hosts: rules.hosts, candidates: rules.candidates, failures: listOrNone(rules.failures),
+    ref, features: parsed.value, hosts: rules.hosts, candidates: rules.candidates, failures: listOrNone([...parsed.warnings, ...rules.failures]),
     defaultBackend: defaultBackend.backend,
     tls: tls.tls.entries.length > 0 ? tls.tls : null,
     lateFailures: listOrNone([...defaultBackend.failures, ...tls.failures]),
@@ -82,19 +82,19 @@ export function translateIngress(ingress: V1Ingress, annotationsPrefix: string, 
 
 /**
  * Translations of the Ingress objects seen by the last builds, valid for
- * one annotation prefix + defaults (a ConfigMap change drops them all).
+ * one annotation prefix + global settings (a ConfigMap change drops them all).
  * Entries go with their Ingress objects (a WeakMap): nothing to evict.
  */
 export class TranslationCache {
-  #context: { readonly key: string; readonly prefix: string; readonly defaults: AnnotationValues } | null = null;
+  #context: { readonly key: string; readonly prefix: string; readonly settings: GlobalSettings } | null = null;
   #byIngress = new WeakMap<V1Ingress, IngressTranslation>();
 
-  /** Starts a build: forgets every translation when the prefix or the defaults differ from the last build's. */
-  useContext(annotationsPrefix: string, defaults: AnnotationValues): void {
-    // Once per build; the defaults are ten flat values, built in a fixed key order.
-    const key = `${annotationsPrefix}\n${JSON.stringify(defaults)}`;
+  /** Starts a build: forgets every translation when the prefix or the settings differ from the last build's. */
+  useContext(annotationsPrefix: string, settings: GlobalSettings): void {
+    // Once per build; the settings are built in a fixed key order.
+    const key = `${annotationsPrefix}\n${JSON.stringify(settings)}`;
     if (key !== this.#context?.key) this.#byIngress = new WeakMap();
-    this.#context = { key, prefix: annotationsPrefix, defaults };
+    this.#context = { key, prefix: annotationsPrefix, settings };
   }
 
   /** The translation of `ingress` under the build's context (useContext), reused when already made. */
@@ -102,10 +102,10 @@ export class TranslationCache {
     const context = this.#context;
     if (context === null) throw new Error('TranslationCache: useContext() before translate()');
     // Garbage (null) cannot key a WeakMap; it is translated (into a failure) every time.
-    if (typeof ingress !== 'object' || ingress === null) return translateIngress(ingress, context.prefix, context.defaults);
+    if (typeof ingress !== 'object' || ingress === null) return translateIngress(ingress, context.prefix, context.settings);
     const cached = this.#byIngress.get(ingress);
     if (cached !== undefined) return cached;
-    const translation = translateIngress(ingress, context.prefix, context.defaults);
+    const translation = translateIngress(ingress, context.prefix, context.settings);
     this.#byIngress.set(ingress, translation);
     return translation;
   }

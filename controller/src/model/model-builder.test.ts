@@ -8,7 +8,7 @@ import { describe, it } from 'node:test';
 import type { V1ConfigMap } from '@kubernetes/client-node';
 import { buildModel, createModelBuilder } from './build.ts';
 import { ann, deepFreeze, ingress, options, path, rule, service, slice, snapshot, svc } from './testdata/fixtures.ts';
-import { findBackend, findLocation } from './testdata/inspect.ts';
+import { configOf, findBackend, findLocation } from './testdata/inspect.ts';
 import { testCertificate, tlsSecret, withTls } from './testdata/tls-fixtures.ts';
 import type { BuildOptions, Snapshot } from './types.ts';
 
@@ -108,7 +108,7 @@ void describe('createModelBuilder: reuses exactly what did not change', () => {
     const second = builder.build(deepFreeze({ ...base, ingresses: [app, edited, bad] }), options());
     assert.equal(findLocation(second, 'app.example', '/'), findLocation(first, 'app.example', '/'));
     assert.notEqual(findLocation(second, 'docs.example', '/docs'), findLocation(first, 'docs.example', '/docs'));
-    assert.equal(findLocation(second, 'docs.example', '/docs')?.proxy.bodySize, '3m');
+    assert.equal(configOf(second, findLocation(second, 'docs.example', '/docs'), 'proxy')?.bodySize, '3m');
   });
 
   void it('a ConfigMap change is seen by unchanged Ingresses (their translations are dropped)', () => {
@@ -116,10 +116,10 @@ void describe('createModelBuilder: reuses exactly what did not change', () => {
     const opts = options({ configMap: CONFIG_MAP });
     const first = builder.build(base, opts);
     const second = builder.build(deepFreeze({ ...base, configMaps: [configMap({ 'proxy-body-size': '8m' })] }), opts);
-    assert.equal(findLocation(first, 'app.example', '/')?.proxy.bodySize, '1m');
-    assert.equal(findLocation(second, 'app.example', '/')?.proxy.bodySize, '8m');
+    assert.equal(configOf(first, findLocation(first, 'app.example', '/'), 'proxy')?.bodySize, '1m');
+    assert.equal(configOf(second, findLocation(second, 'app.example', '/'), 'proxy')?.bodySize, '8m');
     // An annotation still beats the default.
-    assert.equal(findLocation(second, 'docs.example', '/docs')?.proxy.bodySize, '2m');
+    assert.equal(configOf(second, findLocation(second, 'docs.example', '/docs'), 'proxy')?.bodySize, '2m');
   });
 
   void it('unchanged slices give the same endpoints array; a replaced slice a new one', () => {

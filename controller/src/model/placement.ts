@@ -47,6 +47,7 @@ export function placeBackendLocation(
     ref: request.backend,
     loadBalance: request.loadBalance,
     rank: request.rank,
+    routed: true,
     ingress: location.ingress,
     field: request.field,
     serviceField: request.serviceField,

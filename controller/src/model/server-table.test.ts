@@ -7,9 +7,8 @@ import type { Location, LocationMatch } from './types.ts';
 
 function location(path: string, match: LocationMatch = 'prefix', backend = 'web-80'): Location {
   return {
-    path, match, target: { kind: 'backend', backend }, ingress: { namespace: 'default', name: 'a' },
-    proxy: { bodySize: '1m', connectTimeout: 5, readTimeout: 60, sendTimeout: 60, protocol: 'HTTP' },
-    rewriteTarget: null, sslRedirect: false, forceSslRedirect: false,
+    path, match, route: { kind: 'backend', backend, key: `- ${backend} h.example default a web ${path}` }, ingress: { namespace: 'default', name: 'a' },
+    policy: {},
   };
 }
 
@@ -27,7 +26,7 @@ void describe('ServerTable', () => {
       for (const p of paths(count)) {
         const again = table.place('h.example', location(p, 'prefix', 'other-80'));
         assert.equal(again.placed, false, `${p} placed twice`);
-        assert.equal(!again.placed && again.holder.target.kind === 'backend' && again.holder.target.backend, 'web-80');
+        assert.equal(!again.placed && again.holder.route.kind === 'backend' && again.holder.route.backend, 'web-80');
       }
       // Another match kind with the same path text is another location.
       assert.deepEqual(table.place('h.example', location('/p0', 'exact')), { placed: true });

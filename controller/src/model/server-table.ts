@@ -90,6 +90,16 @@ export class ServerTable {
     return { placed: true };
   }
 
+  /**
+   * The location of `host` at `path`: the one of the same match kind, else any match kind
+   * (exact, then regex, then prefix), or undefined. For a canary finding its main location.
+   */
+  locationAt(host: string, path: string, match: LocationMatch): Location | undefined {
+    const locations = this.#servers.get(host);
+    if (locations === undefined) return undefined;
+    return locations.find(match, path) ?? (['exact', 'regex', 'prefix'] as const).map((kind) => locations.find(kind, path)).find((found) => found !== undefined);
+  }
+
   /** True when `host` already routes `/` as a prefix (everything else falls through to it). */
   hasRootPrefix(host: string): boolean {
     return this.#servers.get(host)?.find('prefix', '/') !== undefined;

@@ -68,6 +68,8 @@ export interface Model {
   readonly tls: TlsState;
   /** Global settings from the controller's ConfigMap (validated, defaulted). Static: shapes nginx.conf. */
   readonly settings: GlobalSettings;
+  /** Dynamic route policies (canary splits), sorted by key. DYNAMIC: pushed to Lua, never in nginx.conf. */
+  readonly routes: readonly RoutePolicy[];
 }
 
 /** One NGINX `server {}`: one hostname. */
@@ -90,10 +92,26 @@ export interface Server {
  */
 export type LocationMatch = 'exact' | 'prefix' | 'regex';
 
-/** Where a location sends its requests. */
-export type LocationTarget =
+/**
+ * Where a location sends its requests: the static half of its route. A split
+ * (canary by header, cookie or weight) is the dynamic half: it lives in
+ * Model.routes under `key` and is applied by Lua, so adding, changing or
+ * removing it never reloads.
+ */
+export type Route =
   /** Proxy to a backend by name (Backend.name); 503 from Lua when it has no endpoints. */
-  | { readonly kind: 'backend'; readonly backend: string }
+  | {
+    readonly kind: 'backend';
+    readonly backend: string;
+    /**
+     * The route's identity, rendered as the location's `$resty_route` and the key Lua finds
+     * its dynamic policy by: "<flags> <backend> <host> <namespace> <ingress> <service> <path>"
+     * (model/route-key.ts). flags: `-`, or letters: `r` = ssl-redirect by certificate, `e` = the
+     * same for a location with rewrite-target (answered through its error page). Every field is
+     * a validated token without whitespace; `$` in a regex path is written as a backtick.
+     */
+    readonly key: string;
+  }
   /** The built-in default backend: 404 answered by NGINX itself. */
   | { readonly kind: 'not-found' };
 
@@ -109,26 +127,41 @@ export interface Location {
   readonly path: string;
   /** How `path` matches; see LocationMatch. */
   readonly match: LocationMatch;
-  /** Where requests go. */
-  readonly target: LocationTarget;
+  /** Where requests go (static half; the dynamic half is Model.routes). */
+  readonly route: Route;
   /** The Ingress that owns this host+path (oldest wins), or null for generated locations. */
   readonly ingress: IngressRef | null;
-  /** Per-location proxy settings from annotations (already validated and defaulted). */
-  readonly proxy: ProxySettings;
-  /** rewrite-target: the replacement for `rewrite "(?i)<path>" <target> break;`, or null. */
-  readonly rewriteTarget: string | null;
   /**
-   * ssl-redirect (annotation, else ConfigMap; default true): plain HTTP is redirected when the
-   * request host has a certificate in TlsState.hosts (decided in Lua per request, so it does not
-   * depend on whether a certificate exists now: adding or removing one is dynamic).
+   * The static feature configs the Ingress's annotations set, by feature name (sparse: a feature
+   * absent here uses Model.settings). One frozen object shared by the paths of one Ingress.
    */
-  readonly sslRedirect: boolean;
-  /** force-ssl-redirect (annotation, else ConfigMap; default false): plain HTTP is always redirected (a static `return`). */
-  readonly forceSslRedirect: boolean;
+  readonly policy: Policy;
 }
 
-/** Per-location proxy settings. Every field is a validated NGINX token. */
-export interface ProxySettings {
+/** Feature configs set per Ingress; absent = the global config (GlobalSettings of the same name). */
+export type Policy = Readonly<Partial<Pick<FeatureConfigs, LocationFeature>>>;
+
+/** Features whose config a Location's policy may carry (static, rendered per location). */
+export type LocationFeature = 'proxy' | 'backendProtocol' | 'rewrite' | 'sslRedirect' | 'loadBalance';
+
+/**
+ * Every feature's config, by feature name (controller/src/model/features: one module each).
+ * The ConfigMap gives the global value of each (GlobalSettings); annotations override the
+ * location features per Ingress (Location.policy); canary is parsed per Ingress into Model.routes.
+ */
+export interface FeatureConfigs {
+  readonly proxy: ProxyConfig;
+  readonly backendProtocol: BackendProtocolConfig;
+  readonly rewrite: RewriteConfig;
+  readonly sslRedirect: SslRedirectConfig;
+  readonly loadBalance: LoadBalanceConfig;
+  readonly canary: CanaryConfig;
+  readonly tls: TlsSettings;
+  readonly accessLog: AccessLogSettings;
+}
+
+/** proxy-body-size and the proxy timeouts. Every field is a validated NGINX token. */
+export interface ProxyConfig {
   /** proxy-body-size → `client_max_body_size` (e.g. `1m`, `0` = unlimited). */
   readonly bodySize: string;
   /** proxy-connect-timeout → `proxy_connect_timeout`, in seconds. */
@@ -137,8 +170,54 @@ export interface ProxySettings {
   readonly readTimeout: number;
   /** proxy-send-timeout → `proxy_send_timeout`, in seconds. */
   readonly sendTimeout: number;
-  /** backend-protocol → `proxy_pass http://` or `https://`. */
+}
+
+/** backend-protocol → `proxy_pass http://` or `https://`. */
+export interface BackendProtocolConfig {
   readonly protocol: 'HTTP' | 'HTTPS';
+}
+
+/** rewrite-target and use-regex: both make ImplementationSpecific paths regex locations. */
+export interface RewriteConfig {
+  /** rewrite-target: the replacement for `rewrite "(?i)<path>" <target> break;`, or null. */
+  readonly target: string | null;
+  /** use-regex: ImplementationSpecific paths are regular expressions. */
+  readonly useRegex: boolean;
+}
+
+/** ssl-redirect and force-ssl-redirect (annotation, else ConfigMap). */
+export interface SslRedirectConfig {
+  /**
+   * ssl-redirect (default true): plain HTTP is redirected when the request host has a
+   * certificate in TlsState.hosts (decided in Lua per request, so adding or removing a
+   * certificate is dynamic).
+   */
+  readonly redirect: boolean;
+  /** force-ssl-redirect (default false): plain HTTP is always redirected (a static `return`). */
+  readonly force: boolean;
+}
+
+/** load-balance: lives on the Backend; when Ingresses disagree, the oldest Ingress's value wins. */
+export interface LoadBalanceConfig {
+  readonly algorithm: LoadBalance;
+}
+
+/** The canary-* annotations of one Ingress, read together (features/canary.ts). */
+export interface CanaryConfig {
+  /** canary: "true" makes the Ingress a canary of the main Ingress with the same host and path. */
+  readonly enabled: boolean;
+  /** canary-weight: requests sent to the canary out of weightTotal (0 = none by weight). */
+  readonly weight: number;
+  /** canary-weight-total (default 100). */
+  readonly weightTotal: number;
+  /** canary-by-header: the request header that decides first, or null. */
+  readonly header: string | null;
+  /** canary-by-header-value: the header value that routes to the canary, or null. */
+  readonly headerValue: string | null;
+  /** canary-by-header-pattern: a PCRE the header value must match, or null (ignored when headerValue is set). */
+  readonly headerPattern: string | null;
+  /** canary-by-cookie: the cookie whose value "always"/"never" decides after the header, or null. */
+  readonly cookie: string | null;
 }
 
 /** Load-balancing algorithms Lua implements (load-balance annotation). */
@@ -172,6 +251,11 @@ export interface Backend {
    * round_robin locations do not pay for; Lua also receives it with the endpoints.
    */
   readonly loadBalance: LoadBalance;
+  /**
+   * Some location routes to it. False for a backend only a canary split sends traffic to: such a
+   * backend exists for Lua alone (its endpoints), so it never shapes nginx.conf.
+   */
+  readonly routed: boolean;
 }
 
 /** The JSON Lua receives per backend on POST /configuration/backends (an array of these). */
@@ -203,6 +287,11 @@ export interface Failure {
   readonly field: string;
   /** Human-readable message naming the value (sanitised: never more than 200 chars, no newlines). */
   readonly message: string;
+  /**
+   * True for a warning: nothing the Ingress asked for that protects anything was refused (an
+   * unsupported or misspelt annotation it is served without). Admission warns instead of denying.
+   */
+  readonly warning?: true;
 }
 
 /** What buildModel returns: one bad Ingress is a failure, never a crash. */
@@ -277,24 +366,24 @@ export interface HstsSettings {
   readonly preload: boolean;
 }
 
-/** Global settings from the ConfigMap (--configmap); each key validated, unknown keys ignored with a failure. */
-export interface GlobalSettings {
+/** The TLS listener's settings (ConfigMap only). */
+export interface TlsSettings {
   /** ssl-protocols: `TLSv1.2 TLSv1.3` by default; each word one of TLSv1, TLSv1.1, TLSv1.2, TLSv1.3. */
-  readonly sslProtocols: readonly string[];
+  readonly protocols: readonly string[];
   /** ssl-ciphers: an OpenSSL cipher list (letters, digits, `-_:+!@.=`), for TLS ≤ 1.2. */
-  readonly sslCiphers: string;
+  readonly ciphers: string;
   readonly hsts: HstsSettings;
   /** http-redirect-code: 301, 302, 307 or 308 (default 308). */
-  readonly httpRedirectCode: 301 | 302 | 307 | 308;
-  readonly accessLog: AccessLogSettings;
-  /**
-   * What a location gets when its Ingress sets no proxy annotation: the ConfigMap's
-   * proxy-body-size and proxy-{connect,read,send}-timeout, else the built-in defaults
-   * (protocol is always HTTP: backend-protocol has no ConfigMap key). Rendered once in
-   * http {}; a location renders only the values that differ.
-   */
-  readonly proxyDefaults: ProxySettings;
+  readonly redirectCode: 301 | 302 | 307 | 308;
 }
+
+/**
+ * Global settings from the ConfigMap (--configmap): the global config of every feature, by
+ * feature name, each key validated (a bad value keeps the default, with a failure). A location
+ * feature's value here is what a location gets when its Ingress does not set it; the renderer
+ * prints it once at http level where NGINX allows.
+ */
+export type GlobalSettings = FeatureConfigs;
 
 /** The access log of proxied traffic (the status server never logs). Static: shapes nginx.conf. */
 export interface AccessLogSettings {
@@ -308,4 +397,31 @@ export interface AccessLogSettings {
   readonly format: string;
   /** log-format-escape-json: `escape=json` on the log_format (default false: NGINX's default escaping). */
   readonly escapeJson: boolean;
+}
+
+/**
+ * The dynamic policy of one route (a canary split today; each dynamic feature adds a field).
+ * Lua finds it by the `$resty_route` value of the location, which is `key`.
+ */
+export interface RoutePolicy {
+  /** Route.key of the main location. */
+  readonly key: string;
+  readonly canary: CanarySplit;
+}
+
+/** Where a canary Ingress takes requests of its main location, and by which rule. */
+export interface CanarySplit {
+  /** Backend.name of the canary's Service port. */
+  readonly backend: string;
+  readonly weight: number;
+  readonly weightTotal: number;
+  readonly header: string | null;
+  readonly headerValue: string | null;
+  readonly headerPattern: string | null;
+  readonly cookie: string | null;
+}
+
+/** The JSON Lua receives on POST /configuration/routes: the FULL set. */
+export interface DynamicRoutes {
+  readonly routes: readonly RoutePolicy[];
 }

@@ -5,6 +5,7 @@
 
 import type { DynamicCertificates } from '../model/types.ts';
 import { LuaClientError, type LuaClientOptions } from './lua-client.ts';
+import { luaRequest, postDocument } from './lua-request.ts';
 
 /** What GET answers: what is loaded, without any PEM. */
 export interface LoadedCertificates {
@@ -15,35 +16,15 @@ export interface LoadedCertificates {
 }
 
 const PATH = '/configuration/certificates';
-const DEFAULT_TIMEOUT_MS = 10_000;
-
-async function request(baseUrl: string, init: RequestInit, opts: LuaClientOptions): Promise<{ status: number; text: string }> {
-  const url = `${baseUrl.replace(/\/+$/u, '')}${PATH}`;
-  const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  try {
-    const res = await fetch(url, { ...init, signal: AbortSignal.timeout(timeoutMs) });
-    return { status: res.status, text: await res.text() };
-  } catch (err) {
-    const timedOut = err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError');
-    const reason = err instanceof Error && err.cause instanceof Error ? err.cause.message : String(err);
-    throw new LuaClientError(timedOut ? 'LUA_TIMEOUT' : 'LUA_UNREACHABLE', `${init.method ?? 'GET'} ${url}: ${timedOut ? `no answer within ${timeoutMs} ms` : reason}`, null, { cause: err });
-  }
-}
 
 /** POSTs every certificate and the host map; resolves with the certificate store version. */
 export async function postCertificates(baseUrl: string, certificates: DynamicCertificates, opts: LuaClientOptions = {}): Promise<number> {
-  const result = await request(baseUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(certificates) }, opts);
-  const reason = result.text.trim().slice(0, 300);
-  if (result.status === 400) throw new LuaClientError('LUA_REJECTED', `POST ${PATH} refused: ${reason}`, 400);
-  if (result.status !== 201) throw new LuaClientError('LUA_HTTP_ERROR', `POST ${PATH}: HTTP ${result.status}: ${reason}`, result.status);
-  const match = /^version (\d+)\s*$/u.exec(result.text);
-  if (!match) throw new LuaClientError('LUA_BAD_RESPONSE', `POST ${PATH}: unexpected answer ${result.text.slice(0, 100)}`, 201);
-  return Number(match[1]);
+  return postDocument(baseUrl, PATH, certificates, opts);
 }
 
 /** What Lua holds (ids, stamps, hosts, default); never a PEM. */
 export async function getCertificates(baseUrl: string, opts: LuaClientOptions = {}): Promise<LoadedCertificates> {
-  const result = await request(baseUrl, { method: 'GET' }, opts);
+  const result = await luaRequest(baseUrl, PATH, { method: 'GET' }, opts);
   if (result.status !== 200) throw new LuaClientError('LUA_HTTP_ERROR', `GET ${PATH}: HTTP ${result.status}`, result.status);
   try {
     return JSON.parse(result.text) as LoadedCertificates;

@@ -3,10 +3,10 @@
 // endpoints and load-balance algorithms never enter it, so an endpoint
 // change cannot change nginx.conf or its version.
 
-import type { AccessLogSettings, Backend, HstsSettings, Model, Server } from '../model/types.ts';
+import type { AccessLogSettings, Backend, HstsSettings, Model, ProxyConfig, Server } from '../model/types.ts';
 import { defaultCertificatePaths, fallbackSocketPaths, metricsLogPath, type ResolvedRenderOptions } from './render-options.ts';
 import { RenderError } from './nginx-values.ts';
-import type { LocationContext, ProxyDefaults } from './location-blocks.ts';
+import type { LocationContext } from './location-blocks.ts';
 import { ServerViews, type ServerView } from './server-views.ts';
 
 export type { ServerView } from './server-views.ts';
@@ -75,8 +75,8 @@ export interface ConfigView {
   /** `listen` addresses: the public one, and the status server's (always loopback). */
   readonly listen: { readonly public: string; readonly status: string };
   readonly serverNamesHash: ServerNamesHash;
-  /** `client_max_body_size` and the proxy timeouts of http {}; locations render only what differs. */
-  readonly proxyDefaults: ProxyDefaults;
+  /** `client_max_body_size` and the proxy timeouts of http {} (the proxy feature's global config); locations render only what differs. */
+  readonly proxyDefaults: ProxyConfig;
   /**
    * The servers in render order, made one at a time as they are iterated
    * (each iteration makes them afresh or takes their JSON from the last
@@ -139,14 +139,13 @@ function prefixPaths(options: ResolvedRenderOptions, accessLog: AccessLogSetting
   };
 }
 
-/** The ConfigMap's proxy defaults (settings.proxyDefaults), checked for shape (their values are checked again by the filters). */
-function proxyDefaultsOf(model: Model): ProxyDefaults {
-  const defaults = model.settings?.proxyDefaults;
+/** The ConfigMap's proxy defaults (settings.proxy), checked for shape (their values are checked again by the filters). */
+function proxyDefaultsOf(model: Model): ProxyConfig {
+  const defaults = model.settings?.proxy;
   if (defaults === undefined || typeof defaults.bodySize !== 'string') {
-    throw new RenderError('UnsafeValue', 'model: settings.proxyDefaults must have bodySize and the timeouts');
+    throw new RenderError('UnsafeValue', 'model: settings.proxy must have bodySize and the timeouts');
   }
-  const { bodySize, connectTimeout, readTimeout, sendTimeout } = defaults;
-  return { bodySize, connectTimeout, readTimeout, sendTimeout };
+  return defaults;
 }
 
 /** The catch-all server of `model`, or an empty one that answers 404 when the model has none. */
@@ -183,19 +182,19 @@ function* serverViews(model: Model, knownBackends: ReadonlyMap<string, Backend>,
 
 function buildTlsView(model: Model, options: ResolvedRenderOptions): TlsView | null {
   if (options.httpsPort === null) return null;
-  const settings = model.settings;
-  if (settings === undefined || !Array.isArray(settings.sslProtocols) || settings.sslProtocols.length === 0) {
-    throw new RenderError('UnsafeValue', 'model: settings.sslProtocols must be a non-empty array');
+  const settings = model.settings?.tls;
+  if (settings === undefined || !Array.isArray(settings.protocols) || settings.protocols.length === 0) {
+    throw new RenderError('UnsafeValue', 'model: settings.tls.protocols must be a non-empty array');
   }
   const files = defaultCertificatePaths(options.prefix);
   return {
     listen: `${options.listenAddress}:${options.httpsPort}`,
     certificate: files.certificate,
     certificateKey: files.key,
-    protocols: settings.sslProtocols,
-    ciphers: settings.sslCiphers,
+    protocols: settings.protocols,
+    ciphers: settings.ciphers,
     hsts: settings.hsts.enabled ? settings.hsts : null,
-    redirectCode: settings.httpRedirectCode,
+    redirectCode: settings.redirectCode,
     redirectPort: options.httpsPort === 443 ? null : options.httpsPort,
   };
 }
@@ -212,7 +211,7 @@ export function buildConfigView(model: Model, options: ResolvedRenderOptions, vi
   const knownBackends = new Map(model.backends.map((backend) => [backend.name, backend]));
   const { templateDir: _templateDir, ...rendered } = options;
   const accessLog = accessLogSettings(model);
-  const context: LocationContext = { https: options.httpsPort !== null, proxyDefaults: proxyDefaultsOf(model) };
+  const context: LocationContext = { https: options.httpsPort !== null, settings: model.settings };
   return {
     options: rendered,
     paths: prefixPaths(options, accessLog),
@@ -222,7 +221,7 @@ export function buildConfigView(model: Model, options: ResolvedRenderOptions, vi
       status: `127.0.0.1:${options.statusPort}`,
     },
     serverNamesHash: sizeServerNamesHash(renderedHostnames(model)),
-    proxyDefaults: context.proxyDefaults,
+    proxyDefaults: proxyDefaultsOf(model),
     servers: { [Symbol.iterator]: () => serverViews(model, knownBackends, context, views) },
     tls: buildTlsView(model, options),
   };

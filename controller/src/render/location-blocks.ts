@@ -1,9 +1,16 @@
 // Model locations → the NGINX `location` blocks of one server. A model
 // location can need two blocks (pathType Prefix), and every server needs a
 // `location /` so that no request ever falls through to NGINX's static file
-// handler: those decisions live here, the template only prints.
+// handler: those decisions live here, the templates only print. What each
+// feature prints is its own partial (rootfs/etc/nginx/template/features/),
+// listed by the feature registry; a location includes the partial of a
+// feature only when there is something to print (its Ingress set the feature,
+// or the ConfigMap moved the feature's global value off its default).
 
-import type { Backend, Location, ProxySettings } from '../model/types.ts';
+import deepEqual from 'fast-deep-equal';
+import type { FeatureName } from '../model/features/feature.ts';
+import { LOCATION_FEATURES } from '../model/features/registry.ts';
+import type { Backend, GlobalSettings, Location } from '../model/types.ts';
 import { RenderError } from './nginx-values.ts';
 
 /** NGINX location modifier: exact, plain prefix, case-insensitive regex. */
@@ -13,58 +20,37 @@ export type LocationModifier = '=' | '' | '~*';
 export interface ProxyView {
   /** Backend.name, for `set $proxy_upstream_name`: the access log's name of the backend (Lua reads it only off the hot path, in unbalanced.lua). */
   readonly upstreamName: string;
-  /**
-   * `set $resty_route`: "<backend> <host> <namespace> <ingress> <service> <path>", the one
-   * per-location variable of the request path. The balancer reads the first two fields: the
-   * backend (Backend.name) and the server's name, which is the request's $host unless it is
-   * the catch-all `_` (NGINX's default server) or a wildcard (lua/resty_ingress/balancer.lua).
-   * The metrics log writes it whole (http.njk; read by controller/src/metrics/metrics-log-lines.ts):
-   * the last five fields are the location's labels. "-" = none; every field is a validated
-   * name or path without whitespace; `$` in a regex path is written as a backtick (never valid
-   * in a path) so NGINX does not read a variable.
-   */
+  /** Route.key, for `set $resty_route`: the one per-location variable of the request path (model/route-key.ts). */
   readonly route: string;
   /** The backend balances with EWMA, which learns response times: the location gets a Lua log phase (others pay none). */
   readonly feedback: boolean;
-  /** `proxy_pass <scheme>://upstream_balancer`. */
+  /** `proxy_pass <scheme>://upstream_balancer` (backend-protocol). */
   readonly scheme: 'http' | 'https';
-  /** The location's proxy settings; null where it has the http-level default (LocationContext.proxyDefaults). */
-  readonly bodySize: string | null;
-  readonly connectTimeout: number | null;
-  readonly readTimeout: number | null;
-  readonly sendTimeout: number | null;
-  /** `rewrite "(?i)<regex>" <target> break;`, as ingress-nginx renders rewrite-target. */
-  readonly rewrite: { readonly regex: string; readonly target: string } | null;
-  /**
-   * The location proxies to `upstream_balancer<balancer>`. `_https` when the HTTPS listener is
-   * on and the location redirects plain HTTP by certificate (ssl-redirect without force): its
-   * balancer sends such a request to the redirect fallback server, which answers with the URI
-   * it received. `_https_rewrite` for such a location with rewrite-target, whose upstream URI
-   * is not the client's: its balancer ends the try with an error and `error_page 500` sends the
-   * request to `@resty_unbalanced_https`, which redirects with $request_uri. Else "".
-   */
-  readonly balancer: BalancerSuffix;
 }
 
-/** See ProxyView.balancer. */
-export type BalancerSuffix = '' | '_https' | '_https_rewrite';
-
-/** The balancer of a location (see ProxyView.balancer). */
-function balancerOf(location: Location, certificateRedirect: boolean, https: boolean): BalancerSuffix {
-  if (!https || !certificateRedirect) return '';
-  return location.rewriteTarget === null ? '_https' : '_https_rewrite';
+/** One feature's partial in a block: the template, the location's config and the global one. */
+export interface FeaturePartial {
+  /** Path under the template folder, e.g. `features/proxy.njk`. */
+  readonly template: string;
+  /** The location's config of the feature (its Ingress's, else the global one). */
+  readonly config: unknown;
+  /** The global config (ConfigMap), which http {} may already print. */
+  readonly global: unknown;
 }
 
-/** One `location <modifier> "<path>" { ... }` block as the template prints it. */
+/** One `location <modifier> "<path>" { ... }` block as the templates print it. */
 export interface LocationBlock {
   readonly modifier: LocationModifier;
   readonly path: string;
+  /** The model location's path (the regex of rewrite-target). */
+  readonly source: string;
   readonly proxy: ProxyView | null;
-  /** force-ssl-redirect: plain-HTTP requests always get the redirect to HTTPS (a static `return`). */
-  readonly httpsRedirect: boolean;
+  /** The partials of the location features with something to print, in registry order. */
+  readonly features: readonly FeaturePartial[];
   /**
-   * ssl-redirect (without force): Lua redirects plain HTTP when the request host has a
-   * certificate (lua/resty_ingress/https_redirect.lua), so adding TLS to a host is no reload.
+   * ssl-redirect (without force) on a block that answers 404 itself: Lua redirects plain HTTP
+   * when the request host has a certificate (lua/resty_ingress/https_redirect.lua), so adding
+   * TLS to a host is no reload. (A proxied location's route carries the same as a flag.)
    */
   readonly certificateRedirect: boolean;
 }
@@ -73,56 +59,43 @@ export interface LocationBlock {
 export interface LocationContext {
   /** The HTTPS listener is on (redirects by certificate exist only then). */
   readonly https: boolean;
-  /** What http {} sets (GlobalSettings.proxyDefaults): a location renders only the values that differ. */
-  readonly proxyDefaults: ProxyDefaults;
+  /** The global config of every feature (Model.settings). */
+  readonly settings: GlobalSettings;
 }
-
-/** The proxy settings rendered in http {}. */
-export type ProxyDefaults = Pick<ProxySettings, 'bodySize' | 'connectTimeout' | 'readTimeout' | 'sendTimeout'>;
 
 /** Whether two contexts give the same blocks. */
 export function sameLocationContext(a: LocationContext, b: LocationContext): boolean {
-  const [x, y] = [a.proxyDefaults, b.proxyDefaults];
-  return a.https === b.https && x.bodySize === y.bodySize && x.connectTimeout === y.connectTimeout
-    && x.readTimeout === y.readTimeout && x.sendTimeout === y.sendTimeout;
+  return a.https === b.https && (a.settings === b.settings || deepEqual(a.settings, b.settings));
 }
 
-/** `value`, or null when it is the default (the location inherits it). */
-function unlessDefault<T>(value: T, fallback: T): T | null {
-  return value === fallback ? null : value;
+/** What a location's block needs of its backend: the algorithm. */
+export type BackendLabels = Pick<Backend, 'loadBalance'>;
+
+/** The location features whose global config is off its default: every location prints their partial. */
+export function globallySetFeatures(settings: GlobalSettings): ReadonlySet<FeatureName> {
+  return new Set(LOCATION_FEATURES.filter((feature) => !deepEqual(settings[feature.name], feature.defaults)).map((feature) => feature.name));
 }
 
-/** What a location's block needs of its backend: the labels of its route and the algorithm. */
-export type BackendLabels = Pick<Backend, 'namespace' | 'service' | 'loadBalance'>;
-
-/** ProxyView.route of `location`, proxied to `backendName`. */
-function routeOf(hostname: string, location: Location, backendName: string, backend: BackendLabels): string {
-  const namespace = location.ingress?.namespace ?? backend.namespace;
-  const path = location.path.replaceAll('$', '`');
-  return [backendName, hostname, namespace || '-', location.ingress?.name ?? '-', backend.service || '-', path].join(' ');
+function partialsOf(location: Location, context: LocationContext, globallySet: ReadonlySet<FeatureName>): FeaturePartial[] {
+  const partials: FeaturePartial[] = [];
+  for (const feature of LOCATION_FEATURES) {
+    if (feature.output.kind !== 'location' || feature.output.template === null) continue;
+    const own = (location.policy as Readonly<Record<string, unknown>>)[feature.name];
+    if (own === undefined && !globallySet.has(feature.name)) continue;
+    const global = context.settings[feature.name];
+    partials.push({ template: feature.output.template, config: own ?? global, global });
+  }
+  return partials;
 }
 
-function proxyViewOf(
-  hostname: string,
-  location: Location,
-  backends: ReadonlyMap<string, BackendLabels>,
-  balancer: BalancerSuffix,
-  defaults: ProxyDefaults,
-): ProxyView | null {
-  if (location.target.kind === 'not-found') return null;
-  const settings = location.proxy;
-  const backend = backends.get(location.target.backend) ?? { namespace: '', service: '', loadBalance: 'round_robin' };
+function proxyViewOf(location: Location, backends: ReadonlyMap<string, BackendLabels>, context: LocationContext): ProxyView | null {
+  if (location.route.kind !== 'backend') return null;
+  const protocol = (location.policy.backendProtocol ?? context.settings.backendProtocol).protocol;
   return {
-    upstreamName: location.target.backend,
-    route: routeOf(hostname, location, location.target.backend, backend),
-    feedback: backend.loadBalance === 'ewma',
-    scheme: settings.protocol === 'HTTPS' ? 'https' : 'http',
-    bodySize: unlessDefault(settings.bodySize, defaults.bodySize),
-    connectTimeout: unlessDefault(settings.connectTimeout, defaults.connectTimeout),
-    readTimeout: unlessDefault(settings.readTimeout, defaults.readTimeout),
-    sendTimeout: unlessDefault(settings.sendTimeout, defaults.sendTimeout),
-    rewrite: location.rewriteTarget === null ? null : { regex: location.path, target: location.rewriteTarget },
-    balancer,
+    upstreamName: location.route.backend,
+    route: location.route.key,
+    feedback: backends.get(location.route.backend)?.loadBalance === 'ewma',
+    scheme: protocol === 'HTTPS' ? 'https' : 'http',
   };
 }
 
@@ -148,7 +121,7 @@ function matchersOf(location: Location): { modifier: LocationModifier; path: str
   }
 }
 
-const NOT_FOUND_ROOT: LocationBlock = { modifier: '', path: '/', proxy: null, httpsRedirect: false, certificateRedirect: false };
+const NOT_FOUND_ROOT: LocationBlock = { modifier: '', path: '/', source: '/', proxy: null, features: [], certificateRedirect: false };
 
 /**
  * The location blocks of server `hostname`, in model order. Exact paths win
@@ -161,6 +134,7 @@ export function buildLocationBlocks(
   locations: readonly Location[],
   knownBackends: ReadonlyMap<string, BackendLabels>,
   context: LocationContext,
+  globallySet: ReadonlySet<FeatureName> = globallySetFeatures(context.settings),
 ): LocationBlock[] {
   const exactPaths = new Set(locations.filter((l) => l.match === 'exact').map((l) => l.path));
   const seen = new Set<string>();
@@ -169,17 +143,16 @@ export function buildLocationBlocks(
     if (typeof location.path !== 'string' || !location.path.startsWith('/')) {
       throw new RenderError('UnsafeValue', `server ${hostname}: location path must start with "/"`);
     }
-    if (location.target.kind === 'backend' && !knownBackends.has(location.target.backend)) {
+    if (location.route.kind === 'backend' && !knownBackends.has(location.route.backend)) {
       throw new RenderError(
         'UnknownBackend',
-        `server ${hostname}, location ${location.path}: backend ${JSON.stringify(location.target.backend)} is not in the model`,
+        `server ${hostname}, location ${location.path}: backend ${JSON.stringify(location.route.backend)} is not in the model`,
       );
     }
-    // ingress-nginx's rule: force always redirects; ssl-redirect only where the host has a
-    // certificate, which only Lua knows (certificates are dynamic).
-    const httpsRedirect = location.forceSslRedirect === true;
-    const certificateRedirect = !httpsRedirect && location.sslRedirect === true;
-    const proxy = proxyViewOf(hostname, location, knownBackends, balancerOf(location, certificateRedirect, context.https), context.proxyDefaults);
+    const redirect = location.policy.sslRedirect ?? context.settings.sslRedirect;
+    const proxy = proxyViewOf(location, knownBackends, context);
+    const features = partialsOf(location, context, globallySet);
+    const certificateRedirect = proxy === null && redirect.redirect && !redirect.force;
     for (const matcher of matchersOf(location)) {
       const key = `${matcher.modifier} ${matcher.path}`;
       if (location.match === 'prefix' && matcher.modifier === '=' && exactPaths.has(matcher.path)) continue;
@@ -190,7 +163,7 @@ export function buildLocationBlocks(
         );
       }
       seen.add(key);
-      blocks.push({ ...matcher, proxy, httpsRedirect, certificateRedirect });
+      blocks.push({ ...matcher, source: location.path, proxy, features, certificateRedirect });
     }
   }
   if (!seen.has(' /')) blocks.push(NOT_FOUND_ROOT);

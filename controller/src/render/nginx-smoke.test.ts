@@ -38,7 +38,7 @@ void describe('rendered nginx.conf in real NGINX', () => {
       server('app.example.com', [
         proxied('/', 'prefix', web.name),
         notFound('/gone'),
-        proxied('/api(/|$)(.*)', 'regex', web.name, { rewriteTarget: '/v2/$2' }),
+        proxied('/api(/|$)(.*)', 'regex', web.name, { policy: { rewrite: { target: '/v2/$2', useRegex: false } } }),
       ]),
       // Path matching as ingress-nginx users rely on it: here 503 = the proxied
       // location (no endpoints yet), 404 = a not-found location.

@@ -5,7 +5,7 @@ import { assembleConf, renderConfig } from './render-config.ts';
 import type { RenderedServerBlocks } from './server-blocks.ts';
 import { RenderError } from './nginx-values.ts';
 import { assertNginxAccepts } from './testdata/golden-check.ts';
-import { backend, DEFAULT_PROXY, DEFAULT_SETTINGS, goldenOptions, model, notFound, proxied, server } from './testdata/model-fixtures.ts';
+import { backend, DEFAULT_PROXY, DEFAULT_SETTINGS, goldenOptions, model, notFound, proxied, server, type LocationExtra } from './testdata/model-fixtures.ts';
 
 /** The text of the first `{ ... }` block whose header is exactly `header` (braces counted). */
 function block(conf: string, header: string, from = 0): string {
@@ -28,7 +28,8 @@ function serverBlock(conf: string, hostname: string): string {
 
 const web = backend('default-web-80');
 const api = backend('default-api-80');
-const HTTPS_PROXY = { bodySize: '8m', connectTimeout: 3, readTimeout: 120, sendTimeout: 30, protocol: 'HTTPS' } as const;
+const HTTPS_PROXY = { bodySize: '8m', connectTimeout: 3, readTimeout: 120, sendTimeout: 30 } as const;
+const rewriting = (target: string): LocationExtra => ({ policy: { rewrite: { target, useRegex: false } } });
 
 interface RenderCase {
   readonly name: string;
@@ -67,16 +68,16 @@ const cases: RenderCase[] = [
       [api, web],
     ),
     blocks: {
-      'location "/"': ['set $proxy_upstream_name "default-web-80";', 'proxy_pass http://upstream_balancer_https;'],
-      'location = "/app"': ['set $proxy_upstream_name "default-api-80";', 'proxy_pass http://upstream_balancer_https;'],
+      'location "/"': ['set $proxy_upstream_name "default-web-80";', 'proxy_pass http://upstream_balancer;'],
+      'location = "/app"': ['set $proxy_upstream_name "default-api-80";', 'proxy_pass http://upstream_balancer;'],
       'location "/app/"': ['set $proxy_upstream_name "default-api-80";'],
       'location = "/exact"': ['set $proxy_upstream_name "default-web-80";'],
       'location ~* "^/re/[a-z]+"': [
         'set $proxy_upstream_name "default-api-80";',
-        'set $resty_route "default-api-80 a.example.com default web api /re/[a-z]+";',
+        'set $resty_route "r default-api-80 a.example.com default web api /re/[a-z]+";',
         // ssl-redirect (on by default) with --https-port: its balancer sends plain HTTP of hosts with a certificate
         // to the redirect fallback server.
-        'proxy_pass http://upstream_balancer_https;',
+        'proxy_pass http://upstream_balancer;',
       ],
     },
     // No Lua phase in a round-robin location: metrics come from the access log. No error page either.
@@ -87,7 +88,7 @@ const cases: RenderCase[] = [
     name: `$resty_route of server ${host}`,
     host,
     model: model([server(host, [proxied('/', 'prefix', web.name)])], [web]),
-    blocks: { 'location "/"': ['set $proxy_upstream_name "default-web-80";', `set $resty_route "default-web-80 ${host} default web web /";`] },
+    blocks: { 'location "/"': ['set $proxy_upstream_name "default-web-80";', `set $resty_route "r default-web-80 ${host} default web web /";`] },
   })),
   {
     name: 'a trailing slash on a prefix path renders the same blocks',
@@ -105,7 +106,7 @@ const cases: RenderCase[] = [
   {
     name: 'not-found target',
     host: 'd.example.com',
-    model: model([server('d.example.com', [{ ...notFound('/gone'), sslRedirect: false }, notFound('/moved', 'exact'), proxied('/', 'prefix', web.name)])], [web]),
+    model: model([server('d.example.com', [notFound('/gone', 'prefix', { sslRedirect: { redirect: false, force: false } }), notFound('/moved', 'exact'), proxied('/', 'prefix', web.name)])], [web]),
     blocks: {
       'location = "/gone"': ['return 404;'],
       'location "/gone/"': ['return 404;'],
@@ -116,7 +117,7 @@ const cases: RenderCase[] = [
   {
     name: 'HTTPS backend with its proxy settings',
     host: 'e.example.com',
-    model: model([server('e.example.com', [proxied('/', 'prefix', web.name, { proxy: HTTPS_PROXY })])], [web]),
+    model: model([server('e.example.com', [proxied('/', 'prefix', web.name, { policy: { proxy: HTTPS_PROXY, backendProtocol: { protocol: 'HTTPS' } } })])], [web]),
     blocks: {
       'location "/"': [
         'client_max_body_size "8m";',
@@ -124,22 +125,23 @@ const cases: RenderCase[] = [
         'proxy_send_timeout 30s;',
         'proxy_read_timeout 120s;',
         'proxy_ssl_server_name on;',
-        'proxy_pass https://upstream_balancer_https;',
+        'proxy_pass https://upstream_balancer;',
       ],
     },
     absent: ['proxy_pass http://upstream_balancer'],
   },
   {
-    name: 'rewrite-target: set first, then rewrite ... break, then the proxy',
+    name: 'rewrite-target: set first, then rewrite ... break, the redirect error page, then the proxy',
     host: 'f.example.com',
-    model: model([server('f.example.com', [proxied('/api(/|$)(.*)', 'regex', web.name, { rewriteTarget: '/$2' })])], [web]),
+    model: model([server('f.example.com', [proxied('/api(/|$)(.*)', 'regex', web.name, rewriting('/$2'))])], [web]),
     blocks: {
       'location ~* "^/api(/|$)(.*)"': [
         'set $proxy_upstream_name "default-web-80";',
+        // The URI sent upstream is not the client's: the route's `e` flag, and the named location redirects, with $request_uri.
+        'set $resty_route "e default-web-80 f.example.com',
         'rewrite "(?i)/api(/|$)(.*)" "/$2" break;',
-        // The URI sent upstream is not the client's: the named location redirects, with $request_uri.
         'error_page 500 = @resty_unbalanced_https;',
-        'proxy_pass http://upstream_balancer_https_rewrite;',
+        'proxy_pass http://upstream_balancer;',
       ],
       'location @resty_unbalanced_https': ['content_by_lua_block { resty_ingress.unbalanced(308, ":8443") }'],
     },
@@ -148,7 +150,7 @@ const cases: RenderCase[] = [
     name: 'an EWMA backend: its locations get the Lua log phase that feeds it response times',
     host: 'g.example.com',
     model: model([server('g.example.com', [proxied('/', 'prefix', 'default-ewma-80')])], [{ ...backend('default-ewma-80'), loadBalance: 'ewma' }]),
-    blocks: { 'location "/"': ['log_by_lua_block { resty_ingress.log("default-ewma-80") }', 'proxy_pass http://upstream_balancer_https;'] },
+    blocks: { 'location "/"': ['log_by_lua_block { resty_ingress.log("default-ewma-80") }', 'proxy_pass http://upstream_balancer;'] },
   },
 ];
 
@@ -169,8 +171,8 @@ void describe('renderConfig: proxy settings equal to the defaults are inherited 
   ];
   for (const row of rows) {
     void it(row.name, async () => {
-      const settings = { ...DEFAULT_SETTINGS, proxyDefaults: { ...DEFAULT_PROXY, ...row.defaults } };
-      const m = model([server('a.example.com', [proxied('/', 'prefix', 'default-web-80', { proxy: { ...DEFAULT_PROXY, ...row.proxy } })])], [backend('default-web-80')], settings);
+      const settings = { ...DEFAULT_SETTINGS, proxy: { ...DEFAULT_PROXY, ...row.defaults } };
+      const m = model([server('a.example.com', [proxied('/', 'prefix', 'default-web-80', { policy: { proxy: { ...DEFAULT_PROXY, ...row.proxy } } })])], [backend('default-web-80')], settings);
       const { conf } = renderConfig(m, goldenOptions());
       const http = conf.slice(conf.indexOf('http {'), conf.indexOf('    server {'));
       for (const line of row.http) assert.ok(http.includes(`\n    ${line}\n`), `http {}: "${line}" missing`);
@@ -204,19 +206,19 @@ void describe('renderConfig: what each model renders', () => {
   }
 });
 
-function withPath(path: string, extra: Partial<Location> = {}): Model {
-  return model([server('evil.example.com', [proxied(path, 'prefix', web.name, extra)])], [web]);
+function withPath(path: string, extra: LocationExtra = {}, match: Location['match'] = 'prefix'): Model {
+  return model([server('evil.example.com', [proxied(path, match, web.name, extra)])], [web]);
 }
 
 const hostile: [name: string, build: () => Model, code: RenderError['code']][] = [
   ['newline in a path', () => withPath('/a\n}\nserver {'), 'UnsafeValue'],
   ['semicolon in a hostname', () => model([server('a.com; include /etc/passwd', [])], []), 'UnsafeValue'],
-  ['brace in a rewrite target', () => withPath('/a', { rewriteTarget: '/}' }), 'UnsafeValue'],
-  ['quote in a body size', () => withPath('/a', { proxy: { ...HTTPS_PROXY, bodySize: '1m" ;' } }), 'UnsafeValue'],
-  ['fractional timeout', () => withPath('/a', { proxy: { ...HTTPS_PROXY, readTimeout: 1.5 } }), 'UnsafeValue'],
+  ['brace in a rewrite target', () => withPath('/a', rewriting('/}')), 'UnsafeValue'],
+  ['quote in a body size', () => withPath('/a', { policy: { proxy: { ...HTTPS_PROXY, bodySize: '1m" ;' } } }), 'UnsafeValue'],
+  ['fractional timeout', () => withPath('/a', { policy: { proxy: { ...HTTPS_PROXY, readTimeout: 1.5 } } }), 'UnsafeValue'],
   ['$ in a backend name', () => model([server('g.com', [proxied('/', 'prefix', 'web-$host')])], [backend('web-$host')]), 'UnsafeValue'],
   ['path without a leading slash', () => withPath('a'), 'UnsafeValue'],
-  ['unknown match kind', () => withPath('/a', { match: 'glob' as Location['match'] }), 'UnsafeValue'],
+  ['unknown match kind', () => withPath('/a', {}, 'glob' as Location['match']), 'UnsafeValue'],
   ['backend missing from the model', () => model([server('h.com', [proxied('/', 'prefix', 'nope-80')])], []), 'UnknownBackend'],
   ['the same host twice', () => model([server('i.com', []), server('i.com', [])], []), 'DuplicateServer'],
   ['the same path twice', () => model([server('j.com', [notFound('/a'), notFound('/a/')])], []), 'DuplicateLocation'],

@@ -31,8 +31,8 @@ const site = model([
     proxied('/exact', 'exact', web.name),
     // Written raw by the metrics log (escape=none): the controller reads the UTF-8 bytes.
     proxied('/café', 'exact', web.name),
-    proxied('/api(/|$)(.*)', 'regex', api.name, { rewriteTarget: '/$2' }),
-    proxied('/secure', 'exact', web.name, { forceSslRedirect: true }),
+    proxied('/api(/|$)(.*)', 'regex', api.name, { policy: { rewrite: { target: '/$2', useRegex: false } } }),
+    proxied('/secure', 'exact', web.name, { policy: { sslRedirect: { redirect: true, force: true } } }),
     notFound('/gone'),
   ]),
 ], [web, api]);
@@ -69,7 +69,7 @@ void describe('request metrics off: rendered', () => {
   void it('removes exactly the metrics log, and adds nothing', () => {
     const proxiedBlocks = on.conf.match(/proxy_pass /gu)?.length ?? 0;
     assert.equal(proxiedBlocks, 7, '"/", "/shop" (= and prefix blocks), three exact, regex');
-    const routes = (conf: string): number => conf.match(/^\s*set \$resty_route "\S+ app\.example\.com /gmu)?.length ?? 0;
+    const routes = (conf: string): number => conf.match(/^\s*set \$resty_route "\S+ \S+ app\.example\.com /gmu)?.length ?? 0;
     assert.deepEqual([routes(on.conf), routes(off.conf)], [proxiedBlocks, proxiedBlocks], 'one route per proxied location block, on and off');
     const removed = linesOnlyIn(on.conf, off.conf).filter((line) => !isVersionLine(line)).map((line) => line.trim());
     // The server with proxied locations logs at its level (its access_log replaces the inherited

@@ -15,7 +15,7 @@ const web = backend('default-web-80');
 const api = backend('default-api-80');
 // Location objects shared by the models below, as a long-lived model builder hands them over.
 const shopRoot = proxied('/', 'prefix', web.name);
-const shopApi = proxied('/api', 'prefix', api.name, { sslRedirect: false });
+const shopApi = proxied('/api', 'prefix', api.name, { policy: { sslRedirect: { redirect: false, force: false } } });
 const blogRoot = proxied('/', 'prefix', web.name);
 const gone = notFound('/gone');
 
@@ -25,7 +25,7 @@ function site(locations = { shop: [shopRoot, shopApi], blog: [blogRoot, gone] },
 
 const rows: { name: string; models: Model[] }[] = [
   { name: 'the same model twice', models: [site(), site()] },
-  { name: 'one location replaced by an edited copy', models: [site(), site({ shop: [shopRoot, { ...shopApi, proxy: { ...shopApi.proxy, bodySize: '8m' } }], blog: [blogRoot, gone] })] },
+  { name: 'one location replaced by an edited copy', models: [site(), site({ shop: [shopRoot, { ...shopApi, policy: { ...shopApi.policy, proxy: { ...DEFAULT_SETTINGS.proxy, bodySize: '8m' } } }], blog: [blogRoot, gone] })] },
   { name: 'a backend starts balancing with EWMA (same locations)', models: [site(), site(undefined, [web, { ...api, loadBalance: 'ewma' }]), site()] },
   { name: 'a backend of another Service name (same locations)', models: [site(), site(undefined, [web, { ...api, service: 'api-v2' }])] },
   { name: 'the same locations in another order', models: [site(), site({ shop: [shopApi, shopRoot], blog: [blogRoot, gone] })] },
@@ -33,7 +33,7 @@ const rows: { name: string; models: Model[] }[] = [
   {
     // The same Location objects, whose blocks now differ: 8m was the default and becomes a location's own value.
     name: 'the ConfigMap\'s proxy defaults change (same locations): views are made again',
-    models: [site(), site(undefined, undefined, { ...DEFAULT_SETTINGS, proxyDefaults: { ...DEFAULT_SETTINGS.proxyDefaults, bodySize: '8m', readTimeout: 30 } }), site()],
+    models: [site(), site(undefined, undefined, { ...DEFAULT_SETTINGS, proxy: { ...DEFAULT_SETTINGS.proxy, bodySize: '8m', readTimeout: 30 } }), site()],
   },
   {
     name: 'the shared context changes (access log format): reused views are rendered again',

@@ -3,20 +3,21 @@
 // the config version. A long-lived renderer keeps, per hostname, what the
 // last view was made from and its JSON: when the next model hands over the
 // same Location objects (a long-lived model builder reuses them for every
-// unchanged Ingress) and the same labels of their backends, the JSON is
+// unchanged Ingress) and the same algorithm of their backends, the JSON is
 // known without building the view or serialising it again (at 10k servers
 // a render went from ~108 to ~87 ms). Such a view is built only if something
 // reads it, i.e. if its block has to be rendered after all (e.g. the shared
 // context changed).
 //
 // Sound by construction: a view is a pure function of the hostname, whether
-// it is the catch-all, its Location objects (never mutated), the labels of
-// their backends and the LocationContext (HTTPS on, the http-level proxy
-// defaults); a key is reused only when all of them are the same, so it is
-// the JSON a fresh view would give.
+// it is the catch-all, its Location objects (never mutated), the algorithm of
+// their backends and the LocationContext (HTTPS on, the global settings,
+// compared with fast-deep-equal); a key is reused only when all of them are
+// the same, so it is the JSON a fresh view would give.
 
+import type { FeatureName } from '../model/features/feature.ts';
 import type { Location, Server } from '../model/types.ts';
-import { buildLocationBlocks, sameLocationContext, type BackendLabels, type LocationBlock, type LocationContext } from './location-blocks.ts';
+import { buildLocationBlocks, globallySetFeatures, sameLocationContext, type BackendLabels, type LocationBlock, type LocationContext } from './location-blocks.ts';
 
 /** One `server {}` as the template prints it. */
 export interface ServerView {
@@ -28,7 +29,7 @@ export interface ServerView {
   readonly proxies: boolean;
   /**
    * Render `@resty_unbalanced_https`: only when a location sends its errors there
-   * (ProxyView.balancer `_https_rewrite`). Each location {} costs NGINX a configuration
+   * (a route with the `e` flag: ssl-redirect with rewrite-target, HTTPS on). Each location {} costs NGINX a configuration
    * per module on every parse: one per server was a tenth of parsing 1,000 servers.
    */
   readonly namedRedirect: boolean;
@@ -47,12 +48,14 @@ function withJson(view: ServerView, json: string): ServerView {
 }
 
 /** Builds the view of `server`; throws RenderError on a location that breaks the model's contract. */
-function buildServerView(server: Server, isDefault: boolean, knownBackends: ReadonlyMap<string, BackendLabels>, context: LocationContext): ServerView {
-  const locations = buildLocationBlocks(server.hostname, server.locations, knownBackends, context);
+function buildServerView(
+  server: Server, isDefault: boolean, knownBackends: ReadonlyMap<string, BackendLabels>, context: LocationContext, globallySet: ReadonlySet<FeatureName>,
+): ServerView {
+  const locations = buildLocationBlocks(server.hostname, server.locations, knownBackends, context, globallySet);
   return {
     hostname: server.hostname, isDefault, locations,
     proxies: locations.some((block) => block.proxy !== null),
-    namedRedirect: locations.some((block) => block.proxy?.balancer === '_https_rewrite'),
+    namedRedirect: context.https && locations.some((block) => block.proxy?.route.startsWith('e ') === true),
   };
 }
 
@@ -75,34 +78,33 @@ interface Made {
   readonly isDefault: boolean;
   readonly context: LocationContext;
   readonly locations: readonly Location[];
-  /** Per location, the labels of its backend (undefined for a 404 location). */
-  readonly labels: readonly (BackendLabels | undefined)[];
+  /** Per location, its backend balances with EWMA (ProxyView.feedback); null when its backend is not in the model. */
+  readonly feedback: readonly (boolean | null)[];
   readonly json: string;
 }
 
-function labelsOf(location: Location, knownBackends: ReadonlyMap<string, BackendLabels>): BackendLabels | undefined {
-  return location.target.kind === 'backend' ? knownBackends.get(location.target.backend) : undefined;
-}
-
-/** The label values alone: a kept Backend would keep its endpoints of that render alive. */
-function copyOf(labels: BackendLabels | undefined): BackendLabels | undefined {
-  return labels && { namespace: labels.namespace, service: labels.service, loadBalance: labels.loadBalance };
-}
-
-function sameLabels(a: BackendLabels | undefined, b: BackendLabels | undefined): boolean {
-  return a === b || (a !== undefined && b !== undefined && a.namespace === b.namespace && a.service === b.service && a.loadBalance === b.loadBalance);
+/** What a location's block takes from its backend; null for a backend the model lacks (building the view throws). */
+function feedbackOf(location: Location, knownBackends: ReadonlyMap<string, BackendLabels>): boolean | null {
+  if (location.route.kind !== 'backend') return false;
+  const backend = knownBackends.get(location.route.backend);
+  return backend === undefined ? null : backend.loadBalance === 'ewma';
 }
 
 function madeFrom(made: Made, server: Server, knownBackends: ReadonlyMap<string, BackendLabels>, isDefault: boolean, context: LocationContext): boolean {
   const { locations } = server;
   return made.isDefault === isDefault && sameLocationContext(made.context, context) && made.locations.length === locations.length
-    && locations.every((location, i) => location === made.locations[i] && sameLabels(labelsOf(location, knownBackends), made.labels[i]));
+    && locations.every((location, i) => {
+      const feedback = feedbackOf(location, knownBackends);
+      return location === made.locations[i] && feedback !== null && feedback === made.feedback[i];
+    });
 }
 
 /** Server views of successive renders; remembers what the last complete pass over the servers made. */
 export class ServerViews {
   #last = new Map<string, Made>();
   #pass = new Map<string, Made>();
+  /** globallySetFeatures() of the last settings seen: once per render, not per server. */
+  #globallySet: { readonly settings: unknown; readonly set: ReadonlySet<FeatureName> } | null = null;
   /** Views whose JSON came from the last pass (for tests and profiling). */
   reused = 0;
 
@@ -113,16 +115,19 @@ export class ServerViews {
 
   /** The view of `server` in this pass, with its JSON attached. */
   view(server: Server, isDefault: boolean, knownBackends: ReadonlyMap<string, BackendLabels>, context: LocationContext): ServerView {
+    if (this.#globallySet?.settings !== context.settings) this.#globallySet = { settings: context.settings, set: globallySetFeatures(context.settings) };
+    const globallySet = this.#globallySet.set;
+    const build = (): ServerView => buildServerView(server, isDefault, knownBackends, context, globallySet);
     const last = this.#last.get(server.hostname);
     if (last !== undefined && madeFrom(last, server, knownBackends, isDefault, context)) {
       this.#pass.set(server.hostname, last);
       this.reused += 1;
-      return withJson(lazyView(server.hostname, isDefault, () => buildServerView(server, isDefault, knownBackends, context)), last.json);
+      return withJson(lazyView(server.hostname, isDefault, build), last.json);
     }
-    const view = buildServerView(server, isDefault, knownBackends, context);
+    const view = build();
     const json = JSON.stringify(view);
-    const labels = server.locations.map((location) => copyOf(labelsOf(location, knownBackends)));
-    this.#pass.set(server.hostname, { isDefault, context, locations: server.locations, labels, json });
+    const feedback = server.locations.map((location) => feedbackOf(location, knownBackends));
+    this.#pass.set(server.hostname, { isDefault, context, locations: server.locations, feedback, json });
     return withJson(view, json);
   }
 

@@ -76,7 +76,8 @@ export function hashTemplates(templateDir: string): string {
   const hash = createHash('sha256');
   let names: string[];
   try {
-    names = readdirSync(templateDir).filter((name) => name.endsWith('.njk')).sort();
+    // Recursive: feature partials live in features/.
+    names = readdirSync(templateDir, { recursive: true, encoding: 'utf8' }).filter((name) => name.endsWith('.njk')).sort();
   } catch (error) {
     throw new RenderError('InvalidOptions', `cannot read templateDir ${JSON.stringify(templateDir)}`, {
       cause: error,

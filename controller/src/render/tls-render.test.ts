@@ -6,19 +6,28 @@ import type { Model } from '../model/types.ts';
 import { RenderError } from './nginx-values.ts';
 import { renderConfig } from './render-config.ts';
 import type { RenderOptions } from './render-options.ts';
-import { backend, DEFAULT_SETTINGS, goldenOptions, model, notFound, proxied, server } from './testdata/model-fixtures.ts';
+import { backend, DEFAULT_SETTINGS, goldenOptions, model, notFound, proxied, server, type LocationExtra } from './testdata/model-fixtures.ts';
 
 const web = backend('default-web-80');
 const REDIRECT_8443 = 'return 308 https://$host:8443$request_uri;';
-// ssl-redirect: the location's balancer sends plain HTTP of a host with a certificate to the redirect fallback server.
-const LUA_REDIRECT = ['proxy_pass http://upstream_balancer_https;'];
+// ssl-redirect: the route's `r` flag: the balancer sends plain HTTP of a host with a certificate to the redirect fallback server.
+const LUA_REDIRECT = ['set $resty_route "r '];
+// No redirect for Lua to decide.
+const NO_LUA_REDIRECT = ['set $resty_route "- '];
 const FALLBACK_REDIRECT_8443 = `listen "unix:/golden/prefix/https-redirect.sock";\n        access_log off;\n        ${REDIRECT_8443}`;
 const PLAIN = ['proxy_pass http://upstream_balancer;'];
+const rewrite: LocationExtra = { policy: { rewrite: { target: '/$2', useRegex: false } } };
 const FALLBACK_UNAVAILABLE = 'listen "unix:/golden/prefix/unavailable.sock";\n        access_log off;\n        return 503;';
 
 // Whether the host has a certificate is not an input: nginx.conf never depends on it.
 function site(redirect: { sslRedirect?: boolean; forceSslRedirect?: boolean } = {}, settings = DEFAULT_SETTINGS): Model {
-  return model([server('shop.example.com', [proxied('/', 'prefix', web.name, redirect)])], [web], settings);
+  return model([server('shop.example.com', [proxied('/', 'prefix', web.name, redirecting(redirect))])], [web], settings);
+}
+
+/** A location's ssl-redirect annotations as its policy (none given: no policy). */
+function redirecting(redirect: { sslRedirect?: boolean; forceSslRedirect?: boolean }, extra: LocationExtra = {}): LocationExtra {
+  if (redirect.sslRedirect === undefined && redirect.forceSslRedirect === undefined) return extra;
+  return { ...extra, policy: { ...extra.policy, sslRedirect: { redirect: redirect.sslRedirect ?? true, force: redirect.forceSslRedirect ?? false } } };
 }
 
 const rows: { name: string; model: Model; options?: Partial<RenderOptions>; present: string[]; absent: string[] }[] = [
@@ -40,20 +49,20 @@ const rows: { name: string; model: Model; options?: Partial<RenderOptions>; pres
     model: site(),
     present: [...LUA_REDIRECT, FALLBACK_REDIRECT_8443, FALLBACK_UNAVAILABLE,
       'init({ unavailable = "unix:/golden/prefix/unavailable.sock", https_redirect = "unix:/golden/prefix/https-redirect.sock" })'],
-    absent: [...PLAIN, 'error_page', '@resty_unbalanced'],
+    absent: [...NO_LUA_REDIRECT, 'error_page', '@resty_unbalanced'],
   },
   {
     name: 'ssl-redirect with rewrite-target: the named location redirects with the client\'s URI',
-    model: model([server('shop.example.com', [proxied('/api(/|$)(.*)', 'regex', web.name, { rewriteTarget: '/$2' })])], [web]),
-    present: ['error_page 500 = @resty_unbalanced_https;', 'proxy_pass http://upstream_balancer_https_rewrite;',
+    model: model([server('shop.example.com', [proxied('/api(/|$)(.*)', 'regex', web.name, rewrite)])], [web]),
+    present: ['set $resty_route "e ', 'error_page 500 = @resty_unbalanced_https;', ...PLAIN,
       'content_by_lua_block { resty_ingress.unbalanced(308, ":8443") }'],
-    absent: [...PLAIN, ...LUA_REDIRECT],
+    absent: [...NO_LUA_REDIRECT, ...LUA_REDIRECT],
   },
-  { name: 'ssl-redirect false: the plain balancer, no redirect', model: site({ sslRedirect: false }), present: PLAIN, absent: [...LUA_REDIRECT, 'error_page'] },
-  { name: 'force-ssl-redirect: a static return, whatever the certificates', model: site({ forceSslRedirect: true }), present: [REDIRECT_8443, ...PLAIN], absent: LUA_REDIRECT },
+  { name: 'ssl-redirect false: no redirect for Lua', model: site({ sslRedirect: false }), present: [...NO_LUA_REDIRECT, ...PLAIN], absent: [...LUA_REDIRECT, 'error_page'] },
+  { name: 'force-ssl-redirect: a static return, whatever the certificates', model: site({ forceSslRedirect: true }), present: [...NO_LUA_REDIRECT, REDIRECT_8443, ...PLAIN], absent: LUA_REDIRECT },
   {
     name: 'port 443 is left out of both redirects',
-    model: model([server('shop.example.com', [proxied('/', 'prefix', web.name), proxied('/pay', 'exact', web.name, { forceSslRedirect: true })])], [web]),
+    model: model([server('shop.example.com', [proxied('/', 'prefix', web.name), proxied('/pay', 'exact', web.name, redirecting({ forceSslRedirect: true }))])], [web]),
     options: { httpsPort: 443 },
     present: ['return 308 https://$host$request_uri;'], absent: ['$host:443'],
   },
@@ -64,15 +73,15 @@ const rows: { name: string; model: Model; options?: Partial<RenderOptions>; pres
   },
   {
     name: 'ConfigMap: 301, HSTS with preload',
-    model: model([server('shop.example.com', [proxied('/', 'prefix', web.name), proxied('/pay', 'exact', web.name, { forceSslRedirect: true })])], [web],
-      { ...DEFAULT_SETTINGS, httpRedirectCode: 301, hsts: { enabled: true, maxAge: 600, includeSubdomains: false, preload: true } }),
+    model: model([server('shop.example.com', [proxied('/', 'prefix', web.name), proxied('/pay', 'exact', web.name, redirecting({ forceSslRedirect: true }))])], [web],
+      { ...DEFAULT_SETTINGS, tls: { ...DEFAULT_SETTINGS.tls, redirectCode: 301, hsts: { enabled: true, maxAge: 600, includeSubdomains: false, preload: true } } }),
     present: [FALLBACK_REDIRECT_8443.replace('308', '301'), 'return 301 https://$host:8443$request_uri;', 'on "max-age=600; preload";',
       'add_header Strict-Transport-Security $resty_hsts always;'],
     absent: ['return 308'],
   },
   {
     name: 'ConfigMap: hsts false sends no header',
-    model: site({}, { ...DEFAULT_SETTINGS, hsts: { ...DEFAULT_SETTINGS.hsts, enabled: false } }),
+    model: site({}, { ...DEFAULT_SETTINGS, tls: { ...DEFAULT_SETTINGS.tls, hsts: { ...DEFAULT_SETTINGS.tls.hsts, enabled: false } } }),
     present: [], absent: ['Strict-Transport-Security'],
   },
 ];
@@ -111,7 +120,7 @@ void describe('TLS in nginx.conf', () => {
   });
 
   void it('a cipher list that could break out of its directive is refused', () => {
-    const bad = site({}, { ...DEFAULT_SETTINGS, sslCiphers: 'HIGH; return 200' });
+    const bad = site({}, { ...DEFAULT_SETTINGS, tls: { ...DEFAULT_SETTINGS.tls, ciphers: 'HIGH; return 200' } });
     assert.throws(() => renderConfig(bad, goldenOptions()), (err: unknown) => err instanceof RenderError && err.code === 'UnsafeValue');
   });
 
@@ -134,7 +143,6 @@ function namedLocationsByServer(conf: string): Record<string, string[]> {
 // Each location {} costs NGINX a configuration per module on every parse (nginx -t, then the
 // master on reload): only a server with a location that redirects by certificate and rewrites
 // its URI renders the named location; every other answer comes from a fallback server.
-const rewrite = { rewriteTarget: '/$2' };
 const namedRows: { name: string; model: Model; options?: Partial<RenderOptions>; named: Record<string, string[]> }[] = [
   { name: 'HTTPS on, ssl-redirect (the default): none', model: site(), named: { '_': [], 'shop.example.com': [] } },
   { name: 'no --https-port: none', model: site(), options: { httpsPort: undefined }, named: { '_': [], 'shop.example.com': [] } },
@@ -145,8 +153,8 @@ const namedRows: { name: string; model: Model; options?: Partial<RenderOptions>;
   },
   {
     name: 'rewrite-target without ssl-redirect, or without --https-port: none',
-    model: model([server('shop.example.com', [proxied('/api(/|$)(.*)', 'regex', web.name, { ...rewrite, sslRedirect: false })]),
-      server('raw.example.com', [proxied('/api(/|$)(.*)', 'regex', web.name, { ...rewrite, forceSslRedirect: true })])], [web]),
+    model: model([server('shop.example.com', [proxied('/api(/|$)(.*)', 'regex', web.name, redirecting({ sslRedirect: false }, rewrite))]),
+      server('raw.example.com', [proxied('/api(/|$)(.*)', 'regex', web.name, redirecting({ forceSslRedirect: true }, rewrite))])], [web]),
     named: { '_': [], 'shop.example.com': [], 'raw.example.com': [] },
   },
   {

@@ -83,7 +83,7 @@ function locationKeys(model: Model): Set<string> {
   const keys = new Set<string>();
   for (const server of model.servers) {
     for (const location of server.locations) {
-      if (location.target.kind !== 'backend') continue;
+      if (location.route.kind !== 'backend') continue;
       keys.add(`${server.hostname === '_' ? '' : server.hostname} ${location.ingress?.name ?? ''} ${location.path}`);
     }
   }

@@ -3,7 +3,7 @@
 // sync.ts (which re-exports these).
 
 import type { Logger } from 'pino';
-import type { BackendPatch, BuildResult, DynamicBackend, DynamicCertificates, Failure, Model, Snapshot } from '../model/types.ts';
+import type { BackendPatch, BuildResult, DynamicBackend, DynamicCertificates, DynamicRoutes, Failure, Model, Snapshot } from '../model/types.ts';
 
 /** What the sync needs from the data plane (implemented by main over nginx/). */
 export interface DataPlane {
@@ -27,6 +27,8 @@ export interface DataPlane {
   patchBackends?(patch: BackendPatch): Promise<void>;
   /** POST every certificate and the host map to Lua (only when they changed or Lua lost them). */
   pushCertificates(certificates: DynamicCertificates): Promise<void>;
+  /** POST every route policy (canary splits) to Lua (only when they changed or Lua lost them); after the backends they name. */
+  pushRoutes(routes: DynamicRoutes): Promise<void>;
 }
 
 /** The pure steps, handed in by main. */

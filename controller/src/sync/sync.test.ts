@@ -2,32 +2,32 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { pino } from 'pino';
 import { createSync, RetryLater, type DataPlane } from './sync.ts';
-import type { Backend, BackendPatch, DynamicBackend, DynamicCertificates, Model, Snapshot } from '../model/types.ts';
+import { DEFAULT_SETTINGS } from '../model/features/parse.ts';
+import type { Backend, BackendPatch, DynamicBackend, DynamicCertificates, DynamicRoutes, Model, Snapshot } from '../model/types.ts';
 
-const proxy = { bodySize: '1m', connectTimeout: 5, readTimeout: 60, sendTimeout: 60, protocol: 'HTTP' } as const;
 const emptySnapshot: Snapshot = { ingresses: [], ingressClasses: [], services: [], endpointSlices: [], secrets: [], configMaps: [] };
 
 function model(paths: string[], addresses: string[]): Model {
   const backend: Backend = {
-    name: 'default-app-80', namespace: 'default', service: 'app', port: 80, loadBalance: 'round_robin',
+    name: 'default-app-80', namespace: 'default', service: 'app', port: 80, loadBalance: 'round_robin', routed: true,
     endpoints: addresses.map((address) => ({ address, port: 8080 })),
   };
   return {
     servers: [{
       hostname: 'app.test',
       locations: paths.map((path) => ({
-        path, match: 'prefix', target: { kind: 'backend', backend: backend.name }, ingress: null, proxy, rewriteTarget: null,
-        sslRedirect: true, forceSslRedirect: false,
+        path, match: 'prefix', route: { kind: 'backend', backend: backend.name, key: `r ${backend.name} app.test default - app ${path}` }, ingress: null, policy: {},
       })),
     }],
     backends: [backend],
     tls: { certificates: [], hosts: [], defaultCertificate: null },
-    settings: { sslProtocols: ['TLSv1.2', 'TLSv1.3'], sslCiphers: 'HIGH:!aNULL', hsts: { enabled: true, maxAge: 31536000, includeSubdomains: true, preload: false }, httpRedirectCode: 308, accessLog: { enabled: true, format: '$remote_addr', escapeJson: false }, proxyDefaults: { bodySize: '1m', connectTimeout: 5, readTimeout: 60, sendTimeout: 60, protocol: 'HTTP' } },
+    settings: DEFAULT_SETTINGS,
+    routes: [],
   };
 }
 
 /** A data plane that records what it was asked to do, in order. */
-function fakeDataplane(): DataPlane & { log: string[]; certificatePushes: DynamicCertificates[]; failReload: boolean; busyReloads: number; holdReload: Promise<void> | null; failPush: number } {
+function fakeDataplane(): DataPlane & { log: string[]; certificatePushes: DynamicCertificates[]; routePushes: DynamicRoutes[]; failReload: boolean; busyReloads: number; holdReload: Promise<void> | null; failPush: number } {
   let started = false;
   const dp = {
     log: [] as string[],
@@ -52,6 +52,10 @@ function fakeDataplane(): DataPlane & { log: string[]; certificatePushes: Dynami
     certificatePushes: [] as DynamicCertificates[],
     async pushCertificates(certificates: DynamicCertificates) {
       dp.certificatePushes.push(certificates);
+    },
+    routePushes: [] as DynamicRoutes[],
+    async pushRoutes(routes: DynamicRoutes) {
+      dp.routePushes.push(routes);
     },
   };
   return dp;

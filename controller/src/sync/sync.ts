@@ -69,6 +69,7 @@ export function createSync(options: SyncOptions): Sync {
       pushed = null;
       await pushBackends(decision);
       if (decision.certificates !== null) await dataplane.pushCertificates(decision.certificates);
+      if (decision.routes !== null) await dataplane.pushRoutes(decision.routes);
       dataplaneEmpty = false;
       pushed = model;
     } catch (err) {

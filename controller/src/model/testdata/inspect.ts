@@ -1,6 +1,6 @@
 // Test-only lookups into a BuildResult, so assertions name what they check.
 
-import type { Backend, BuildResult, Failure, Location, Server } from '../types.ts';
+import type { Backend, BuildResult, Failure, FeatureConfigs, Location, LocationFeature, Server } from '../types.ts';
 
 /** The server for `hostname`, or undefined. */
 export function findServer(result: BuildResult, hostname: string): Server | undefined {
@@ -34,8 +34,14 @@ export function failuresWith(result: BuildResult, reason: string): Failure[] {
   return result.failures.filter((failure) => failure.reason === reason);
 }
 
+/** The config of feature `name` a location runs with: its Ingress's, else the global one. */
+export function configOf<N extends LocationFeature>(result: BuildResult, location: Location | undefined, name: N): FeatureConfigs[N] | undefined {
+  if (!location) return undefined;
+  return location.policy[name] ?? result.model.settings[name];
+}
+
 /** Where a location sends requests, as one comparable string (`backend:<name>` or `not-found`). */
 export function targetOf(location: Location | undefined): string | undefined {
   if (!location) return undefined;
-  return location.target.kind === 'backend' ? `backend:${location.target.backend}` : 'not-found';
+  return location.route.kind === 'backend' ? `backend:${location.route.backend}` : 'not-found';
 }

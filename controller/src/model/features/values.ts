@@ -1,5 +1,5 @@
-// Small grammar helpers shared by annotation specs. Each returns Checked so
-// the framework can turn a refusal into an InvalidAnnotation failure.
+// Small grammar helpers shared by feature keys. Each returns Checked so the
+// engine (parse.ts) can turn a refusal into a failure.
 
 import { accept, refuse, type Checked } from '../checked.ts';
 

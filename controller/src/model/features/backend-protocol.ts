@@ -1,0 +1,35 @@
+// backend-protocol: how a location speaks to its backend. HTTP and HTTPS
+// today; ingress-nginx's other protocols refuse the Ingress rather than
+// proxying them as plain HTTP (a gRPC backend answered over HTTP/1 would
+// fail every request in a way that is hard to trace back).
+
+import { accept, refuse, type Checked } from '../checked.ts';
+import type { BackendProtocolConfig } from '../types.ts';
+import { defineFeature, field } from './feature.ts';
+
+/** Protocols ingress-nginx knows but this controller does not proxy yet. */
+const UNSUPPORTED_PROTOCOLS = new Set(['GRPC', 'GRPCS', 'AUTO_HTTP', 'FCGI']);
+
+function parseProtocol(value: string): Checked<'HTTP' | 'HTTPS'> {
+  const upper = value.toUpperCase();
+  if (upper === 'HTTP' || upper === 'HTTPS') return accept(upper);
+  if (UNSUPPORTED_PROTOCOLS.has(upper)) return refuse(`backend protocol ${upper} is unsupported (HTTP or HTTPS)`);
+  return refuse('expected HTTP or HTTPS');
+}
+
+export const backendProtocolFeature = defineFeature({
+  name: 'backendProtocol',
+  title: 'Backend protocol',
+  doc: 'HTTP or HTTPS (case-insensitive) to the backend; HTTPS sends the request host as SNI. '
+    + 'Difference: GRPC, GRPCS, AUTO_HTTP and FCGI are refused (the Ingress is not served) until they are supported.',
+  output: { kind: 'location', template: 'features/backend-protocol.njk' },
+  defaults: { protocol: 'HTTP' },
+  keys: [
+    field<BackendProtocolConfig, 'protocol'>('protocol', parseProtocol, {
+      annotation: { name: 'backend-protocol', scope: 'location', risk: 'Low' },
+      defaultText: 'HTTP',
+      doc: 'HTTP or HTTPS.',
+    }),
+  ],
+  proof: ['controller/src/model/features/backend-protocol.test.ts', 'controller/src/render/render-config.test.ts'],
+});

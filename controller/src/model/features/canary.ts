@@ -1,0 +1,99 @@
+// canary-*: one feature read together. A canary Ingress adds no server or
+// location of its own: each of its paths attaches to the location of the main
+// Ingress with the same host and path (model/canaries.ts), and the split is
+// data for Lua (Model.routes), so adding, changing or removing a canary never
+// reloads. As in ingress-nginx v1.15.1, a value that does not parse is ignored
+// with a warning and its default applies.
+
+import { accept, refuse, type Checked } from '../checked.ts';
+import type { CanaryConfig } from '../types.ts';
+import { defineFeature, field } from './feature.ts';
+import { parseBoolean } from './values.ts';
+
+/** An HTTP header or cookie name (RFC 9110 token), short enough for a variable name. */
+const TOKEN = /^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,128}$/u;
+const MAX_WEIGHT = 1_000_000;
+
+function parseToken(value: string): Checked<string | null> {
+  return TOKEN.test(value) ? accept(value) : refuse('expected a header or cookie name (letters, digits, -_. and the like)');
+}
+
+function parseHeaderValue(value: string): Checked<string | null> {
+  // eslint-disable-next-line no-control-regex -- control characters are what is refused
+  return value.length > 0 && value.length <= 1024 && !/[\u0000-\u001f\u007f]/u.test(value)
+    ? accept(value) : refuse('expected a header value of 1 to 1024 printable characters');
+}
+
+function parsePattern(value: string): Checked<string | null> {
+  if (value.length === 0 || value.length > 256) return refuse('expected a regular expression of 1 to 256 characters');
+  // eslint-disable-next-line no-control-regex -- control characters are what is refused
+  if (/[\u0000-\u001f\u007f]/u.test(value) || value.includes('(?')) return refuse('control characters and (? groups are not allowed');
+  try {
+    new RegExp(value, 'u');
+  } catch {
+    return refuse('not a valid regular expression');
+  }
+  return accept(value);
+}
+
+function parseCount(min: number): (value: string) => Checked<number> {
+  return (value) => {
+    if (!/^\d{1,7}$/u.test(value)) return refuse(`expected a whole number from ${min} to ${MAX_WEIGHT}`);
+    const count = Number(value);
+    return count >= min && count <= MAX_WEIGHT ? accept(count) : refuse(`expected a whole number from ${min} to ${MAX_WEIGHT}`);
+  };
+}
+
+const CONFIGURING = ['canary-weight', 'canary-by-header', 'canary-by-header-value', 'canary-by-header-pattern', 'canary-by-cookie'];
+
+/** ingress-nginx refuses canary settings without `canary: "true"`; a weight above the total is read as "always". */
+function finish(config: CanaryConfig, given: ReadonlySet<string>): Checked<CanaryConfig> {
+  if (!config.enabled && CONFIGURING.some((name) => given.has(name))) {
+    return refuse('canary-* settings need canary: "true"');
+  }
+  return accept(config);
+}
+
+export const canaryFeature = defineFeature({
+  name: 'canary',
+  title: 'Canary',
+  doc: 'A canary Ingress sends part of the traffic of the main Ingress with the same host and path to its own '
+    + 'Service: by header (always/never, an exact value or a pattern), then by cookie (always/never), then by '
+    + 'weight. Applied by Lua: adding, changing or removing a canary never reloads. A canary without a main '
+    + 'Ingress is not served; one canary per main path (the oldest wins). Difference: canary-* settings without '
+    + 'canary: "true" refuse the Ingress instead of being dropped silently.',
+  output: { kind: 'lua' },
+  defaults: { enabled: false, weight: 0, weightTotal: 100, header: null, headerValue: null, headerPattern: null, cookie: null },
+  keys: [
+    field<CanaryConfig, 'enabled'>('enabled', parseBoolean, {
+      annotation: { name: 'canary', scope: 'ingress', risk: 'Low' }, defaultText: 'false', invalid: 'ignore',
+      doc: 'This Ingress is a canary of the main Ingress with the same host and path.',
+    }),
+    field<CanaryConfig, 'weight'>('weight', parseCount(0), {
+      annotation: { name: 'canary-weight', scope: 'ingress', risk: 'Low' }, defaultText: '0', invalid: 'ignore',
+      doc: 'Requests sent to the canary, out of canary-weight-total.',
+    }),
+    field<CanaryConfig, 'weightTotal'>('weightTotal', parseCount(1), {
+      annotation: { name: 'canary-weight-total', scope: 'ingress', risk: 'Low' }, defaultText: '100', invalid: 'ignore',
+      doc: 'The total canary-weight is out of.',
+    }),
+    field<CanaryConfig, 'header'>('header', parseToken, {
+      annotation: { name: 'canary-by-header', scope: 'ingress', risk: 'Medium' }, defaultText: '', invalid: 'ignore',
+      doc: 'Request header that decides first: "always" → canary, "never" → main.',
+    }),
+    field<CanaryConfig, 'headerValue'>('headerValue', parseHeaderValue, {
+      annotation: { name: 'canary-by-header-value', scope: 'ingress', risk: 'Medium' }, defaultText: '', invalid: 'ignore',
+      doc: 'The header value that routes to the canary (instead of "always").',
+    }),
+    field<CanaryConfig, 'headerPattern'>('headerPattern', parsePattern, {
+      annotation: { name: 'canary-by-header-pattern', scope: 'ingress', risk: 'Medium' }, defaultText: '', invalid: 'ignore',
+      doc: 'A regular expression the header value must match (ignored when canary-by-header-value is set).',
+    }),
+    field<CanaryConfig, 'cookie'>('cookie', parseToken, {
+      annotation: { name: 'canary-by-cookie', scope: 'ingress', risk: 'Medium' }, defaultText: '', invalid: 'ignore',
+      doc: 'Cookie that decides after the header: "always" → canary, "never" → main.',
+    }),
+  ],
+  finish,
+  proof: ['controller/src/model/features/canary.test.ts', 'lua/canary.test.ts', 'e2e/canary.test.ts'],
+});

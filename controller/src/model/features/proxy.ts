@@ -1,0 +1,46 @@
+// proxy-body-size and the proxy timeouts: per location, with ConfigMap keys of
+// the same names as their global defaults (rendered once in http {}; a
+// location prints only what its Ingress changes).
+
+import { accept, refuse, type Checked } from '../checked.ts';
+import type { ProxyConfig } from '../types.ts';
+import { defineFeature, field, type FeatureKey } from './feature.ts';
+import { parseSeconds } from './values.ts';
+
+/** An hour is the longest timeout we accept: longer ones hide broken backends. */
+const MAX_TIMEOUT_SECONDS = 3600;
+
+function parseBodySize(value: string): Checked<string> {
+  // `0` disables the limit in NGINX; units k/m/g in either case.
+  return /^\d{1,12}[kKmMgG]?$/.test(value) ? accept(value) : refuse('expected an NGINX size such as 0, 512k, 8m or 1g');
+}
+
+function timeout(name: string, key: 'connectTimeout' | 'readTimeout' | 'sendTimeout', defaultText: string, what: string): FeatureKey<ProxyConfig> {
+  return field<ProxyConfig, typeof key>(key, (value) => parseSeconds(value, 1, MAX_TIMEOUT_SECONDS), {
+    annotation: { name, scope: 'location', risk: 'Low' },
+    configKey: name,
+    defaultText,
+    doc: `${what}, in whole seconds (1 to ${MAX_TIMEOUT_SECONDS}, optional "s").`,
+  });
+}
+
+export const proxyFeature = defineFeature({
+  name: 'proxy',
+  title: 'Proxy body size and timeouts',
+  doc: 'Per-location client_max_body_size and proxy timeouts. The ConfigMap keys of the same names set the '
+    + 'global defaults. Difference: timeouts are whole seconds up to an hour (ingress-nginx accepts any integer).',
+  output: { kind: 'location', template: 'features/proxy.njk' },
+  defaults: { bodySize: '1m', connectTimeout: 5, readTimeout: 60, sendTimeout: 60 },
+  keys: [
+    field<ProxyConfig, 'bodySize'>('bodySize', parseBodySize, {
+      annotation: { name: 'proxy-body-size', scope: 'location', risk: 'Medium' },
+      configKey: 'proxy-body-size',
+      defaultText: '1m',
+      doc: 'Largest request body (client_max_body_size): a size such as 8m; 0 = unlimited.',
+    }),
+    timeout('proxy-connect-timeout', 'connectTimeout', '5', 'Time to connect to a backend'),
+    timeout('proxy-read-timeout', 'readTimeout', '60', 'Time between two reads from a backend'),
+    timeout('proxy-send-timeout', 'sendTimeout', '60', 'Time between two writes to a backend'),
+  ],
+  proof: ['controller/src/model/features/proxy.test.ts', 'e2e/ingress-nginx-compat.test.ts'],
+});

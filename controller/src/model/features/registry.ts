@@ -1,0 +1,37 @@
+// The feature registry: every feature module in a fixed order. The builder
+// parses them in this order, the renderer prints the location partials in
+// this order, and the catalogue and docs list them in it.
+
+import { accessLogFeature } from './access-log.ts';
+import { backendProtocolFeature } from './backend-protocol.ts';
+import { canaryFeature } from './canary.ts';
+import type { AnyFeature, FeatureName } from './feature.ts';
+import { loadBalanceFeature } from './load-balance.ts';
+import { proxyFeature } from './proxy.ts';
+import { rewriteFeature } from './rewrite.ts';
+import { sslRedirectFeature } from './ssl-redirect.ts';
+import { tlsSettingsFeature } from './tls-settings.ts';
+
+export const FEATURES: readonly AnyFeature[] = Object.freeze([
+  sslRedirectFeature,
+  proxyFeature,
+  rewriteFeature,
+  backendProtocolFeature,
+  loadBalanceFeature,
+  canaryFeature,
+  tlsSettingsFeature,
+  accessLogFeature,
+]);
+
+/** The features whose output is a location partial, in registry order (render/location-blocks.ts). */
+export const LOCATION_FEATURES: readonly AnyFeature[] = FEATURES.filter((feature) => feature.output.kind === 'location');
+
+/** The dynamic features: their configs are data for Lua (Model.routes), never nginx.conf. */
+export const DYNAMIC_FEATURES: readonly AnyFeature[] = FEATURES.filter((feature) => feature.output.kind === 'lua');
+
+/** The feature named `name`. */
+export function featureNamed(name: FeatureName): AnyFeature {
+  const found = FEATURES.find((feature) => feature.name === name);
+  if (found === undefined) throw new Error(`no feature ${name}`);
+  return found;
+}
