@@ -9,8 +9,7 @@ import { parseBoolean } from './values.ts';
 export const accessLogFeature = defineFeature({
   name: 'accessLog',
   title: 'Access log',
-  doc: 'The access log\'s format (ingress-nginx\'s upstreaminfo by default), escape=json, and switching it off. '
-    + 'Difference: every $variable of a format must be one NGINX or our nginx.conf defines.',
+  doc: 'The access log\'s format (ingress-nginx\'s upstreaminfo by default), escape=json, and switching it off.',
   output: { kind: 'global' },
   defaults: { enabled: true, format: DEFAULT_LOG_FORMAT, escapeJson: false },
   keys: [
@@ -18,7 +17,10 @@ export const accessLogFeature = defineFeature({
       const parsed = parseBoolean(raw);
       return parsed.ok ? { ok: true, value: !parsed.value } : parsed;
     }, { configKey: 'disable-access-log', defaultText: 'false', doc: 'true turns the access log off.' }),
-    field<AccessLogSettings, 'format'>('format', parseLogFormat, { configKey: 'log-format-upstream', defaultText: 'upstreaminfo', doc: 'The log_format text.' }),
+    field<AccessLogSettings, 'format'>('format', parseLogFormat, {
+      configKey: 'log-format-upstream', defaultText: 'upstreaminfo', doc: 'The log_format text.',
+      difference: 'every $variable must be one NGINX or our nginx.conf defines; no \' or \\ or ;',
+    }),
     field<AccessLogSettings, 'escapeJson'>('escapeJson', parseBoolean, { configKey: 'log-format-escape-json', defaultText: 'false', doc: 'escape=json on the log format.' }),
   ],
   proof: ['controller/src/model/features/access-log.test.ts', 'controller/src/render/access-log.test.ts'],

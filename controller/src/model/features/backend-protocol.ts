@@ -20,8 +20,7 @@ function parseProtocol(value: string): Checked<'HTTP' | 'HTTPS'> {
 export const backendProtocolFeature = defineFeature({
   name: 'backendProtocol',
   title: 'Backend protocol',
-  doc: 'HTTP or HTTPS (case-insensitive) to the backend; HTTPS sends the request host as SNI. '
-    + 'Difference: GRPC, GRPCS, AUTO_HTTP and FCGI are refused (the Ingress is not served) until they are supported.',
+  doc: 'HTTP or HTTPS (case-insensitive) to the backend; HTTPS sends the request host as SNI.',
   output: { kind: 'location', template: 'features/backend-protocol.njk' },
   defaults: { protocol: 'HTTP' },
   keys: [
@@ -29,6 +28,7 @@ export const backendProtocolFeature = defineFeature({
       annotation: { name: 'backend-protocol', scope: 'location', risk: 'Low' },
       defaultText: 'HTTP',
       doc: 'HTTP or HTTPS.',
+      difference: 'GRPC, GRPCS, AUTO_HTTP and FCGI refuse the Ingress (it is not served) until they are supported',
     }),
   ],
   proof: ['controller/src/model/features/backend-protocol.test.ts', 'controller/src/render/render-config.test.ts'],

@@ -60,14 +60,14 @@ export const canaryFeature = defineFeature({
   doc: 'A canary Ingress sends part of the traffic of the main Ingress with the same host and path to its own '
     + 'Service: by header (always/never, an exact value or a pattern), then by cookie (always/never), then by '
     + 'weight. Applied by Lua: adding, changing or removing a canary never reloads. A canary without a main '
-    + 'Ingress is not served; one canary per main path (the oldest wins). Difference: canary-* settings without '
-    + 'canary: "true" refuse the Ingress instead of being dropped silently.',
+    + 'Ingress is not served; one canary per main path (the oldest wins).',
   output: { kind: 'lua' },
   defaults: { enabled: false, weight: 0, weightTotal: 100, header: null, headerValue: null, headerPattern: null, cookie: null },
   keys: [
     field<CanaryConfig, 'enabled'>('enabled', parseBoolean, {
       annotation: { name: 'canary', scope: 'ingress', risk: 'Low' }, defaultText: 'false', invalid: 'ignore',
       doc: 'This Ingress is a canary of the main Ingress with the same host and path.',
+      difference: 'canary-* settings without canary: "true" refuse the Ingress instead of being dropped silently; the access log\'s $proxy_alternative_upstream_name stays empty (the metrics\' canary label is filled)',
     }),
     field<CanaryConfig, 'weight'>('weight', parseCount(0), {
       annotation: { name: 'canary-weight', scope: 'ingress', risk: 'Low' }, defaultText: '0', invalid: 'ignore',

@@ -44,6 +44,8 @@ export interface FeatureKey<C> {
   readonly defaultText: string;
   /** One line for the docs. */
   readonly doc: string;
+  /** Where this key behaves differently from ingress-nginx v1.15.1 (one line), if it does: the catalogue says "different". */
+  readonly difference?: string;
   /**
    * What an invalid annotation value does, as in ingress-nginx v1.15.1: `fail` = the Ingress
    * is not served (its annotation validation refuses it), `ignore` = the key is ignored with a

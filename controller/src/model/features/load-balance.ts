@@ -11,8 +11,7 @@ const ALGORITHMS: readonly LoadBalance[] = ['round_robin', 'ewma'];
 export const loadBalanceFeature = defineFeature({
   name: 'loadBalance',
   title: 'Load balancing',
-  doc: 'round_robin or ewma, per backend (the oldest Ingress wins when several route to one Service port). '
-    + 'Difference: changing it reloads (EWMA adds a Lua log phase to its locations; round robin pays none).',
+  doc: 'round_robin or ewma, per backend (the oldest Ingress wins when several route to one Service port).',
   output: { kind: 'location', template: null },
   defaults: { algorithm: 'round_robin' },
   keys: [
@@ -21,6 +20,7 @@ export const loadBalanceFeature = defineFeature({
       configKey: 'load-balance',
       defaultText: 'round_robin',
       doc: 'round_robin or ewma.',
+      difference: 'changing it reloads (EWMA adds a Lua log phase to its locations; round robin pays none); chash and sticky are refused',
     }),
   ],
   proof: ['controller/src/model/features/load-balance.test.ts', 'lua/pickers.test.ts'],

@@ -21,14 +21,14 @@ function timeout(name: string, key: 'connectTimeout' | 'readTimeout' | 'sendTime
     configKey: name,
     defaultText,
     doc: `${what}, in whole seconds (1 to ${MAX_TIMEOUT_SECONDS}, optional "s").`,
+    difference: `at most ${MAX_TIMEOUT_SECONDS} s and at least 1 s (ingress-nginx takes any integer)`,
   });
 }
 
 export const proxyFeature = defineFeature({
   name: 'proxy',
   title: 'Proxy body size and timeouts',
-  doc: 'Per-location client_max_body_size and proxy timeouts. The ConfigMap keys of the same names set the '
-    + 'global defaults. Difference: timeouts are whole seconds up to an hour (ingress-nginx accepts any integer).',
+  doc: 'Per-location client_max_body_size and proxy timeouts. The ConfigMap keys of the same names set the global defaults.',
   output: { kind: 'location', template: 'features/proxy.njk' },
   defaults: { bodySize: '1m', connectTimeout: 5, readTimeout: 60, sendTimeout: 60 },
   keys: [

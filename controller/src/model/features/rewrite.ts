@@ -28,7 +28,7 @@ export const rewriteFeature = defineFeature({
   title: 'Rewrite and regex paths',
   doc: 'rewrite-target rewrites the path sent upstream (`rewrite "(?i)<path>" <target> break;`); with it or '
     + 'use-regex, the Ingress\'s ImplementationSpecific paths are case-insensitive regular expressions anchored at '
-    + 'the start. Difference: the target is a path with captures $1..$9 only (no variables, no absolute URL yet).',
+    + 'the start.',
   output: { kind: 'location', template: 'features/rewrite.njk' },
   defaults: { target: null, useRegex: false },
   keys: [
@@ -36,6 +36,7 @@ export const rewriteFeature = defineFeature({
       annotation: { name: 'rewrite-target', scope: 'ingress', risk: 'Medium' },
       defaultText: '',
       doc: 'The path sent upstream, e.g. /$2.',
+      difference: 'a path with captures $1..$9 only: no NGINX variables, no absolute URL yet',
     }),
     field<RewriteConfig, 'useRegex'>('useRegex', parseBoolean, {
       annotation: { name: 'use-regex', scope: 'location', risk: 'Low' },
