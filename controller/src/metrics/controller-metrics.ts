@@ -5,6 +5,7 @@
 
 import { createHash } from 'node:crypto';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import { createUnsupportedNameMetrics } from './unsupported-names.ts';
 import type { BuildResult, TlsState } from '../model/types.ts';
 import { createCertificateExpiryMetric } from './certificate-expiry.ts';
 
@@ -60,6 +61,7 @@ export function createControllerMetrics(options: ControllerMetricsOptions): Cont
   const syncDuration = new Histogram({ name: 'resty_ingress_sync_duration_seconds', help: 'Time of one sync (snapshot, build, decide, apply)', buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10], registers });
   const propagation = new Histogram({ name: 'resty_ingress_endpoint_propagation_seconds', help: 'From an EndpointSlice event to its endpoints acknowledged by NGINX', buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5], registers });
   lastReloadOk.set(1);
+  const unsupportedNames = createUnsupportedNameMetrics(options.registry);
   leader.set({ name: options.electionId }, 0);
   for (const result of ['skip', 'dynamic', 'reload', 'error']) syncs.inc({ result }, 0);
 
@@ -95,6 +97,7 @@ export function createControllerMetrics(options: ControllerMetricsOptions): Cont
       changedAt = null;
     },
     modelBuilt({ model, failures }: BuildResult): void {
+      unsupportedNames.update(failures);
       orphans.reset();
       const noService = new Set<string>();
       for (const failure of failures) {

@@ -40,8 +40,8 @@ interface Seen { readonly target: EventTarget; readonly stamp: string }
 
 const refKey = (ref: IngressRef): string => `${ref.namespace}/${ref.name}`;
 
-/** Reasons the ConfigMap module gives for its own keys (model/config-map.ts). */
-const CONFIG_MAP_REASONS: ReadonlySet<string> = new Set(['InvalidConfigMapValue', 'UnknownConfigMapKey']);
+/** Reasons the ConfigMap reader gives for its own keys (model/features/parse.ts readSettings; with no Ingress). */
+const CONFIG_MAP_REASONS: ReadonlySet<string> = new Set(['InvalidConfigMapValue', 'UnknownConfigMapKey', 'UnsupportedConfigMapKey', 'ProtectionNotSupported']);
 
 /** The Event target for the controller's ConfigMap, if it is in the snapshot. */
 function configMapTarget(snapshot: Snapshot, key: string | null | undefined): EventTarget | undefined {

@@ -3,6 +3,7 @@
 // that a table row reads like the manifest it stands for.
 
 import type {
+  V1ConfigMap,
   V1EndpointSlice,
   V1HTTPIngressPath,
   V1Ingress,
@@ -150,4 +151,9 @@ export function deepFreeze<T>(value: T): T {
     for (const child of Object.values(value)) deepFreeze(child);
   }
   return value;
+}
+
+/** The controller's ConfigMap (`--configmap ingress/resty-ingress`) with `data`. */
+export function configMap(data: Record<string, string>, name = 'resty-ingress', namespace = 'ingress'): V1ConfigMap {
+  return deepFreeze({ metadata: { namespace, name }, data });
 }
