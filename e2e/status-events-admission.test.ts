@@ -6,53 +6,19 @@
 // the controller's reason. Then two replicas: only the Lease holder writes
 // status, and the other takes over when the leader freezes.
 import assert from 'node:assert/strict';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { test } from 'node:test';
-import { makeServingCert } from './cluster/apiserver/connection.ts';
 import {
-  appManifest, freePort, ingressClassManifest, ingressManifest, startCluster, startController, startStack, waitFor, yamlDocuments,
+  appManifest, freePort, ingressClassManifest, ingressManifest, startCluster, startController, startStack, waitFor, webhookArgs,
+  webhookCertificateFiles, webhookConfiguration,
 } from './harness/index.ts';
 
 const ADDRESS = '203.0.113.10,lb.resty.test';
 
-async function certificateFiles(t: { after(fn: () => Promise<void>): void }): Promise<{ cert: string; key: string; ca: string }> {
-  const dir = await mkdtemp(join(tmpdir(), 'resty-e2e-webhook-'));
-  t.after(() => rm(dir, { recursive: true, force: true }));
-  const serving = await makeServingCert('127.0.0.1');
-  await writeFile(join(dir, 'tls.crt'), serving.cert);
-  await writeFile(join(dir, 'tls.key'), serving.key);
-  return { cert: join(dir, 'tls.crt'), key: join(dir, 'tls.key'), ca: serving.cert };
-}
-
-function webhookConfiguration(port: number, caPem: string): string {
-  return yamlDocuments([{
-    apiVersion: 'admissionregistration.k8s.io/v1',
-    kind: 'ValidatingWebhookConfiguration',
-    metadata: { name: 'resty-ingress-admission' },
-    webhooks: [{
-      name: 'validate.resty-ingress.dev',
-      admissionReviewVersions: ['v1'],
-      sideEffects: 'None',
-      failurePolicy: 'Fail',
-      clientConfig: { url: `https://127.0.0.1:${port}/networking/v1/ingresses`, caBundle: Buffer.from(caPem).toString('base64') },
-      rules: [{ apiGroups: ['networking.k8s.io'], apiVersions: ['v1'], operations: ['CREATE', 'UPDATE'], resources: ['ingresses'] }],
-    }],
-  }]);
-}
-
 test('Events, status address and the admission webhook through kubectl', async (t) => {
-  const tls = await certificateFiles(t);
+  const tls = await webhookCertificateFiles(t);
   const webhookPort = await freePort();
   const { cluster } = await startStack(t, {
-    controller: {
-      args: [
-        '--publish-status-address', ADDRESS, '--election-ttl', '2s',
-        '--validating-webhook', `127.0.0.1:${webhookPort}`,
-        '--validating-webhook-certificate', tls.cert, '--validating-webhook-key', tls.key,
-      ],
-    },
+    controller: { args: ['--publish-status-address', ADDRESS, '--election-ttl', '2s', ...webhookArgs(webhookPort, tls)] },
   });
   await cluster.apply([
     appManifest({ name: 'web', replicas: 1 }),

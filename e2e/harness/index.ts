@@ -20,3 +20,4 @@ export { collectLogs, parseLogLine, type LogCollector, type LogEntry, type LogMa
 export { nginxProcessesOf, listProcesses, mastersOf, type ProcessInfo } from './processes.ts';
 export { freePort, freePorts, isPortFree, probeTcp, randomLoopbackPool } from './network.ts';
 export { sleep, waitFor, waitForResponse, runCleanups } from './wait.ts';
+export { webhookArgs, webhookCertificateFiles, webhookConfiguration, type WebhookCertificate } from './webhook.ts';
