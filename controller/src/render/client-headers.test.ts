@@ -2,7 +2,8 @@
 // nginx.conf in the real data-plane NGINX and an echo backend. ingress-nginx's
 // default (use-forwarded-headers false) is the contract: X-Forwarded-For is the
 // connection's address alone, X-Forwarded-Host/Proto/Port describe the request
-// NGINX received, whatever the client claims.
+// NGINX received, whatever the client claims; and a client's `Proxy:` header is
+// cleared (HTTPoxy, CVE-2016-5385: CGI-style backends turn it into HTTP_PROXY).
 // Every kind of proxied location is tried: a location that set a
 // proxy_set_header of its own would silently drop every inherited one.
 import { after, before, describe, it } from 'node:test';
@@ -108,6 +109,10 @@ void describe('client request headers as the backend receives them (real NGINX)'
     ['spoofed X-Forwarded-Host/Proto/Port are replaced by the request NGINX received',
       { 'x-forwarded-host': 'evil.example', 'x-forwarded-proto': 'https', 'x-forwarded-port': '1' },
       (port) => ({ 'x-forwarded-host': HOST, 'x-forwarded-proto': 'http', 'x-forwarded-port': String(port) })],
+    ['a Proxy header never reaches the backend (HTTPoxy)',
+      { proxy: 'http://evil:1' }, () => ({ proxy: undefined })],
+    ['a Proxy header in another case never reaches the backend',
+      { PROXY: 'http://evil:1' }, () => ({ proxy: undefined })],
   ];
   for (const [name, sent, expected] of rows) {
     void it(name, async () => {
@@ -120,8 +125,9 @@ void describe('client request headers as the backend receives them (real NGINX)'
   }
 
   void it('other client headers still reach the backend (the echo sees what is sent)', async () => {
-    const seen = await seenBy('/', { 'x-custom': 'kept' });
+    const seen = await seenBy('/', { 'x-custom': 'kept', 'x-proxy': 'kept too' });
     assert.equal(seen.headers['x-custom'], 'kept');
+    assert.equal(seen.headers['x-proxy'], 'kept too');
   });
 
   void it('logs no [error]', () => {
