@@ -63,6 +63,16 @@ void describe('balancer', () => {
     assertCleanErrorLog(fixture);
   });
 
+  // IPv4-mapped, so the backends stay on 127.0.0.0/8: NGINX connects over IPv6 all the same.
+  for (const algorithm of ['round_robin', 'ewma'] as const) {
+    void it(`IPv6 endpoints take traffic (${algorithm})`, async () => {
+      const endpoints = echo.slice(0, 2).map(({ address, port }) => ({ address: `::ffff:${address}`, port }));
+      await push([{ name: 'web6', endpoints, loadBalance: algorithm }]);
+      assert.deepEqual(Object.keys(await tally(fixture, 'web6', 20)).sort(), ['a', 'b']);
+      assertCleanErrorLog(fixture);
+    });
+  }
+
   void it('round robin spreads evenly', async () => {
     await push([{ name: 'web', endpoints: endpointsOf(echo.slice(0, 3)), loadBalance: 'round_robin' }]);
     const hits = await tally(fixture, 'web', 60);

@@ -9,7 +9,7 @@ import type { Registry } from 'prom-client';
 import type { ControllerOptions } from './cli/index.ts';
 import { createStore, loadKubeConfig, type Store } from './kube/index.ts';
 import { createModelBuilder } from './model/index.ts';
-import { createNginx, findDataplane, getStatus, NginxError, nginxProblems, NginxNotRunningError, patchBackends, postBackends, repoRoot, type NginxManager } from './nginx/index.ts';
+import { applyBackends, applyPatch, createNginx, findDataplane, getStatus, NginxError, nginxProblems, NginxNotRunningError, repoRoot, type NginxManager } from './nginx/index.ts';
 import { createConfigRenderer, defaultCertificatePaths } from './render/index.ts';
 import { metricsLogPath } from './render/render-options.ts';
 import { postCertificates } from './nginx/lua-certificates.ts';
@@ -134,8 +134,9 @@ export async function startController(opts: ControllerOptions, logger: Logger, r
         throw err instanceof NginxNotRunningError ? new RetryLater(err.message) : err;
       }),
       validateAhead: (conf, version) => nginx.validateAhead(conf, version),
-      pushBackends: async (backends) => { await postBackends(luaUrl, backends); },
-      patchBackends: async (patch) => { await patchBackends(luaUrl, patch); },
+      // Applied = every live worker holds it, not just Lua's store (lua-client.ts, waitForWorkers).
+      pushBackends: async (backends) => { await applyBackends(luaUrl, backends); },
+      patchBackends: async (patch) => { await applyPatch(luaUrl, patch); },
       pushCertificates: async (certificates) => { await postCertificates(luaUrl, certificates); },
       pushRoutes: async (routes) => { await postRoutes(luaUrl, routes); },
     },

@@ -95,9 +95,13 @@ function _M.sync(name, raw)
     end
     local endpoints = {}
     for i, endpoint in ipairs(decoded.endpoints) do
+        -- set_current_peer parses its address as NGINX parses a URL: an IPv6
+        -- address needs its brackets, or its first ":" starts the port.
         local address = endpoint.address
-        local key = (str_find(address, ":", 1, true) and "[" .. address .. "]" or address)
-                    .. ":" .. endpoint.port
+        if str_find(address, ":", 1, true) then
+            address = "[" .. address .. "]"
+        end
+        local key = address .. ":" .. endpoint.port
         endpoints[i] = { address = address, port = endpoint.port, key = key,
                          needle = " " .. key .. " " }
     end

@@ -5,6 +5,7 @@
 -- hosts, never PEM content. GET answers the summary: no PEM, no key.
 local ngx = ngx
 local cjson = require("cjson.safe")
+local json_body = require("resty_ingress.json_body")
 local ssl = require("ngx.ssl")
 local certificate_store = require("resty_ingress.certificate_store")
 
@@ -16,8 +17,9 @@ local str_find = string.find
 local sort = table.sort
 
 local MAX_CERTIFICATES = 20000
-local ID_PATTERN = [[^[a-z0-9]([-a-z0-9]*[a-z0-9])?/[a-z0-9]([-a-z0-9.]*[a-z0-9])?$]]
-local HOST_PATTERN = [[^(\*\.)?[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$]]
+-- \z, not $: PCRE's $ also matches before a final newline ("ns/name\n").
+local ID_PATTERN = [[^[a-z0-9]([-a-z0-9]*[a-z0-9])?/[a-z0-9]([-a-z0-9.]*[a-z0-9])?\z]]
+local HOST_PATTERN = [[^(\*\.)?[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\z]]
 
 local _M = {}
 
@@ -46,9 +48,9 @@ end
 
 -- Decodes and checks a POST body; returns the store's input or nil, reason.
 function _M.parse(body)
-    local doc = cjson.decode(body)
+    local doc, decode_err = json_body.decode(body)
     if type(doc) ~= "table" then
-        return nil, "body must be a JSON object"
+        return nil, "body must be a JSON object" .. (decode_err and ": " .. decode_err or "")
     end
     local list = doc.certificates
     if type(list) ~= "table" or #list > MAX_CERTIFICATES then

@@ -2,7 +2,7 @@
 --   POST /configuration/backends  the full set of backends (201 / 400 + reason)
 --   PATCH /configuration/backends {"set":[...],"remove":[...]}: only what changed
 --   GET  /configuration/backends  the set as loaded; ?name=a&name=b: only those
---   GET  /configuration/status    store version and the version each worker applied
+--   GET  /configuration/status    store version, the version every worker applied, each one's
 --   POST /configuration/certificates  every certificate + host map (certificate_api.lua)
 --   GET  /configuration/certificates  what is loaded, without PEMs or keys
 local ngx = ngx
@@ -106,12 +106,15 @@ local function get_backends()
     return respond(200, store.backends_json(only), "application/json")
 end
 
+-- version: what the store holds; applied: what every live worker holds (the
+-- controller counts a push as applied only then); workers: each one's version.
 local function get_status()
-    local workers = store.worker_status(ngx.worker.count())
+    local workers, applied = store.worker_status(ngx.worker.count())
+    local version = store.version()
     -- An empty Lua table would encode as [], the contract says an object.
-    local body = cjson.encode({ version = store.version(), workers = workers })
+    local body = cjson.encode({ version = version, applied = applied, workers = workers })
     if next(workers) == nil then
-        body = '{"version":' .. store.version() .. ',"workers":{}}'
+        body = '{"version":' .. version .. ',"applied":' .. applied .. ',"workers":{}}'
     end
     return respond(200, body, "application/json")
 end

@@ -14,6 +14,8 @@ local _M = {}
 local MODULES = {
     "cjson.safe",
     "resty_ingress.shared_dict",
+    "resty_ingress.json_body",
+    "resty_ingress.ip_address",
     "resty_ingress.validate",
     "resty_ingress.round_robin",
     "resty_ingress.ewma",

@@ -195,18 +195,27 @@ function _M.set_worker_status(id, pid, version)
     return put(dict(), "worker:" .. id, pid .. " " .. version)
 end
 
--- { [pid string] = applied version } for worker slots 0..count-1.
+-- { [pid string] = applied version } for worker slots 0..count-1, and the
+-- version every one of those slots has applied (0 while a slot has none).
+-- A slot is a live worker: NGINX restarts a dead one in the same slot, and a
+-- new worker writes its slot before it serves (worker.lua, init_worker).
 function _M.worker_status(count)
     local shared = dict()
     local workers = {}
+    local applied
     for id = 0, count - 1 do
         local value = shared:get("worker:" .. id)
+        local version = 0
         if value then
             local space = str_find(value, " ", 1, true)
-            workers[str_sub(value, 1, space - 1)] = tonumber(str_sub(value, space + 1))
+            version = tonumber(str_sub(value, space + 1))
+            workers[str_sub(value, 1, space - 1)] = version
+        end
+        if applied == nil or version < applied then
+            applied = version
         end
     end
-    return workers
+    return workers, applied or 0
 end
 
 return _M

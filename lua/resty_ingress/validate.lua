@@ -2,40 +2,40 @@
 -- into a canonical JSON string. Canonical (fixed key order, no escaping
 -- needed: every string is checked against a narrow grammar) so that the store
 -- can tell "unchanged" by plain string comparison and never deep-compares.
-local ffi = require("ffi")
-local cjson = require("cjson.safe")
+local json_body = require("resty_ingress.json_body")
+local ip_address = require("resty_ingress.ip_address")
 
 local type = type
+local pairs = pairs
 local tostring = tostring
 local concat = table.concat
 local str_find = string.find
 local str_byte = string.byte
+local str_sub = string.sub
+local str_gsub = string.gsub
+local str_format = string.format
 local math_floor = math.floor
-local ffi_new = ffi.new
-local C = ffi.C
-
--- inet_pton is the one authority on what an IP address is; a home-made
--- pattern would let through names NGINX would then resolve.
-pcall(ffi.cdef, "int inet_pton(int af, const char *src, void *dst);")
-local AF_INET = 2
-local AF_INET6 = 10
-local addr_buf = ffi_new("unsigned char[16]")
 
 local ALGORITHMS = { round_robin = true, ewma = true }
 local MAX_NAME_LEN = 253
+-- How much of a refused value a reason quotes.
+local MAX_SHOWN = 64
 
 local _M = {}
 
-local function is_ip(address)
-    if type(address) ~= "string" or #address == 0 or #address > 45 then
-        return false
-    end
-    if C.inet_pton(AF_INET, address, addr_buf) == 1 then
-        return true
-    end
-    return C.inet_pton(AF_INET6, address, addr_buf) == 1
+local function escape_byte(char)
+    return str_format("\\x%02x", str_byte(char))
 end
-_M.is_ip = is_ip
+
+-- A refused value as a reason quotes it: cut short, and every byte that is not
+-- printable ASCII (NUL, newlines, invalid UTF-8), a quote or a backslash as \xHH.
+local function show(value)
+    if type(value) ~= "string" then
+        return tostring(value)
+    end
+    local cut = #value > MAX_SHOWN and str_sub(value, 1, MAX_SHOWN) .. "..." or value
+    return '"' .. str_gsub(cut, '[%c"\\\128-\255]', escape_byte) .. '"'
+end
 
 -- A JSON array decodes to a Lua table with keys 1..n and nothing else.
 local function is_sequence(value)
@@ -51,20 +51,20 @@ end
 
 local function is_name(name)
     return type(name) == "string" and #name > 0 and #name <= MAX_NAME_LEN
-           and not str_find(name, "[^%w%._-]")
+           and not str_find(name, "[^A-Za-z0-9._-]")
 end
 
 local function check_endpoint(endpoint, where)
     if type(endpoint) ~= "table" then
         return nil, where .. ": must be an object"
     end
-    if not is_ip(endpoint.address) then
+    if not ip_address.is_ip(endpoint.address) then
         return nil, where .. ".address: must be an IPv4 or IPv6 address, got "
-                    .. tostring(endpoint.address)
+                    .. show(endpoint.address)
     end
     local port = endpoint.port
     if type(port) ~= "number" or port ~= math_floor(port) or port < 1 or port > 65535 then
-        return nil, where .. ".port: must be an integer 1..65535, got " .. tostring(port)
+        return nil, where .. ".port: must be an integer 1..65535, got " .. show(port)
     end
     return '{"address":"' .. endpoint.address .. '","port":' .. port .. '}'
 end
@@ -108,7 +108,7 @@ function _M.parse_backends(body)
     if not first or str_byte(body, first) ~= 91 then -- "["
         return nil, "body must be a JSON array of backends"
     end
-    local decoded, err = cjson.decode(body)
+    local decoded, err = json_body.decode(body)
     if decoded == nil then
         return nil, "invalid JSON: " .. tostring(err)
     end
@@ -141,7 +141,7 @@ function _M.parse_patch(body)
     if not first or str_byte(body, first) ~= 123 then -- "{"
         return nil, "body must be a JSON object {\"set\":[...],\"remove\":[...]}"
     end
-    local decoded, err = cjson.decode(body)
+    local decoded, err = json_body.decode(body)
     if type(decoded) ~= "table" then
         return nil, "invalid JSON: " .. tostring(err)
     end

@@ -4,12 +4,16 @@
 -- compares the stamps of the names the change log gives for the versions it
 -- missed, or of every backend when the log does not cover them (every stamp
 -- on every push was a shared-dict read per backend per push in each worker).
+-- A worker reports a version (GET /configuration/status) only once it holds
+-- every backend of it: a backend it could not apply is tried again on each
+-- later version, and until then the worker reports the last version it held whole.
 local ngx = ngx
 local store = require("resty_ingress.store")
 local balancer = require("resty_ingress.balancer")
 local https_redirect = require("resty_ingress.https_redirect")
 
 local pairs = pairs
+local next = next
 local ngx_log = ngx.log
 local ERR = ngx.ERR
 
@@ -20,8 +24,11 @@ local _M = {}
 
 local applied_version = -1
 local applied_names_version = -1
+-- The last store version this worker held whole, as it reports it.
+local complete_version = 0
 local names = {}
 local stamps = {} -- name -> stamp applied; also the set of backends this worker holds
+local failed = {} -- name -> true: stored, but this worker could not apply it
 
 local function apply_names(dict)
     names = store.split_names(dict:get("names"))
@@ -33,6 +40,11 @@ local function apply_names(dict)
         if not present[name] then
             balancer.remove(name)
             stamps[name] = nil
+        end
+    end
+    for name in pairs(failed) do
+        if not present[name] then
+            failed[name] = nil
         end
     end
 end
@@ -50,6 +62,7 @@ local function apply_backend(dict, name)
         if ok then
             stamps[name] = stamp
         else
+            failed[name] = true
             ngx_log(ERR, "applying ", err)
         end
     end
@@ -68,11 +81,23 @@ function _M.apply()
         applied_names_version = names_version
     end
     local changed = store.changed_since(applied_version, version) or names
+    -- What failed before is tried again once per version (not per tick: the
+    -- error log says it once), unless this version's changes just tried it.
+    local retry = failed
+    failed = {}
     for i = 1, #changed do
         apply_backend(dict, changed[i])
     end
+    for name in pairs(retry) do
+        if not failed[name] then
+            apply_backend(dict, name)
+        end
+    end
     applied_version = version
-    local ok, err = store.set_worker_status(ngx.worker.id() or 0, ngx.worker.pid(), version)
+    if next(failed) == nil then
+        complete_version = version
+    end
+    local ok, err = store.set_worker_status(ngx.worker.id() or 0, ngx.worker.pid(), complete_version)
     if not ok then
         ngx_log(ERR, "recording worker status: ", err)
     end

@@ -63,7 +63,7 @@ export function contractHttpBlock(
     lua_package_cpath "${dataplane.luaPackageCPath}";
     lua_shared_dict resty_backends 64m;
     lua_shared_dict resty_certificates 16m;
-    init_by_lua_block { require("resty_ingress.init").init({ unavailable = "unix:${prefix}/unavailable.sock", https_redirect = "unix:${prefix}/https-redirect.sock" }) }
+    init_by_lua_block { require("resty_ingress.init").init({ unavailable = "unix:${prefix}/sockets/unavailable.sock", https_redirect = "unix:${prefix}/sockets/https-redirect.sock" }) }
     init_worker_by_lua_block { require("resty_ingress.worker").init_worker() }
     # The redirect fallback answers for the Host it is sent.
     proxy_set_header Host $host;
@@ -90,8 +90,9 @@ export function contractHttpBlock(
         }
         location = /healthz { return 200 "ok"; }
     }
-    server { listen unix:${prefix}/unavailable.sock; return 503; }
-    server { listen unix:${prefix}/https-redirect.sock; return ${redirect.code} https://$host${redirect.portSuffix}$request_uri; }
+    # As http.njk: the sockets' directory, NGINX's workers' only, is the servers' body temp directory.
+    server { listen unix:${prefix}/sockets/unavailable.sock; client_body_temp_path ${prefix}/sockets; return 503; }
+    server { listen unix:${prefix}/sockets/https-redirect.sock; client_body_temp_path ${prefix}/sockets; return ${redirect.code} https://$host${redirect.portSuffix}$request_uri; }
     ${servers}`;
 }
 

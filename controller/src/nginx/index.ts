@@ -20,5 +20,5 @@ export {
 } from './nginx-errors.ts';
 export type { NginxErrorCode } from './nginx-errors.ts';
 export { fetchConfigVersion, waitForConfigVersion } from './config-version.ts';
-export { postBackends, patchBackends, getBackends, getStatus, LuaClientError } from './lua-client.ts';
-export type { LuaClientErrorCode, LuaClientOptions, LuaStatus } from './lua-client.ts';
+export { postBackends, patchBackends, applyBackends, applyPatch, getBackends, getStatus, waitForWorkers, LuaClientError } from './lua-client.ts';
+export type { LuaClientErrorCode, LuaClientOptions, LuaStatus, WaitForWorkersOptions } from './lua-client.ts';

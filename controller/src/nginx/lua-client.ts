@@ -1,7 +1,9 @@
 // Client of the Lua configuration server (lua/resty_ingress/configuration.lua)
 // on NGINX's loopback status port: push the dynamic part of the model, read it
-// back, read the per-worker applied versions. Errors carry stable codes so
+// back, read the per-worker applied versions and wait until every worker
+// holds a push. Errors carry stable codes so
 // callers decide retry vs. report without parsing messages.
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { BackendPatch, DynamicBackend } from '../model/types.ts';
 
 export type LuaClientErrorCode =
@@ -14,7 +16,11 @@ export type LuaClientErrorCode =
   /** Any other non-success status. */
   | 'LUA_HTTP_ERROR'
   /** A success status with a body that is not what the contract says. */
-  | 'LUA_BAD_RESPONSE';
+  | 'LUA_BAD_RESPONSE'
+  /** A push was stored, but not every live worker holds it in time. */
+  | 'LUA_WORKERS_BEHIND'
+  /** The store went back below a version it had accepted: NGINX restarted and lost it. */
+  | 'LUA_STATE_LOST';
 
 export class LuaClientError extends Error {
   readonly code: LuaClientErrorCode;
@@ -34,9 +40,13 @@ export interface LuaClientOptions {
   readonly timeoutMs?: number;
 }
 
-/** GET /configuration/status: the store version and what each worker (by PID) applied. */
+/** GET /configuration/status. */
 export interface LuaStatus {
+  /** The store version: the last push Lua accepted (0 = none since NGINX started). */
   readonly version: number;
+  /** The version every live worker holds whole; a push is applied once this reaches it. */
+  readonly applied: number;
+  /** The version each worker (by PID) holds. */
   readonly workers: Readonly<Record<string, number>>;
 }
 
@@ -122,9 +132,54 @@ export async function getStatus(baseUrl: string, opts: LuaClientOptions = {}): P
   expectStatus(result, 200, 'GET /configuration/status');
   const body = parseJson(result.text, 'GET /configuration/status', 200) as Partial<LuaStatus> | null;
   const workers = body?.workers;
-  if (typeof body?.version !== 'number' || typeof workers !== 'object' || workers === null
+  if (typeof body?.version !== 'number' || typeof body.applied !== 'number' || typeof workers !== 'object' || workers === null
     || Object.values(workers).some((v) => typeof v !== 'number')) {
     throw new LuaClientError('LUA_BAD_RESPONSE', `GET /configuration/status: unexpected shape ${result.text.slice(0, 100)}`, 200);
   }
-  return { version: body.version, workers };
+  return { version: body.version, applied: body.applied, workers };
+}
+
+export interface WaitForWorkersOptions extends LuaClientOptions {
+  /** How long every worker may take (default 5 s; they poll every 5 ms, a busy one later). */
+  readonly withinMs?: number;
+  /** Between two reads of the status (default 5 ms, the workers' own poll). */
+  readonly pollMs?: number;
+}
+
+/**
+ * Resolves once every live worker holds `version` (a push's answer): the
+ * store having it is not enough, a worker that has not applied it still
+ * routes by the old endpoints. Rejects with LUA_WORKERS_BEHIND after
+ * `withinMs`, or LUA_STATE_LOST when the store fell below `version`.
+ */
+export async function waitForWorkers(baseUrl: string, version: number, opts: WaitForWorkersOptions = {}): Promise<LuaStatus> {
+  const withinMs = opts.withinMs ?? 5000;
+  const pollMs = opts.pollMs ?? 5;
+  const deadline = Date.now() + withinMs;
+  for (;;) {
+    const status = await getStatus(baseUrl, opts);
+    if (status.version < version) {
+      throw new LuaClientError('LUA_STATE_LOST', `waiting for version ${version}: the store is at ${status.version} (NGINX restarted?)`);
+    }
+    if (status.applied >= version) return status;
+    if (Date.now() >= deadline) {
+      throw new LuaClientError('LUA_WORKERS_BEHIND',
+        `version ${version} not held by every worker within ${withinMs} ms: workers ${JSON.stringify(status.workers)}, all at ${status.applied}`);
+    }
+    await sleep(pollMs);
+  }
+}
+
+/** POSTs the full set, then waits until every live worker holds it; resolves with its version. */
+export async function applyBackends(baseUrl: string, backends: readonly DynamicBackend[], opts: WaitForWorkersOptions = {}): Promise<number> {
+  const version = await postBackends(baseUrl, backends, opts);
+  await waitForWorkers(baseUrl, version, opts);
+  return version;
+}
+
+/** PATCHes a change, then waits until every live worker holds it; resolves with its version. */
+export async function applyPatch(baseUrl: string, patch: BackendPatch, opts: WaitForWorkersOptions = {}): Promise<number> {
+  const version = await patchBackends(baseUrl, patch, opts);
+  await waitForWorkers(baseUrl, version, opts);
+  return version;
 }

@@ -27,14 +27,21 @@ export async function writeFileAtomic(path: string, content: string): Promise<vo
   }
 }
 
+/** Where the rendered nginx.conf puts the fallback servers' sockets (render/render-options.ts, fallbackSocketPaths). */
+const SOCKET_DIR = 'sockets';
+
 /**
- * Removes the unix sockets NGINX listens on in its prefix (`*.sock`). A master that
- * was killed leaves them behind, and a new master cannot bind a path that exists:
- * it would fail to start. Called only when no master runs.
+ * Removes the unix sockets NGINX listens on: `*.sock` in its prefix, and the
+ * prefix's socket directory with all in it. A master that was killed leaves
+ * them behind, and a new master cannot bind a path that exists: it would fail
+ * to start. NGINX makes the socket directory again as it starts (http.njk:
+ * 0700, its workers' own; it would keep the looser mode of a directory that
+ * exists). Called only when no master runs.
  */
 export async function removeStaleSockets(prefix: string): Promise<void> {
   const names = await readdir(prefix).catch(() => [] as string[]);
   await Promise.all(names.filter((name) => name.endsWith('.sock')).map((name) => rm(join(prefix, name), { force: true })));
+  await rm(join(prefix, SOCKET_DIR), { recursive: true, force: true });
 }
 
 export interface TestConfOptions {

@@ -3,7 +3,7 @@
 // cannot come up says why and leaves nothing running.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { readFile, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { createServer as createHttpServer } from 'node:http';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -44,9 +44,17 @@ async function setup(t: { after: (fn: () => Promise<void>) => void }, startMs = 
 describe('NGINX master lifecycle', () => {
   it('restarts a killed master on the last good configuration and calls onRestart', async (t) => {
     const { nginx, statusPort, prefix, lines, restarted, served } = await setup(t);
-    // A unix socket in the prefix, as the fallback servers have: the killed master leaves it behind.
-    const socket = `server { listen unix:${prefix}/fallback.sock; return 503; }`;
+    // Unix sockets in the prefix and in its socket directory, as the fallback servers have
+    // (http.njk): the killed master leaves them behind. The directory exists already, open
+    // to all: NGINX would keep that mode, so each start must leave NGINX to make it anew.
+    const sockets = join(prefix, 'sockets');
+    await mkdir(sockets);
+    await chmod(sockets, 0o777);
+    const socket = `server { listen unix:${prefix}/fallback.sock; return 503; }
+  server { listen unix:${sockets}/fallback.sock; client_body_temp_path ${sockets}; return 503; }`;
+    const socketDirMode = async (): Promise<string> => ((await stat(sockets)).mode & 0o777).toString(8);
     await nginx.start(testConf({ statusPort, version: 'v1', extraHttp: socket }), 'v1');
+    assert.equal(await socketDirMode(), '700');
     const good = testConf({ statusPort, version: 'v2', extraHttp: socket });
     await nginx.apply(good, 'v2');
     await assert.rejects(nginx.apply(testConf({ statusPort, version: 'v3', extraHttp: `${socket}\nnonsense;` }), 'v3'));
@@ -61,6 +69,7 @@ describe('NGINX master lifecycle', () => {
     const newMaster = nginx.pid();
     assert.ok(newMaster !== null && newMaster !== oldMaster);
     assert.equal(await served(), 'v2');
+    assert.equal(await socketDirMode(), '700');
     assert.equal(await readFile(join(prefix, 'nginx.conf'), 'utf8'), good);
     for (const pid of [oldMaster, ...oldWorkers]) assert.equal(isAlive(pid), false, `old process ${pid} is gone`);
     assert.equal(nginx.stats().restarts, 1);

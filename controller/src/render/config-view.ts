@@ -27,8 +27,8 @@ export interface PrefixPaths {
   readonly fastcgiTemp: string;
   readonly uwsgiTemp: string;
   readonly scgiTemp: string;
-  /** The unix sockets of the fallback servers (see fallbackSocketPaths); httpsRedirect is used only with HTTPS. */
-  readonly fallbacks: { readonly unavailable: string; readonly httpsRedirect: string };
+  /** The unix sockets of the fallback servers and their directory (see fallbackSocketPaths); httpsRedirect is used only with HTTPS. */
+  readonly fallbacks: { readonly dir: string; readonly unavailable: string; readonly httpsRedirect: string };
 }
 
 /** `log_format upstreaminfo` (ConfigMap log-format-upstream, log-format-escape-json). */

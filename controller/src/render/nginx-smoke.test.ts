@@ -1,19 +1,24 @@
 // Starts a rendered nginx.conf in the real data-plane NGINX (temp prefix,
 // 127.0.0.1, free ports) and checks the status server and the routing that
-// needs no backend: the controller relies on /config-version and /healthz.
+// needs no backend: the controller relies on /config-version and /healthz;
+// and that only NGINX's workers reach the fallback servers' unix sockets.
 // Fails (never skips) without the runtime: the test command runs setup first.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { createServer, get as httpGet, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { join } from 'node:path';
 import { freePort } from '../../../lua/test/nginx-harness.ts';
+import { connectAs, STRANGER, uidOf } from '../../../lua/test/socket-access.ts';
 import { findDataplane } from '../nginx/dataplane.ts';
 import { renderConfig, type RenderedConfig } from './render-config.ts';
+import { fallbackSocketPaths } from './render-options.ts';
 import { backend, goldenOptions, model, notFound, proxied, server } from './testdata/model-fixtures.ts';
 import { makePrefix, startNginx, type RunningNginx } from './testdata/nginx-runner.ts';
+
+const AS_ROOT = process.geteuid?.() === 0;
 
 /** GET through node:http: fetch() refuses to set a Host header, and routing is by host. */
 function get(url: string, host?: string): Promise<{ status: number; body: string }> {
@@ -125,6 +130,18 @@ void describe('rendered nginx.conf in real NGINX', () => {
     assert.equal(seen.headers['x-real-ip'], '127.0.0.1');
     assert.equal(seen.headers['x-forwarded-for'], '127.0.0.1');
     assert.equal(seen.headers.connection, undefined, 'no "Connection: close", so upstream keepalive works');
+  });
+
+  void it('keeps the fallback sockets to its workers: in a 0700 directory of theirs', async () => {
+    // The 503 rows above went through the unavailable socket: the workers reach it.
+    const dir = fallbackSocketPaths(nginx.prefix).dir;
+    const info = statSync(dir);
+    assert.equal((info.mode & 0o7777).toString(8), '700', `mode of ${dir}`);
+    assert.equal(info.uid, AS_ROOT ? uidOf('nobody') : process.getuid?.(), `owner of ${dir}: the workers' user`);
+    for (const socket of [fallbackSocketPaths(nginx.prefix).unavailable, fallbackSocketPaths(nginx.prefix).httpsRedirect]) {
+      assert.ok(statSync(socket).isSocket(), `${socket} exists`);
+      if (AS_ROOT) assert.equal(await connectAs(STRANGER, socket), 'EACCES', `another user connects to ${socket}`);
+    }
   });
 
   void it('writes its files inside the prefix and logs no [error]', () => {

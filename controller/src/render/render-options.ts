@@ -81,11 +81,13 @@ export function metricsLogPath(prefix: string): string {
 /**
  * The unix sockets of NGINX's own fallback servers (http.njk), peers the Lua
  * balancer picks for a request it has no backend peer for: `unavailable`
- * answers 503, `httpsRedirect` the ssl-redirect (docs/CONTRACTS.md).
+ * answers 503, `httpsRedirect` the ssl-redirect (docs/CONTRACTS.md). They
+ * live in `dir`, which NGINX creates reachable by its workers only (http.njk
+ * says how): NGINX makes every unix socket 0666.
  */
-export function fallbackSocketPaths(prefix: string): { readonly unavailable: string; readonly httpsRedirect: string } {
-  const dir = resolve(prefix);
-  return { unavailable: `${dir}/unavailable.sock`, httpsRedirect: `${dir}/https-redirect.sock` };
+export function fallbackSocketPaths(prefix: string): { readonly dir: string; readonly unavailable: string; readonly httpsRedirect: string } {
+  const dir = `${resolve(prefix)}/sockets`;
+  return { dir, unavailable: `${dir}/unavailable.sock`, httpsRedirect: `${dir}/https-redirect.sock` };
 }
 
 /** A unix socket path's limit on Linux (sun_path, 108 bytes with its NUL). */

@@ -14,10 +14,10 @@ const REDIRECT_8443 = 'return 308 https://$host:8443$request_uri;';
 const LUA_REDIRECT = ['set $resty_route "r '];
 // No redirect for Lua to decide.
 const NO_LUA_REDIRECT = ['set $resty_route "- '];
-const FALLBACK_REDIRECT_8443 = `listen "unix:/golden/prefix/https-redirect.sock";\n        access_log off;\n        ${REDIRECT_8443}`;
+const FALLBACK_REDIRECT_8443 = `listen "unix:/golden/prefix/sockets/https-redirect.sock";\n        client_body_temp_path "/golden/prefix/sockets";\n        access_log off;\n        ${REDIRECT_8443}`;
 const PLAIN = ['proxy_pass http://upstream_balancer;'];
 const rewrite: LocationExtra = { policy: { rewrite: { target: '/$2', useRegex: false } } };
-const FALLBACK_UNAVAILABLE = 'listen "unix:/golden/prefix/unavailable.sock";\n        access_log off;\n        return 503;';
+const FALLBACK_UNAVAILABLE = 'listen "unix:/golden/prefix/sockets/unavailable.sock";\n        client_body_temp_path "/golden/prefix/sockets";\n        access_log off;\n        return 503;';
 
 // Whether the host has a certificate is not an input: nginx.conf never depends on it.
 function site(redirect: { sslRedirect?: boolean; forceSslRedirect?: boolean } = {}, settings = DEFAULT_SETTINGS): Model {
@@ -34,7 +34,7 @@ const rows: { name: string; model: Model; options?: Partial<RenderOptions>; pres
   {
     name: 'no --https-port: no TLS at all',
     model: site(), options: { httpsPort: undefined },
-    present: [...PLAIN, FALLBACK_UNAVAILABLE, 'init({ unavailable = "unix:/golden/prefix/unavailable.sock" })'],
+    present: [...PLAIN, FALLBACK_UNAVAILABLE, 'init({ unavailable = "unix:/golden/prefix/sockets/unavailable.sock" })'],
     absent: ['ssl', 'Strict-Transport-Security', 'return 308', 'upstream_balancer_https', '@resty_unbalanced_https', 'https-redirect.sock'],
   },
   {
@@ -48,7 +48,7 @@ const rows: { name: string; model: Model; options?: Partial<RenderOptions>; pres
     name: 'ssl-redirect: Lua decides per request, the fallback server answers (code and port as literals)',
     model: site(),
     present: [...LUA_REDIRECT, FALLBACK_REDIRECT_8443, FALLBACK_UNAVAILABLE,
-      'init({ unavailable = "unix:/golden/prefix/unavailable.sock", https_redirect = "unix:/golden/prefix/https-redirect.sock" })'],
+      'init({ unavailable = "unix:/golden/prefix/sockets/unavailable.sock", https_redirect = "unix:/golden/prefix/sockets/https-redirect.sock" })'],
     absent: [...NO_LUA_REDIRECT, 'error_page', '@resty_unbalanced'],
   },
   {
