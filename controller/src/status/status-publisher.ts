@@ -10,7 +10,9 @@ import type { IngressStatusWriter, ServiceReader } from '../kube/cluster-writer.
 import type { Snapshot } from '../model/types.ts';
 import {
   currentAddresses,
+  entryKey,
   normalizeAddresses,
+  normalizeEntries,
   sameAddresses,
   serviceAddresses,
   type AddressSource,
@@ -36,6 +38,10 @@ export interface StatusPublisher {
   writes(): number;
 }
 
+function describeEntry(entry: V1IngressLoadBalancerIngress): string {
+  return [entry.ip, entry.hostname].filter((part) => part !== undefined).join(' ');
+}
+
 export function createStatusPublisher(options: StatusPublisherOptions): StatusPublisher {
   const { source, writer, logger } = options;
   let writes = 0;
@@ -49,7 +55,13 @@ export function createStatusPublisher(options: StatusPublisherOptions): StatusPu
       logger.warn({ service: `${source.namespace}/${source.name}` }, '--publish-service not found; Ingress status left as is');
       return null;
     }
-    return normalizeAddresses(serviceAddresses(service));
+    const published = serviceAddresses(service);
+    if (published.kind === 'unusable') {
+      logger.warn({ service: `${source.namespace}/${source.name}`, reason: published.reason }, '--publish-service has no usable address; Ingress status left as is');
+      return null;
+    }
+    // [] (a load balancer still pending) is a real answer: nothing is published, an old address goes.
+    return normalizeEntries(published.entries);
   };
 
   /** Writes `want(ingress)` to every one of our Ingresses whose status differs. */
@@ -63,7 +75,7 @@ export function createStatusPublisher(options: StatusPublisherOptions): StatusPu
       try {
         await writer.write(namespace, name, next);
         writes += 1;
-        logger.info({ ingress: `${namespace}/${name}`, addresses: next.map((e) => e.ip ?? e.hostname) }, 'ingress status updated');
+        logger.info({ ingress: `${namespace}/${name}`, addresses: next.map(describeEntry) }, 'ingress status updated');
       } catch (err) {
         // The next run (kick or interval) tries again; one failure must not stop the others.
         logger.warn({ err, ingress: `${namespace}/${name}` }, 'ingress status update failed');
@@ -100,9 +112,9 @@ export function createStatusPublisher(options: StatusPublisherOptions): StatusPu
       await running;
       const ours = await desired().catch(() => null);
       if (ours === null || ours.length === 0) return;
-      const mine = new Set(ours.map((entry) => entry.ip ?? entry.hostname));
+      const mine = new Set(ours.map(entryKey));
       // Only our entries go: an address someone else put there stays.
-      await reconcile((current) => current.filter((entry) => !mine.has(entry.ip ?? entry.hostname)));
+      await reconcile((current) => current.filter((entry) => !mine.has(entryKey(entry))));
     },
     writes: () => writes,
   };
