@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { ControllerOptions } from './cli/index.ts';
-import { createStore, loadKubeConfig, type Store } from './kube/index.ts';
+import { createApiAvailability, createStore, loadKubeConfig, type Store } from './kube/index.ts';
 import { createModelBuilder } from './model/index.ts';
 import { createNginx, findDataplane, getStatus, NginxError, nginxProblems, NginxNotRunningError, patchBackends, postBackends, repoRoot, type NginxManager } from './nginx/index.ts';
 import { createConfigRenderer, defaultCertificatePaths } from './render/index.ts';
@@ -101,9 +101,11 @@ export async function startController(opts: ControllerOptions, logger: Logger, r
     liveVersion: () => nginx.liveVersion(),
     luaVersion: () => getStatus(luaUrl, { timeoutMs: 2000 }).then((s) => s.version, () => null),
   });
+  // One for every API client: an outage is one line when it starts and one when it ends.
+  const availability = createApiAvailability(logger.child({ component: 'kube-api' }));
   // Events on Ingresses, and Ingress status written by the Lease holder.
   const reporting = createClusterReporting({
-    kc, options: opts, logger,
+    kc, options: opts, logger, availability,
     snapshot: () => store.snapshot(),
     ours: (snapshot) => ourIngresses(snapshot, opts),
     // Live = NGINX runs a configuration this model would not change statically.
@@ -151,6 +153,7 @@ export async function startController(opts: ControllerOptions, logger: Logger, r
   const store = createStore(kc, {
     namespace: opts.watchNamespace,
     logger: logger.child({ component: 'kube' }),
+    availability,
     onChange: (kind) => { observability.objectChanged(kind); if (listed) sync.kick(); },
   });
   await store.waitForInitialSync();

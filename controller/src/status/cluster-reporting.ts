@@ -7,6 +7,7 @@ import { hostname } from 'node:os';
 import type { KubeConfig, V1Ingress } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { ControllerOptions } from '../cli/index.ts';
+import type { ApiAvailability } from '../kube/api-availability.ts';
 import { createEventSink, createIngressStatusWriter, createLeaseStore, createServiceReader } from '../kube/cluster-writer.ts';
 import type { Model, Snapshot } from '../model/types.ts';
 import type { SyncHooks } from '../sync/sync.ts';
@@ -26,6 +27,8 @@ export interface ClusterReportingOptions {
   readonly kc: KubeConfig;
   readonly options: ControllerOptions;
   readonly logger: Logger;
+  /** Shared with the store: an API outage is logged once for the whole controller. */
+  readonly availability?: ApiAvailability;
   /** The informer view (status compares against it). */
   readonly snapshot: () => Snapshot;
   /** Our Ingresses among a snapshot's. */
@@ -60,13 +63,13 @@ function addressSource(options: ControllerOptions): AddressSource | null {
 }
 
 export function createClusterReporting(params: ClusterReportingOptions): ClusterReporting {
-  const { kc, options, logger } = params;
+  const { kc, options, logger, availability } = params;
   const env = params.env ?? process.env;
   // Two replicas on one host (tests, a laptop) must not share an identity.
   const identity = env.POD_NAME || `${hostname()}-${process.pid}`;
   const namespace = env.POD_NAMESPACE || 'default';
   const recorder = createEventRecorder({
-    sink: createEventSink(kc), logger: logger.child({ component: 'events' }), component: 'resty-ingress-controller', instance: identity,
+    sink: createEventSink(kc), logger: logger.child({ component: 'events' }), availability, component: 'resty-ingress-controller', instance: identity,
   });
   const events = createIngressEvents({ recorder, syncEvents: !options.disableSyncEvents, isLive: params.isLive, configMap: options.configMap });
   const failures = createFailureReporter(logger.child({ component: 'model' }), (failure) => events.failure(failure));
@@ -74,7 +77,7 @@ export function createClusterReporting(params: ClusterReportingOptions): Cluster
   const source = options.updateStatus ? addressSource(options) : null;
   const publisher: StatusPublisher | null = source === null ? null : createStatusPublisher({
     source, writer: createIngressStatusWriter(kc), readService: createServiceReader(kc),
-    snapshot: params.snapshot, ours: params.ours, logger: logger.child({ component: 'status' }),
+    snapshot: params.snapshot, ours: params.ours, logger: logger.child({ component: 'status' }), availability,
   });
 
   let leading = false;
@@ -96,7 +99,7 @@ export function createClusterReporting(params: ClusterReportingOptions): Cluster
   };
   const elector: LeaderElector | null = options.disableLeaderElection ? null : createLeaderElector({
     leases: createLeaseStore(kc, namespace, options.electionId), identity, ttlMs: options.electionTtlMs,
-    logger: logger.child({ component: 'leader-election' }), onChange: onLeading,
+    logger: logger.child({ component: 'leader-election' }), availability, onChange: onLeading,
   });
   if (elector) leadsNow = () => leading && elector.isLeader();
 

@@ -6,6 +6,7 @@
 
 import type { V1Ingress, V1IngressLoadBalancerIngress } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
+import type { ApiAvailability } from '../kube/api-availability.ts';
 import type { IngressStatusWriter, ServiceReader } from '../kube/cluster-writer.ts';
 import type { Snapshot } from '../model/types.ts';
 import {
@@ -27,6 +28,8 @@ export interface StatusPublisherOptions {
   /** Our Ingresses among the snapshot's (class selection as the builder does it). */
   readonly ours: (snapshot: Snapshot) => readonly V1Ingress[];
   readonly logger: Logger;
+  /** Where failures an API outage explains go (logged once per outage, not once per Ingress). */
+  readonly availability?: ApiAvailability;
 }
 
 export interface StatusPublisher {
@@ -74,11 +77,12 @@ export function createStatusPublisher(options: StatusPublisherOptions): StatusPu
       if (sameAddresses(current, next)) continue;
       try {
         await writer.write(namespace, name, next);
+        options.availability?.reached();
         writes += 1;
         logger.info({ ingress: `${namespace}/${name}`, addresses: next.map(describeEntry) }, 'ingress status updated');
       } catch (err) {
         // The next run (kick or interval) tries again; one failure must not stop the others.
-        logger.warn({ err, ingress: `${namespace}/${name}` }, 'ingress status update failed');
+        if (options.availability?.failed(err, 'ingress status') !== true) logger.warn({ err, ingress: `${namespace}/${name}` }, 'ingress status update failed');
       }
     }
   };
@@ -99,7 +103,7 @@ export function createStatusPublisher(options: StatusPublisherOptions): StatusPu
         try {
           await runOnce();
         } catch (err) {
-          logger.warn({ err }, 'ingress status run failed');
+          if (options.availability?.failed(err, 'ingress status') !== true) logger.warn({ err }, 'ingress status run failed');
         }
       } while (again);
     })().finally(() => { running = null; });

@@ -17,6 +17,14 @@ export type { DataPlane, Sync, SyncDetail, SyncHooks, SyncOptions, SyncResult, S
 /** A data-plane failure that says nothing about the configuration (e.g. NGINX is restarting): retry soon, do not hold the config as bad. */
 export class RetryLater extends Error {}
 
+/** What a dynamic push carries, for the sync log line: `endpoints`, `certificates` or `endpoints and certificates`. */
+export function dynamicReason(push: DynamicPush): string {
+  const parts: string[] = [];
+  if (push.changed.length > 0) parts.push('endpoints');
+  if (push.certificates !== null) parts.push('certificates');
+  return parts.length > 0 ? parts.join(' and ') : 'no change';
+}
+
 /** The sync over `options.steps` and `options.dataplane`; nothing runs until kick(). */
 export function createSync(options: SyncOptions): Sync {
   const { steps, dataplane, logger, hooks = {} } = options;
@@ -137,7 +145,7 @@ export function createSync(options: SyncOptions): Sync {
       }
     }
     if (decision.kind === 'dynamic') {
-      detail.why = wasEmpty ? 'data plane empty' : 'endpoints';
+      detail.why = wasEmpty ? 'data plane empty' : dynamicReason(decision);
       await push(decision, model, detail);
       detail.applyMs = lap();
       current = model;
