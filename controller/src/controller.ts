@@ -31,6 +31,7 @@ export interface Controller {
   readonly observability: Observability;
   /** SIGTERM: health checks fail from now on; NGINX keeps serving until stop(). */
   beginShutdown(): void;
+  /** Stops reacting (no sync, no status run), clears status, releases the Lease, then NGINX quits. */
   stop(): Promise<void>;
 }
 
@@ -188,9 +189,12 @@ export async function startController(opts: ControllerOptions, logger: Logger, r
     async stop(): Promise<void> {
       observability.beginShutdown();
       await webhook?.close();
+      // Stop reacting first: every status write below comes back as a watch event, and a sync
+      // it started would publish the address again while it is being cleared.
+      await sync.stop();
+      // Clears status (the store still runs: its view is current), then releases the Lease.
       await reporting.stop();
       await store.stop();
-      await sync.stop();
       await nginx.stop();
       await observability.close();
     },

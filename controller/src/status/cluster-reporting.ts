@@ -51,7 +51,11 @@ export interface ClusterReporting {
   isLeader(): boolean;
   /** Starts leader election (or leads at once with --disable-leader-election). */
   start(): void;
-  /** Clears status if asked to, releases the Lease, flushes Events. */
+  /**
+   * Shutdown, in this order: no status run starts any more; status is cleared if asked to (the
+   * Lease still held, so no other replica writes meanwhile); the Lease is released; Events flushed.
+   * Stop the sync first: every cleared status comes back as a watch event.
+   */
   stop(): Promise<void>;
 }
 
@@ -81,12 +85,13 @@ export function createClusterReporting(params: ClusterReportingOptions): Cluster
   });
 
   let leading = false;
+  let stopping = false;
   let statusTimer: NodeJS.Timeout | null = null;
   let interval: NodeJS.Timeout | null = null;
   // Asked right before each status write: `leading` is only as fresh as the last election round.
   let leadsNow = (): boolean => leading;
   const scheduleStatus = (): void => {
-    if (!publisher || !leading || statusTimer) return;
+    if (!publisher || !leading || statusTimer || stopping) return;
     statusTimer = setTimeout(() => {
       statusTimer = null;
       if (leadsNow()) void publisher.update();
@@ -123,6 +128,7 @@ export function createClusterReporting(params: ClusterReportingOptions): Cluster
       if (publisher) interval = setInterval(scheduleStatus, STATUS_INTERVAL_MS).unref();
     },
     async stop(): Promise<void> {
+      stopping = true;
       if (statusTimer) clearTimeout(statusTimer);
       if (interval) clearInterval(interval);
       // Clear before releasing the Lease, so the next leader's first run writes after us; and only

@@ -5,7 +5,7 @@ import type { V1Ingress, V1IngressLoadBalancerIngress, V1Service } from '@kubern
 import { pino } from 'pino';
 import { ingress, snapshot } from '../model/testdata/fixtures.ts';
 import type { Snapshot } from '../model/types.ts';
-import { createStatusPublisher, type StatusPublisher } from './status-publisher.ts';
+import { createStatusPublisher, WRITE_CONCURRENCY, type StatusPublisher } from './status-publisher.ts';
 
 /** An Ingress with a status already showing `addresses`. */
 function withStatus(name: string, addresses: string[], className = 'nginx'): V1Ingress {
@@ -73,6 +73,49 @@ void describe('status publisher', () => {
     const { publisher, written } = harness(snapshot({ ingresses: [withStatus('a', ['10.1.1.1', 'lb.example.com', '198.51.100.1'])] }), addresses);
     await publisher.clear();
     assert.deepEqual(Object.fromEntries(written), { 'default/a': ['198.51.100.1'] });
+  });
+
+  void it('clear on shutdown also clears an Ingress whose write the snapshot has not seen yet', async () => {
+    // The snapshot never sees the writes here, as when shutdown comes right after a status run.
+    const { publisher, written } = harness(snapshot({ ingresses: [ingress('a'), withStatus('b', ['10.1.1.1', 'lb.example.com'])] }), addresses);
+    await publisher.update();
+    written.clear();
+    await publisher.clear();
+    assert.deepEqual(Object.fromEntries(written), { 'default/a': [], 'default/b': [] });
+  });
+
+  void it('after clear nothing is written any more: a late kick must not put the address back', async () => {
+    const { publisher, written } = harness(snapshot({ ingresses: [withStatus('a', ['10.1.1.1', 'lb.example.com'])] }), addresses);
+    await publisher.clear();
+    written.clear();
+    await publisher.update();
+    assert.deepEqual(Object.fromEntries(written), {});
+  });
+
+  void it(`writes go ${WRITE_CONCURRENCY} at a time, every Ingress once`, async () => {
+    const names = Array.from({ length: 3 * WRITE_CONCURRENCY + 5 }, (_, i) => `ing-${i}`);
+    let inFlight = 0;
+    let peak = 0;
+    const seen: string[] = [];
+    const publisher = createStatusPublisher({
+      source: addresses,
+      writer: {
+        write: async (_ns, name) => {
+          inFlight += 1;
+          peak = Math.max(peak, inFlight);
+          await new Promise((resolve) => setTimeout(resolve, 2));
+          inFlight -= 1;
+          seen.push(name);
+        },
+      },
+      readService: async () => null,
+      snapshot: () => snapshot({ ingresses: names.map((name) => ingress(name)) }),
+      ours: (s) => s.ingresses,
+      logger: pino({ level: 'silent' }),
+    });
+    await publisher.update();
+    assert.equal(peak, WRITE_CONCURRENCY);
+    assert.deepEqual([...seen].sort(), [...names].sort());
   });
 
   void it('kicks during a run coalesce into one more run', async () => {
