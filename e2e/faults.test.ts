@@ -1,13 +1,19 @@
 // E2E: nothing is lost (DESIGN). After API watches drop, after
 // resourceVersions expire (410 → relist), after the API server restarts,
-// and after NGINX's master is killed with SIGKILL, a change made during or
-// after the fault reaches the data plane and traffic uses current endpoints.
+// after it is unreachable for 30 s (then within 5 s of its return, with one
+// log line each way), and after NGINX's master is killed with SIGKILL, a
+// change made during or after the fault reaches the data plane and traffic
+// uses current endpoints.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { Cluster } from './harness/index.ts';
-import { appManifest, ingressManifest, request, startStack, waitFor, waitForResponse } from './harness/index.ts';
+import { parse } from 'yaml';
+import type { Cluster, LogEntry } from './harness/index.ts';
+import { appManifest, ingressManifest, request, sleep, startStack, waitFor, waitForResponse } from './harness/index.ts';
 
 const HOST = 'faults.test';
+const OUTAGE_HOST = 'outage.faults.test';
+/** The issue's fault row: the API unreachable for 30 s (long enough for any backoff to reach its ceiling). */
+const OUTAGE_MS = 30_000;
 
 function ingressWithPaths(extra: readonly string[]): string {
   return ingressManifest({ name: 'faults', host: HOST, paths: [{ path: '/', service: 'web' }, ...extra.map((path) => ({ path, service: 'web' }))] });
@@ -47,6 +53,28 @@ test('the data plane converges after faults', async (t) => {
       }, { timeoutMs: 15_000 });
     });
   }
+
+  await t.test(`API unreachable for ${OUTAGE_MS / 1000} s, a change made meanwhile → converges < 5 s after it is back; one log line each way, no stack traces`, async (st) => {
+    const from = controller.logs().length;
+    await cluster.api.down();
+    const downAt = Date.now();
+    await sleep(OUTAGE_MS);
+    // Made in the store while the API refuses connections (kubectl could not): only the watch resuming can deliver it.
+    const manifest = parse(ingressManifest({ name: 'outage', host: OUTAGE_HOST, paths: [{ path: '/', service: 'web' }] })) as Parameters<Cluster['api']['store']['create']>[1];
+    cluster.api.store.create('ingresses.networking.k8s.io', manifest, { namespace: 'default' });
+    await cluster.api.up();
+    const upAt = Date.now();
+    await waitForResponse(controller.http, { host: OUTAGE_HOST }, (r) => r.status === 200, 5_000);
+    st.diagnostic(`served ${Date.now() - upAt} ms after the API came back (outage ${upAt - downAt} ms)`);
+    const lines = controller.logs().slice(from);
+    const about = (msg: string): LogEntry[] => lines.filter((l) => l.msg === msg);
+    assert.equal(about('Kubernetes API unavailable; retrying (one line when it is back)').length, 1, 'one line when it went away');
+    const back = await waitFor('the line saying it is back', () => about('Kubernetes API available again')[0]);
+    assert.ok(Number(back.outageMs) >= OUTAGE_MS, `outageMs ${String(back.outageMs)}`);
+    const noisy = controller.logs().slice(from).filter((l) => l.level >= 40 && !l.msg.startsWith('Kubernetes API unavailable'));
+    assert.deepEqual(noisy.map((l) => l.raw), [], 'no other warning or error');
+    assert.deepEqual(lines.filter((l) => l.raw.includes('"stack"')).map((l) => l.raw), [], 'no stack trace');
+  });
 
   await t.test('NGINX master killed with SIGKILL → restarted, current endpoints served', async () => {
     const oldMaster = controller.nginxMasterPid();

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { ControllerOptions } from './cli/index.ts';
-import { createStore, loadKubeConfig, type Store } from './kube/index.ts';
+import { createApiAvailability, createStore, loadKubeConfig, type Store } from './kube/index.ts';
 import { createModelBuilder } from './model/index.ts';
 import { applyBackends, applyPatch, createNginx, findDataplane, getStatus, NginxError, nginxProblems, NginxNotRunningError, repoRoot, type NginxManager } from './nginx/index.ts';
 import { createConfigRenderer, defaultCertificatePaths } from './render/index.ts';
@@ -32,6 +32,7 @@ export interface Controller {
   readonly observability: Observability;
   /** SIGTERM: health checks fail from now on; NGINX keeps serving until stop(). */
   beginShutdown(): void;
+  /** Stops reacting (no sync, no status run), clears status, releases the Lease, then NGINX quits. */
   stop(): Promise<void>;
 }
 
@@ -102,9 +103,11 @@ export async function startController(opts: ControllerOptions, logger: Logger, r
     liveVersion: () => nginx.liveVersion(),
     luaVersion: () => getStatus(luaUrl, { timeoutMs: 2000 }).then((s) => s.version, () => null),
   });
+  // One for every API client: an outage is one line when it starts and one when it ends.
+  const availability = createApiAvailability(logger.child({ component: 'kube-api' }));
   // Events on Ingresses, and Ingress status written by the Lease holder.
   const reporting = createClusterReporting({
-    kc, options: opts, logger,
+    kc, options: opts, logger, availability,
     snapshot: () => store.snapshot(),
     ours: (snapshot) => ourIngresses(snapshot, opts),
     // Live = NGINX runs a configuration this model would not change statically.
@@ -154,6 +157,7 @@ export async function startController(opts: ControllerOptions, logger: Logger, r
   const store = createStore(kc, {
     namespace: opts.watchNamespace,
     logger: logger.child({ component: 'kube' }),
+    availability,
     onChange: (kind) => { observability.objectChanged(kind); if (listed) sync.kick(); },
   });
   await store.waitForInitialSync();
@@ -188,9 +192,12 @@ export async function startController(opts: ControllerOptions, logger: Logger, r
     async stop(): Promise<void> {
       observability.beginShutdown();
       await webhook?.close();
+      // Stop reacting first: every status write below comes back as a watch event, and a sync
+      // it started would publish the address again while it is being cleared.
+      await sync.stop();
+      // Clears status (the store still runs: its view is current), then releases the Lease.
       await reporting.stop();
       await store.stop();
-      await sync.stop();
       await nginx.stop();
       await observability.close();
     },

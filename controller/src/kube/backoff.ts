@@ -5,6 +5,10 @@
 // Why a reset after a healthy period: one failure after an hour of healthy
 // watching should be retried quickly, not at the ceiling left by an outage
 // that happened long ago.
+// Why a low ceiling: the ceiling is how late the controller may notice that
+// the API is back. At 10 s a long outage left it up to 12 s behind; at 2 s
+// (2.4 s with jitter) it syncs well within 5 s of the API's return, for six
+// requests per replica every 2 s to an API that is down.
 
 /** Tuning of an exponential backoff. All durations in milliseconds. */
 export interface BackoffOptions {
@@ -18,10 +22,10 @@ export interface BackoffOptions {
   readonly jitter: number;
 }
 
-/** Defaults for watching the Kubernetes API: 100 ms doubling to 10 s, reset after 30 s healthy. */
+/** Defaults for watching the Kubernetes API: 100 ms doubling to 2 s, reset after 30 s healthy. */
 export const DEFAULT_BACKOFF: BackoffOptions = Object.freeze({
   initialMs: 100,
-  maxMs: 10_000,
+  maxMs: 2_000,
   resetAfterMs: 30_000,
   jitter: 0.2,
 });

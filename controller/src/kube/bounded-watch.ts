@@ -58,6 +58,8 @@ export interface BoundedWatchOptions {
   readonly timing?: WatchTiming;
   /** Called when a watch request starts (ListWatch starts one only after applying a list). */
   readonly onWatchStart?: () => void;
+  /** Called when the API server accepted a watch (200 and headers): it is reachable. */
+  readonly onConnected?: () => void;
 }
 
 export class BoundedWatch extends Watch {
@@ -135,6 +137,7 @@ export class BoundedWatch extends Watch {
     }
     // Ended while the request was in flight (close(), idle timer): abort it now.
     if (finished) request.abort();
+    else this.options.onConnected?.();
     return request;
   }
 

@@ -8,10 +8,14 @@
 //
 // Flow: createStore() starts the informers → every add/update/delete calls
 // onChange(kind) → the sync loop calls snapshot() and builds the model from it.
-// Resilience: a failed list/watch restarts after a jittered backoff; 410 Gone
+// Resilience: a failed list/watch restarts after a jittered backoff (at most
+// ~2 s apart, so the sync follows the API's return quickly); an outage is one
+// warning and one "reachable again" line (api-availability.ts); 410 Gone
 // relists (and reports objects deleted meanwhile); a silent watch is reopened
 // after its timeout; see resilient-informer.ts and bounded-watch.ts.
 
+export { ApiTimeoutError, briefError, createApiAvailability, outageReason } from './api-availability.ts';
+export type { ApiAvailability } from './api-availability.ts';
 export { createBackoff, DEFAULT_BACKOFF } from './backoff.ts';
 export type { Backoff, BackoffOptions } from './backoff.ts';
 export { DEFAULT_WATCH_TIMING, WatchStatusError } from './bounded-watch.ts';

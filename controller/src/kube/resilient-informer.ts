@@ -12,6 +12,7 @@ import { ListWatch } from '@kubernetes/client-node';
 import type { KubeConfig, KubernetesListObject, KubernetesObject } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 
+import { ApiTimeoutError, briefError, type ApiAvailability } from './api-availability.ts';
 import { createBackoff } from './backoff.ts';
 import type { BackoffOptions } from './backoff.ts';
 import { BoundedWatch } from './bounded-watch.ts';
@@ -28,6 +29,8 @@ export interface ResilientInformerOptions {
   /** Called after every add, update or delete applied to the cache. */
   readonly onChange: () => void;
   readonly logger: Logger;
+  /** Where failures an API outage explains are reported (logged once per outage, not per retry). */
+  readonly availability: ApiAvailability;
   readonly backoff?: Partial<BackoffOptions>;
   readonly watchTiming?: WatchTiming;
   /** A list (all its pages) taking longer than this is abandoned and retried, in ms. */
@@ -51,7 +54,7 @@ export interface ResilientInformer {
 async function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} timed out after ${ms} ms`)), ms);
+    timer = setTimeout(() => reject(new ApiTimeoutError(`${what} timed out after ${ms} ms`)), ms);
   });
   try {
     return await Promise.race([promise, timeout]);
@@ -62,7 +65,7 @@ async function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Pr
 
 /** Creates and starts an informer for one kind. */
 export function startResilientInformer(kc: KubeConfig, options: ResilientInformerOptions): ResilientInformer {
-  const { descriptor, namespace, logger } = options;
+  const { descriptor, namespace, logger, availability } = options;
   const log = logger.child({ kind: descriptor.kind });
   const backoff = createBackoff(options.backoff);
   const listTimeoutMs = options.listTimeoutMs ?? 60_000;
@@ -81,6 +84,7 @@ export function startResilientInformer(kc: KubeConfig, options: ResilientInforme
   const listFn = async (): Promise<KubernetesListObject<KubernetesObject>> => {
     const pages = listAllPages((page) => descriptor.list(kc, namespace, page), options.listPageSize);
     const list = await withTimeout(pages, listTimeoutMs, `list ${descriptor.kind}`);
+    availability.reached();
     list.items.forEach(cachedObject);
     return list;
   };
@@ -95,6 +99,7 @@ export function startResilientInformer(kc: KubeConfig, options: ResilientInforme
       log.debug('initial list applied');
       resolveSynced();
     },
+    onConnected: () => availability.reached(),
   });
 
   const informer = new ListWatch<KubernetesObject>(collectionPath(descriptor, namespace), watch, listFn, false);
@@ -114,7 +119,12 @@ export function startResilientInformer(kc: KubeConfig, options: ResilientInforme
   function onError(err: unknown): void {
     if (stopped || restartTimer !== undefined) return;
     const delayMs = backoff.nextDelay();
-    log.warn({ err, delayMs, failures: backoff.failures }, 'watch failed; restarting after backoff');
+    if (availability.failed(err, `list/watch ${descriptor.kind}`)) {
+      // The outage is logged once by `availability`; each retry is only worth a debug line.
+      log.debug({ error: briefError(err), delayMs, failures: backoff.failures }, 'watch failed; restarting after backoff');
+    } else {
+      log.warn({ err, delayMs, failures: backoff.failures }, 'watch failed; restarting after backoff');
+    }
     restartTimer = setTimeout(run, delayMs);
   }
   informer.on('error', onError);

@@ -11,6 +11,17 @@ import { FakeApiServer } from './testing/fake-api-server.ts';
 import type { ExpiredWatchReply, FakeObject } from './testing/fake-api-server.ts';
 
 const FAST_BACKOFF = { initialMs: 20, maxMs: 200, jitter: 0 };
+const UNAVAILABLE = 'Kubernetes API unavailable; retrying (one line when it is back)';
+const AVAILABLE_AGAIN = 'Kubernetes API available again';
+
+/** A pino line as the tests read it. */
+interface LogLine {
+  msg: string;
+  reason?: string;
+  outageMs?: number;
+  failedRequests?: number;
+  err?: { code?: number; stack?: string };
+}
 
 function object(namespace: string | undefined, name: string, extra: Record<string, unknown> = {}): FakeObject {
   return { metadata: { name, namespace, creationTimestamp: '2024-05-01T10:00:00Z' }, ...extra };
@@ -176,21 +187,60 @@ void describe('createStore against a fake API server', () => {
     });
   }
 
-  void it('restarts after a watch ERROR event other than 410, without relisting', async () => {
-    const logLines: string[] = [];
-    const logger = pino({ level: 'warn' }, { write: (line: string) => logLines.push(line) });
+  const errorRows: { name: string; code: number; logged: (entries: LogLine[]) => boolean }[] = [
+    {
+      name: '500 (an outage): one "unavailable" line, no stack',
+      code: 500,
+      logged: (entries) => entries.some((e) => e.msg === UNAVAILABLE && e.reason === 'HTTP 500') && entries.every((e) => e.err === undefined),
+    },
+    {
+      name: '403 (not an outage): logged in full',
+      code: 403,
+      logged: (entries) => entries.some((e) => e.msg.includes('restarting after backoff') && e.err?.code === 403 && typeof e.err.stack === 'string'),
+    },
+  ];
+  for (const row of errorRows) {
+    void it(`restarts after a watch ERROR event ${row.name}, without relisting`, async () => {
+      const logLines: LogLine[] = [];
+      const logger = pino({ level: 'warn' }, { write: (line: string) => logLines.push(JSON.parse(line) as LogLine) });
+      const live = await startSeeded({ logger });
+      await waitFor('six watches', () => server.openWatchCount() === 6);
+      const listsBefore = server.requests.filter((req) => !req.watch).length;
+      server.failNextWatch(row.code);
+      server.dropWatches('end');
+      await waitFor('six watches again', () => server.openWatchCount() === 6);
+      server.upsert('ingresses', object('b', 'late'));
+      await waitFor('change after the error', () => names(live.snapshot(), 'ingresses').includes('b/late'));
+      assert.equal(server.requests.filter((req) => !req.watch).length, listsBefore, 'resumed from its resourceVersion');
+      assert.ok(row.logged(logLines), JSON.stringify(logLines));
+    });
+  }
+
+  void it('an API outage: one warning when it starts, one line with its length when it ends, no stack; changes made meanwhile arrive', async () => {
+    const logLines: LogLine[] = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => logLines.push(JSON.parse(line) as LogLine) });
     const live = await startSeeded({ logger });
     await waitFor('six watches', () => server.openWatchCount() === 6);
-    const listsBefore = server.requests.filter((req) => !req.watch).length;
-    server.failNextWatch(500);
-    server.dropWatches('end');
+    const from = logLines.length;
+    const requestsBefore = server.requests.length;
+    await server.goDown();
+    const downAt = Date.now();
+    // FAST_BACKOFF retries every informer several times meanwhile (20 ms doubling to 200 ms).
+    await new Promise((resolve) => setTimeout(resolve, 800));
+    server.upsert('ingresses', object('b', 'during-outage'));
+    server.remove('services', 'a', 'services-seed');
+    await server.goUp();
+    await waitFor('the changes made during the outage', () =>
+      names(live.snapshot(), 'ingresses').includes('b/during-outage') && !names(live.snapshot(), 'services').includes('a/services-seed'));
     await waitFor('six watches again', () => server.openWatchCount() === 6);
-    server.upsert('ingresses', object('b', 'late'));
-    await waitFor('change after the error', () => names(live.snapshot(), 'ingresses').includes('b/late'));
-    assert.equal(server.requests.filter((req) => !req.watch).length, listsBefore, 'resumed from its resourceVersion');
-    const failures = logLines.map((line) => JSON.parse(line) as { msg: string; err?: { code?: number } });
-    assert.ok(failures.some((entry) => entry.msg.includes('restarting after backoff') && entry.err?.code === 500),
-      'the ERROR event was reported as a failure and backed off');
+    assert.equal(server.requests.slice(requestsBefore).filter((req) => !req.watch).length, 0, 'resumed from resourceVersions, no relist');
+    const outage = logLines.slice(from);
+    assert.deepEqual(outage.map((e) => e.msg), [UNAVAILABLE, AVAILABLE_AGAIN], JSON.stringify(outage));
+    assert.equal(outage[0]?.reason, 'ECONNREFUSED');
+    const outageMs = Number(outage[1]?.outageMs);
+    assert.ok(outageMs >= 700 && outageMs <= Date.now() - downAt, `outageMs ${outageMs}`);
+    assert.ok(Number(outage[1]?.failedRequests) > 6, 'every informer retried, quietly');
+    assert.ok(outage.every((e) => e.err === undefined), 'no stack traces');
   });
 
   void it('backs off (growing delays) while lists fail with 500, then syncs', async () => {

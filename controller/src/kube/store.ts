@@ -10,6 +10,7 @@ import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 
 import type { Snapshot } from '../model/types.ts';
+import { createApiAvailability, type ApiAvailability } from './api-availability.ts';
 import type { BackoffOptions } from './backoff.ts';
 import type { WatchTiming } from './bounded-watch.ts';
 import { KINDS } from './kinds.ts';
@@ -24,7 +25,9 @@ export interface StoreOptions {
   /** Called after every change to any cache, with the kind that changed. Must not throw. */
   readonly onChange: (kind: KindName) => void;
   readonly logger: Logger;
-  /** Restart backoff for failed lists/watches (defaults: 100 ms doubling to 10 s). */
+  /** Shared with the controller's other API clients so an outage is logged once (default: the store's own). */
+  readonly availability?: ApiAvailability;
+  /** Restart backoff for failed lists/watches (defaults: 100 ms doubling to 2 s). */
   readonly backoff?: Partial<BackoffOptions>;
   /** Watch duration bounds (defaults: server timeout 5–10 min, 30 s idle grace). */
   readonly watchTiming?: WatchTiming;
@@ -59,6 +62,7 @@ function sortedFrozen(objects: readonly KubernetesObject[]): readonly Kubernetes
 export function createStore(kc: KubeConfig, options: StoreOptions): Store {
   const namespace = options.namespace ?? null;
   const logger = options.logger.child({ component: 'kube-store' });
+  const availability = options.availability ?? createApiAvailability(logger);
   const arrays = new Map<KindName, readonly KubernetesObject[]>();
   let current: Snapshot | null = null;
 
@@ -79,6 +83,7 @@ export function createStore(kc: KubeConfig, options: StoreOptions): Store {
       descriptor,
       namespace,
       logger,
+      availability,
       onChange: () => onKindChange(descriptor.kind),
       backoff: options.backoff,
       watchTiming: options.watchTiming,

@@ -7,6 +7,7 @@ import { hostname } from 'node:os';
 import type { KubeConfig, V1Ingress } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { ControllerOptions } from '../cli/index.ts';
+import type { ApiAvailability } from '../kube/api-availability.ts';
 import { createEventSink, createIngressStatusWriter, createLeaseStore, createServiceReader } from '../kube/cluster-writer.ts';
 import type { Model, Snapshot } from '../model/types.ts';
 import type { SyncHooks } from '../sync/sync.ts';
@@ -26,6 +27,8 @@ export interface ClusterReportingOptions {
   readonly kc: KubeConfig;
   readonly options: ControllerOptions;
   readonly logger: Logger;
+  /** Shared with the store: an API outage is logged once for the whole controller. */
+  readonly availability?: ApiAvailability;
   /** The informer view (status compares against it). */
   readonly snapshot: () => Snapshot;
   /** Our Ingresses among a snapshot's. */
@@ -48,7 +51,11 @@ export interface ClusterReporting {
   isLeader(): boolean;
   /** Starts leader election (or leads at once with --disable-leader-election). */
   start(): void;
-  /** Clears status if asked to, releases the Lease, flushes Events. */
+  /**
+   * Shutdown, in this order: no status run starts any more; status is cleared if asked to (the
+   * Lease still held, so no other replica writes meanwhile); the Lease is released; Events flushed.
+   * Stop the sync first: every cleared status comes back as a watch event.
+   */
   stop(): Promise<void>;
 }
 
@@ -60,13 +67,13 @@ function addressSource(options: ControllerOptions): AddressSource | null {
 }
 
 export function createClusterReporting(params: ClusterReportingOptions): ClusterReporting {
-  const { kc, options, logger } = params;
+  const { kc, options, logger, availability } = params;
   const env = params.env ?? process.env;
   // Two replicas on one host (tests, a laptop) must not share an identity.
   const identity = env.POD_NAME || `${hostname()}-${process.pid}`;
   const namespace = env.POD_NAMESPACE || 'default';
   const recorder = createEventRecorder({
-    sink: createEventSink(kc), logger: logger.child({ component: 'events' }), component: 'resty-ingress-controller', instance: identity,
+    sink: createEventSink(kc), logger: logger.child({ component: 'events' }), availability, component: 'resty-ingress-controller', instance: identity,
   });
   const events = createIngressEvents({ recorder, syncEvents: !options.disableSyncEvents, isLive: params.isLive, configMap: options.configMap });
   const failures = createFailureReporter(logger.child({ component: 'model' }), (failure) => events.failure(failure));
@@ -74,16 +81,17 @@ export function createClusterReporting(params: ClusterReportingOptions): Cluster
   const source = options.updateStatus ? addressSource(options) : null;
   const publisher: StatusPublisher | null = source === null ? null : createStatusPublisher({
     source, writer: createIngressStatusWriter(kc), readService: createServiceReader(kc),
-    snapshot: params.snapshot, ours: params.ours, logger: logger.child({ component: 'status' }),
+    snapshot: params.snapshot, ours: params.ours, logger: logger.child({ component: 'status' }), availability,
   });
 
   let leading = false;
+  let stopping = false;
   let statusTimer: NodeJS.Timeout | null = null;
   let interval: NodeJS.Timeout | null = null;
   // Asked right before each status write: `leading` is only as fresh as the last election round.
   let leadsNow = (): boolean => leading;
   const scheduleStatus = (): void => {
-    if (!publisher || !leading || statusTimer) return;
+    if (!publisher || !leading || statusTimer || stopping) return;
     statusTimer = setTimeout(() => {
       statusTimer = null;
       if (leadsNow()) void publisher.update();
@@ -96,7 +104,7 @@ export function createClusterReporting(params: ClusterReportingOptions): Cluster
   };
   const elector: LeaderElector | null = options.disableLeaderElection ? null : createLeaderElector({
     leases: createLeaseStore(kc, namespace, options.electionId), identity, ttlMs: options.electionTtlMs,
-    logger: logger.child({ component: 'leader-election' }), onChange: onLeading,
+    logger: logger.child({ component: 'leader-election' }), availability, onChange: onLeading,
   });
   if (elector) leadsNow = () => leading && elector.isLeader();
 
@@ -120,6 +128,7 @@ export function createClusterReporting(params: ClusterReportingOptions): Cluster
       if (publisher) interval = setInterval(scheduleStatus, STATUS_INTERVAL_MS).unref();
     },
     async stop(): Promise<void> {
+      stopping = true;
       if (statusTimer) clearTimeout(statusTimer);
       if (interval) clearInterval(interval);
       // Clear before releasing the Lease, so the next leader's first run writes after us; and only

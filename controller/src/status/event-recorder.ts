@@ -7,6 +7,7 @@
 
 import type { CoreV1Event } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
+import type { ApiAvailability } from '../kube/api-availability.ts';
 import type { EventSink } from '../kube/cluster-writer.ts';
 import { createTokenBucket, type Clock, type TokenBucket } from './token-bucket.ts';
 
@@ -30,6 +31,8 @@ export interface RateLimit {
 export interface EventRecorderOptions {
   readonly sink: EventSink;
   readonly logger: Logger;
+  /** Where failures an API outage explains go (logged once per outage). */
+  readonly availability?: ApiAvailability;
   /** `source.component` / `reportingComponent`. */
   readonly component: string;
   /** `source.host` / `reportingInstance`: this replica (pod name). */
@@ -147,9 +150,10 @@ export function createEventRecorder(options: EventRecorderOptions): EventRecorde
       pending += 1;
       chain = chain
         .then(() => write(key, target, type, reason, message))
-        .catch((err: unknown) => {
+        .then(() => options.availability?.reached(), (err: unknown) => {
           stats.dropped += 1;
-          logger.warn({ err, object: objectKey, reason }, 'event write failed');
+          if (options.availability?.failed(err, 'event') === true) logger.debug({ object: objectKey, reason }, 'event dropped: API unreachable');
+          else logger.warn({ err, object: objectKey, reason }, 'event write failed');
         })
         .finally(() => { pending -= 1; });
     },

@@ -3,7 +3,8 @@
 // rate limits; Lease-based leader election; the Ingress status publisher
 // (leader only); the failure reporter that turns model Failures into log
 // lines and Events once per appearance. cluster-reporting.ts composes them.
-// May import: model/types.ts, the writer interfaces in kube/cluster-writer.ts,
+// May import: model/types.ts, the writer interfaces in kube/cluster-writer.ts
+// and the ApiAvailability type (kube/api-availability.ts),
 // SyncHooks and ControllerOptions types, pino. Never the model builder.
 
 export { createClusterReporting } from './cluster-reporting.ts';

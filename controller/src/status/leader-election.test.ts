@@ -7,14 +7,15 @@ import { after, before, describe, it } from 'node:test';
 import { KubeConfig } from '@kubernetes/client-node';
 import { pino } from 'pino';
 import { startApiServer, type ApiServer } from '../../../e2e/cluster/apiserver/index.ts';
+import { createApiAvailability } from '../kube/api-availability.ts';
 import { createLeaseStore, type LeaseStore } from '../kube/cluster-writer.ts';
 import { createLeaderElector, microTime, type LeaderElector } from './leader-election.ts';
 
 const TTL_MS = 2000;
 
 /** A lease store that can be cut off, as if its replica froze or lost the network. */
-function breakable(store: LeaseStore): LeaseStore & { broken: boolean } {
-  const fail = async (): Promise<never> => { throw new Error('network down'); };
+function breakable(store: LeaseStore, error: Error = new Error('network down')): LeaseStore & { broken: boolean } {
+  const fail = async (): Promise<never> => { throw error; };
   const wrapped = {
     broken: false,
     get: () => (wrapped.broken ? fail() : store.get()),
@@ -117,6 +118,24 @@ void describe('leader election (local API server)', () => {
       clock += row.advanceMs;
       assert.equal(elector.isLeader(), row.leads, row.name);
     }
+  });
+
+  void it('an API outage: no line of its own per failed round, the shared tracker logs one each way', async () => {
+    const lines: { msg: string; component?: string }[] = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => { lines.push(JSON.parse(line) as { msg: string }); } });
+    const store = breakable(createLeaseStore(kc, 'default', 'outage'), Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:6443'), { code: 'ECONNREFUSED' }));
+    const elector = createLeaderElector({
+      leases: store, identity: 'a', ttlMs: TTL_MS, retryMs: 20, logger: logger.child({ component: 'leader-election' }),
+      availability: createApiAvailability(logger.child({ component: 'kube-api' })),
+    });
+    store.broken = true;
+    elector.start();
+    await new Promise((resolve) => setTimeout(resolve, 300)); // ~15 failed rounds
+    store.broken = false;
+    await waitFor('the Lease held', () => elector.isLeader(), 2000);
+    await elector.stop();
+    assert.deepEqual(lines.filter((l) => l.component === 'kube-api').map((l) => l.msg), ['Kubernetes API unavailable; retrying (one line when it is back)', 'Kubernetes API available again']);
+    assert.deepEqual(lines.filter((l) => l.component === 'leader-election').map((l) => l.msg), ['became the leader', 'stopped leading']);
   });
 
   void it('writes MicroTime with six fractional digits', () => {

@@ -7,6 +7,7 @@
 // candidates racing for an expired Lease, exactly one wins.
 
 import type { Logger } from 'pino';
+import type { ApiAvailability } from '../kube/api-availability.ts';
 import { ApiConflictError, type LeaseRecord, type LeaseStore } from '../kube/cluster-writer.ts';
 import type { Clock } from './token-bucket.ts';
 
@@ -21,6 +22,8 @@ export interface LeaderElectorOptions {
   /** Time between attempts (default ttl/6). */
   readonly retryMs?: number;
   readonly logger: Logger;
+  /** Where failures an API outage explains go (one line per outage, not one per round). */
+  readonly availability?: ApiAvailability;
   /** Called on every change of leadership; must not throw. */
   readonly onChange?: (leading: boolean) => void;
   readonly now?: Clock;
@@ -94,8 +97,10 @@ export function createLeaderElector(options: LeaderElectorOptions): LeaderElecto
     let held = false;
     try {
       held = await attempt();
+      options.availability?.reached();
     } catch (err) {
-      if (!(err instanceof ApiConflictError)) logger.warn({ err }, 'leader election: lease request failed');
+      if (err instanceof ApiConflictError) options.availability?.reached();
+      else if (options.availability?.failed(err, 'lease') !== true) logger.warn({ err }, 'leader election: lease request failed');
     }
     if (held) {
       lastRenew = now();

@@ -1,9 +1,19 @@
 // Which address goes into `.status.loadBalancer.ingress` of our Ingresses
-// (what `kubectl get ingress` shows under ADDRESS), ingress-nginx's rules:
-// --publish-status-address wins; else the --publish-service Service's
-// load-balancer IPs/hostnames and external IPs, its external name, or, for a
-// Service without any, its clusterIP. Results are sorted and deduplicated so
-// comparing with the current status never sees a difference in order only.
+// (what `kubectl get ingress` shows under ADDRESS), by ingress-nginx's rules
+// (internal/ingress/status/status.go, v1.15.1):
+// --publish-status-address wins; else the --publish-service Service, by type:
+//   ExternalName  its externalName;
+//   ClusterIP     its clusterIP (and nothing else: externalIPs are ignored);
+//   NodePort      its externalIPs, or its clusterIP when it has none;
+//   LoadBalancer  its load-balancer entries (IP and hostname kept together),
+//                 then its externalIPs not already among them. A load balancer
+//                 still pending publishes NOTHING (an old address is cleared),
+//                 never the clusterIP.
+// Where ingress-nginx would write a value the API server refuses (a headless
+// Service's clusterIP "None", an ExternalName without a name) or gives up (an
+// unknown type), the status is left as it is. Entries are deduplicated and
+// sorted as ingress-nginx sorts them (hostname, then IP), so comparing with
+// the current status never sees a difference in order only.
 
 import { isIP } from 'node:net';
 import type { V1IngressLoadBalancerIngress, V1Service } from '@kubernetes/client-node';
@@ -18,34 +28,93 @@ export function toLoadBalancerIngress(address: string): V1IngressLoadBalancerIng
   return isIP(address) !== 0 ? { ip: address } : { hostname: address };
 }
 
-/** The addresses a Service publishes (empty when it has none yet). */
-export function serviceAddresses(service: V1Service): string[] {
-  if (service.spec?.type === 'ExternalName') return service.spec.externalName ? [service.spec.externalName] : [];
-  const found: string[] = [];
+/** What a Service publishes: entries ([] = nothing yet), or why status must be left alone. */
+export type ServicePublication =
+  | { readonly kind: 'entries'; readonly entries: readonly V1IngressLoadBalancerIngress[] }
+  | { readonly kind: 'unusable'; readonly reason: string };
+
+function entries(list: readonly V1IngressLoadBalancerIngress[]): ServicePublication {
+  return { kind: 'entries', entries: list };
+}
+
+function clusterIPOf(service: V1Service): ServicePublication {
+  const clusterIP = service.spec?.clusterIP ?? '';
+  if (isIP(clusterIP) === 0) return { kind: 'unusable', reason: `clusterIP ${JSON.stringify(clusterIP)} is not an IP address` };
+  return entries([{ ip: clusterIP }]);
+}
+
+/** Same IP or hostname as one of `list` (ingress-nginx's stringInIngresses). */
+function listed(address: string, list: readonly V1IngressLoadBalancerIngress[]): boolean {
+  return list.some((entry) => entry.ip === address || entry.hostname === address);
+}
+
+function loadBalancerOf(service: V1Service): ServicePublication {
+  const found: V1IngressLoadBalancerIngress[] = [];
   for (const entry of service.status?.loadBalancer?.ingress ?? []) {
-    const address = entry.ip || entry.hostname;
-    if (address) found.push(address);
+    const published: V1IngressLoadBalancerIngress = {
+      ...(entry.ip ? { ip: entry.ip } : {}),
+      ...(entry.hostname ? { hostname: entry.hostname } : {}),
+    };
+    if (published.ip !== undefined || published.hostname !== undefined) found.push(published);
   }
-  found.push(...(service.spec?.externalIPs ?? []));
-  if (found.length === 0) {
-    const clusterIP = service.spec?.clusterIP;
-    if (clusterIP && clusterIP !== 'None') found.push(clusterIP);
+  for (const ip of service.spec?.externalIPs ?? []) {
+    if (!listed(ip, found)) found.push({ ip });
   }
-  return found;
+  return entries(found);
 }
 
-/** Sorted, deduplicated status entries for these addresses. */
+/** What a --publish-service Service publishes, by its type. */
+export function serviceAddresses(service: V1Service): ServicePublication {
+  // The API server defaults an absent type to ClusterIP.
+  const type = service.spec?.type ?? 'ClusterIP';
+  switch (type) {
+    case 'ExternalName': {
+      const name = service.spec?.externalName ?? '';
+      return name === '' ? { kind: 'unusable', reason: 'ExternalName Service without externalName' } : entries([{ hostname: name }]);
+    }
+    case 'ClusterIP':
+      return clusterIPOf(service);
+    case 'NodePort': {
+      const external = service.spec?.externalIPs ?? [];
+      return external.length === 0 ? clusterIPOf(service) : entries(external.map((ip) => ({ ip })));
+    }
+    case 'LoadBalancer':
+      return loadBalancerOf(service);
+    default:
+      return { kind: 'unusable', reason: `Service type ${JSON.stringify(type)} has no address to publish` };
+  }
+}
+
+/** The identity of an entry (ingress-nginx compares IP and hostname, never ports). */
+export function entryKey(entry: V1IngressLoadBalancerIngress): string {
+  return `${entry.ip ?? ''}|${entry.hostname ?? ''}`;
+}
+
+/** Sorted (hostname, then IP), deduplicated status entries; empty ones dropped; ports left out. */
+export function normalizeEntries(list: readonly V1IngressLoadBalancerIngress[]): V1IngressLoadBalancerIngress[] {
+  const byKey = new Map<string, V1IngressLoadBalancerIngress>();
+  for (const entry of list) {
+    const ip = entry.ip || undefined;
+    const hostname = entry.hostname || undefined;
+    if (ip === undefined && hostname === undefined) continue;
+    const clean = { ...(ip !== undefined ? { ip } : {}), ...(hostname !== undefined ? { hostname } : {}) };
+    byKey.set(entryKey(clean), clean);
+  }
+  const compare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+  return [...byKey.values()].sort((a, b) => compare(a.hostname ?? '', b.hostname ?? '') || compare(a.ip ?? '', b.ip ?? ''));
+}
+
+/** Normalised status entries for these addresses (--publish-status-address). */
 export function normalizeAddresses(addresses: readonly string[]): V1IngressLoadBalancerIngress[] {
-  return [...new Set(addresses)].sort().map(toLoadBalancerIngress);
+  return normalizeEntries(addresses.map(toLoadBalancerIngress));
 }
 
-/** The addresses an Ingress status currently shows, in the same normal form. */
+/** The entries an Ingress status currently shows, in the same normal form. */
 export function currentAddresses(status: { loadBalancer?: { ingress?: readonly V1IngressLoadBalancerIngress[] } } | undefined): V1IngressLoadBalancerIngress[] {
-  const entries = status?.loadBalancer?.ingress ?? [];
-  return normalizeAddresses(entries.map((entry) => entry.ip || entry.hostname || '').filter((address) => address !== ''));
+  return normalizeEntries(status?.loadBalancer?.ingress ?? []);
 }
 
 /** True when two normalised lists are the same. */
 export function sameAddresses(a: readonly V1IngressLoadBalancerIngress[], b: readonly V1IngressLoadBalancerIngress[]): boolean {
-  return a.length === b.length && a.every((entry, i) => entry.ip === b[i].ip && entry.hostname === b[i].hostname);
+  return a.length === b.length && a.every((entry, i) => entryKey(entry) === entryKey(b[i]));
 }

@@ -43,7 +43,11 @@ export type SyncResult = 'skip' | 'dynamic' | 'reload' | 'reload-queued' | 'know
 
 /** Why a sync did what it did, and where its time went: the sync log line and metrics. */
 export interface SyncDetail {
-  /** `static change` (nginx.conf differs), `endpoints` (only dynamic parts), `data plane empty`, or `no change`. */
+  /**
+   * `static change` (nginx.conf differs; `static change (settling)` while its reload waits), else what
+   * was pushed without a reload: `endpoints`, `certificates` or `endpoints and certificates`;
+   * `data plane empty` (NGINX lost its state: everything pushed again), or `no change`.
+   */
   why: string;
   /** Backends whose dynamic part changed, sorted (empty for skip). */
   changed: readonly string[];

@@ -355,3 +355,28 @@ test('sync: one log line per sync says the decision, why, what changed and where
   for (const skip of skips) assert.deepEqual([skip.why, skip.level], ['no change', 20], 'a skip is logged at debug level only');
   await sync.stop();
 });
+
+/** `m` serving a certificate for app.test (`pem` stands for its content). */
+function withTls(m: Model, pem: string): Model {
+  const certificate = { id: 'default/tls', secret: { namespace: 'default', name: 'tls' }, cert: pem, key: `key of ${pem}`, names: ['app.test'], serial: pem, notAfter: '2030-01-01T00:00:00.000Z' };
+  return { ...m, tls: { certificates: [certificate], hosts: [{ host: 'app.test', certificate: certificate.id }], defaultCertificate: null } };
+}
+
+const whyRows: { name: string; next: Model; why: string }[] = [
+  { name: 'new endpoints', next: model(['/'], ['127.0.1.1', '127.0.1.2']), why: 'endpoints' },
+  { name: 'TLS added to the Ingress', next: withTls(model(['/'], ['127.0.1.1']), 'A'), why: 'certificates' },
+  { name: 'TLS added and endpoints moved in one sync', next: withTls(model(['/'], ['127.0.1.2']), 'A'), why: 'endpoints and certificates' },
+  { name: 'a new path', next: model(['/', '/api'], ['127.0.1.1']), why: 'static change' },
+];
+for (const row of whyRows) {
+  test(`sync: the decision log line names what changed: ${row.name}`, async () => {
+    const lines: Record<string, unknown>[] = [];
+    const { sync, step } = harness({ logLines: lines });
+    await step();
+    const from = lines.length;
+    await step(row.next);
+    const acted = lines.slice(from).filter((l) => l.msg === 'sync' && l.result !== 'skip');
+    assert.deepEqual(acted.map((l) => l.why), [row.why]);
+    await sync.stop();
+  });
+}

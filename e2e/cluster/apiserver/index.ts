@@ -15,7 +15,8 @@
 //   api.store.patch('services', ns, name, 'merge' | 'json' | 'strategic' | 'apply', body);
 //   api.store.delete('pods', ns, name);
 //   const stop = api.store.watch('pods', { namespace, resourceVersion }, { onEvent, onClose });
-// Faults: api.dropWatches(), api.expireResourceVersions(), await api.restart().
+// Faults: api.dropWatches(), api.expireResourceVersions(), await api.restart(),
+// await api.down() … await api.up() (unreachable meanwhile).
 export { startApiServer, type ApiServer, type ApiServerOptions } from './server.ts';
 export { Store, type KindRef, type ListOptions, type ListResult, type WatchOptions } from './store.ts';
 export { ApiError, type StatusObject } from './errors.ts';

@@ -52,6 +52,10 @@ export interface ApiServer {
   expireResourceVersions(): void;
   /** stop listening and listen again on the same port; the objects survive */
   restart(): Promise<void>;
+  /** stop listening (connections refused) until up(); the store keeps working in-process */
+  down(): Promise<void>;
+  /** listen again on the same port after down() */
+  up(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -155,7 +159,9 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiSe
     writeKubeconfig: async (path, user) => { await writeFile(path, api.kubeconfigFor(user), { mode: 0o600 }); return path; },
     dropWatches: () => { store.log.closeAll(); },
     expireResourceVersions: () => { store.expireResourceVersions(); },
-    restart: async () => { await close(); server = newServer(); await listen(); },
+    restart: async () => { await api.down(); await api.up(); },
+    down: () => close(),
+    up: async () => { server = newServer(); await listen(); },
     stop: async () => { store.close(); await close(); },
   };
   return api;

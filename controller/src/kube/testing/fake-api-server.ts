@@ -3,7 +3,7 @@
 // with resourceVersions, list pages (`limit` and `continue`, every page
 // carrying the first page's resourceVersion, as a real API server's do),
 // 410 Gone after a "compaction", and knobs to break things (drop watches,
-// fail lists). Not a general API server: the e2e
+// fail lists, go away: connections refused until it is back). Not a general API server: the e2e
 // cluster is that. Objects are keyed by plural resource name.
 
 import { createServer } from 'node:http';
@@ -55,6 +55,7 @@ export class FakeApiServer {
   /** Streams that sent an ERROR event and were left open: they get nothing more. */
   private readonly heldOpen = new Set<ServerResponse>();
   private rv = 1;
+  private port = 0;
   private compactedRv = 0;
   private watchErrorCode: number | null = null;
   private listFailures = 0;
@@ -68,12 +69,29 @@ export class FakeApiServer {
   static async start(): Promise<FakeApiServer> {
     const fake = new FakeApiServer();
     await new Promise<void>((resolve) => fake.server.listen(0, '127.0.0.1', resolve));
+    fake.port = (fake.server.address() as AddressInfo).port;
     return fake;
   }
 
   get url(): string {
-    const { port } = this.server.address() as AddressInfo;
-    return `http://127.0.0.1:${port}`;
+    return `http://127.0.0.1:${this.port}`;
+  }
+
+  /** Stops listening and cuts every connection: requests are refused (ECONNREFUSED) until goUp(). Objects stay and may change meanwhile. */
+  async goDown(): Promise<void> {
+    this.dropWatches('end');
+    for (const res of this.heldOpen) res.destroy();
+    const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
+    this.server.closeAllConnections();
+    await closed;
+  }
+
+  /** Listens again on the same port after goDown(). */
+  async goUp(): Promise<void> {
+    await new Promise<void>((resolve, reject) => {
+      this.server.once('error', reject);
+      this.server.listen(this.port, '127.0.0.1', () => { this.server.off('error', reject); resolve(); });
+    });
   }
 
   /** A KubeConfig pointing at this server. */
@@ -148,6 +166,7 @@ export class FakeApiServer {
     this.dropWatches('destroy');
     for (const res of this.heldOpen) res.destroy();
     this.server.closeAllConnections();
+    if (!this.server.listening) return;
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
 

@@ -1,0 +1,90 @@
+// What Lua applies at run time, pushed without a reload: one row per kind of
+// state in PUSH_KINDS (backends, certificates, route policies). A new kind is one more row
+// (its part of DynamicPush comes from the differ); the push order, the sync
+// log line's `why` and the "Lua lost its state" bookkeeping follow from the
+// table.
+
+import type { DynamicPush } from '../diff/decide.ts';
+import type { Model } from '../model/types.ts';
+import type { DataPlane, SyncDetail } from './sync-types.ts';
+
+/** One kind of dynamic state. */
+interface PushKind {
+  /** Its name in the sync log line's `why`. */
+  readonly name: string;
+  /** True when `push` carries a change of this kind. */
+  carried(push: DynamicPush): boolean;
+  /** Sends it (or nothing, when it did not change). */
+  send(push: DynamicPush, dataplane: DataPlane, detail: SyncDetail): Promise<void>;
+}
+
+/** In push order. */
+const PUSH_KINDS: readonly PushKind[] = [
+  {
+    name: 'endpoints',
+    carried: (push) => push.changed.length > 0,
+    async send({ backends, patch }, dataplane, detail) {
+      // The full set (POST) while Lua's state is unknown, else only what changed (PATCH).
+      const full = patch === null || dataplane.patchBackends === undefined;
+      detail.push = full ? 'full' : 'patch';
+      if (full) await dataplane.pushBackends(backends);
+      else if (patch.set.length > 0 || patch.remove.length > 0) await dataplane.patchBackends?.(patch);
+    },
+  },
+  {
+    name: 'certificates',
+    carried: (push) => push.certificates !== null,
+    async send({ certificates }, dataplane) {
+      if (certificates !== null) await dataplane.pushCertificates(certificates);
+    },
+  },
+  {
+    // After the backends: a canary split names a backend Lua must already have.
+    name: 'routes',
+    carried: (push) => push.routes !== null,
+    async send({ routes }, dataplane) {
+      if (routes !== null) await dataplane.pushRoutes(routes);
+    },
+  },
+];
+
+/** What a dynamic push carries, for the sync log line: `endpoints`, `certificates`, `routes`, or several joined by `and`. */
+export function pushReason(push: DynamicPush): string {
+  const names = PUSH_KINDS.filter((kind) => kind.carried(push)).map((kind) => kind.name);
+  return names.length > 0 ? names.join(' and ') : 'no change';
+}
+
+/** Pushes to Lua and remembers what Lua holds (the differ diffs against it). */
+export interface DynamicPusher {
+  /** Sends every kind `push` carries; on failure Lua's state counts as lost (the next push is full). */
+  push(push: DynamicPush, model: Model, detail: SyncDetail): Promise<void>;
+  /** The model whose dynamic part Lua holds; null when unknown. */
+  held(): Model | null;
+  /** True when Lua lost its state (NGINX restarted) or a push failed: everything goes again. */
+  lost(): boolean;
+  /** NGINX lost its dynamic state. */
+  reset(): void;
+}
+
+export function createDynamicPusher(dataplane: DataPlane): DynamicPusher {
+  let held: Model | null = null;
+  let lost = false;
+  return {
+    async push(push, model, detail): Promise<void> {
+      held = null;
+      try {
+        for (const kind of PUSH_KINDS) await kind.send(push, dataplane, detail);
+        lost = false;
+        held = model;
+      } catch (err) {
+        lost = true; // unknown state: the next sync pushes everything again
+        throw err;
+      }
+    },
+    held: () => held,
+    lost: () => lost,
+    reset(): void {
+      lost = true;
+    },
+  };
+}
