@@ -34,8 +34,6 @@ export const HARMLESS_CONFIG_KEYS: Readonly<Record<string, string>> = Object.fre
   'otel-schedule-delay-millis': 'tracing is not built in',
   'otel-max-export-batch-size': 'tracing is not built in',
   'server-tokens': 'the NGINX version is never sent (server_tokens off)',
-  'enable-rewrite-log': 'a debugging aid of NGINX\'s error log',
-  'http2-push-preload': 'HTTP/2 server push was removed from NGINX 1.25.1',
 });
 
 /**
