@@ -11,7 +11,8 @@ import { defineFeature, field } from './feature.ts';
 const UNSUPPORTED_PROTOCOLS = new Set(['GRPC', 'GRPCS', 'AUTO_HTTP', 'FCGI']);
 
 function parseProtocol(value: string): Checked<'HTTP' | 'HTTPS'> {
-  const upper = value.toUpperCase();
+  // ingress-nginx trims spaces around the protocol too (its validator and its parser).
+  const upper = value.trim().toUpperCase();
   if (upper === 'HTTP' || upper === 'HTTPS') return accept(upper);
   if (UNSUPPORTED_PROTOCOLS.has(upper)) return refuse(`backend protocol ${upper} is unsupported (HTTP or HTTPS)`);
   return refuse('expected HTTP or HTTPS');

@@ -44,11 +44,20 @@ function parseCount(min: number): (value: string) => Checked<number> {
   };
 }
 
-const CONFIGURING = ['canary-weight', 'canary-by-header', 'canary-by-header-value', 'canary-by-header-pattern', 'canary-by-cookie'];
+/**
+ * What configures a canary, as ingress-nginx judges it: a weight above 0, a header, value, pattern or
+ * cookie that took effect. A weight of 0 or a value ignored as invalid configures nothing.
+ */
+function configures(config: CanaryConfig): boolean {
+  return config.weight > 0 || [config.header, config.headerValue, config.headerPattern, config.cookie].some((value) => value !== null);
+}
 
-/** ingress-nginx refuses canary settings without `canary: "true"`; a weight above the total is read as "always". */
-function finish(config: CanaryConfig, given: ReadonlySet<string>): Checked<CanaryConfig> {
-  if (!config.enabled && CONFIGURING.some((name) => given.has(name))) {
+/**
+ * ingress-nginx drops canary settings without `canary: "true"`; here they refuse the Ingress.
+ * A weight above the total is read as "always" (by Lua).
+ */
+function finish(config: CanaryConfig): Checked<CanaryConfig> {
+  if (!config.enabled && configures(config)) {
     return refuse('canary-* settings need canary: "true"');
   }
   return accept(config);

@@ -15,7 +15,8 @@ export const loadBalanceFeature = defineFeature({
   output: { kind: 'location', template: null },
   defaults: { algorithm: 'round_robin' },
   keys: [
-    field<LoadBalanceConfig, 'algorithm'>('algorithm', (value) => parseOneOf(value, ALGORITHMS), {
+    // ingress-nginx trims spaces around the algorithm (ValidateOptions with trimSpace, then normalizeString).
+    field<LoadBalanceConfig, 'algorithm'>('algorithm', (value) => parseOneOf(value.trim(), ALGORITHMS), {
       annotation: { name: 'load-balance', scope: 'location', risk: 'Low' },
       configKey: 'load-balance',
       defaultText: 'round_robin',

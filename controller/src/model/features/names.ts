@@ -34,8 +34,6 @@ export const HARMLESS_CONFIG_KEYS: Readonly<Record<string, string>> = Object.fre
   'otel-schedule-delay-millis': 'tracing is not built in',
   'otel-max-export-batch-size': 'tracing is not built in',
   'server-tokens': 'the NGINX version is never sent (server_tokens off)',
-  'enable-rewrite-log': 'a debugging aid of NGINX\'s error log',
-  'http2-push-preload': 'HTTP/2 server push was removed from NGINX 1.25.1',
 });
 
 /**
@@ -88,14 +86,18 @@ export function annotationStatus(name: string, value: unknown): NameStatus {
   return { kind: 'unsupported', protective: protects };
 }
 
-/** The status of ConfigMap key `name`; `value` decides whether a protective key protects anything. */
-export function configKeyStatus(name: string, value: string): NameStatus {
+/**
+ * The status of ConfigMap key `name`; `value` decides whether a protective key protects anything
+ * (one that is not a string cannot be read as switched off: it protects).
+ */
+export function configKeyStatus(name: string, value: unknown): NameStatus {
   const feature = FEATURE_BY_CONFIG_KEY.get(name);
   if (feature !== undefined) return { kind: 'feature', feature };
   if (name.endsWith('-snippet')) return { kind: 'snippet' };
   if (Object.hasOwn(HARMLESS_CONFIG_KEYS, name)) return { kind: 'harmless', why: HARMLESS_CONFIG_KEYS[name] as string };
   const known = INGRESS_NGINX_CONFIG_KEY.get(name);
   if (known === undefined) return { kind: 'unknown' };
-  const protects = known.protective && !TUNING_ONLY_CONFIG_KEYS.has(name) && value !== known.default && !switchesOff(value);
+  const protects = known.protective && !TUNING_ONLY_CONFIG_KEYS.has(name)
+    && !(typeof value === 'string' && (value === known.default || switchesOff(value)));
   return { kind: 'unsupported', protective: protects };
 }

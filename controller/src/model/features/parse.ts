@@ -141,7 +141,7 @@ export function readSettings(configMaps: readonly V1ConfigMap[], key: string | n
   let closed = false;
   for (const name of Object.keys(data).sort()) {
     const raw = data[name];
-    const status = configKeyStatus(name, typeof raw === 'string' ? raw : '');
+    const status = configKeyStatus(name, raw);
     const field = `ConfigMap ${key}: data[${name}]`;
     if (status.kind === 'feature') {
       byFeature.set(status.feature, (byFeature.get(status.feature) ?? new Map<string, unknown>()).set(name, raw));

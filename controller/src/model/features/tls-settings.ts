@@ -29,7 +29,8 @@ function parseMaxAge(value: string): Checked<number> {
 }
 
 function parseRedirectCode(value: string): Checked<TlsSettings['redirectCode']> {
-  const code = Number(value);
+  // strconv.Atoi's grammar, as ingress-nginx reads it: Number() alone would take 0x12D or 301.0 as 301.
+  const code = /^[+-]?\d{1,10}$/u.test(value) ? Number(value) : Number.NaN;
   return code === 301 || code === 302 || code === 307 || code === 308 ? accept(code) : refuse('expected 301, 302, 307 or 308');
 }
 

@@ -1,0 +1,38 @@
+// load-balance (ingress-nginx v1.15.1: internal/ingress/annotations/loadbalancing, and
+// the ConfigMap key of the same name). ingress-nginx validates it against its six
+// algorithms (case-sensitive, spaces trimmed) and, unlike most of its annotations,
+// refuses the Ingress on a refused value: the same here. Only round_robin and ewma are
+// implemented, so ingress-nginx's chash, chashsubset and sticky_* fail the Ingress too.
+
+import { describe } from 'node:test';
+import type { LoadBalanceConfig } from '../types.ts';
+import { loadBalanceFeature } from './load-balance.ts';
+import { testDefaults, testOverrideRows, testValueRows, type OverrideRow, type ValueRow } from './testing.ts';
+
+const key = 'load-balance';
+
+const values: ValueRow<LoadBalanceConfig>[] = [
+  { name: 'ewma', key, value: 'ewma', want: { algorithm: 'ewma' } },
+  { name: 'round_robin', key, value: 'round_robin', want: { algorithm: 'round_robin' } },
+  { name: 'spaces around it are trimmed', key, value: ' ewma ', want: { algorithm: 'ewma' } },
+  { name: 'chash: not implemented', key, value: 'chash', want: 'fail' },
+  { name: 'chashsubset: not implemented', key, value: 'chashsubset', want: 'fail' },
+  { name: 'sticky_balanced: not implemented', key, value: 'sticky_balanced', want: 'fail' },
+  { name: 'EWMA (case-sensitive)', key, value: 'EWMA', want: 'fail' },
+  { name: 'round-robin (misspelt)', key, value: 'round-robin', want: 'fail' },
+  { name: 'empty', key, value: '', want: 'fail' },
+  { name: 'with a directive', key, value: 'ewma; return 200', want: 'fail' },
+];
+
+const overrides: OverrideRow<LoadBalanceConfig>[] = [
+  { name: 'no annotation: the ConfigMap\'s algorithm applies', configMap: { [key]: 'ewma' }, annotations: {}, global: { algorithm: 'ewma' }, want: null },
+  {
+    name: 'the annotation beats the ConfigMap',
+    configMap: { [key]: 'ewma' }, annotations: { [key]: 'round_robin' }, global: { algorithm: 'ewma' }, want: { algorithm: 'round_robin' },
+  },
+  { name: 'ewma for one Ingress only', configMap: {}, annotations: { [key]: 'ewma' }, global: {}, want: { algorithm: 'ewma' } },
+];
+
+void describe('load-balance: values', () => testValueRows(loadBalanceFeature, values));
+void describe('load-balance: the ConfigMap\'s global value, an Ingress\'s override', () => testOverrideRows(loadBalanceFeature, overrides));
+void describe('load-balance: defaults', () => testDefaults(loadBalanceFeature, { algorithm: 'round_robin' }));

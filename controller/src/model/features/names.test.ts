@@ -1,0 +1,131 @@
+// Every kind of name the builder may find (names.ts): a feature's, a snippet, harmless,
+// unsupported (protective or not, by its value), unknown; for annotations and for
+// ConfigMap keys. parse.test.ts shows what the engine reports for each.
+
+import { strict as assert } from 'node:assert';
+import { describe, it } from 'node:test';
+import { accessLogFeature } from './access-log.ts';
+import { canaryFeature } from './canary.ts';
+import type { AnyFeature } from './feature.ts';
+import { INGRESS_NGINX_ANNOTATIONS, INGRESS_NGINX_CONFIG_KEYS } from './ingress-nginx-names.ts';
+import { HARMLESS_ANNOTATIONS, HARMLESS_CONFIG_KEYS, annotationStatus, configKeyStatus, type NameStatus } from './names.ts';
+import { proxyFeature } from './proxy.ts';
+import { FEATURES } from './registry.ts';
+import { tlsSettingsFeature } from './tls-settings.ts';
+
+/** What a status says, as one comparable value (the feature by name). */
+function summary(status: NameStatus): string {
+  switch (status.kind) {
+    case 'feature': return `feature ${status.feature.name}`;
+    case 'unsupported': return `unsupported${status.protective ? ' protective' : ''}`;
+    case 'harmless': return `harmless: ${status.why}`;
+    default: return status.kind;
+  }
+}
+
+const feature = (module: AnyFeature): string => `feature ${module.name}`;
+
+const annotationRows: { name: string; annotation: string; value: unknown; want: string }[] = [
+  { name: 'a feature\'s annotation', annotation: 'proxy-body-size', value: '8m', want: feature(proxyFeature) },
+  { name: 'a feature\'s annotation with a bad value (the feature reports it)', annotation: 'canary', value: 'maybe', want: feature(canaryFeature) },
+  { name: 'a snippet', annotation: 'configuration-snippet', value: 'return 200;', want: 'snippet' },
+  { name: 'a snippet even when empty', annotation: 'server-snippet', value: '', want: 'snippet' },
+  { name: 'any *-snippet, even one ingress-nginx never had', annotation: 'future-snippet', value: 'x', want: 'snippet' },
+  { name: 'harmless: tracing', annotation: 'enable-opentelemetry', value: 'true', want: `harmless: ${HARMLESS_ANNOTATIONS['enable-opentelemetry']}` },
+  { name: 'harmless: server push', annotation: 'http2-push-preload', value: 'true', want: `harmless: ${HARMLESS_ANNOTATIONS['http2-push-preload']}` },
+  { name: 'external auth', annotation: 'auth-url', value: 'https://auth.example/verify', want: 'unsupported protective' },
+  { name: 'basic auth', annotation: 'auth-type', value: 'basic', want: 'unsupported protective' },
+  { name: 'client certificates', annotation: 'auth-tls-verify-client', value: 'on', want: 'unsupported protective' },
+  { name: 'an allow-list by its alias', annotation: 'whitelist-source-range', value: '10.0.0.0/8', want: 'unsupported protective' },
+  { name: 'an allow-list', annotation: 'allowlist-source-range', value: '10.0.0.0/8', want: 'unsupported protective' },
+  { name: 'a deny-list', annotation: 'denylist-source-range', value: '192.0.2.0/24', want: 'unsupported protective' },
+  { name: 'a rate limit', annotation: 'limit-rps', value: '10', want: 'unsupported protective' },
+  { name: 'satisfy', annotation: 'satisfy', value: 'any', want: 'unsupported protective' },
+  { name: 'ModSecurity on', annotation: 'enable-modsecurity', value: 'true', want: 'unsupported protective' },
+  { name: 'a protection with a value that is not a string', annotation: 'enable-modsecurity', value: false, want: 'unsupported protective' },
+  { name: 'ModSecurity off', annotation: 'enable-modsecurity', value: 'false', want: 'unsupported' },
+  { name: 'ModSecurity OFF, spaces around', annotation: 'enable-modsecurity', value: ' OFF ', want: 'unsupported' },
+  { name: 'a rate limit of 0', annotation: 'limit-connections', value: '0', want: 'unsupported' },
+  { name: 'external auth left empty', annotation: 'auth-url', value: '', want: 'unsupported' },
+  { name: 'global auth opt-in: protects nothing by itself', annotation: 'enable-global-auth', value: 'true', want: 'unsupported' },
+  { name: 'not a protection', annotation: 'enable-cors', value: 'true', want: 'unsupported' },
+  { name: 'affinity', annotation: 'affinity', value: 'cookie', want: 'unsupported' },
+  { name: 'a typo', annotation: 'proxy-body-sise', value: '8m', want: 'unknown' },
+  { name: 'a typo of a protection', annotation: 'auth-ulr', value: 'https://auth', want: 'unknown' },
+  { name: 'names are case-sensitive', annotation: 'Proxy-Body-Size', value: '8m', want: 'unknown' },
+  { name: 'an empty name', annotation: '', value: 'x', want: 'unknown' },
+  { name: 'a ConfigMap-only key', annotation: 'hsts', value: 'false', want: 'unknown' },
+];
+
+const configRows: { name: string; key: string; value: unknown; want: string }[] = [
+  { name: 'a location feature\'s key', key: 'proxy-body-size', value: '8m', want: feature(proxyFeature) },
+  { name: 'a global feature\'s key', key: 'ssl-protocols', value: 'TLSv1.3', want: feature(tlsSettingsFeature) },
+  { name: 'a key read inverted', key: 'disable-access-log', value: 'true', want: feature(accessLogFeature) },
+  { name: 'a snippet', key: 'http-snippet', value: 'return 200;', want: 'snippet' },
+  { name: 'a snippet never known', key: 'future-snippet', value: 'x', want: 'snippet' },
+  { name: 'harmless: server-tokens', key: 'server-tokens', value: 'true', want: `harmless: ${HARMLESS_CONFIG_KEYS['server-tokens']}` },
+  { name: 'harmless: tracing', key: 'otel-sampler', value: 'AlwaysOn', want: `harmless: ${HARMLESS_CONFIG_KEYS['otel-sampler']}` },
+  { name: 'global auth', key: 'global-auth-url', value: 'https://auth.example/verify', want: 'unsupported protective' },
+  { name: 'a global allow-list', key: 'whitelist-source-range', value: '10.0.0.0/8', want: 'unsupported protective' },
+  { name: 'a global deny-list', key: 'denylist-source-range', value: '192.0.2.0/24', want: 'unsupported protective' },
+  { name: 'blocked user agents', key: 'block-user-agents', value: '~*bot', want: 'unsupported protective' },
+  { name: 'ModSecurity on', key: 'enable-modsecurity', value: 'true', want: 'unsupported protective' },
+  { name: 'a protection with a value that is not a string', key: 'global-auth-url', value: 1, want: 'unsupported protective' },
+  { name: 'ModSecurity off (ingress-nginx\'s default)', key: 'enable-modsecurity', value: 'false', want: 'unsupported' },
+  { name: 'a protection switched off by 0', key: 'enable-owasp-modsecurity-crs', value: '0', want: 'unsupported' },
+  { name: 'a protection left empty', key: 'block-cidrs', value: '', want: 'unsupported' },
+  { name: 'tuning rate limits that are off', key: 'limit-req-status-code', value: '429', want: 'unsupported' },
+  { name: 'tuning global auth that is off', key: 'global-auth-response-headers', value: 'X-User', want: 'unsupported' },
+  { name: 'the status page allow-list (the status server is loopback-only)', key: 'nginx-status-ipv4-whitelist', value: '10.0.0.0/8', want: 'unsupported' },
+  { name: 'not a protection', key: 'use-gzip', value: 'true', want: 'unsupported' },
+  { name: 'snippets allowed: not read', key: 'allow-snippet-annotations', value: 'true', want: 'unsupported' },
+  { name: 'an annotation that is no ConfigMap key', key: 'rewrite-target', value: '/', want: 'unknown' },
+  { name: 'canary is no ConfigMap key', key: 'canary', value: 'true', want: 'unknown' },
+  { name: 'a typo', key: 'proxy-body-sise', value: '8m', want: 'unknown' },
+];
+
+void describe('annotationStatus', () => {
+  for (const row of annotationRows) void it(row.name, () => assert.equal(summary(annotationStatus(row.annotation, row.value)), row.want));
+});
+
+void describe('configKeyStatus', () => {
+  for (const row of configRows) void it(row.name, () => assert.equal(summary(configKeyStatus(row.key, row.value)), row.want));
+});
+
+void describe('the name lists agree with each other', () => {
+  const annotations = new Map(INGRESS_NGINX_ANNOTATIONS.map((item) => [item.name, item]));
+  const configKeys = new Map(INGRESS_NGINX_CONFIG_KEYS.map((item) => [item.name, item]));
+  const featureAnnotations = new Set(FEATURES.flatMap((module) => module.keys.flatMap((key) => key.annotation?.name ?? [])));
+  const featureConfigKeys = new Set(FEATURES.flatMap((module) => module.keys.flatMap((key) => key.configKey ?? [])));
+
+  void it('a harmless annotation is an ingress-nginx annotation that protects nothing, and no feature\'s', () => {
+    for (const name of Object.keys(HARMLESS_ANNOTATIONS)) {
+      assert.equal(annotations.get(name)?.protective, false, name);
+      assert.ok(!featureAnnotations.has(name) && !name.endsWith('-snippet'), name);
+    }
+  });
+
+  void it('a harmless ConfigMap key is an ingress-nginx key that protects nothing, and no feature\'s', () => {
+    for (const name of Object.keys(HARMLESS_CONFIG_KEYS)) {
+      assert.equal(configKeys.get(name)?.protective, false, name);
+      assert.ok(!featureConfigKeys.has(name) && !name.endsWith('-snippet'), name);
+    }
+  });
+
+  void it('ingress-nginx\'s snippets are all refused as snippets', () => {
+    const snippets = INGRESS_NGINX_ANNOTATIONS.filter((item) => item.group === 'snippet');
+    assert.ok(snippets.length >= 5);
+    for (const item of snippets) assert.equal(summary(annotationStatus(item.name, 'x')), 'snippet', item.name);
+  });
+
+  void it('every ingress-nginx name is known: none is taken for a typo', () => {
+    for (const item of INGRESS_NGINX_ANNOTATIONS) assert.notEqual(annotationStatus(item.name, 'x').kind, 'unknown', item.name);
+    for (const item of INGRESS_NGINX_CONFIG_KEYS) assert.notEqual(configKeyStatus(item.name, 'x').kind, 'unknown', item.name);
+  });
+
+  void it('an ingress-nginx protection asked for is either a feature or fails closed', () => {
+    for (const item of INGRESS_NGINX_ANNOTATIONS.filter((known) => known.protective && known.name !== 'enable-global-auth')) {
+      assert.match(summary(annotationStatus(item.name, 'on')), /^(?:feature .*|unsupported protective)$/u, item.name);
+    }
+  });
+});
