@@ -56,7 +56,7 @@ export const tlsSettingsFeature = defineFeature({
     protocols: Object.freeze(['TLSv1.2', 'TLSv1.3']),
     ciphers: 'ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256:ECDHE-ECDSA-AES256-GCM-SHA384:'
       + 'ECDHE-RSA-AES256-GCM-SHA384:ECDHE-ECDSA-CHACHA20-POLY1305:ECDHE-RSA-CHACHA20-POLY1305:'
-      + 'DHE-RSA-AES128-GCM-SHA256:DHE-RSA-AES256-GCM-SHA384',
+      + 'DHE-RSA-AES256-GCM-SHA384:DHE-RSA-AES128-GCM-SHA256',
     hsts: Object.freeze({ enabled: true, maxAge: 31_536_000, includeSubdomains: true, preload: false }),
     redirectCode: 308,
   },
