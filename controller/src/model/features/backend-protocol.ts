@@ -3,7 +3,7 @@
 // proxying them as plain HTTP (a gRPC backend answered over HTTP/1 would
 // fail every request in a way that is hard to trace back).
 
-import { accept, refuse, type Checked } from '../checked.ts';
+import { accept, refuse, unsupported, type Checked } from '../checked.ts';
 import type { BackendProtocolConfig } from '../types.ts';
 import { defineFeature, field } from './feature.ts';
 
@@ -14,7 +14,7 @@ function parseProtocol(value: string): Checked<'HTTP' | 'HTTPS'> {
   // ingress-nginx trims spaces around the protocol too (its validator and its parser).
   const upper = value.trim().toUpperCase();
   if (upper === 'HTTP' || upper === 'HTTPS') return accept(upper);
-  if (UNSUPPORTED_PROTOCOLS.has(upper)) return refuse(`backend protocol ${upper} is unsupported (HTTP or HTTPS)`);
+  if (UNSUPPORTED_PROTOCOLS.has(upper)) return unsupported(`backend protocol ${upper} is not supported yet (HTTP or HTTPS)`);
   return refuse('expected HTTP or HTTPS');
 }
 
@@ -28,7 +28,8 @@ export const backendProtocolFeature = defineFeature({
     field<BackendProtocolConfig, 'protocol'>('protocol', parseProtocol, {
       annotation: { name: 'backend-protocol', scope: 'location', risk: 'Low' },
       defaultText: 'HTTP',
-      doc: 'HTTP or HTTPS.',
+      doc: 'HTTP or HTTPS; another word is ignored with a warning (HTTP), as in ingress-nginx.',
+      invalid: 'ignore',
       difference: 'GRPC, GRPCS, AUTO_HTTP and FCGI refuse the Ingress (it is not served) until they are supported',
     }),
   ],

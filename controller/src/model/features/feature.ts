@@ -49,11 +49,18 @@ export interface FeatureKey<C> {
   /**
    * What an invalid annotation value does, as in ingress-nginx v1.15.1: `fail` = the Ingress
    * is not served (its annotation validation refuses it), `ignore` = the key is ignored with a
-   * warning and the default applies. A bad ConfigMap value always keeps the default.
+   * warning and the default applies. A value ingress-nginx accepts but this controller does not
+   * support (KeyRefusal.unsupported) always fails. A bad ConfigMap value always keeps the default.
    */
   readonly invalid: 'fail' | 'ignore';
-  /** Parses `raw` into `draft`; returns null, or why the value is refused (one line). */
-  set(draft: Draft<C>, raw: string): string | null;
+  /** Parses `raw` into `draft`; returns null, or why the value is refused. */
+  set(draft: Draft<C>, raw: string): KeyRefusal | null;
+}
+
+/** Why a key's value was refused (one line), and whether ingress-nginx would have accepted it. */
+export interface KeyRefusal {
+  readonly reason: string;
+  readonly unsupported: boolean;
 }
 
 /** One feature module. */
@@ -87,7 +94,7 @@ export function field<C, K extends keyof C>(
     ...declaration,
     set(draft, raw) {
       const parsed = parse(raw);
-      if (!parsed.ok) return parsed.reason;
+      if (!parsed.ok) return { reason: parsed.reason, unsupported: parsed.unsupported === true };
       draft[name] = parsed.value;
       return null;
     },

@@ -9,7 +9,7 @@ import type { V1ConfigMap } from '@kubernetes/client-node';
 import { accept, type Checked } from '../checked.ts';
 import { makeFailure, makeWarning, quoteValue } from '../failure.ts';
 import type { FeatureConfigs, Failure, GlobalSettings, IngressRef, Policy } from '../types.ts';
-import type { AnyFeature, Draft, FeatureKey, UntypedFeature } from './feature.ts';
+import type { AnyFeature, Draft, FeatureKey, KeyRefusal, UntypedFeature } from './feature.ts';
 import { annotationStatus, configKeyStatus } from './names.ts';
 import { FEATURES } from './registry.ts';
 
@@ -40,7 +40,7 @@ function applyKeys(
   base: unknown,
   given: ReadonlyMap<string, unknown>,
   nameOf: (key: FeatureKey<unknown>) => string | undefined,
-  refused: (key: FeatureKey<unknown>, name: string, raw: unknown, reason: string) => void,
+  refused: (key: FeatureKey<unknown>, name: string, raw: unknown, refusal: KeyRefusal) => void,
 ): Checked<unknown> {
   const untyped = feature as unknown as UntypedFeature;
   const draft = { ...(base as object) } as Draft<unknown>;
@@ -48,8 +48,8 @@ function applyKeys(
     const name = nameOf(key);
     if (name === undefined || !given.has(name)) continue;
     const raw = given.get(name);
-    const reason = typeof raw === 'string' ? key.set(draft, raw) : 'value must be a string';
-    if (reason !== null) refused(key, name, raw, reason);
+    const refusal = typeof raw === 'string' ? key.set(draft, raw) : { reason: 'value must be a string', unsupported: false };
+    if (refusal !== null) refused(key, name, raw, refusal);
   }
   return untyped.finish ? untyped.finish(draft, new Set(given.keys())) : accept(draft);
 }
@@ -100,9 +100,9 @@ export function parseIngressFeatures(
     if (given === undefined) continue;
     const fullKey = (name: string): string => `${prefix}/${name}`;
     const finished = applyKeys(feature, settings[feature.name], given,
-      (key) => key.annotation?.name, (key, name, raw, reason) => {
-        const message = `invalid value ${quoteValue(raw)} for ${fullKey(name)}: ${reason}`;
-        if (key.invalid === 'fail') failures.push(makeFailure(ingress, 'InvalidAnnotation', annotationField(fullKey(name)), `${message}; the Ingress is skipped`));
+      (key) => key.annotation?.name, (key, name, raw, { reason, unsupported }) => {
+        const message = `${unsupported ? 'unsupported' : 'invalid'} value ${quoteValue(raw)} for ${fullKey(name)}: ${reason}`;
+        if (key.invalid === 'fail' || unsupported) failures.push(makeFailure(ingress, 'InvalidAnnotation', annotationField(fullKey(name)), `${message}; the Ingress is skipped`));
         else warnings.push(makeWarning(ingress, 'IgnoredInvalidAnnotation', annotationField(fullKey(name)), `${message}; its default applies`));
       });
     if (!finished.ok) {
@@ -163,7 +163,7 @@ export function readSettings(configMaps: readonly V1ConfigMap[], key: string | n
       continue;
     }
     const finished = applyKeys(feature, feature.defaults, given,
-      (item) => item.configKey, (_key, name, raw, reason) => {
+      (item) => item.configKey, (_key, name, raw, { reason }) => {
         // The reason first: a long value (a log format) must not push it past the message bound.
         failures.push(makeFailure(null, 'InvalidConfigMapValue', `ConfigMap ${key}: data[${name}]`,
           `ConfigMap key ${name}: ${reason}; the default stays (value ${quoteValue(raw)})`));

@@ -2,17 +2,20 @@
 // the same names as their global defaults (rendered once in http {}; a
 // location prints only what its Ingress changes).
 
-import { accept, refuse, type Checked } from '../checked.ts';
+import { accept, refuse, unsupported, type Checked } from '../checked.ts';
 import type { ProxyConfig } from '../types.ts';
 import { defineFeature, field, type FeatureKey } from './feature.ts';
 import { parseSeconds } from './values.ts';
 
-/** An hour is the longest timeout we accept: longer ones hide broken backends. */
-const MAX_TIMEOUT_SECONDS = 3600;
+/** A week: long enough for the day-long read timeouts of websockets, far from NGINX's own limits. */
+const MAX_TIMEOUT_SECONDS = 604_800;
 
 function parseBodySize(value: string): Checked<string> {
   // `0` disables the limit in NGINX; units k/m/g in either case.
-  return /^\d{1,12}[kKmMgG]?$/.test(value) ? accept(value) : refuse('expected an NGINX size such as 0, 512k, 8m or 1g');
+  if (/^\d{1,12}[kKmMgG]?$/.test(value)) return accept(value);
+  // ingress-nginx's own grammar (^(?i)\d+[bkmg]?$): what it takes and NGINX would not is unsupported.
+  if (/^\d+[bBkKmMgG]?$/.test(value)) return unsupported('expected at most 12 digits and a unit k, m or g');
+  return refuse('expected an NGINX size such as 0, 512k, 8m or 1g');
 }
 
 function timeout(name: string, key: 'connectTimeout' | 'readTimeout' | 'sendTimeout', defaultText: string, what: string): FeatureKey<ProxyConfig> {
@@ -21,14 +24,16 @@ function timeout(name: string, key: 'connectTimeout' | 'readTimeout' | 'sendTime
     configKey: name,
     defaultText,
     doc: `${what}, in whole seconds (1 to ${MAX_TIMEOUT_SECONDS}, optional "s").`,
-    difference: `at most ${MAX_TIMEOUT_SECONDS} s and at least 1 s (ingress-nginx takes any integer)`,
+    difference: `at least 1 s and at most a week (ingress-nginx takes any integer): other integers refuse the Ingress`,
+    invalid: 'ignore',
   });
 }
 
 export const proxyFeature = defineFeature({
   name: 'proxy',
   title: 'Proxy body size and timeouts',
-  doc: 'Per-location client_max_body_size and proxy timeouts. The ConfigMap keys of the same names set the global defaults.',
+  doc: 'Per-location client_max_body_size and proxy timeouts. The ConfigMap keys of the same names set the global defaults. '
+    + 'As in ingress-nginx, an annotation value that does not parse is ignored with a warning and the global value applies.',
   output: { kind: 'location', template: 'features/proxy.njk' },
   defaults: { bodySize: '1m', connectTimeout: 5, readTimeout: 60, sendTimeout: 60 },
   keys: [
@@ -37,6 +42,7 @@ export const proxyFeature = defineFeature({
       configKey: 'proxy-body-size',
       defaultText: '1m',
       doc: 'Largest request body (client_max_body_size): a size such as 8m; 0 = unlimited.',
+      invalid: 'ignore',
     }),
     timeout('proxy-connect-timeout', 'connectTimeout', '5', 'Time to connect to a backend'),
     timeout('proxy-read-timeout', 'readTimeout', '60', 'Time between two reads from a backend'),

@@ -40,7 +40,7 @@ function hstsKey<K extends keyof HstsSettings>(configKey: string, name: K, parse
     configKey, defaultText, doc, invalid: 'fail',
     set(draft, raw) {
       const parsed = parse(raw);
-      if (!parsed.ok) return parsed.reason;
+      if (!parsed.ok) return { reason: parsed.reason, unsupported: false };
       draft.hsts = { ...draft.hsts, [name]: parsed.value };
       return null;
     },

@@ -1,7 +1,7 @@
 // Small grammar helpers shared by feature keys. Each returns Checked so the
 // engine (parse.ts) can turn a refusal into a failure.
 
-import { accept, refuse, type Checked } from '../checked.ts';
+import { accept, refuse, unsupported, type Checked } from '../checked.ts';
 
 /** strconv.ParseBool's spellings, which ingress-nginx users already write. */
 const TRUE_WORDS = new Set(['1', 't', 'T', 'true', 'TRUE', 'True']);
@@ -14,12 +14,15 @@ export function parseBoolean(value: string): Checked<boolean> {
   return refuse('expected true or false');
 }
 
-/** Whole seconds with an optional `s` suffix, within [min, max]. */
+/**
+ * Whole seconds with an optional `s` suffix, within [min, max]. An integer out of the range is
+ * one ingress-nginx accepts (it takes any integer): unsupported, not invalid.
+ */
 export function parseSeconds(value: string, min: number, max: number): Checked<number> {
-  const match = /^(\d{1,5})s?$/.exec(value);
+  const match = /^(-?\d{1,15})s?$/.exec(value);
   if (!match) return refuse('expected whole seconds, optionally followed by "s"');
   const seconds = Number(match[1]);
-  if (seconds < min || seconds > max) return refuse(`expected a value from ${min} to ${max} seconds`);
+  if (seconds < min || seconds > max) return unsupported(`expected a value from ${min} to ${max} seconds`);
   return accept(seconds);
 }
 
