@@ -4,9 +4,15 @@
 -- compares the stamps of the names the change log gives for the versions it
 -- missed, or of every backend when the log does not cover them (every stamp
 -- on every push was a shared-dict read per backend per push in each worker).
+-- Route policies share the store version: when their own stamp moved too,
+-- the worker rebuilds every policy (after the backends, which they name) and
+-- hands them to route.lua, which drops its route memo.
 local ngx = ngx
 local store = require("resty_ingress.store")
 local balancer = require("resty_ingress.balancer")
+local route = require("resty_ingress.route")
+local canary = require("resty_ingress.canary")
+local routes_api = require("resty_ingress.routes_api")
 local https_redirect = require("resty_ingress.https_redirect")
 
 local pairs = pairs
@@ -20,6 +26,7 @@ local _M = {}
 
 local applied_version = -1
 local applied_names_version = -1
+local applied_routes_version = 0 -- nothing pushed = no policy, as the balancer starts
 local names = {}
 local stamps = {} -- name -> stamp applied; also the set of backends this worker holds
 
@@ -55,7 +62,23 @@ local function apply_backend(dict, name)
     end
 end
 
--- Brings this worker's backends up to the store version; returns that version.
+-- Rebuilds every policy from the stored text; on a text that does not
+-- decode (never stored by routes_api.lua) the previous policies stay.
+local function apply_routes(text)
+    local by_key, err = routes_api.decode(text or routes_api.EMPTY)
+    if not by_key then
+        ngx_log(ERR, "applying route policies: ", err)
+        return false
+    end
+    local policies = {}
+    for key, policy in pairs(by_key) do
+        policies[key] = canary.compile(policy)
+    end
+    route.set_policies(policies)
+    return true
+end
+
+-- Brings this worker's backends and route policies up to the store version; returns that version.
 function _M.apply()
     local dict = store.dict()
     local version = dict:get("version") or 0
@@ -70,6 +93,10 @@ function _M.apply()
     local changed = store.changed_since(applied_version, version) or names
     for i = 1, #changed do
         apply_backend(dict, changed[i])
+    end
+    local routes_version = dict:get("routes_version") or 0
+    if routes_version ~= applied_routes_version and apply_routes(dict:get("routes")) then
+        applied_routes_version = routes_version
     end
     applied_version = version
     local ok, err = store.set_worker_status(ngx.worker.id() or 0, ngx.worker.pid(), version)
