@@ -3,9 +3,11 @@
 // wildcard) and proxied again once the certificate is gone, with no reload
 // (same master and worker PIDs); HTTPS requests are never redirected, and a
 // location that answers 404 itself redirects the same way. The redirect is
-// answered by the fallback server the balancer picks (also for a location
-// proxying to https:// backends: that try is plain HTTP), and for a location
-// with rewrite-target by its named location, with the client's URI.
+// answered by the fallback server the balancer picks for a route flagged "r"
+// (also for a location proxying to https:// backends: that try is plain
+// HTTP), and for a route flagged "e" (rewrite-target) by its named location,
+// with the client's URI. Without the HTTPS listener (no redirect peer given
+// to init) the flags do nothing.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
@@ -73,10 +75,10 @@ void describe('ssl-redirect follows pushed certificates without a reload', () =>
     const statusPort = await freePort();
     httpPort = await freePort();
     tlsPort = await freePort();
-    // As location.njk renders a location with ssl-redirect on (proxied: plain, to an https:// backend,
-    // with rewrite-target; one answering 404) and one with it off, in the catch-all server ($resty_route
-    // names "_": Lua reads $host), two exact servers (their name in $resty_route is the host) and a
-    // wildcard server (Lua reads $host). Lua reads only the first two fields of $resty_route.
+    // As location.njk renders a location with ssl-redirect on (route flag "r": proxied plain, to an
+    // https:// backend; "e": with rewrite-target; one answering 404) and one with it off ("-"), in the
+    // catch-all server ($resty_route names "_": Lua reads $host), two exact servers (their name in
+    // $resty_route is the host) and a wildcard server (Lua reads $host). One upstream for all.
     const redirect = { code: 308, portSuffix: `:${tlsPort}` };
     const server = `
     server {
@@ -88,37 +90,37 @@ void describe('ssl-redirect follows pushed certificates without a reload', () =>
         ssl_client_hello_by_lua_block { require("resty_ingress.certificate").call() }
         location / {
             set $proxy_upstream_name "app";
-            set $resty_route "app _";
-            proxy_pass http://upstream_balancer_https;
+            set $resty_route "r app _ ns ing app /";
+            proxy_pass http://upstream_balancer;
         }
         location /tls-backend {
             set $proxy_upstream_name "app";
-            set $resty_route "app _";
-            proxy_pass https://upstream_balancer_https;
+            set $resty_route "r app _ ns ing app /tls-backend";
+            proxy_pass https://upstream_balancer;
         }
         location /tls-none {
             set $proxy_upstream_name "none";
-            set $resty_route "none _";
+            set $resty_route "- none _ ns ing none /tls-none";
             proxy_pass https://upstream_balancer;
         }
         location /routed-host {
             set $proxy_upstream_name "app";
-            set $resty_route "app shop.example.com";
-            proxy_pass http://upstream_balancer_https;
+            set $resty_route "r app shop.example.com ns ing app /routed-host";
+            proxy_pass http://upstream_balancer;
         }
         location ~* "^/rewrite(/|$)(.*)" {
             set $proxy_upstream_name "app";
-            set $resty_route "app _";
+            set $resty_route "e app _ ns ing app /rewrite(/|\`)(.*)";
             rewrite "(?i)^/rewrite(/|$)(.*)" /$2 break;
             error_page 500 = @resty_unbalanced_https;
-            proxy_pass http://upstream_balancer_https_rewrite;
+            proxy_pass http://upstream_balancer;
         }
         location /missing {
             rewrite_by_lua_block { resty_ingress.not_found_https(301, "") }
         }
         location /plain {
             set $proxy_upstream_name "app";
-            set $resty_route "app _";
+            set $resty_route "- app _ ns ing app /plain";
             proxy_pass http://upstream_balancer;
         }${unbalancedLocation(redirect)}
     }${['exact.example.com', 'bare.example.com', '*.wild.example.com'].map((host) => `
@@ -128,8 +130,8 @@ void describe('ssl-redirect follows pushed certificates without a reload', () =>
         server_name ${host};
         location / {
             set $proxy_upstream_name "app";
-            set $resty_route "app ${host}";
-            proxy_pass http://upstream_balancer_https;
+            set $resty_route "r app ${host} ns ing app /";
+            proxy_pass http://upstream_balancer;
         }
     }`).join('')}`;
     nginx = await startNginx({ dataplane, readyPort: statusPort, http: contractHttpBlock(dataplane, statusPort, server, redirect) });

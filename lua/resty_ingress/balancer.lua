@@ -1,26 +1,31 @@
--- The request path. balance() picks a peer with the backend's algorithm;
--- log() feeds response times to EWMA. There is no rewrite phase (a Lua
--- rewrite phase costs every request ~0.6 µs to catch what is rare): when a
--- backend is unknown or has no endpoints, balance() picks the "unavailable"
--- fallback peer, NGINX's own server on a unix socket that answers 503
--- (http.njk). balance_https() first sends a plain-HTTP request whose host
--- has a certificate to the "https_redirect" fallback, which redirects it to
--- the same host and URI over HTTPS (ssl-redirect, see https_redirect.lua).
--- Fallbacks are peers, not error pages, so that no server needs a location
--- of its own for them: each location {} costs every nginx -t and reload.
--- One case cannot use the redirect fallback: a location with rewrite-target
--- sends its rewritten URI upstream, so balance_https_rewrite() ends the try
--- with an error instead and the location's `error_page 500` hands the
--- request to unbalanced.lua, which still has the client's URI. Backends
--- live in a per-worker table kept in step with the shared dict by worker.lua
--- through sync()/remove(). Hot paths make no closures, no pcall and no
--- strings on a first try.
+-- The request path. balance(), the balancer of the one upstream every
+-- proxied location passes to, reads the location's $resty_route once per
+-- try and picks a peer with the backend's algorithm; log() feeds response
+-- times to EWMA. There is no rewrite phase (a Lua rewrite phase costs every
+-- request ~0.6 µs to catch what is rare): when a backend is unknown or has no
+-- endpoints, balance() picks the "unavailable" fallback peer, NGINX's own
+-- server on a unix socket that answers 503 (http.njk). A route flagged "r"
+-- (ssl-redirect) first sends a plain-HTTP request whose host has a
+-- certificate to the "https_redirect" fallback, which redirects it to the
+-- same host and URI over HTTPS (see https_redirect.lua). Fallbacks are peers,
+-- not error pages, so that no server needs a location of its own for them:
+-- each location {} costs every nginx -t and reload. One case cannot use the
+-- redirect fallback: a location with rewrite-target sends its rewritten URI
+-- upstream, so its route is flagged "e" and balance() ends that try with an
+-- error instead; the location's `error_page 500` hands the request to
+-- unbalanced.lua, which still has the client's URI. A route with a pushed
+-- policy (canary.lua) may send a request to its canary backend instead.
+-- Backends live in a per-worker table kept in step with the shared dict by
+-- worker.lua through sync()/remove(), routes and policies in route.lua. Hot
+-- paths make no closures, no pcall and no strings on a first try.
 local ngx = ngx
 local ngx_balancer = require("ngx.balancer")
 local cjson = require("cjson.safe")
 local round_robin = require("resty_ingress.round_robin")
 local ewma = require("resty_ingress.ewma")
 local https_redirect = require("resty_ingress.https_redirect")
+local canary = require("resty_ingress.canary")
+local route = require("resty_ingress.route")
 
 local var = ngx.var
 local ngx_exit = ngx.exit
@@ -34,19 +39,19 @@ local get_last_failure = ngx_balancer.get_last_failure
 local str_find = string.find
 local str_match = string.match
 local str_gsub = string.gsub
-local byte = string.byte
 local tonumber = tonumber
 local math_min = math.min
 local tostring = tostring
 local type = type
 local ipairs = ipairs
 local redirects = https_redirect.redirects
+local chooses_canary = canary.chooses
+local route_of = route.of
+local has_policy = route.has_policy
+local REDIRECT_ERROR = route.REDIRECT_ERROR
 
 -- At most this many extra tries on proxy_next_upstream (ingress-nginx: 3 tries).
 local MAX_RETRIES = 2
--- Server names of $resty_route that are not the request's host.
-local CATCH_ALL = "_"
-local STAR = byte("*")
 local PICKERS = { round_robin = round_robin, ewma = ewma }
 
 local _M = {}
@@ -68,6 +73,7 @@ function _M.set_fallbacks(unavailable, redirect)
         return nil, "the https_redirect fallback peer must be a string"
     end
     unavailable_peer, https_redirect_peer = unavailable, redirect
+    route.set_redirect_peer(redirect)
     return true
 end
 
@@ -148,35 +154,9 @@ local function pick_retry(backend)
     return picker:find()
 end
 
--- $resty_route ("<backend> <server name> <labels...>", location.njk) -> { backend, host }.
--- host: the server name, which is the request's $host unless the server is the
--- catch-all "_" (NGINX's default server: any host) or a wildcard; then nil and
--- the redirect check reads $host. The values are the rendered locations'
--- literals, so the table stays as small as nginx.conf.
-local routes = {}
--- The route of a value that is not one (no $resty_route): no backend, so the unavailable fallback.
-local NO_ROUTE = {}
-
-local function route_of(value)
-    local route = routes[value]
-    if route then
-        return route
-    end
-    local name, host = str_match(value or "", "^(%S+) (%S+)")
-    if not name then
-        return NO_ROUTE
-    end
-    if host == CATCH_ALL or byte(host, 1) == STAR then
-        host = nil
-    end
-    route = { backend = name, host = host }
-    routes[value] = route
-    return route
-end
-
--- first_try: no earlier try of this request failed; route: the location's (asked once per call, by the caller).
-local function balance_try(first_try, route)
-    local backend = backends[route.backend]
+-- first_try: no earlier try of this request failed; chosen: the route this try takes (route.lua).
+local function balance_try(first_try, chosen)
+    local backend = backends[chosen.backend]
     if not backend or backend.count == 0 then
         return fallback(unavailable_peer)
     end
@@ -195,42 +175,49 @@ local function balance_try(first_try, route)
     end
 end
 
--- balancer_by_lua of `upstream_balancer`.
-function _M.balance()
-    return balance_try(get_last_failure() == nil, route_of(var.resty_route))
-end
-
--- For locations with ssl-redirect on: the first try of a plain-HTTP request
--- whose host has a certificate is redirected, by the redirect fallback or,
--- `via_error_page`, by the location's named location (error_page 500).
-local function balance_redirecting(via_error_page)
-    local first_try = get_last_failure() == nil
-    local route = route_of(var.resty_route)
-    if first_try and redirects(route.host) then
-        if via_error_page then
-            return ngx_exit(NGX_ERROR)
-        end
-        return fallback(https_redirect_peer)
+-- The first try of a route with a policy: the canary's route when the policy
+-- chooses it and Lua knows its backend, else the main one. $resty_route then
+-- names the canary (its 8th word), which the metrics log reads (the canary
+-- label) and every retry's route_of(): retries stay on the canary.
+local function pick_route(main)
+    local policy = main.policy
+    if backends[policy.backend] == nil or not chooses_canary(policy) then
+        return main
     end
-    return balance_try(first_try, route)
+    var.resty_route = main.canary_value
+    return main.canary_route
 end
 
--- balancer_by_lua of `upstream_balancer_https`.
-function _M.balance_https()
-    return balance_redirecting(false)
-end
-
--- balancer_by_lua of `upstream_balancer_https_rewrite`: locations with
--- rewrite-target, whose upstream URI is not the client's.
-function _M.balance_https_rewrite()
-    return balance_redirecting(true)
+-- balancer_by_lua of `upstream_balancer`, the one upstream of every proxied location.
+function _M.balance()
+    local first_try = get_last_failure() == nil
+    local chosen = route_of(var.resty_route)
+    if first_try then
+        local redirect = chosen.redirect
+        -- ssl-redirect: a plain-HTTP request whose host has a certificate.
+        if redirect ~= nil and redirects(chosen.host) then
+            if redirect == REDIRECT_ERROR then
+                return ngx_exit(NGX_ERROR)
+            end
+            return fallback(https_redirect_peer)
+        end
+        if chosen.policy ~= nil then
+            chosen = pick_route(chosen)
+        end
+    end
+    return balance_try(first_try, chosen)
 end
 
 -- log_by_lua of locations whose backend uses EWMA: feed the last try's
 -- response time to it. name: the backend, a literal in the rendered handler
 -- (saves reading $proxy_upstream_name); without it, the variable is read.
 function _M.log(name)
-    local backend = backends[name or var.proxy_upstream_name]
+    name = name or var.proxy_upstream_name
+    if has_policy(name) then
+        -- The request may have gone to the canary: $resty_route says which.
+        name = route_of(var.resty_route).backend
+    end
+    local backend = backends[name]
     if not backend or backend.algorithm ~= "ewma" then
         return
     end

@@ -5,11 +5,14 @@
 --   GET  /configuration/status    store version, the version every worker applied, each one's
 --   POST /configuration/certificates  every certificate + host map (certificate_api.lua)
 --   GET  /configuration/certificates  what is loaded, without PEMs or keys
+--   POST /configuration/routes    every route policy (routes_api.lua; 201 / 400 + reason)
+--   GET  /configuration/routes    the policies as stored ({"routes":[]} before any POST)
 local ngx = ngx
 local cjson = require("cjson.safe")
 local store = require("resty_ingress.store")
 local validate = require("resty_ingress.validate")
 local certificate_api = require("resty_ingress.certificate_api")
+local routes_api = require("resty_ingress.routes_api")
 
 local io_open = io.open
 local next = next
@@ -119,6 +122,27 @@ local function get_status()
     return respond(200, body, "application/json")
 end
 
+local function post_routes()
+    local body, read_err = read_body()
+    if not body then
+        return respond(400, "request body is empty" .. (read_err and (": " .. read_err) or "") .. "\n")
+    end
+    local text, reason = routes_api.parse(body)
+    if not text then
+        return respond(400, reason .. "\n")
+    end
+    local version, err = with_lock(store.replace_routes, text)
+    if not version then
+        ngx.log(ngx.ERR, "configuration: ", err)
+        return respond(500, err .. "\n")
+    end
+    return respond(201, "version " .. version .. "\n")
+end
+
+local function get_routes()
+    return respond(200, store.routes() or routes_api.EMPTY, "application/json")
+end
+
 local function post_certificates()
     local body, read_err = read_body()
     if not body then
@@ -128,7 +152,7 @@ local function post_certificates()
     return respond(status, text)
 end
 
-local routes = {
+local endpoints = {
     ["/configuration/backends"] = {
         GET = get_backends,
         POST = post_backends,
@@ -139,14 +163,18 @@ local routes = {
         GET = function() return respond(200, certificate_api.summary(), "application/json") end,
         POST = post_certificates,
     },
+    ["/configuration/routes"] = {
+        GET = get_routes,
+        POST = post_routes,
+    },
 }
 
 function _M.call()
-    local route = routes[ngx.var.uri]
-    if not route then
+    local endpoint = endpoints[ngx.var.uri]
+    if not endpoint then
         return respond(404, "unknown configuration endpoint " .. ngx.var.uri .. "\n")
     end
-    local handler = route[ngx.req.get_method()]
+    local handler = endpoint[ngx.req.get_method()]
     if not handler then
         return respond(405, "method not allowed\n")
     end

@@ -14,12 +14,11 @@ local _M = {}
 
 function _M.entry_points()
     return {
+        -- The balancer of the one upstream: ssl-redirect ("r"/"e" routes) and canary included.
         balance = balancer.balance,
-        -- ssl-redirect locations: see https_redirect.lua.
-        balance_https = balancer.balance_https,
-        balance_https_rewrite = balancer.balance_https_rewrite,
+        -- A location that answers 404 itself, with ssl-redirect on: see https_redirect.lua.
         not_found_https = https_redirect.not_found_https,
-        -- error_page 500 of locations with ssl-redirect and rewrite-target: see unbalanced.lua.
+        -- error_page 500 of locations with ssl-redirect and rewrite-target ("e" routes): see unbalanced.lua.
         unbalanced = unbalanced.answer,
         -- log_by_lua only in locations of EWMA backends: it learns from response times.
         log = balancer.log,

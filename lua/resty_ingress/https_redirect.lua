@@ -1,10 +1,10 @@
 -- ssl-redirect decided per request, so that a host gaining or losing its
 -- certificate changes no nginx.conf (no reload). A proxied location whose
--- ssl-redirect is on proxies to `upstream_balancer_https`, whose balancer
--- asks redirects() on the first try and, when true, chooses no peer:
--- unbalanced.lua then answers the redirect (code and port are literals of
--- the location's error handler). No Lua phase is added to any request for
--- this. A location that answers 404 itself calls not_found_https() from its
+-- ssl-redirect is on flags its $resty_route "r" (or "e" with rewrite-target);
+-- the balancer asks redirects() on the first try of such a route and, when
+-- true, sends the request to the redirect fallback peer ("r") or ends the
+-- try with an error that unbalanced.lua answers ("e", see there). No Lua
+-- phase is added to any request for this. A location that answers 404 itself calls not_found_https() from its
 -- rewrite phase. A request is redirected when it is plain HTTP and its host
 -- has a real certificate (exact host, then one-label wildcard: the SNI rule
 -- of certificate.lua). force-ssl-redirect stays a static `return`.

@@ -1,9 +1,12 @@
--- The shared-dict layout that carries backends from the configuration
--- server (one worker) to every worker. Each backend's canonical JSON sits
--- under its own key with the store version that last changed it, so a worker
--- decodes only the backends whose stamp moved, never one giant document.
+-- The shared-dict layout that carries backends and route policies from the
+-- configuration server (one worker) to every worker. Each backend's canonical
+-- JSON sits under its own key with the store version that last changed it, so
+-- a worker decodes only the backends whose stamp moved, never one giant
+-- document. Route policies are one canonical JSON (routes_api.lua): they
+-- change rarely and a worker rebuilds all of them at once.
 --
---   version            store version, +1 per accepted POST or PATCH (0 = none yet)
+--   version            store version, +1 per accepted POST or PATCH of backends
+--                      or POST of routes (0 = nothing pushed since NGINX started)
 --   names              "\n"-joined backend names, in the order posted (a PATCH
 --                      appends new names and drops removed ones)
 --   names_version      store version that last changed `names`
@@ -13,6 +16,8 @@
 --                      (none for a POST); the last CHANGE_LOG_SIZE versions are
 --                      kept, so a worker a few versions behind compares the
 --                      stamps of those names only, not of every backend
+--   routes             canonical JSON of every route policy ({"routes":[...]})
+--   routes_version     store version that last changed `routes`
 --   worker:<id>        "<pid> <applied version>" of worker slot <id>
 local shared_dict = require("resty_ingress.shared_dict")
 local concat = table.concat
@@ -27,6 +32,8 @@ local DICT_NAME = "resty_backends"
 -- Versions of change log kept: at the controller's 50 pushes/s, ~5 s of them.
 local CHANGE_LOG_SIZE = 256
 local put = shared_dict.put
+-- The change log entry of a push that changed no backend.
+local NO_CHANGE = {}
 local put_stamped = shared_dict.put_stamped
 local delete_stamped = shared_dict.delete_stamped
 
@@ -177,6 +184,31 @@ function _M.patch_backends(set, remove)
         delete_stamped(shared, "backend:", name)
     end
     return publish(shared, version, changed)
+end
+
+-- Writes the full set of route policies (routes_api.lua's canonical text).
+-- One version for backends and routes: a worker that applies a version has
+-- the backends its policies name, and GET /configuration/status covers both.
+-- The change log entry is empty (no backend changed); an unchanged text
+-- keeps routes_version, so workers keep their policies and route memo.
+function _M.replace_routes(text)
+    local shared = dict()
+    local version = (shared:get("version") or 0) + 1
+    if shared:get("routes") ~= text then
+        local ok, err = put(shared, "routes", text)
+        if ok then
+            ok, err = put(shared, "routes_version", version)
+        end
+        if not ok then
+            return nil, err
+        end
+    end
+    return publish(shared, version, NO_CHANGE)
+end
+
+-- The stored route policies' text, or nil before any POST.
+function _M.routes()
+    return dict():get("routes")
 end
 
 -- The backends as loaded, as one JSON array (built from the stored strings);

@@ -1,7 +1,8 @@
 -- What a request of a location with ssl-redirect and rewrite-target gets
 -- when its balancer chose no peer (balancer.lua: every other location gets a
--- fallback peer instead). balance_https_rewrite() ends such a try with an
--- error (NGINX makes it a 500) and the location renders
+-- fallback peer instead). balance() ends the first try of such a location's
+-- route (flag "e") with an error when the request is to be redirected
+-- (NGINX makes it a 500) and the location renders
 -- `error_page 500 = @resty_unbalanced_https`, whose content handler is
 -- answer(): the redirect to HTTPS when the request qualifies
 -- (https_redirect.lua) — here $request_uri is still the client's URI, which

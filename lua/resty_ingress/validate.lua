@@ -48,11 +48,14 @@ local function is_sequence(value)
     end
     return count == #value
 end
+_M.is_sequence = is_sequence
 
 local function is_name(name)
     return type(name) == "string" and #name > 0 and #name <= MAX_NAME_LEN
            and not str_find(name, "[^A-Za-z0-9._-]")
 end
+-- A backend name as the backends endpoints accept it (routes_api.lua checks canary backends with it).
+_M.is_name = is_name
 
 local function check_endpoint(endpoint, where)
     if type(endpoint) ~= "table" then

@@ -7,9 +7,15 @@
 -- A worker reports a version (GET /configuration/status) only once it holds
 -- every backend of it: a backend it could not apply is tried again on each
 -- later version, and until then the worker reports the last version it held whole.
+-- Route policies share the store version: when their own stamp moved too,
+-- the worker rebuilds every policy (after the backends, which they name) and
+-- hands them to route.lua, which drops its route memo.
 local ngx = ngx
 local store = require("resty_ingress.store")
 local balancer = require("resty_ingress.balancer")
+local route = require("resty_ingress.route")
+local canary = require("resty_ingress.canary")
+local routes_api = require("resty_ingress.routes_api")
 local https_redirect = require("resty_ingress.https_redirect")
 
 local pairs = pairs
@@ -26,6 +32,7 @@ local applied_version = -1
 local applied_names_version = -1
 -- The last store version this worker held whole, as it reports it.
 local complete_version = 0
+local applied_routes_version = 0 -- nothing pushed = no policy, as the balancer starts
 local names = {}
 local stamps = {} -- name -> stamp applied; also the set of backends this worker holds
 local failed = {} -- name -> true: stored, but this worker could not apply it
@@ -68,7 +75,23 @@ local function apply_backend(dict, name)
     end
 end
 
--- Brings this worker's backends up to the store version; returns that version.
+-- Rebuilds every policy from the stored text; on a text that does not
+-- decode (never stored by routes_api.lua) the previous policies stay.
+local function apply_routes(text)
+    local by_key, err = routes_api.decode(text or routes_api.EMPTY)
+    if not by_key then
+        ngx_log(ERR, "applying route policies: ", err)
+        return false
+    end
+    local policies = {}
+    for key, policy in pairs(by_key) do
+        policies[key] = canary.compile(policy)
+    end
+    route.set_policies(policies)
+    return true
+end
+
+-- Brings this worker's backends and route policies up to the store version; returns that version.
 function _M.apply()
     local dict = store.dict()
     local version = dict:get("version") or 0
@@ -93,8 +116,17 @@ function _M.apply()
             apply_backend(dict, name)
         end
     end
+    local routes_version = dict:get("routes_version") or 0
+    local routes_whole = true
+    if routes_version ~= applied_routes_version then
+        if apply_routes(dict:get("routes")) then
+            applied_routes_version = routes_version
+        else
+            routes_whole = false
+        end
+    end
     applied_version = version
-    if next(failed) == nil then
+    if next(failed) == nil and routes_whole then
         complete_version = version
     end
     local ok, err = store.set_worker_status(ngx.worker.id() or 0, ngx.worker.pid(), complete_version)

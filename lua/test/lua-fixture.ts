@@ -34,7 +34,7 @@ export async function startLuaNginx(extraServers = ''): Promise<LuaNginx> {
       listen 127.0.0.1:${proxyPort};
       location / {
         set $proxy_upstream_name $http_x_backend;
-        set $resty_route "$http_x_backend _";
+        set $resty_route "- $http_x_backend _ - - - /";
         log_by_lua_block { require("resty_ingress.balancer").log() }
         proxy_connect_timeout 2s;
         proxy_http_version 1.1;

@@ -42,7 +42,7 @@ export interface RedirectAnswer { readonly code: number; readonly portSuffix: st
 
 /**
  * The named location server.njk renders in a server with a location that has ssl-redirect and
- * rewrite-target: where its `error_page 500` goes when the balancer ends a try to redirect.
+ * rewrite-target (route flag "e"): where its `error_page 500` goes when the balancer ends a try to redirect.
  */
 export function unbalancedLocation(redirect: RedirectAnswer): string {
   return `
@@ -52,34 +52,25 @@ export function unbalancedLocation(redirect: RedirectAnswer): string {
 }
 
 /**
- * The contract's http-level Lua wiring, a status server on statusPort, the fallback servers
- * (unix sockets in NGINX's prefix; the redirect one answers `redirect`) and `servers` verbatim.
+ * The contract's http-level Lua wiring (the one balancer upstream), a status server on statusPort,
+ * the fallback servers (unix sockets in NGINX's prefix; the redirect one answers `redirect`; without
+ * `redirect`, init gets no redirect peer, as with no HTTPS listener) and `servers` verbatim.
  */
 export function contractHttpBlock(
-  dataplane: Dataplane, statusPort: number, servers: string, redirect: RedirectAnswer = { code: 308, portSuffix: '' },
+  dataplane: Dataplane, statusPort: number, servers: string, redirect: RedirectAnswer | null = { code: 308, portSuffix: '' },
 ): (prefix: string) => string {
   return (prefix) => `
     lua_package_path "${dataplane.luaPackagePath}";
     lua_package_cpath "${dataplane.luaPackageCPath}";
     lua_shared_dict resty_backends 64m;
     lua_shared_dict resty_certificates 16m;
-    init_by_lua_block { require("resty_ingress.init").init({ unavailable = "unix:${prefix}/sockets/unavailable.sock", https_redirect = "unix:${prefix}/sockets/https-redirect.sock" }) }
+    init_by_lua_block { require("resty_ingress.init").init({ unavailable = "unix:${prefix}/sockets/unavailable.sock"${redirect ? `, https_redirect = "unix:${prefix}/sockets/https-redirect.sock"` : ''} }) }
     init_worker_by_lua_block { require("resty_ingress.worker").init_worker() }
     # The redirect fallback answers for the Host it is sent.
     proxy_set_header Host $host;
     upstream upstream_balancer {
         server 0.0.0.1;
-        balancer_by_lua_block { require("resty_ingress.balancer").balance() }
-        keepalive 32;
-    }
-    upstream upstream_balancer_https {
-        server 0.0.0.1;
-        balancer_by_lua_block { require("resty_ingress.balancer").balance_https() }
-        keepalive 32;
-    }
-    upstream upstream_balancer_https_rewrite {
-        server 0.0.0.1;
-        balancer_by_lua_block { require("resty_ingress.balancer").balance_https_rewrite() }
+        balancer_by_lua_block { resty_ingress.balance() }
         keepalive 32;
     }
     server {
@@ -92,7 +83,7 @@ export function contractHttpBlock(
     }
     # As http.njk: the sockets' directory, NGINX's workers' only, is the servers' body temp directory.
     server { listen unix:${prefix}/sockets/unavailable.sock; client_body_temp_path ${prefix}/sockets; return 503; }
-    server { listen unix:${prefix}/sockets/https-redirect.sock; client_body_temp_path ${prefix}/sockets; return ${redirect.code} https://$host${redirect.portSuffix}$request_uri; }
+    ${redirect ? `server { listen unix:${prefix}/sockets/https-redirect.sock; client_body_temp_path ${prefix}/sockets; return ${redirect.code} https://$host${redirect.portSuffix}$request_uri; }` : ''}
     ${servers}`;
 }
 

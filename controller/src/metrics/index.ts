@@ -15,8 +15,8 @@ export { createAdmissionMetrics, MAX_CHECKED_INGRESSES, OVERFLOW_LABEL } from '.
 export type { AdmissionMetrics, AdmissionMetricsOptions, AdmissionOutcome } from './admission-metrics.ts';
 export { createRequestMetrics } from './request-metrics.ts';
 export type { RequestMetrics, RequestMetricsOptions } from './request-metrics.ts';
-export { parseLocationKey, REQUEST_BUCKETS, HISTOGRAMS } from './request-aggregate.ts';
-export type { LocationLabels, ParsedPayload, RequestAggregate } from './request-aggregate.ts';
+export { parseRoute, REQUEST_BUCKETS, HISTOGRAMS } from './request-aggregate.ts';
+export type { LocationLabels, ParsedPayload, RequestAggregate, RouteLabels } from './request-aggregate.ts';
 export { parseMetricsLog, METRIC_METHODS } from './metrics-log-lines.ts';
 export { startMetricsLogTail } from './metrics-log-tail.ts';
 export type { MetricsLogTail, MetricsLogTailOptions } from './metrics-log-tail.ts';

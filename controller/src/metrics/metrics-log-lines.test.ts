@@ -1,12 +1,12 @@
-// Metrics-log lines as NGINX writes them → aggregates per location, method and
-// status. Bad lines are counted and skipped, never thrown.
+// Metrics-log lines as NGINX writes them → aggregates per location, canary,
+// method and status. Bad lines are counted and skipped, never thrown.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { bucketIndex, parseMetricsLog } from './metrics-log-lines.ts';
 import { REQUEST_BUCKETS, type HistogramKey, type RequestAggregate } from './request-aggregate.ts';
 
-/** $resty_route: the backend, then the labels. */
-const LABELS = 'default-web-80 shop.test default shop web /api';
+/** $resty_route: the flags and the backend, then the labels. */
+const LABELS = 'r default-web-80 shop.test default shop web /api';
 
 /** One line in the contract's field order; override any field by name. */
 function line(fields: Partial<Record<'labels' | 'method' | 'status' | 'requestTime' | 'upstreamTime' | 'requestLength' | 'bytesSent', string>> = {}): string {
@@ -62,23 +62,32 @@ void describe('parseMetricsLog: what lands where', () => {
 
 void describe('parseMetricsLog: label sets', () => {
   const rows = [
-    { name: 'plain', labels: LABELS, expected: { host: 'shop.test', namespace: 'default', ingress: 'shop', service: 'web', path: '/api' } },
-    { name: 'catch-all host "_" and "-" fields are empty', labels: 'default-web-80 _ - - - /', expected: { host: '', namespace: '', ingress: '', service: '', path: '/' } },
-    { name: 'a backtick in a regex path is $', labels: 'ns-y-80 a.test ns x y /api(/|`)(.*)', expected: { host: 'a.test', namespace: 'ns', ingress: 'x', service: 'y', path: '/api(/|$)(.*)' } },
+    { name: 'plain', labels: LABELS, expected: { host: 'shop.test', namespace: 'default', ingress: 'shop', service: 'web', path: '/api' }, canary: '' },
+    { name: 'no flags ("-")', labels: '- default-web-80 shop.test default shop web /api', expected: { host: 'shop.test', namespace: 'default', ingress: 'shop', service: 'web', path: '/api' }, canary: '' },
+    { name: 'an 8th word: the canary backend', labels: `${LABELS} default-web-canary-80`, expected: { host: 'shop.test', namespace: 'default', ingress: 'shop', service: 'web', path: '/api' }, canary: 'default-web-canary-80' },
+    { name: 'catch-all host "_" and "-" fields are empty', labels: '- default-web-80 _ - - - /', expected: { host: '', namespace: '', ingress: '', service: '', path: '/' }, canary: '' },
+    { name: 'a backtick in a regex path is $', labels: 'e ns-y-80 a.test ns x y /api(/|`)(.*)', expected: { host: 'a.test', namespace: 'ns', ingress: 'x', service: 'y', path: '/api(/|$)(.*)' }, canary: '' },
     // The log is read one char per byte: UTF-8 arrives as its bytes (escape=none writes them raw).
-    { name: 'UTF-8 bytes', labels: 'ns-y-80 a.test ns x y /caf\u00C3\u00A9', expected: { host: 'a.test', namespace: 'ns', ingress: 'x', service: 'y', path: '/café' } },
-    { name: 'text like an NGINX escape is taken as written (escape=none)', labels: 'ns-y-80 a.test ns x y /a\\x22b', expected: { host: 'a.test', namespace: 'ns', ingress: 'x', service: 'y', path: '/a\\x22b' } },
+    { name: 'UTF-8 bytes', labels: '- ns-y-80 a.test ns x y /caf\u00C3\u00A9', expected: { host: 'a.test', namespace: 'ns', ingress: 'x', service: 'y', path: '/café' }, canary: '' },
+    { name: 'text like an NGINX escape is taken as written (escape=none)', labels: '- ns-y-80 a.test ns x y /a\\x22b', expected: { host: 'a.test', namespace: 'ns', ingress: 'x', service: 'y', path: '/a\\x22b' }, canary: '' },
   ];
   for (const row of rows) {
     void it(row.name, () => {
       const parsed = parseMetricsLog(line({ labels: row.labels }));
       assert.equal(parsed.rejected.malformed, 0);
       assert.deepEqual(parsed.aggregates[0]?.location, row.expected);
+      assert.equal(parsed.aggregates[0]?.canary, row.canary);
     });
   }
 
+  void it('requests sent to the canary are their own aggregate, in first-seen order', () => {
+    const parsed = parseMetricsLog(line() + line({ labels: `${LABELS} canary-80` }) + line() + line({ labels: `${LABELS} canary-80` }) + line({ labels: `${LABELS} other-80` }));
+    assert.deepEqual(parsed.aggregates.map((a) => `${a.location.path} [${a.canary}] ${a.histograms.requestDuration.count}`),
+      ['/api [] 2', '/api [canary-80] 2', '/api [other-80] 1']);
+  });
+
   void it('a very long path (100 000 chars)', () => {
-    const parsed = parseMetricsLog(line({ labels: `ns-y-80 a.test ns x y /${'p'.repeat(100_000)}` }));
+    const parsed = parseMetricsLog(line({ labels: `- ns-y-80 a.test ns x y /${'p'.repeat(100_000)}` }));
     assert.equal(parsed.rejected.malformed, 0);
     assert.equal(parsed.aggregates[0]?.location.path, `/${'p'.repeat(100_000)}`);
   });
@@ -89,7 +98,7 @@ void describe('parseMetricsLog: label sets', () => {
   });
 
   void it('one aggregate per location, method and status, in first-seen order', () => {
-    const parsed = parseMetricsLog(line() + line({ status: '404' }) + line({ method: 'POST' }) + line({ labels: 'ns-y-80 b.test ns x y /' }) + line({ status: '404' }));
+    const parsed = parseMetricsLog(line() + line({ status: '404' }) + line({ method: 'POST' }) + line({ labels: '- ns-y-80 b.test ns x y /' }) + line({ status: '404' }));
     assert.deepEqual(parsed.aggregates.map((a) => `${a.location.host} ${a.method} ${a.status} ${a.histograms.requestDuration.count}`),
       ['shop.test GET 200 1', 'shop.test GET 404 2', 'shop.test POST 200 1', 'b.test GET 200 1']);
   });
@@ -97,11 +106,14 @@ void describe('parseMetricsLog: label sets', () => {
 
 void describe('parseMetricsLog: malformed lines are counted and skipped', () => {
   const rows = [
-    { name: 'six fields', text: 'default-web-80 shop.test default shop web /api\tGET\t200\t0.004\t0.003\t100\n' },
+    { name: 'six fields', text: `${LABELS}\tGET\t200\t0.004\t0.003\t100\n` },
     { name: 'eight fields', text: line().replace('\n', '\t1\n') },
-    { name: 'labels with five fields', text: line({ labels: 'default-web-80 shop.test default shop /api' }) },
+    { name: 'labels with six words (the format before route flags)', text: line({ labels: 'default-web-80 shop.test default shop web /api' }) },
     { name: 'labels without the backend (the format before $resty_route)', text: line({ labels: 'shop.test default shop web /api' }) },
-    { name: 'path not starting with /', text: line({ labels: 'default-web-80 shop.test default shop web api' }) },
+    { name: 'labels with nine words', text: line({ labels: `${LABELS} canary-80 more` }) },
+    { name: 'labels ending in a space (an empty 8th word)', text: line({ labels: `${LABELS} ` }) },
+    { name: 'a canary word but no path in 7th place', text: line({ labels: 'r default-web-80 shop.test default shop web canary-80 /api' }) },
+    { name: 'path not starting with /', text: line({ labels: 'r default-web-80 shop.test default shop web api' }) },
     { name: 'status of two digits', text: line({ status: '20' }) },
     { name: 'status of four digits', text: line({ status: '2000' }) },
     { name: 'status not a number', text: line({ status: 'abc' }) },
@@ -131,7 +143,7 @@ void describe('parseMetricsLog: malformed lines are counted and skipped', () => 
     { name: 'upstream time empty', text: line({ upstreamTime: '' }) },
     { name: 'request_length empty', text: line({ requestLength: '' }) },
     { name: 'bytes_sent empty', text: line({ bytesSent: '' }) },
-    { name: 'a TAB inside the labels', text: line({ labels: 'shop.test default\tshop web /api' }) },
+    { name: 'a TAB inside the labels', text: line({ labels: 'r default-web-80 shop.test default\tshop web /api' }) },
     { name: 'a TAB inside the method', text: line({ method: 'G\tET' }) },
     { name: 'a TAB after the last field', text: line().replace('\n', '\t\n') },
     { name: 'a CR before the "\\n"', text: line().replace('\n', '\r\n') },

@@ -2,8 +2,10 @@
 // the aggregates request-metrics.ts ingests. NGINX writes one line per
 // proxied request, TAB-separated:
 //   <labels> <method> <status> <request_time> <upstream_response_time> <request_length> <bytes_sent>
-// where <labels> is the location's $resty_route (parseLocationKey).
-// Aggregating here, per location+method+status, keeps the registry's work
+// where <labels> is the location's $resty_route as the balancer left it:
+// "<flags> <backend> <host> <namespace> <ingress> <service> <path>", plus
+// " <canary backend>" when it sent the request to a canary (parseRoute).
+// Aggregating here, per route+method+status, keeps the registry's work
 // per batch proportional to the label sets, not to the requests. A line that
 // does not fit is counted as malformed and skipped, never thrown: one bad
 // line must not cost the others.
@@ -12,7 +14,7 @@
 // allocation per line but the key that finds its aggregate.
 
 import {
-  HISTOGRAMS, REQUEST_BUCKETS, parseLocationKey, type HistogramKey, type LocationLabels, type ParsedPayload, type RequestAggregate,
+  HISTOGRAMS, REQUEST_BUCKETS, parseRoute, type HistogramKey, type ParsedPayload, type RequestAggregate, type RouteLabels,
 } from './request-aggregate.ts';
 
 /** Methods kept as label values; anything else is "OTHER", so a client cannot mint label values. */
@@ -185,7 +187,7 @@ class AggregateTable {
   readonly aggregates: Aggregate[] = [];
   readonly #byRawKey = new Map<string, Aggregate | null>();
   readonly #byLabels = new Map<string, Aggregate>();
-  readonly #locations = new Map<string, LocationLabels | null>();
+  readonly #routes = new Map<string, RouteLabels | null>();
 
   /** undefined = this raw key was not seen yet: call add(). */
   find(rawKey: string): Aggregate | null | undefined {
@@ -200,13 +202,13 @@ class AggregateTable {
 
   #create(rawKey: string): Aggregate | null {
     const [labels, rawMethod, status] = rawKey.split('\t');
-    const location = STATUS.test(status) ? this.#location(labels) : null;
-    if (!location) return null;
+    const route = STATUS.test(status) ? this.#route(labels) : null;
+    if (!route) return null;
     const method = METRIC_METHODS.has(rawMethod) ? rawMethod : 'OTHER';
     const key = `${labels}\t${method}\t${status}`;
     let aggregate = this.#byLabels.get(key);
     if (!aggregate) {
-      aggregate = { location, method, status, histograms: emptyHistograms() };
+      aggregate = { location: route.location, canary: route.canary, method, status, histograms: emptyHistograms() };
       this.#byLabels.set(key, aggregate);
       this.aggregates.push(aggregate);
     }
@@ -214,20 +216,20 @@ class AggregateTable {
   }
 
   /** Decodes and parses each raw label set once. */
-  #location(labels: string): LocationLabels | null {
-    let location = this.#locations.get(labels);
-    if (location === undefined) {
-      location = parseLocationKey(decodeLabels(labels));
-      this.#locations.set(labels, location);
+  #route(labels: string): RouteLabels | null {
+    let route = this.#routes.get(labels);
+    if (route === undefined) {
+      route = parseRoute(decodeLabels(labels));
+      this.#routes.set(labels, route);
     }
-    return location;
+    return route;
   }
 }
 
 /**
  * Parses complete metrics-log lines (decoded one char per byte, "\n"-separated;
- * a final "\n" ends the last line) into one aggregate per location, method and
- * status. Never throws.
+ * a final "\n" ends the last line) into one aggregate per location, canary,
+ * method and status. Never throws.
  */
 export function parseMetricsLog(text: string): ParsedPayload {
   const table = new AggregateTable();

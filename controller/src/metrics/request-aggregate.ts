@@ -15,7 +15,7 @@ export const REQUEST_BUCKETS: Readonly<Record<HistogramKey, readonly number[]>> 
   responseSize: [64, 256, 1024, 4096, 16384, 65536, 262144, 1048576],
 };
 
-/** The static labels a proxied location renders into `$resty_route` (after its backend). */
+/** The static labels a proxied location renders into `$resty_route` (after its flags and backend). */
 export interface LocationLabels {
   /** Server name; "" for the catch-all. */
   readonly host: string;
@@ -33,9 +33,11 @@ export interface HistogramData {
   readonly buckets: readonly number[];
 }
 
-/** One aggregated label set: every request of one location, method and status. */
+/** One aggregated label set: every request of one location, canary, method and status. */
 export interface RequestAggregate {
   readonly location: LocationLabels;
+  /** The canary backend the balancer sent these requests to; "" = the location's own backend. */
+  readonly canary: string;
   readonly method: string;
   readonly status: string;
   readonly histograms: Readonly<Record<HistogramKey, HistogramData>>;
@@ -52,14 +54,26 @@ export interface ParsedPayload {
 /** "-" and the catch-all "_" mean "none" in the rendered key. */
 const field = (text: string): string => (text === '-' || text === '_' ? '' : text);
 
+/** A route as the metrics log carries it: the location's labels and the canary that answered ("" = none). */
+export interface RouteLabels {
+  readonly location: LocationLabels;
+  readonly canary: string;
+}
+
 /**
- * `backend host namespace ingress service path` ($resty_route) → labels, or null when it has
- * not six fields. The backend is the balancer's; the metrics carry the service instead.
+ * `$resty_route` as NGINX logged it → labels, or null when it does not fit:
+ * `flags backend host namespace ingress service path`, plus ` canary` when
+ * the balancer sent the request to a canary backend. Flags and backend are
+ * the balancer's, not labels: the metrics carry the service instead.
  */
-export function parseLocationKey(key: string): LocationLabels | null {
-  const parts = key.split(' ');
-  if (parts.length !== 6 || !parts[5].startsWith('/')) return null;
-  const [, host, namespace, ingress, service, path] = parts;
+export function parseRoute(route: string): RouteLabels | null {
+  const parts = route.split(' ');
+  if ((parts.length !== 7 && parts.length !== 8) || !parts[6].startsWith('/')) return null;
+  const [, , host, namespace, ingress, service, path, canary = ''] = parts;
+  if (parts.length === 8 && canary === '') return null;
   // render writes a regex path's `$` as a backtick (NGINX would expand `$`).
-  return { host: field(host), namespace: field(namespace), ingress: field(ingress), service: field(service), path: path.replaceAll('`', '$') };
+  return {
+    location: { host: field(host), namespace: field(namespace), ingress: field(ingress), service: field(service), path: path.replaceAll('`', '$') },
+    canary,
+  };
 }

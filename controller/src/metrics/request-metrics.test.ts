@@ -7,7 +7,7 @@ import { Registry } from 'prom-client';
 import { parseMetricsLog } from './metrics-log-lines.ts';
 import { createRequestMetrics } from './request-metrics.ts';
 
-const LABELS = 'default-web-80 shop.test default shop web /api';
+const LABELS = 'r default-web-80 shop.test default shop web /api';
 
 /** `count` GET 200 requests of `LABELS`, each `seconds` long. */
 const requests = (count: number, seconds: string): string => `${LABELS}\tGET\t200\t${seconds}\t${seconds}\t10\t10\n`.repeat(count);
@@ -30,6 +30,17 @@ void describe('request metrics', () => {
       assert.ok(text.includes(`${histogram} 5\n`), `cumulative bucket: ${histogram}`);
     });
   }
+
+  void it('the canary label names the canary backend that answered, "" for the main one', async () => {
+    const registry = new Registry();
+    const metrics = createRequestMetrics(registry, { statusClasses: false, perHost: false });
+    const canary = `${LABELS} default-web-canary-80\tGET\t200\t0.001\t0.001\t10\t10\n`;
+    metrics.ingest(parseMetricsLog(requests(2, '0.001') + canary.repeat(3)));
+    const text = await registry.metrics();
+    const series = 'nginx_ingress_controller_requests{namespace="default",ingress="shop",service="web",path="/api",method="GET",status="200",canary=';
+    assert.ok(text.includes(`${series}""} 2\n`), text);
+    assert.ok(text.includes(`${series}"default-web-canary-80"} 3\n`), text);
+  });
 
   void it('counts what it rejects and prunes deleted locations', async () => {
     const registry = new Registry();

@@ -62,7 +62,7 @@ export function createRequestMetrics(registry: Registry, options: RequestMetrics
       if (payload.rejected.malformed) rejected.inc({ reason: 'malformed' }, payload.rejected.malformed);
       if (payload.rejected.bucketMismatch) rejected.inc({ reason: 'bucket-mismatch' }, payload.rejected.bucketMismatch);
       if (payload.droppedInNginx) rejected.inc({ reason: 'nginx-buffer-full' }, payload.droppedInNginx);
-      for (const { location, method, status, histograms: data } of payload.aggregates) {
+      for (const { location, canary, method, status, histograms: data } of payload.aggregates) {
         const labels: Record<string, string> = {
           ...(options.perHost ? { host: location.host } : {}),
           namespace: location.namespace,
@@ -71,7 +71,8 @@ export function createRequestMetrics(registry: Registry, options: RequestMetrics
           path: location.path,
           method,
           status: options.statusClasses ? `${status[0]}xx` : status,
-          canary: '',
+          // ingress-nginx's label: the canary backend that answered, "" for the main one.
+          canary,
         };
         seen.set(JSON.stringify(labels), { location, labels });
         if (data.requestDuration.count > 0) requests.inc(labels, data.requestDuration.count);

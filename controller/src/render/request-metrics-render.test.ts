@@ -143,13 +143,13 @@ void describe('request metrics: what real NGINX writes', () => {
           if (i > 0) await sleep(50);
           text = readFileSync(path, 'utf8');
         }
-        assert.match(text, /^default-web-80 app\.example\.com default web web \/exact\tGET\t503\t/mu);
+        assert.match(text, /^r default-web-80 app\.example\.com default web web \/exact\tGET\t503\t/mu);
         assert.equal(await get(httpPort, 'app.example.com', '/caf%C3%A9'), 503);
         for (let i = 0; i < 60 && !text.includes('/café\t'); i++) {
           await sleep(50);
           text = readFileSync(path, 'utf8');
         }
-        assert.match(text, /^default-web-80 app\.example\.com default web web \/café\tGET\t503\t/mu);
+        assert.match(text, /^r default-web-80 app\.example\.com default web web \/café\tGET\t503\t/mu);
         // A 404 beside proxied locations: in the access log, not in the metrics log (the line
         // after it arriving proves it would have been written by then).
         assert.equal(await get(httpPort, 'app.example.com', '/gone'), 404);
@@ -159,12 +159,12 @@ void describe('request metrics: what real NGINX writes', () => {
           await sleep(50);
           text = readFileSync(path, 'utf8');
         }
-        assert.match(text, /^default-web-80 app\.example\.com default web web \/secure\tGET\t308\t/mu);
+        assert.match(text, /^- default-web-80 app\.example\.com default web web \/secure\tGET\t308\t/mu);
         assert.match(readFileSync(join(prefix, 'access.log'), 'utf8'), /"GET \/gone HTTP\/1\.1" 404 /u);
         assert.deepEqual(text.trimEnd().split('\n').map((line) => line.split('\t').slice(0, 3).join(' ')), [
-          'default-web-80 app.example.com default web web /exact GET 503',
-          'default-web-80 app.example.com default web web /café GET 503',
-          'default-web-80 app.example.com default web web /secure GET 308',
+          'r default-web-80 app.example.com default web web /exact GET 503',
+          'r default-web-80 app.example.com default web web /café GET 503',
+          '- default-web-80 app.example.com default web web /secure GET 308',
         ]);
         assert.doesNotMatch(readFileSync(join(prefix, 'error.log'), 'utf8'), /uninitialized/u);
       } finally {
