@@ -97,8 +97,10 @@ test('canary by header, cookie and weight, without reloads', async (t) => {
     await applyCanary({ 'canary-weight': '100' }, {}, 'web-canary');
     await applyCanary({ 'canary-weight': '0', 'canary-by-header': 'X-Canary' }, { 'X-Canary': 'always' }, 'web-canary');
     assert.equal(await canaryShare(controller.http, 200), 0, 'weight 0 sends nothing to the canary');
-    await applyCanary({ 'canary-weight': '10', 'canary-weight-total': '10', 'canary-by-header': 'X-Canary' }, { 'X-Canary': 'never' }, 'web');
-    assert.equal(await canaryShare(controller.http, 200), 200, '10 of a total of 10 sends everything');
+    // As ingress-nginx: the draw is from canary-weight-total when it is above 100 (below, from 100).
+    await cluster.apply(canaryIngress({ 'canary-weight': '1000', 'canary-weight-total': '1000' }));
+    await waitFor('weight 1000 of 1000 applied', async () => (((await canaryShare(controller.http, 20)) === 20) ? true : undefined), { timeoutMs: 10_000 });
+    assert.equal(await canaryShare(controller.http, 200), 200, '1000 of a total of 1000 sends everything');
     await cluster.apply(canaryIngress({ 'canary-weight': '30' }));
     await waitFor('weight 30 applied', async () => (((await canaryShare(controller.http, 40)) < 40) ? true : undefined), { timeoutMs: 10_000 });
     const n = 1000;

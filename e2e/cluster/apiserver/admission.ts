@@ -95,8 +95,12 @@ export class Admission {
     return this.matching({ ...req, object: null, oldObject: null, user: { user: '', groups: [] } }).length > 0;
   }
 
-  /** Resolves when every matching webhook allows the request; throws the denial otherwise. */
-  async review(req: AdmissionRequest): Promise<void> {
+  /**
+   * Resolves with the webhooks' warnings when every matching webhook allows the request; throws
+   * the denial otherwise. The API server relays the warnings to the client as `Warning` headers.
+   */
+  async review(req: AdmissionRequest): Promise<string[]> {
+    const warnings: string[] = [];
     for (const hook of this.matching(req)) {
       const name = String(hook.name ?? '');
       const uid = randomUUID();
@@ -127,7 +131,9 @@ export class Admission {
         const code = typeof status.code === 'number' && status.code >= 400 ? status.code : 400;
         throw new ApiError(code, String(status.reason ?? ''), `admission webhook "${name}" denied the request: ${String(status.message ?? 'without explanation')}`);
       }
+      if (Array.isArray(response.warnings)) warnings.push(...response.warnings.filter((w): w is string => typeof w === 'string'));
     }
+    return warnings;
   }
 
   private urlOf(hook: JsonObject): string {

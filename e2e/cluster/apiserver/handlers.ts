@@ -85,7 +85,9 @@ export async function handleResource(ctx: HandlerContext, req: IncomingMessage, 
     if (!dryRun && ctx.admission.wants({ operation, info, subresource, namespace: ns, name })) {
       const candidate = operation === 'DELETE' ? null : view.fromStorage(write(true));
       const oldObject = previous();
-      await ctx.admission.review({ operation, info, subresource, namespace: ns, name, object: candidate, oldObject: oldObject && view.fromStorage(oldObject), user });
+      const warnings = await ctx.admission.review({ operation, info, subresource, namespace: ns, name, object: candidate, oldObject: oldObject && view.fromStorage(oldObject), user });
+      // As kube-apiserver: each warning a `Warning: 299 - "<text>"` header (kubectl prints "Warning: <text>").
+      if (warnings.length > 0) res.setHeader('Warning', warnings.map((text) => `299 - ${JSON.stringify(text.replace(/[^\x20-\x7e]/gu, ' '))}`));
     }
     return write(dryRun);
   };
