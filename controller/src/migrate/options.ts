@@ -125,7 +125,13 @@ export function parseMigrateOptions(argv: readonly string[]): MigrateOptions {
   });
 }
 
-/** The --help text of `resty-ingress migrate`. */
+/** The --help text of `resty-ingress migrate` (what --help prints: with the exit codes after the flags). */
 export function migrateHelpText(): string {
-  return buildCommand({ out: '' }).helpInformation();
+  try {
+    parseMigrateOptions(['--help']);
+  } catch (err) {
+    if (err instanceof CommandLineExit && err.kind === 'help') return err.output;
+    throw err;
+  }
+  throw new Error('--help did not stop parsing');
 }
