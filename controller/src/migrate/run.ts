@@ -7,7 +7,6 @@ import { readFile } from 'node:fs/promises';
 import type { V1ConfigMap } from '@kubernetes/client-node';
 import { CommandLineExit, printCommandLineExit, type ExitStreams } from '../cli/command-line-exit.ts';
 import type { Snapshot } from '../model/types.ts';
-import { readCluster } from './cluster-input.ts';
 import { chooseConfigMap } from './config-map-choice.ts';
 import { formatText } from './format-text.ts';
 import { checkFlag, HELM_CONFIG_MAP_KEY, readHelmValues, type HelmValues } from './helm-values.ts';
@@ -36,6 +35,8 @@ async function gatherManifests(options: MigrateOptions, lookForConfigMap: boolea
 }
 
 async function gatherCluster(options: MigrateOptions, lookForConfigMap: boolean): Promise<Gathered> {
+  // Loaded only here: client-node's API clients take most of a second to load, which reading files never needs.
+  const { readCluster } = await import('./cluster-input.ts');
   const read = await readCluster({ ...options, configMap: lookForConfigMap ? options.configMap : null });
   return {
     snapshot: read.snapshot, configMapKey: lookForConfigMap ? read.configMapKey : null, notes: lookForConfigMap ? read.notes : [],
