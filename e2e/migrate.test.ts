@@ -3,7 +3,8 @@
 // server, then `node bin/resty-ingress.js migrate --kubeconfig …` runs as a
 // child process and its JSON report and exit code are checked. The
 // ingress-nginx ConfigMap lives in the controller's namespace, not the apps':
-// migrate finds it by its name across namespaces.
+// migrate finds it by its name across namespaces, and a user who may read
+// only their namespace (RBAC on) gets the report without it.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
@@ -22,6 +23,7 @@ interface Report {
   readonly configMap: { readonly name: string; readonly source: string; readonly keys: readonly { readonly name: string; readonly status: string; readonly failsClosed: boolean }[] } | null;
   readonly ingresses: readonly { readonly namespace: string; readonly name: string; readonly verdict: string; readonly why: string | null; readonly canary: boolean }[];
   readonly otherIngresses: readonly { readonly namespace: string; readonly name: string }[];
+  readonly notes: readonly string[];
   readonly exitCode: number;
 }
 
@@ -78,8 +80,20 @@ async function installApps(cluster: Cluster): Promise<void> {
   ]));
 }
 
-test('migrate against the local cluster: every namespace, one namespace, a context, a fail-closed ConfigMap key', async (t) => {
-  const cluster = await startCluster();
+/** RBAC for user `dev`: Ingresses and Services of `shop`, IngressClasses; no ConfigMaps anywhere. */
+function devAccess(): string {
+  const rule = (apiGroups: string[], resources: string[]): object => ({ apiGroups, resources, verbs: ['get', 'list'] });
+  const subjects = [{ kind: 'User', name: 'dev', apiGroup: 'rbac.authorization.k8s.io' }];
+  return yamlDocuments([
+    { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: 'dev', namespace: 'shop' }, rules: [rule(['networking.k8s.io'], ['ingresses']), rule([''], ['services'])] },
+    { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'RoleBinding', metadata: { name: 'dev', namespace: 'shop' }, subjects, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'dev' } },
+    { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'dev-classes' }, rules: [rule(['networking.k8s.io'], ['ingressclasses'])] },
+    { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', metadata: { name: 'dev-classes' }, subjects, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'dev-classes' } },
+  ]);
+}
+
+test('migrate against the local cluster: every namespace, one namespace, a context, a user of one namespace, a fail-closed ConfigMap key', async (t) => {
+  const cluster = await startCluster({ rbac: true });
   t.after(() => cluster.stop());
   await installApps(cluster);
   const kubeconfig = ['--kubeconfig', cluster.kubeconfig];
@@ -105,6 +119,16 @@ test('migrate against the local cluster: every namespace, one namespace, a conte
   await cluster.kubectlOk(['config', 'set-context', 'admin-team', '--cluster=resty-e2e', '--user=admin', '--namespace=admin', '--kubeconfig', cluster.kubeconfig]);
   const admin = await report([...kubeconfig, '--context', 'admin-team'], 1);
   assert.deepEqual([admin.input.context, admin.input.namespace, verdicts(admin)], ['admin-team', 'admin', { 'admin/backoffice': 'not-served' }]);
+
+  // A user allowed only their namespace gets the report without the ConfigMap, and is told why.
+  await cluster.apply(devAccess());
+  const dev = await report(['--kubeconfig', await cluster.kubeconfigFor('dev'), '-n', 'shop'], 0);
+  assert.deepEqual(verdicts(dev), { 'shop/web': 'served', 'shop/web-canary': 'served-with-differences' });
+  assert.equal(dev.configMap, null);
+  assert.match(dev.notes.join('\n'), /ConfigMaps could not be listed .*forbidden.*--configmap/);
+  const denied = await migrate(['--kubeconfig', await cluster.kubeconfigFor('dev'), '-A']);
+  assert.equal(denied.code, 2, 'listing Ingresses everywhere is forbidden: no report');
+  assert.match(denied.stderr, /^error: cannot list ingresses: HTTP 403/);
 
   // A protective ConfigMap key: nothing would be served, whatever the Ingresses say.
   await cluster.kubectlOk(['-n', 'ingress-nginx', 'patch', 'configmap', 'ingress-nginx-controller', '--type=merge', '-p', '{"data":{"whitelist-source-range":"10.0.0.0/8"}}']);

@@ -4,9 +4,10 @@
 // context's, else `default`) or of all (-A); IngressClasses (cluster-wide);
 // and the ingress-nginx ConfigMap: the one --configmap names, else one named
 // like ingress-nginx's, found by listing ConfigMaps in every namespace (it
-// lives in the controller's namespace, not the apps'). Secrets and
-// EndpointSlices are never read. A failure to read is an error (exit 2), not
-// an empty report.
+// lives in the controller's namespace, not the apps'; without the right to
+// list them the report goes on without it, and says so). Secrets and
+// EndpointSlices are never read. Any other failure to read is an error
+// (exit 2), not an empty report.
 
 import { CoreV1Api, type KubeConfig, type KubernetesObject, type V1ConfigMap } from '@kubernetes/client-node';
 import { CommandLineExit } from '../cli/command-line-exit.ts';
@@ -60,18 +61,26 @@ async function list(kc: KubeConfig, kind: KindName, namespace: string | null): P
   }
 }
 
-async function readConfigMaps(kc: KubeConfig, explicit: string | null): Promise<V1ConfigMap[]> {
+/** The ConfigMaps to choose from, and a note when they could not be looked for. */
+async function readConfigMaps(kc: KubeConfig, explicit: string | null): Promise<{ configMaps: V1ConfigMap[]; note: string | null }> {
+  const api = kc.makeApiClient(CoreV1Api);
   if (explicit !== null) {
     const [namespace = '', name = ''] = explicit.split('/');
     try {
-      return [await kc.makeApiClient(CoreV1Api).readNamespacedConfigMap({ name, namespace })];
+      return { configMaps: [await api.readNamespacedConfigMap({ name, namespace })], note: null };
     } catch (err) {
-      if (apiStatusOf(err) === 404) return [];
+      if (apiStatusOf(err) === 404) return { configMaps: [], note: null };
       throw CommandLineExit.usage(describeApiError(`read ConfigMap ${explicit}`, err));
     }
   }
-  const all = await list(kc, 'ConfigMap', null) as V1ConfigMap[];
-  return all.filter((item) => looksLikeIngressNginx(item.metadata?.name ?? ''));
+  try {
+    const all = (await listAllPages((page) => api.listConfigMapForAllNamespaces(page.continueToken === undefined ? { limit: page.limit } : { limit: page.limit, _continue: page.continueToken }))).items as V1ConfigMap[];
+    return { configMaps: all.filter((item) => looksLikeIngressNginx(item.metadata?.name ?? '')), note: null };
+  } catch (err) {
+    // Someone allowed only their own namespace can still get a report, without the ConfigMap.
+    if (apiStatusOf(err) !== 403) throw CommandLineExit.usage(describeApiError('list configmaps', err));
+    return { configMaps: [], note: 'ConfigMaps could not be listed across namespaces (forbidden): --configmap namespace/name reads one by name' };
+  }
 }
 
 function loadConfig(request: ClusterRequest): KubeConfig {
@@ -93,10 +102,11 @@ export async function readCluster(request: ClusterRequest): Promise<ClusterInput
   const kc = loadConfig(request);
   const context = kc.getCurrentContext();
   const namespace = request.allNamespaces ? null : request.namespace ?? kc.getContextObject(context)?.namespace ?? 'default';
-  const [ingresses, ingressClasses, services, configMaps] = await Promise.all([
+  const [ingresses, ingressClasses, services, found] = await Promise.all([
     list(kc, 'Ingress', namespace), list(kc, 'IngressClass', null), list(kc, 'Service', namespace), readConfigMaps(kc, request.configMap),
   ]);
-  const choice = chooseConfigMap(configMaps, request.configMap);
+  const { configMaps, note } = found;
+  const choice = note === null ? chooseConfigMap(configMaps, request.configMap) : { key: null, notes: [note] };
   return {
     snapshot: { ingresses, ingressClasses, services, endpointSlices: [], secrets: [], configMaps } as Snapshot,
     context, namespace, configMapKey: choice.key, notes: choice.notes,
