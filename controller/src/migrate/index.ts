@@ -8,7 +8,8 @@
 // May import: model (builder, features, types), kube (kubeconfig, kinds,
 // paged lists), cli (validators, the controller's flag parser), yaml,
 // commander, @kubernetes/client-node. Nothing imports it but the launcher
-// (bin/resty-ingress.js, through main.ts) and its tests.
+// (bin/resty-ingress.js, through main.ts), its tests, and the model's test
+// YAML loader (model/testdata/load-yaml.ts reads documents with manifests.ts).
 //
 // Shape of the report: report-types.ts (documented in docs/migration.md).
 

@@ -64,14 +64,19 @@ export async function migrate(options: MigrateOptions): Promise<MigrateReport> {
   const values = options.helmValues === null ? null : readHelmValues(await readFile(options.helmValues, 'utf8'), options.helmValues);
   // With Helm values the ConfigMap is their controller.config: no other is looked for.
   const gathered = options.paths.length > 0 ? await gatherManifests(options, values === null) : await gatherCluster(options, values === null);
-  const request: ReportRequest = values === null
-    ? { snapshot: gathered.snapshot, configMap: gathered.configMapKey === null ? null : { key: gathered.configMapKey, source: gathered.input.kind }, flags: [], notes: gathered.notes, input: gathered.input, selection: selectionOf(options, null) }
-    : {
-      snapshot: { ...gathered.snapshot, configMaps: [...gathered.snapshot.configMaps, helmConfigMap(values)] },
-      configMap: { key: HELM_CONFIG_MAP_KEY, source: 'helm-values' },
-      flags: values.extraArgs.map((arg) => checkFlag(arg.name, arg.value)),
-      notes: [...gathered.notes, ...values.notes], input: gathered.input, selection: selectionOf(options, values),
-    };
+  const { snapshot, input, configMapKey, notes } = gathered;
+  if (values === null) {
+    const configMap = configMapKey === null ? null : { key: configMapKey, source: input.kind };
+    return buildReport({ snapshot, input, configMap, flags: [], notes, selection: selectionOf(options, null) });
+  }
+  const request: ReportRequest = {
+    snapshot: { ...snapshot, configMaps: [...snapshot.configMaps, helmConfigMap(values)] },
+    input,
+    configMap: { key: HELM_CONFIG_MAP_KEY, source: 'helm-values' },
+    flags: values.extraArgs.map((arg) => checkFlag(arg.name, arg.value)),
+    notes: [...notes, ...values.notes],
+    selection: selectionOf(options, values),
+  };
   return buildReport(request);
 }
 
