@@ -3,6 +3,9 @@
 // sources directly (type stripping), so there is no build step: main.ts parses
 // the command line and starts everything when imported.
 //
+// `resty-ingress migrate ...` is a one-shot report (controller/src/migrate):
+// it runs as it is, without the controller's start-up below.
+//
 // The young generation is sized by a V8 flag (controller/src/runtime-flags.ts
 // says why), which V8 reads only at start-up, so the launcher replaces itself
 // (same process id, same arguments) with a Node started with it, unless the
@@ -16,13 +19,20 @@ function semiSpaceChosen() {
   return flags.some((flag) => /^--max[-_]semi[-_]space[-_]size\b/.test(flag));
 }
 
-if (!semiSpaceChosen() && typeof process.execve === 'function') {
-  const self = fileURLToPath(import.meta.url);
-  try {
-    process.execve(process.execPath, [process.execPath, YOUNG_GENERATION_FLAG, ...process.execArgv, self, ...process.argv.slice(2)], process.env);
-  } catch {
-    // The exec failed (e.g. a sandbox forbids it): run as we are, with V8's default sizing.
-  }
+if (process.argv[2] === 'migrate') {
+  await import('../controller/src/migrate/main.ts');
+} else {
+  await startController();
 }
 
-await import('../controller/src/main.ts');
+async function startController() {
+  if (!semiSpaceChosen() && typeof process.execve === 'function') {
+    const self = fileURLToPath(import.meta.url);
+    try {
+      process.execve(process.execPath, [process.execPath, YOUNG_GENERATION_FLAG, ...process.execArgv, self, ...process.argv.slice(2)], process.env);
+    } catch {
+      // The exec failed (e.g. a sandbox forbids it): run as we are, with V8's default sizing.
+    }
+  }
+  await import('../controller/src/main.ts');
+}

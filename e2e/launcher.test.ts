@@ -1,6 +1,7 @@
 // E2E: bin/resty-ingress.js runs the controller in a Node with 16 MB
 // semi-spaces (same process id, same arguments), unless the operator chose a
-// semi-space size, on the node command line or in NODE_OPTIONS.
+// semi-space size, on the node command line or in NODE_OPTIONS. `migrate` (a
+// one-shot report) runs as it is.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
@@ -49,6 +50,13 @@ void describe('bin/resty-ingress.js', () => {
       assert.deepEqual(result.runs.at(-1)?.execArgv, row.finalExecArgv);
     });
   }
+
+  void it('migrate: a one-shot command, run as it is (no re-exec)', async () => {
+    const result = await launch([], ['migrate', '--help']);
+    assert.equal(result.code, 0);
+    assert.match(result.stdout, /Usage: resty-ingress migrate/);
+    assert.equal(result.runs.length, 1, JSON.stringify(result.runs));
+  });
 
   void it('a bad flag still exits 2 after the re-exec', async () => {
     const result = await launch([], ['--no-such-flag']);

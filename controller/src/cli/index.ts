@@ -9,7 +9,7 @@
 
 export { CommandLineExit, printCommandLineExit } from './command-line-exit.ts';
 export type { CommandLineExitKind, ExitStreams } from './command-line-exit.ts';
-export { helpText, parseOptions } from './options.ts';
+export { hasFlag, helpText, parseOptions } from './options.ts';
 export type { ControllerOptions } from './options.ts';
 export { LOG_LEVELS } from './validators.ts';
 export type { LogLevel } from './validators.ts';

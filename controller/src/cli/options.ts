@@ -147,7 +147,7 @@ const PORT_KEYS = [
 
 function buildCommand(output: { out: string; err: string }): Command {
   const command = new Command('resty-ingress')
-    .description('Kubernetes Ingress controller driving an OpenResty (NGINX + ngx_lua) data plane')
+    .description('Kubernetes Ingress controller driving an OpenResty (NGINX + ngx_lua) data plane.\n`resty-ingress migrate --help`: what resty-ingress would do with an ingress-nginx install\'s Ingresses.')
     .version(packageJson.version, '--version', 'print the version and exit')
     .helpOption('-h, --help', 'list the flags and exit')
     .allowExcessArguments(false)
@@ -231,6 +231,11 @@ export function parseOptions(argv: readonly string[]): ControllerOptions {
     throw CommandLineExit.usage(err.message);
   }
   return toControllerOptions(command.opts());
+}
+
+/** True when the controller has the flag `--<name>` (`resty-ingress migrate` checks Helm extraArgs with it). */
+export function hasFlag(name: string): boolean {
+  return FLAGS.some((spec) => spec.flags.split(' ')[0] === `--${name}`);
 }
 
 /** The --help text (what `resty-ingress --help` prints). */

@@ -1,8 +1,9 @@
 // Test-only: a Snapshot from multi-document YAML (the golden cases' in.yaml).
-// Timestamps become Dates, as the informer delivers them. Unknown kinds and
-// YAML errors throw: a golden input must say exactly what it means.
+// The documents are read as `resty-ingress migrate` reads manifests
+// (migrate/manifests.ts: timestamps become Dates, as the informer delivers
+// them). Unknown kinds and YAML errors throw: a golden input must say
+// exactly what it means.
 
-import { parseAllDocuments } from 'yaml';
 import type {
   V1ConfigMap,
   V1EndpointSlice,
@@ -11,12 +12,8 @@ import type {
   V1Secret,
   V1Service,
 } from '@kubernetes/client-node';
+import { parseManifestObjects } from '../../migrate/manifests.ts';
 import type { Snapshot } from '../types.ts';
-
-interface KubeObject {
-  kind?: string;
-  metadata?: { creationTimestamp?: unknown };
-}
 
 /** Parses in.yaml into a Snapshot; throws on YAML errors or kinds the model does not read. */
 export function loadSnapshotFromYaml(text: string): Snapshot {
@@ -26,17 +23,12 @@ export function loadSnapshotFromYaml(text: string): Snapshot {
   const endpointSlices: V1EndpointSlice[] = [];
   const secrets: V1Secret[] = [];
   const configMaps: V1ConfigMap[] = [];
-  for (const document of parseAllDocuments(text)) {
-    if (document.errors.length > 0) throw new Error(`in.yaml: ${document.errors[0]?.message}`);
-    const object = document.toJS() as KubeObject | null;
-    if (object === null) continue;
-    const stamp = object.metadata?.creationTimestamp;
-    if (typeof stamp === 'string') object.metadata = { ...object.metadata, creationTimestamp: new Date(stamp) };
+  for (const object of parseManifestObjects(text, 'in.yaml')) {
     switch (object.kind) {
       case 'Ingress': ingresses.push(object as V1Ingress); break;
       case 'IngressClass': ingressClasses.push(object as V1IngressClass); break;
       case 'Service': services.push(object as V1Service); break;
-      case 'EndpointSlice': endpointSlices.push(object as V1EndpointSlice); break;
+      case 'EndpointSlice': endpointSlices.push(object as unknown as V1EndpointSlice); break;
       case 'Secret': secrets.push(object as V1Secret); break;
       case 'ConfigMap': configMaps.push(object as V1ConfigMap); break;
       default: throw new Error(`in.yaml: unsupported kind ${JSON.stringify(object.kind)}`);

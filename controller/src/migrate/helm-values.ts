@@ -1,0 +1,98 @@
+// What an ingress-nginx Helm values file says about serving, read as
+// resty-ingress's chart reads the same values: controller.config is the whole
+// ConfigMap (the chart renders each key with its value as a string),
+// controller.extraArgs are flags (`--name=value`, bare when empty) that the
+// controller must accept or it does not start, and the class values select
+// the Ingresses. Nothing else is read: the rest (image, resources, Service, …)
+// does not decide what is served, and the ConfigMap keys ingress-nginx's chart
+// derives from other values are named in a note instead of guessed.
+
+import { parseDocument } from 'yaml';
+import { hasFlag, parseOptions } from '../cli/index.ts';
+import { CommandLineExit } from '../cli/command-line-exit.ts';
+import { INGRESS_NGINX_FLAGS } from '../model/features/ingress-nginx-names.ts';
+import { ManifestError } from './manifests.ts';
+import type { Selection } from './options.ts';
+import type { FlagReport } from './report-types.ts';
+
+/** The ConfigMap key the report names the Helm values' controller.config by. */
+export const HELM_CONFIG_MAP_KEY = 'helm-values/controller.config';
+
+export interface HelmValues {
+  /** controller.config as ConfigMap data. */
+  readonly config: Readonly<Record<string, string>>;
+  readonly extraArgs: readonly { readonly name: string; readonly value: string }[];
+  readonly selection: Partial<Selection>;
+  readonly notes: readonly string[];
+}
+
+/** Values ingress-nginx's chart turns into ConfigMap keys that resty-ingress's chart does not render. */
+const DERIVED_KEYS: readonly { readonly path: readonly string[]; readonly note: string }[] = [
+  { path: ['controller', 'allowSnippetAnnotations'], note: 'controller.allowSnippetAnnotations is not read: snippet annotations are always refused' },
+  { path: ['controller', 'addHeaders'], note: 'controller.addHeaders is not read: custom response headers (add-headers) are not supported yet' },
+  { path: ['controller', 'proxySetHeaders'], note: 'controller.proxySetHeaders is not read: custom upstream headers (proxy-set-headers) are not supported yet' },
+  { path: ['dhParam'], note: 'dhParam is not read: ssl-dh-param is not supported yet' },
+];
+
+const READ_NOTE = 'Helm values: read controller.config (the ConfigMap), controller.extraArgs (flags), controller.ingressClass, controller.ingressClassResource.controllerValue and controller.watchIngressWithoutClass; other values do not decide what is served';
+
+function at(values: unknown, path: readonly string[]): unknown {
+  let value = values;
+  for (const key of path) value = typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>)[key] : undefined;
+  return value;
+}
+
+function scalarText(value: unknown): string | null {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  return null;
+}
+
+function entries(value: unknown): [string, unknown][] {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)) : [];
+}
+
+/** Reads a values file's text; throws ManifestError on a YAML error. */
+export function readHelmValues(text: string, file: string): HelmValues {
+  const document = parseDocument(text);
+  const error = document.errors[0];
+  if (error !== undefined) throw new ManifestError(file, error.message.split('\n')[0] ?? 'YAML error');
+  const values: unknown = document.toJS();
+  const notes = [READ_NOTE];
+  const config: Record<string, string> = {};
+  for (const [key, value] of entries(at(values, ['controller', 'config']))) {
+    const text = scalarText(value);
+    if (text === null) notes.push(`controller.config.${key} is left out: not a string, number or boolean`);
+    else config[key] = text;
+  }
+  const extraArgs = entries(at(values, ['controller', 'extraArgs'])).map(([name, value]) => ({ name, value: scalarText(value) ?? '' }));
+  const selection: { -readonly [K in keyof Selection]?: Selection[K] } = {};
+  const ingressClass = at(values, ['controller', 'ingressClass']);
+  if (typeof ingressClass === 'string' && ingressClass !== '') selection.ingressClass = ingressClass;
+  const controllerClass = at(values, ['controller', 'ingressClassResource', 'controllerValue']);
+  if (typeof controllerClass === 'string' && controllerClass !== '') selection.controllerClass = controllerClass;
+  const withoutClass = at(values, ['controller', 'watchIngressWithoutClass']);
+  if (typeof withoutClass === 'boolean') selection.watchIngressWithoutClass = withoutClass;
+  for (const derived of DERIVED_KEYS) {
+    const value = at(values, derived.path);
+    if (value !== undefined && value !== null && value !== false && value !== '' && !(typeof value === 'object' && Object.keys(value).length === 0)) notes.push(derived.note);
+  }
+  return { config, extraArgs, selection, notes };
+}
+
+/** Checks one extraArgs flag with the controller's own parser (the chart renders `--name=value`, or `--name` when empty). */
+export function checkFlag(name: string, value: string): FlagReport {
+  if (!hasFlag(name)) {
+    const ingressNginx = INGRESS_NGINX_FLAGS.some((flag) => flag.name === name);
+    return ingressNginx
+      ? { name, value, status: 'not-supported', note: 'an ingress-nginx flag resty-ingress does not have: the controller would refuse to start (exit 2)' }
+      : { name, value, status: 'unknown', note: 'neither ingress-nginx v1.15.1 nor resty-ingress has this flag: the controller would refuse to start (exit 2)' };
+  }
+  try {
+    parseOptions([value === '' ? `--${name}` : `--${name}=${value}`]);
+    return { name, value, status: 'supported', note: 'accepted by resty-ingress' };
+  } catch (err) {
+    if (!(err instanceof CommandLineExit)) throw err;
+    return { name, value, status: 'invalid-value', note: `the controller refuses it and would not start: ${err.output.trim().replace(/^error: /, '')}` };
+  }
+}
