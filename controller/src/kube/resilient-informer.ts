@@ -1,4 +1,4 @@
-// One kind's informer that keeps itself alive.
+// One informer (a kind, or one object of it by name) that keeps itself alive.
 //
 // client-node's ListWatch relists on 410 Gone and resumes after a clean watch
 // end, but after any other error (list failed, watch refused, connection
