@@ -1,7 +1,9 @@
 // The chart's RBAC is least privilege: the controller's ServiceAccount gets
-// exactly these permissions (list/watch what it reads, patch Ingress status,
-// create/patch Events, its own Lease and published Service by name) and
-// nothing else, in every mode. The certgen Jobs' account is checked too.
+// exactly these permissions (list/watch what it reads, its own ConfigMap by
+// name only, patch Ingress status, create/patch Events, its own Lease and
+// published Service by name) and nothing else, in every mode. Nothing grants
+// Namespaces, and no ConfigMap right is ever without a name. The certgen
+// Jobs' account is checked too.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { RELEASE, chartCases, parseManifests, renderChart, type ChartCase } from './chart-render.ts';
@@ -11,28 +13,34 @@ const FULLNAME = 'resty-resty-ingress';
 const CONTROLLER_SA = { namespace: RELEASE.namespace, name: FULLNAME };
 const LEASE = `${FULLNAME}-leader`;
 const SERVICE = `${FULLNAME}-controller`;
+const CONFIGMAP = `${FULLNAME}-controller`;
 
 const lines = (where: string, resource: string, verbs: readonly string[], name?: string): string[] =>
   verbs.map((verb) => `${where} ${resource} ${verb}${name ? ` name=${name}` : ''}`);
 
+const events = (where: string): string[] => lines(where, 'core/events', ['create', 'patch']);
 /** What the controller reads in the namespaces it watches, plus its two writes. */
 const watched = (where: string): string[] => [
-  ...['core/configmaps', 'core/secrets', 'core/services', 'discovery.k8s.io/endpointslices', 'networking.k8s.io/ingresses']
+  ...['core/secrets', 'core/services', 'discovery.k8s.io/endpointslices', 'networking.k8s.io/ingresses']
     .flatMap((resource) => lines(where, resource, ['list', 'watch'])),
   ...lines(where, 'networking.k8s.io/ingresses/status', ['patch']),
-  ...lines(where, 'core/events', ['create', 'patch']),
+  ...events(where),
 ];
 const leaderElection = (where: string): string[] => [
   ...lines(where, 'coordination.k8s.io/leases', ['create']),
   ...lines(where, 'coordination.k8s.io/leases', ['get', 'update'], LEASE),
 ];
 const own = `ns:${RELEASE.namespace}`;
+/** The --configmap ConfigMap: a list/watch narrowed by metadata.name, granted for that name only. */
+const ownConfigMap = lines(own, 'core/configmaps', ['list', 'watch'], CONFIGMAP);
+const ingressClasses = lines('cluster', 'networking.k8s.io/ingressclasses', ['list', 'watch']);
+const publishedService = lines(own, 'core/services', ['get'], SERVICE);
 const allNamespaces: string[] = [
   ...watched('cluster'),
-  ...lines('cluster', 'networking.k8s.io/ingressclasses', ['list', 'watch']),
-  ...lines('cluster', 'core/namespaces', ['list', 'watch']),
+  ...ingressClasses,
   ...leaderElection(own),
-  ...lines(own, 'core/services', ['get'], SERVICE),
+  ...ownConfigMap,
+  ...publishedService,
 ];
 
 const caseNamed = (name: string): ChartCase => {
@@ -45,9 +53,21 @@ const rows: { name: string; chartCase: ChartCase; sets?: string[]; want: string[
   { name: 'default: every namespace, cluster-wide reads', chartCase: caseNamed('default'), want: allNamespaces },
   { name: 'the webhook adds nothing to the controller', chartCase: caseNamed('webhook-certgen-values'), want: allNamespaces },
   {
-    name: 'scope: namespaced Role in the watched namespace, only IngressClasses cluster-wide',
+    name: 'scope: the watched namespace\'s reads and writes there; the own ConfigMap and its Events in the release namespace; only IngressClasses cluster-wide',
     chartCase: caseNamed('scope-namespace-values'),
-    want: [...lines('cluster', 'networking.k8s.io/ingressclasses', ['list', 'watch']), ...watched('ns:apps'), ...leaderElection(own)],
+    want: [...ingressClasses, ...watched('ns:apps'), ...leaderElection(own), ...ownConfigMap, ...events(own)],
+  },
+  {
+    name: 'scope with the published Service: read by name in the release namespace',
+    chartCase: caseNamed('default'),
+    sets: ['controller.scope.enabled=true', 'controller.scope.namespace=apps'],
+    want: [...ingressClasses, ...watched('ns:apps'), ...leaderElection(own), ...ownConfigMap, ...events(own), ...publishedService],
+  },
+  {
+    name: 'scope on the release namespace itself: everything namespaced there',
+    chartCase: caseNamed('default'),
+    sets: ['controller.scope.enabled=true'],
+    want: [...ingressClasses, ...watched(own), ...leaderElection(own), ...ownConfigMap, ...publishedService],
   },
   {
     name: 'a published Service in another namespace is readable there, by name only',
@@ -62,6 +82,15 @@ for (const row of rows) {
   void test(`controller RBAC: ${row.name}`, async () => {
     const manifests = parseManifests(await renderChart(row.chartCase, row.sets));
     assert.deepEqual(grantsOf(manifests, CONTROLLER_SA), [...row.want].sort());
+  });
+}
+
+for (const chartCase of chartCases()) {
+  void test(`controller RBAC, ${chartCase.name}: no Namespaces, and ConfigMaps only by name`, async () => {
+    const grants = grantsOf(parseManifests(await renderChart(chartCase)), CONTROLLER_SA);
+    assert.deepEqual(grants.filter((line) => line.includes(' core/namespaces ')), []);
+    const configMaps = grants.filter((line) => line.includes(' core/configmaps '));
+    assert.deepEqual(configMaps, ownConfigMap, 'list/watch of the controller\'s own ConfigMap only');
   });
 }
 

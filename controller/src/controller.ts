@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { ControllerOptions } from './cli/index.ts';
-import { createApiAvailability, createStore, loadKubeConfig, type Store } from './kube/index.ts';
+import { createApiAvailability, createStore, loadKubeConfig, parseObjectRef, type Store } from './kube/index.ts';
 import { createModelBuilder } from './model/index.ts';
 import { applyBackends, applyPatch, createNginx, findDataplane, getStatus, NginxError, nginxProblems, NginxNotRunningError, repoRoot, type NginxManager } from './nginx/index.ts';
 import { createConfigRenderer, defaultCertificatePaths } from './render/index.ts';
@@ -156,6 +156,8 @@ export async function startController(opts: ControllerOptions, logger: Logger, r
   let listed = false;
   const store = createStore(kc, {
     namespace: opts.watchNamespace,
+    // Read by name in its own namespace, whatever --watch-namespace says (the chart grants just this one).
+    configMaps: opts.configMap === null ? [] : [parseObjectRef(opts.configMap)],
     logger: logger.child({ component: 'kube' }),
     availability,
     onChange: (kind) => { observability.objectChanged(kind); if (listed) sync.kick(); },

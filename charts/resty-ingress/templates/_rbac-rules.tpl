@@ -1,17 +1,18 @@
 {{/*
 The controller's permissions, least privilege (e2e/chart-rbac.test.ts
-checks the exact set): read what it watches, write only Ingress status and
-Events, and keep its leader-election Lease in its own namespace.
+checks the exact set): read what it watches, its own ConfigMap by name,
+write only Ingress status and Events, and keep its leader-election Lease in
+its own namespace. Nothing reads Namespaces.
 */}}
 
 {{/*
-Namespaced kinds the controller lists and watches, plus its two writes:
-Ingress status (a merge patch of loadBalancer.ingress, so `patch` on the
-status subresource only) and Events (create, then patch count on repeats).
+Namespaced kinds the controller lists and watches as whole collections, plus
+its two writes: Ingress status (a merge patch of loadBalancer.ingress, so
+`patch` on the status subresource only) and Events.
 */}}
 {{- define "resty-ingress.rbac.namespacedRules" -}}
 - apiGroups: [""]
-  resources: [configmaps, secrets, services]
+  resources: [secrets, services]
   verbs: [list, watch]
 - apiGroups: [discovery.k8s.io]
   resources: [endpointslices]
@@ -22,21 +23,44 @@ status subresource only) and Events (create, then patch count on repeats).
 - apiGroups: [networking.k8s.io]
   resources: [ingresses/status]
   verbs: [patch]
+{{ include "resty-ingress.rbac.eventRules" . }}
+{{- end -}}
+
+{{/* Events: create, then patch the count on repeats. */}}
+{{- define "resty-ingress.rbac.eventRules" -}}
 - apiGroups: [""]
   resources: [events]
   verbs: [create, patch]
 {{- end -}}
 
-{{/* Cluster-scoped kinds: IngressClasses always; Namespaces only when watching every namespace. */}}
+{{/*
+IngressClasses are cluster-scoped, so they stay in a ClusterRole even with
+controller.scope: read-only, and all of them, because which classes are ours
+is only known by reading their spec.controller. Namespaces are never read.
+*/}}
 {{- define "resty-ingress.rbac.clusterRules" -}}
 - apiGroups: [networking.k8s.io]
   resources: [ingressclasses]
   verbs: [list, watch]
-{{- if not .Values.controller.scope.enabled }}
+{{- end -}}
+
+{{/* Names of the ConfigMaps the controller reads, in the release namespace (--configmap; later the TCP/UDP ones). */}}
+{{- define "resty-ingress.rbac.configMapNames" -}}
+{{- list (include "resty-ingress.controller.fullname" .) | toJson -}}
+{{- end -}}
+
+{{/*
+The controller's ConfigMaps, by name only. It lists and watches each with
+the field selector metadata.name=<name>; Kubernetes authorizes such a
+list/watch as a request for that one object (since 1.11), so resourceNames
+restrict it. A list/watch of any other ConfigMap, or of all of them, is
+refused. No get: the controller never reads a ConfigMap that way.
+*/}}
+{{- define "resty-ingress.rbac.configMapRules" -}}
 - apiGroups: [""]
-  resources: [namespaces]
+  resources: [configmaps]
+  resourceNames: {{ include "resty-ingress.rbac.configMapNames" . }}
   verbs: [list, watch]
-{{- end }}
 {{- end -}}
 
 {{/* Leader election: create the Lease, then get/update only that one by name. */}}

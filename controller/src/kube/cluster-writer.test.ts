@@ -54,3 +54,25 @@ void describe('cluster writer (local API server)', () => {
     await assert.rejects(sink.bump('default', 'gone', 2, at), (err: unknown) => (err as { code?: number }).code === 404);
   });
 });
+
+void describe('cluster writer with RBAC: the published Service by name', () => {
+  const RBAC = 'rbac.authorization.k8s.io';
+  let api: ApiServer;
+  before(async () => {
+    api = await startApiServer({ rbac: true });
+    api.store.create('namespaces', { metadata: { name: 'ingress' } });
+    api.store.create('services', { apiVersion: 'v1', kind: 'Service', metadata: { namespace: 'ingress', name: 'edge' }, spec: { ports: [{ port: 80 }] } });
+    // What the chart grants: get on the published Service only; no list in its namespace.
+    api.store.create(`roles.${RBAC}`, { metadata: { namespace: 'ingress', name: 'publish' }, rules: [{ apiGroups: [''], resources: ['services'], resourceNames: ['edge'], verbs: ['get'] }] });
+    api.store.create(`rolebindings.${RBAC}`, { metadata: { namespace: 'ingress', name: 'publish' }, roleRef: { apiGroup: RBAC, kind: 'Role', name: 'publish' }, subjects: [{ kind: 'ServiceAccount', name: 'ctl', namespace: 'ingress' }] });
+  });
+  after(() => api.stop());
+
+  void it('reads it with get granted by resourceNames alone', async () => {
+    const kc = new KubeConfig();
+    kc.loadFromString(api.kubeconfigFor('system:serviceaccount:ingress:ctl'));
+    const read = createServiceReader(kc);
+    assert.equal((await read('ingress', 'edge'))?.metadata?.name, 'edge');
+    await assert.rejects(read('ingress', 'other'), (err: unknown) => (err as { code?: number }).code === 403, 'no other Service');
+  });
+});

@@ -136,13 +136,18 @@ export function createIngressStatusWriter(kc: KubeConfig): IngressStatusWriter {
 }
 
 /**
- * Service lookups over the API. A list narrowed to one name rather than a
- * get: the controller's RBAC grants list/watch on Services, not get.
+ * Service lookups over the API: a get by name, which the chart grants for the
+ * published Service only (resourceNames), in every install mode, including
+ * one that watches another namespace and has no list right where it lives.
  */
 export function createServiceReader(kc: KubeConfig): ServiceReader {
   const api = kc.makeApiClient(CoreV1Api);
   return async (namespace, name) => {
-    const list = await api.listNamespacedService({ namespace, fieldSelector: `metadata.name=${name}` });
-    return list.items.find((service) => service.metadata?.name === name) ?? null;
+    try {
+      return await api.readNamespacedService({ namespace, name });
+    } catch (err) {
+      if (apiStatusOf(err) === 404) return null;
+      throw err;
+    }
   };
 }

@@ -1,8 +1,9 @@
 // kube: watching the Kubernetes API.
 //
 // Owns: loading the KubeConfig, one self-restarting informer per watched kind
-// (Ingress, IngressClass, Service, EndpointSlice, Secret, ConfigMap), and the
-// Store that turns their caches into immutable Snapshots.
+// (Ingress, IngressClass, Service, EndpointSlice, Secret) and per ConfigMap the
+// flags name (watched by name only: watch-targets.ts), and the Store that turns
+// their caches into immutable Snapshots.
 // May import: @kubernetes/client-node, pino types, and model/types.ts (the
 // Snapshot contract). Nothing of the other steps.
 //
@@ -26,3 +27,5 @@ export { chooseKubeConfigSource, KubeConfigError, loadKubeConfig } from './kubec
 export type { KubeConfigSource, LoadKubeConfigOptions } from './kubeconfig.ts';
 export { createStore } from './store.ts';
 export type { Store, StoreOptions } from './store.ts';
+export { parseObjectRef } from './watch-targets.ts';
+export type { ObjectRef } from './watch-targets.ts';

@@ -1,5 +1,5 @@
 // The six kinds the controller watches: where each lives in the API, how to
-// list it, and how a raw watch event becomes the same typed object a list gives.
+// list it (a whole collection, or one object by name), and how a raw watch event becomes the same typed object a list gives.
 
 import { CoreV1Api, DiscoveryV1Api, NetworkingV1Api } from '@kubernetes/client-node';
 import type { KubeConfig, KubernetesListObject, KubernetesObject } from '@kubernetes/client-node';
@@ -12,12 +12,25 @@ import type { ListPage } from './paged-list.ts';
 /** The Kubernetes kinds the store watches. */
 export type KindName = 'Ingress' | 'IngressClass' | 'Service' | 'EndpointSlice' | 'Secret' | 'ConfigMap';
 
-/** Lists one page of the objects of one kind in a namespace (or everywhere when namespace is null). */
-type ListObjects = (kc: KubeConfig, namespace: string | null, page: ListPage) => Promise<KubernetesListObject<KubernetesObject>>;
+/** Which objects of one kind a list or watch asks for. */
+export interface ListScope {
+  /** The namespace, or null for every namespace (cluster-scoped kinds ignore it). */
+  readonly namespace: string | null;
+  /** A field selector such as `metadata.name=x`, or undefined for every object. */
+  readonly fieldSelector?: string;
+}
 
-/** A ListPage as the generated clients' list parameters. */
-function pageParams(page: ListPage): { limit: number; _continue?: string } {
-  return page.continueToken === undefined ? { limit: page.limit } : { limit: page.limit, _continue: page.continueToken };
+/** Lists one page of the objects of one kind in a scope. */
+type ListObjects = (kc: KubeConfig, scope: ListScope, page: ListPage) => Promise<KubernetesListObject<KubernetesObject>>;
+
+interface ListParams { limit: number; _continue?: string; fieldSelector?: string }
+
+/** A ListPage and the scope's field selector as the generated clients' list parameters. */
+function listParams(scope: ListScope, page: ListPage): ListParams {
+  const params: ListParams = { limit: page.limit };
+  if (page.continueToken !== undefined) params._continue = page.continueToken;
+  if (scope.fieldSelector !== undefined) params.fieldSelector = scope.fieldSelector;
+  return params;
 }
 
 /** Everything the store needs to know about one kind. */
@@ -33,6 +46,11 @@ export interface KindDescriptor {
   readonly plural: string;
   /** Cluster-scoped kinds ignore --watch-namespace. */
   readonly namespaced: boolean;
+  /**
+   * Watched only by name (watch-targets.ts), never as a whole collection:
+   * the controller reads just the ConfigMaps its flags name.
+   */
+  readonly byName: boolean;
   readonly list: ListObjects;
 }
 
@@ -40,49 +58,49 @@ export interface KindDescriptor {
 export const KINDS: readonly KindDescriptor[] = Object.freeze([
   {
     kind: 'Ingress', snapshotKey: 'ingresses', typeName: 'V1Ingress',
-    apiPrefix: '/apis/networking.k8s.io/v1', plural: 'ingresses', namespaced: true,
-    list: (kc, namespace, page) => {
+    apiPrefix: '/apis/networking.k8s.io/v1', plural: 'ingresses', namespaced: true, byName: false,
+    list: (kc, scope, page) => {
       const api = kc.makeApiClient(NetworkingV1Api);
-      return namespace === null ? api.listIngressForAllNamespaces(pageParams(page)) : api.listNamespacedIngress({ namespace, ...pageParams(page) });
+      return scope.namespace === null ? api.listIngressForAllNamespaces(listParams(scope, page)) : api.listNamespacedIngress({ namespace: scope.namespace, ...listParams(scope, page) });
     },
   },
   {
     kind: 'IngressClass', snapshotKey: 'ingressClasses', typeName: 'V1IngressClass',
-    apiPrefix: '/apis/networking.k8s.io/v1', plural: 'ingressclasses', namespaced: false,
-    list: (kc, _namespace, page) => kc.makeApiClient(NetworkingV1Api).listIngressClass(pageParams(page)),
+    apiPrefix: '/apis/networking.k8s.io/v1', plural: 'ingressclasses', namespaced: false, byName: false,
+    list: (kc, scope, page) => kc.makeApiClient(NetworkingV1Api).listIngressClass(listParams(scope, page)),
   },
   {
     kind: 'Service', snapshotKey: 'services', typeName: 'V1Service',
-    apiPrefix: '/api/v1', plural: 'services', namespaced: true,
-    list: (kc, namespace, page) => {
+    apiPrefix: '/api/v1', plural: 'services', namespaced: true, byName: false,
+    list: (kc, scope, page) => {
       const api = kc.makeApiClient(CoreV1Api);
-      return namespace === null ? api.listServiceForAllNamespaces(pageParams(page)) : api.listNamespacedService({ namespace, ...pageParams(page) });
+      return scope.namespace === null ? api.listServiceForAllNamespaces(listParams(scope, page)) : api.listNamespacedService({ namespace: scope.namespace, ...listParams(scope, page) });
     },
   },
   {
     kind: 'EndpointSlice', snapshotKey: 'endpointSlices', typeName: 'V1EndpointSlice',
-    apiPrefix: '/apis/discovery.k8s.io/v1', plural: 'endpointslices', namespaced: true,
-    list: (kc, namespace, page) => {
+    apiPrefix: '/apis/discovery.k8s.io/v1', plural: 'endpointslices', namespaced: true, byName: false,
+    list: (kc, scope, page) => {
       const api = kc.makeApiClient(DiscoveryV1Api);
-      return namespace === null
-        ? api.listEndpointSliceForAllNamespaces(pageParams(page))
-        : api.listNamespacedEndpointSlice({ namespace, ...pageParams(page) });
+      return scope.namespace === null
+        ? api.listEndpointSliceForAllNamespaces(listParams(scope, page))
+        : api.listNamespacedEndpointSlice({ namespace: scope.namespace, ...listParams(scope, page) });
     },
   },
   {
     kind: 'Secret', snapshotKey: 'secrets', typeName: 'V1Secret',
-    apiPrefix: '/api/v1', plural: 'secrets', namespaced: true,
-    list: (kc, namespace, page) => {
+    apiPrefix: '/api/v1', plural: 'secrets', namespaced: true, byName: false,
+    list: (kc, scope, page) => {
       const api = kc.makeApiClient(CoreV1Api);
-      return namespace === null ? api.listSecretForAllNamespaces(pageParams(page)) : api.listNamespacedSecret({ namespace, ...pageParams(page) });
+      return scope.namespace === null ? api.listSecretForAllNamespaces(listParams(scope, page)) : api.listNamespacedSecret({ namespace: scope.namespace, ...listParams(scope, page) });
     },
   },
   {
     kind: 'ConfigMap', snapshotKey: 'configMaps', typeName: 'V1ConfigMap',
-    apiPrefix: '/api/v1', plural: 'configmaps', namespaced: true,
-    list: (kc, namespace, page) => {
+    apiPrefix: '/api/v1', plural: 'configmaps', namespaced: true, byName: true,
+    list: (kc, scope, page) => {
       const api = kc.makeApiClient(CoreV1Api);
-      return namespace === null ? api.listConfigMapForAllNamespaces(pageParams(page)) : api.listNamespacedConfigMap({ namespace, ...pageParams(page) });
+      return scope.namespace === null ? api.listConfigMapForAllNamespaces(listParams(scope, page)) : api.listNamespacedConfigMap({ namespace: scope.namespace, ...listParams(scope, page) });
     },
   },
 ] satisfies KindDescriptor[]);

@@ -1,4 +1,4 @@
-// One kind's informer that keeps itself alive.
+// One informer (a kind, or one object of it by name) that keeps itself alive.
 //
 // client-node's ListWatch relists on 410 Gone and resumes after a clean watch
 // end, but after any other error (list failed, watch refused, connection
@@ -26,6 +26,8 @@ export interface ResilientInformerOptions {
   readonly descriptor: KindDescriptor;
   /** Namespace to watch, or null for all (ignored for cluster-scoped kinds). */
   readonly namespace: string | null;
+  /** Narrows the list and every watch, e.g. `metadata.name=x` (watch-targets.ts); undefined = every object. */
+  readonly fieldSelector?: string;
   /** Called after every add, update or delete applied to the cache. */
   readonly onChange: () => void;
   readonly logger: Logger;
@@ -65,8 +67,8 @@ async function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Pr
 
 /** Creates and starts an informer for one kind. */
 export function startResilientInformer(kc: KubeConfig, options: ResilientInformerOptions): ResilientInformer {
-  const { descriptor, namespace, logger, availability } = options;
-  const log = logger.child({ kind: descriptor.kind });
+  const { descriptor, namespace, fieldSelector, logger, availability } = options;
+  const log = logger.child(fieldSelector === undefined ? { kind: descriptor.kind } : { kind: descriptor.kind, namespace, fieldSelector });
   const backoff = createBackoff(options.backoff);
   const listTimeoutMs = options.listTimeoutMs ?? 60_000;
   let stopped = false;
@@ -82,7 +84,7 @@ export function startResilientInformer(kc: KubeConfig, options: ResilientInforme
   syncedPromise.catch(() => {});
 
   const listFn = async (): Promise<KubernetesListObject<KubernetesObject>> => {
-    const pages = listAllPages((page) => descriptor.list(kc, namespace, page), options.listPageSize);
+    const pages = listAllPages((page) => descriptor.list(kc, { namespace, fieldSelector }, page), options.listPageSize);
     const list = await withTimeout(pages, listTimeoutMs, `list ${descriptor.kind}`);
     availability.reached();
     list.items.forEach(cachedObject);
@@ -102,7 +104,8 @@ export function startResilientInformer(kc: KubeConfig, options: ResilientInforme
     onConnected: () => availability.reached(),
   });
 
-  const informer = new ListWatch<KubernetesObject>(collectionPath(descriptor, namespace), watch, listFn, false);
+  // The same field selector on the list and on every watch: ListWatch adds it to the watch's query.
+  const informer = new ListWatch<KubernetesObject>(collectionPath(descriptor, namespace), watch, listFn, false, undefined, fieldSelector);
   const changed = (): void => {
     if (!stopped) options.onChange();
   };

@@ -55,19 +55,24 @@ void describe('createStore against a fake API server', () => {
     await server.close();
   });
 
-  /** Seeds one object of every kind in namespaces a and b, then starts a store. */
+  /**
+   * Seeds one object of every kind in namespaces a and b, plus the
+   * controller's ConfigMap a/resty, then starts a store that reads a/resty.
+   */
   async function startSeeded(options: Partial<StoreOptions> = {}): Promise<Store> {
     for (const ns of ['a', 'b']) {
       for (const plural of ['ingresses', 'services', 'endpointslices', 'secrets', 'configmaps']) {
         server.upsert(plural, object(ns, `${plural}-seed`));
       }
     }
+    server.upsert('configmaps', object('a', 'resty', { data: { 'http-redirect-code': '301' } }));
     server.upsert('ingressclasses', object(undefined, 'resty'));
     changes = [];
     store = createStore(server.kubeConfig(), {
       logger: pino({ level: 'silent' }),
       onChange: (kind) => changes.push(kind),
       backoff: FAST_BACKOFF,
+      configMaps: [{ namespace: 'a', name: 'resty' }],
       ...options,
     });
     await store.waitForInitialSync();
@@ -80,7 +85,7 @@ void describe('createStore against a fake API server', () => {
     assert.deepEqual(names(snapshot, 'services'), ['a/services-seed', 'b/services-seed']);
     assert.deepEqual(names(snapshot, 'endpointSlices'), ['a/endpointslices-seed', 'b/endpointslices-seed']);
     assert.deepEqual(names(snapshot, 'secrets'), ['a/secrets-seed', 'b/secrets-seed']);
-    assert.deepEqual(names(snapshot, 'configMaps'), ['a/configmaps-seed', 'b/configmaps-seed']);
+    assert.deepEqual(names(snapshot, 'configMaps'), ['a/resty'], 'only the named ConfigMap');
     assert.deepEqual(names(snapshot, 'ingressClasses'), ['/resty']);
     assert.ok(Object.isFrozen(snapshot) && Object.isFrozen(snapshot.ingresses));
     assert.ok(Object.isFrozen(snapshot.ingresses[0]?.metadata), 'informer objects are frozen');
@@ -159,8 +164,10 @@ void describe('createStore against a fake API server', () => {
       const live = await startSeeded();
       await waitFor('six watches', () => server.openWatchCount() === 6);
       server.dropWatches(row.how);
-      server.upsert('configmaps', object('b', 'late'));
-      await waitFor('change after the drop', () => names(live.snapshot(), 'configMaps').includes('b/late'));
+      server.upsert('configmaps', object('a', 'resty', { data: { 'http-redirect-code': '307' } }));
+      server.upsert('services', object('b', 'late'));
+      await waitFor('changes after the drop', () => names(live.snapshot(), 'services').includes('b/late')
+        && live.snapshot().configMaps[0]?.data?.['http-redirect-code'] === '307');
       await waitFor('six watches again', () => server.openWatchCount() === 6);
     });
   }
@@ -255,10 +262,10 @@ void describe('createStore against a fake API server', () => {
     assert.ok(gaps.every((gap, i) => gap >= 40 * 2 ** i), `gaps ${gaps.join(', ')} ms grow`);
   });
 
-  void it('--watch-namespace lists and watches namespaced kinds in that namespace only', async () => {
+  void it('--watch-namespace lists and watches namespaced kinds in that namespace only; the named ConfigMap stays in its own', async () => {
     const live = await startSeeded({ namespace: 'b' });
     assert.deepEqual(names(live.snapshot(), 'ingresses'), ['b/ingresses-seed']);
-    assert.deepEqual(names(live.snapshot(), 'configMaps'), ['b/configmaps-seed']);
+    assert.deepEqual(names(live.snapshot(), 'configMaps'), ['a/resty'], 'the controller\'s ConfigMap outside the watched namespace');
     assert.deepEqual(names(live.snapshot(), 'ingressClasses'), ['/resty'], 'cluster-scoped kinds stay global');
     server.upsert('services', object('a', 'web'));
     server.upsert('services', object('b', 'web'));
@@ -268,7 +275,7 @@ void describe('createStore against a fake API server', () => {
     assert.ok(paths.has('/apis/networking.k8s.io/v1/namespaces/b/ingresses'));
     assert.ok(paths.has('/apis/networking.k8s.io/v1/ingressclasses'));
     const global = [...paths].filter((path) => !path.includes('/namespaces/b/') && !path.endsWith('/ingressclasses'));
-    assert.deepEqual(global, [], 'no namespaced kind is listed or watched cluster-wide');
+    assert.deepEqual(global, ['/api/v1/namespaces/a/configmaps'], 'no namespaced kind is listed or watched cluster-wide');
   });
 
   void it('reopens a watch that stays silent past its timeout (half-open connection)', async () => {

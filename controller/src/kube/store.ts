@@ -1,5 +1,6 @@
-// The store: one resilient informer per watched kind, and cheap immutable
-// snapshots of their caches.
+// The store: one resilient informer per watched kind (per named object for
+// the kinds read by name: watch-targets.ts), and cheap immutable snapshots of
+// their caches.
 //
 // Every add/update/delete calls onChange(kind); the sync queue coalesces, so
 // the store does not. A snapshot reuses each kind's frozen array until that
@@ -17,11 +18,19 @@ import { KINDS } from './kinds.ts';
 import type { KindDescriptor, KindName } from './kinds.ts';
 import { startResilientInformer } from './resilient-informer.ts';
 import type { ResilientInformer } from './resilient-informer.ts';
+import { watchTargets } from './watch-targets.ts';
+import type { ObjectRef, WatchTarget } from './watch-targets.ts';
 
 /** Options of createStore. */
 export interface StoreOptions {
   /** --watch-namespace: namespaced kinds are listed/watched there only; null/undefined = all. */
   readonly namespace?: string | null;
+  /**
+   * The ConfigMaps to read (--configmap; later the TCP/UDP services ones),
+   * each watched by name in its own namespace; no other ConfigMap is listed
+   * or watched. Undefined/empty: none.
+   */
+  readonly configMaps?: readonly ObjectRef[];
   /** Called after every change to any cache, with the kind that changed. Must not throw. */
   readonly onChange: (kind: KindName) => void;
   readonly logger: Logger;
@@ -58,7 +67,7 @@ function sortedFrozen(objects: readonly KubernetesObject[]): readonly Kubernetes
   return Object.freeze(keyed.map((entry) => entry.obj));
 }
 
-/** Starts one informer per watched kind and returns the store over their caches. */
+/** Starts the informers (watch-targets.ts) and returns the store over their caches. */
 export function createStore(kc: KubeConfig, options: StoreOptions): Store {
   const namespace = options.namespace ?? null;
   const logger = options.logger.child({ component: 'kube-store' });
@@ -77,11 +86,14 @@ export function createStore(kc: KubeConfig, options: StoreOptions): Store {
     }
   };
 
-  const informers = new Map<KindDescriptor, ResilientInformer>();
-  for (const descriptor of KINDS) {
-    informers.set(descriptor, startResilientInformer(kc, {
+  const targets = watchTargets(KINDS, namespace, new Map<KindName, readonly ObjectRef[]>([['ConfigMap', options.configMaps ?? []]]));
+  const informers = new Map<WatchTarget, ResilientInformer>();
+  for (const target of targets) {
+    const { descriptor } = target;
+    informers.set(target, startResilientInformer(kc, {
       descriptor,
-      namespace,
+      namespace: target.scope.namespace,
+      fieldSelector: target.scope.fieldSelector,
       logger,
       availability,
       onChange: () => onKindChange(descriptor.kind),
@@ -91,12 +103,18 @@ export function createStore(kc: KubeConfig, options: StoreOptions): Store {
       listPageSize: options.listPageSize,
     }));
   }
-  logger.info({ namespace: namespace ?? '(all)', kinds: KINDS.map((k) => k.kind) }, 'watching');
+  const configMaps = (options.configMaps ?? []).map((ref) => `${ref.namespace}/${ref.name}`);
+  logger.info({ namespace: namespace ?? '(all)', kinds: KINDS.filter((k) => !k.byName).map((k) => k.kind), configMaps }, 'watching');
 
-  const arrayOf = (descriptor: KindDescriptor, informer: ResilientInformer): readonly KubernetesObject[] => {
+  // A kind's objects: the union of its informers' caches (several for a kind read by name, or none).
+  const arrayOf = (descriptor: KindDescriptor): readonly KubernetesObject[] => {
     let array = arrays.get(descriptor.kind);
     if (array === undefined) {
-      array = sortedFrozen(informer.list());
+      const objects: KubernetesObject[] = [];
+      for (const [target, informer] of informers) {
+        if (target.descriptor === descriptor) objects.push(...informer.list());
+      }
+      array = sortedFrozen(objects);
       arrays.set(descriptor.kind, array);
     }
     return array;
@@ -109,8 +127,8 @@ export function createStore(kc: KubeConfig, options: StoreOptions): Store {
     snapshot(): Snapshot {
       if (current === null) {
         const fields: Record<string, readonly KubernetesObject[]> = {};
-        for (const [descriptor, informer] of informers) {
-          fields[descriptor.snapshotKey] = arrayOf(descriptor, informer);
+        for (const descriptor of KINDS) {
+          fields[descriptor.snapshotKey] = arrayOf(descriptor);
         }
         // The descriptors map each kind to its Snapshot field and client-node type.
         current = Object.freeze(fields) as unknown as Snapshot;

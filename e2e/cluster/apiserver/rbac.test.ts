@@ -58,3 +58,34 @@ void test('RBAC allows exactly what the bound rules grant', async () => {
     }
   } finally { await server.stop(); }
 });
+
+void test('resourceNames grant a list/watch narrowed by metadata.name to that object, as kube-apiserver does', async () => {
+  const server = await startApiServer({ rbac: true });
+  const { store } = server;
+  try {
+    store.create('namespaces', { metadata: { name: 'ingress' } });
+    for (const name of ['own', 'other']) store.create('configmaps', { metadata: { name, namespace: 'ingress' }, data: { k: name } });
+    store.create(`roles.${RBAC}`, { metadata: { name: 'own-config', namespace: 'ingress' }, rules: [{ apiGroups: [''], resources: ['configmaps'], resourceNames: ['own'], verbs: ['list', 'watch'] }] });
+    store.create(`rolebindings.${RBAC}`, { metadata: { name: 'ctl', namespace: 'ingress' }, roleRef: { apiGroup: RBAC, kind: 'Role', name: 'own-config' }, subjects: [{ kind: 'ServiceAccount', name: 'ctl', namespace: 'ingress' }] });
+    const sa = server.tokenFor('system:serviceaccount:ingress:ctl');
+    const cms = '/api/v1/namespaces/ingress/configmaps';
+    const rows: { name: string; path: string; want: number; items?: string[] }[] = [
+      { name: 'list narrowed to the named object', path: `${cms}?fieldSelector=metadata.name%3Down`, want: 200, items: ['own'] },
+      { name: 'the == form too', path: `${cms}?fieldSelector=metadata.name%3D%3Down`, want: 200, items: ['own'] },
+      { name: 'with another term beside the name', path: `${cms}?fieldSelector=metadata.name%3Down,metadata.namespace%3Dingress`, want: 200, items: ['own'] },
+      { name: 'watch narrowed to the named object', path: `${cms}?watch=true&timeoutSeconds=1&fieldSelector=metadata.name%3Down`, want: 200 },
+      { name: 'a list of everything is not that object', path: cms, want: 403 },
+      { name: 'a watch of everything is not that object', path: `${cms}?watch=true&timeoutSeconds=1`, want: 403 },
+      { name: 'another name', path: `${cms}?fieldSelector=metadata.name%3Dother`, want: 403 },
+      { name: 'a negated name selects everything else', path: `${cms}?fieldSelector=metadata.name!%3Down`, want: 403 },
+      { name: 'the same name in another namespace', path: '/api/v1/namespaces/default/configmaps?fieldSelector=metadata.name%3Down', want: 403 },
+      { name: 'the same name cluster-wide', path: '/api/v1/configmaps?fieldSelector=metadata.name%3Down', want: 403 },
+      { name: 'get is a verb the rule does not grant', path: `${cms}/own`, want: 403 },
+    ];
+    for (const row of rows) {
+      const res = await call(server, 'GET', row.path, { token: sa });
+      assert.equal(res.status, row.want, row.name);
+      if (row.items) assert.deepEqual(res.body.items?.map((i) => (i.metadata as { name: string }).name), row.items, row.name);
+    }
+  } finally { await server.stop(); }
+});

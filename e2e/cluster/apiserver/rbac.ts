@@ -5,6 +5,7 @@
 import type { Store } from './store.ts';
 import type { JsonObject } from './patch.ts';
 import { isObject } from './patch.ts';
+import { parseFieldSelector, type Selector } from './selectors.ts';
 
 export interface UserInfo {
   readonly user: string;
@@ -21,6 +22,30 @@ export interface RequestAttributes {
 }
 
 const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
+
+/**
+ * The object a list or watch asks for by name: kube-apiserver (since 1.11,
+ * RequestInfoFactory in k8s.io/apiserver requestinfo.go) takes an exact
+ * `metadata.name=<name>` term of the field selector as the request's name, so
+ * RBAC `resourceNames` can grant a list/watch of that one object. A name that
+ * is not a valid path segment ("", ".", "..", or with "/" or "%") is ignored,
+ * as there; the request is then authorized as a list of everything.
+ */
+export function selectedName(fieldSelector: string | null | undefined): string | undefined {
+  if (!fieldSelector) return undefined;
+  let terms: Selector;
+  try {
+    terms = parseFieldSelector(fieldSelector);
+  } catch {
+    return undefined; // the handler answers 400; authorization sees no name
+  }
+  for (const term of terms) {
+    if (term.key !== 'metadata.name' || term.op !== 'in') continue;
+    const name = term.values[0] ?? '';
+    return name === '' || name === '.' || name === '..' || /[/%]/.test(name) ? undefined : name;
+  }
+  return undefined;
+}
 
 export function ruleAllows(rule: JsonObject, attrs: RequestAttributes): boolean {
   const verbs = strings(rule.verbs);

@@ -11,7 +11,7 @@ import { Store } from './store.ts';
 import { decodeBody, parseRoute, readBody, sendError, sendJson } from './http.ts';
 import { handleResource, verbOf, type HandlerContext } from './handlers.ts';
 import { apiGroup, apiGroupList, apiResourceList, coreVersions, versionInfo } from './discovery.ts';
-import { authorize, defaultGroups, type UserInfo } from './rbac.ts';
+import { authorize, defaultGroups, selectedName, type UserInfo } from './rbac.ts';
 import { forbidden, methodNotAllowed, notFound, unauthorized } from './errors.ts';
 import { effectiveUser, reviewAccess } from './access-review.ts';
 import { openApiDocument } from './openapi.ts';
@@ -111,7 +111,9 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiSe
         sendJson(res, 201, reviewAccess(store, user, decodeBody(await readBody(req), req.headers['content-type']), opts.rbac === true));
         return;
       }
-      const attrs = { verb, group: route.info.group, resource: route.info.plural, subresource: route.subresource, namespace: route.namespace, name: route.name };
+      // A list/watch narrowed to one name is authorized as a request for that object (rbac.ts selectedName).
+      const name = route.name ?? (verb === 'list' || verb === 'watch' ? selectedName(url.searchParams.get('fieldSelector')) : undefined);
+      const attrs = { verb, group: route.info.group, resource: route.info.plural, subresource: route.subresource, namespace: route.namespace, name };
       if (opts.rbac && !authorize(store, user, attrs)) throw forbidden(user.user, verb, route.info.plural, route.info.group, route.namespace);
       await handleResource(ctx, req, res, route, verb, url.searchParams, user);
     } catch (err) {

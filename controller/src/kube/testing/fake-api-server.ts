@@ -2,7 +2,8 @@
 // (chunked JSON lines) for any `/api/v1/...` or `/apis/<g>/<v>/...` collection,
 // with resourceVersions, list pages (`limit` and `continue`, every page
 // carrying the first page's resourceVersion, as a real API server's do),
-// 410 Gone after a "compaction", and knobs to break things (drop watches,
+// 410 Gone after a "compaction", the one field selector the store sends
+// (`metadata.name=<name>`), and knobs to break things (drop watches,
 // fail lists, go away: connections refused until it is back). Not a general API server: the e2e
 // cluster is that. Objects are keyed by plural resource name.
 
@@ -28,6 +29,8 @@ interface StoredEvent {
 interface OpenWatch {
   readonly plural: string;
   readonly namespace: string | null;
+  /** From a `metadata.name=<name>` field selector; null = every name. */
+  readonly name: string | null;
   readonly res: ServerResponse;
 }
 
@@ -42,6 +45,8 @@ export interface SeenRequest {
 /** How the server answers a watch from a resourceVersion older than the last compaction. */
 export type ExpiredWatchReply = 'status-410' | 'error-event' | 'error-event-keep-open';
 
+/** The only field selector served: one object by name. */
+const NAME_SELECTOR = /^metadata\.name==?([^,=!]+)$/;
 const COLLECTION = /^\/(?:api\/v1|apis\/[^/]+\/[^/]+)(?:\/namespaces\/([^/]+))?\/([^/]+)$/;
 
 export class FakeApiServer {
@@ -197,11 +202,18 @@ export class FakeApiServer {
     }
     const namespace = route[1] === undefined ? null : decodeURIComponent(route[1]);
     const plural = route[2];
-    if (watch) this.serveWatch(res, plural, namespace, Number(url.searchParams.get('resourceVersion') ?? '0'));
-    else this.serveList(res, plural, namespace, url.searchParams);
+    const selector = url.searchParams.get('fieldSelector');
+    const selected = selector === null ? null : NAME_SELECTOR.exec(selector);
+    if (selector !== null && selected === null) {
+      sendStatus(res, 400, 'BadRequest', `unsupported field selector ${JSON.stringify(selector)}`);
+      return;
+    }
+    const name = selected?.[1] ?? null;
+    if (watch) this.serveWatch(res, plural, namespace, name, Number(url.searchParams.get('resourceVersion') ?? '0'));
+    else this.serveList(res, plural, namespace, name, url.searchParams);
   }
 
-  private serveList(res: ServerResponse, plural: string, namespace: string | null, query: URLSearchParams): void {
+  private serveList(res: ServerResponse, plural: string, namespace: string | null, name: string | null, query: URLSearchParams): void {
     if (this.listFailures > 0 && (this.listFailurePlural === null || this.listFailurePlural === plural)) {
       this.listFailures -= 1;
       sendStatus(res, 500, 'InternalError', 'injected list failure');
@@ -211,7 +223,7 @@ export class FakeApiServer {
     const token = query.get('continue');
     const { rv, after } = token ? (JSON.parse(Buffer.from(token, 'base64url').toString()) as { rv: number; after: string }) : { rv: this.rv, after: '' };
     const all = [...this.bucket(plural).values()]
-      .filter((obj) => inNamespace(namespace, obj) && keyOf(obj) > after)
+      .filter((obj) => inNamespace(namespace, obj) && hasName(name, obj) && keyOf(obj) > after)
       .sort((a, b) => (keyOf(a) < keyOf(b) ? -1 : 1));
     const limit = Number(query.get('limit') ?? '0');
     const items = limit > 0 ? all.slice(0, limit) : all;
@@ -223,7 +235,7 @@ export class FakeApiServer {
     res.end(JSON.stringify({ kind: 'List', apiVersion: 'v1', metadata: { resourceVersion: String(rv), ...more }, items }));
   }
 
-  private serveWatch(res: ServerResponse, plural: string, namespace: string | null, fromRv: number): void {
+  private serveWatch(res: ServerResponse, plural: string, namespace: string | null, name: string | null, fromRv: number): void {
     if (this.watchErrorCode !== null) {
       const code = this.watchErrorCode;
       this.watchErrorCode = null;
@@ -253,7 +265,7 @@ export class FakeApiServer {
     res.writeHead(200, { 'content-type': 'application/json', 'transfer-encoding': 'chunked' });
     // A real API server sends headers at once; Node would hold them until the first event.
     res.flushHeaders();
-    const watch: OpenWatch = { plural, namespace, res };
+    const watch: OpenWatch = { plural, namespace, name, res };
     this.watches.add(watch);
     res.on('close', () => this.watches.delete(watch));
     for (const event of this.events) {
@@ -270,8 +282,12 @@ function inNamespace(namespace: string | null, object: FakeObject): boolean {
   return namespace === null || object.metadata.namespace === namespace;
 }
 
+function hasName(name: string | null, object: FakeObject): boolean {
+  return name === null || object.metadata.name === name;
+}
+
 function matches(watch: OpenWatch, event: StoredEvent): boolean {
-  return watch.plural === event.plural && inNamespace(watch.namespace, event.object);
+  return watch.plural === event.plural && inNamespace(watch.namespace, event.object) && hasName(watch.name, event.object);
 }
 
 function writeEvent(res: ServerResponse, type: string, object: FakeObject): void {
