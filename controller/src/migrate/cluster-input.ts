@@ -55,7 +55,7 @@ async function list(kc: KubeConfig, kind: KindName, namespace: string | null): P
   const descriptor = KINDS.find((item) => item.kind === kind);
   if (descriptor === undefined) throw new Error(`no kind ${kind}`);
   try {
-    return (await listAllPages((page) => descriptor.list(kc, descriptor.namespaced ? namespace : null, page))).items;
+    return (await listAllPages((page) => descriptor.list(kc, { namespace: descriptor.namespaced ? namespace : null }, page))).items;
   } catch (err) {
     throw CommandLineExit.usage(describeApiError(`list ${descriptor.plural}${namespace === null || !descriptor.namespaced ? '' : ` in namespace ${namespace}`}`, err));
   }
