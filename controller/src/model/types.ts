@@ -158,6 +158,17 @@ export interface FeatureConfigs {
   readonly canary: CanaryConfig;
   readonly tls: TlsSettings;
   readonly accessLog: AccessLogSettings;
+  readonly safety: SafetySettings;
+}
+
+/** ingress-nginx's safeguards (ConfigMap only), always on here: only their safe values are accepted. */
+export interface SafetySettings {
+  /** allow-snippet-annotations: always false. */
+  readonly allowSnippets: false;
+  /** annotations-risk-level: High (default), Medium or Low; Critical is refused. */
+  readonly riskLevel: 'High' | 'Medium' | 'Low';
+  /** strict-validate-path-type: always true. */
+  readonly strictPathType: true;
 }
 
 /** proxy-body-size and the proxy timeouts. Every field is a validated NGINX token. */

@@ -11,6 +11,7 @@ import { INGRESS_NGINX_ANNOTATIONS, INGRESS_NGINX_CONFIG_KEYS } from './ingress-
 import { HARMLESS_ANNOTATIONS, HARMLESS_CONFIG_KEYS, annotationStatus, configKeyStatus, type NameStatus } from './names.ts';
 import { proxyFeature } from './proxy.ts';
 import { FEATURES } from './registry.ts';
+import { safetyFeature } from './safety.ts';
 import { tlsSettingsFeature } from './tls-settings.ts';
 
 /** What a status says, as one comparable value (the feature by name). */
@@ -78,7 +79,7 @@ const configRows: { name: string; key: string; value: unknown; want: string }[] 
   { name: 'tuning global auth that is off', key: 'global-auth-response-headers', value: 'X-User', want: 'unsupported' },
   { name: 'the status page allow-list (the status server is loopback-only)', key: 'nginx-status-ipv4-whitelist', value: '10.0.0.0/8', want: 'unsupported' },
   { name: 'not a protection', key: 'use-gzip', value: 'true', want: 'unsupported' },
-  { name: 'snippets allowed: not read', key: 'allow-snippet-annotations', value: 'true', want: 'unsupported' },
+  { name: 'allow-snippet-annotations: the safety feature reads it', key: 'allow-snippet-annotations', value: 'true', want: feature(safetyFeature) },
   { name: 'an annotation that is no ConfigMap key', key: 'rewrite-target', value: '/', want: 'unknown' },
   { name: 'canary is no ConfigMap key', key: 'canary', value: 'true', want: 'unknown' },
   { name: 'a typo', key: 'proxy-body-sise', value: '8m', want: 'unknown' },

@@ -9,6 +9,7 @@ import type { AnyFeature, FeatureName } from './feature.ts';
 import { loadBalanceFeature } from './load-balance.ts';
 import { proxyFeature } from './proxy.ts';
 import { rewriteFeature } from './rewrite.ts';
+import { safetyFeature } from './safety.ts';
 import { sslRedirectFeature } from './ssl-redirect.ts';
 import { tlsSettingsFeature } from './tls-settings.ts';
 
@@ -21,6 +22,7 @@ export const FEATURES: readonly AnyFeature[] = Object.freeze([
   canaryFeature,
   tlsSettingsFeature,
   accessLogFeature,
+  safetyFeature,
 ]);
 
 /** The features whose output is a location partial, in registry order (render/location-blocks.ts). */

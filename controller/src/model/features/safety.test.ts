@@ -1,0 +1,43 @@
+// ingress-nginx's safeguard keys (v1.15.1 defaults: allow-snippet-annotations false,
+// annotations-risk-level High, strict-validate-path-type true): their safe values are
+// accepted (the chart writes them into every ConfigMap); an unsafe one is refused and
+// the safeguard stays. They have no annotations.
+
+import { strict as assert } from 'node:assert';
+import { describe, it } from 'node:test';
+import type { SafetySettings } from '../types.ts';
+import { safetyFeature } from './safety.ts';
+import { described, readConfigMap, testDefaults, testValueRows, type ValueRow } from './testing.ts';
+
+const values: ValueRow<SafetySettings>[] = [
+  { name: 'allow-snippet-annotations false (ingress-nginx\'s chart writes it)', key: 'allow-snippet-annotations', value: 'false', want: { allowSnippets: false } },
+  { name: 'allow-snippet-annotations true', key: 'allow-snippet-annotations', value: 'true', want: 'fail' },
+  { name: 'allow-snippet-annotations maybe', key: 'allow-snippet-annotations', value: 'maybe', want: 'fail' },
+  { name: 'annotations-risk-level High', key: 'annotations-risk-level', value: 'High', want: { riskLevel: 'High' } },
+  { name: 'annotations-risk-level Low', key: 'annotations-risk-level', value: 'Low', want: { riskLevel: 'Low' } },
+  { name: 'annotations-risk-level Critical (snippets)', key: 'annotations-risk-level', value: 'Critical', want: 'fail' },
+  { name: 'annotations-risk-level high (case matters, as in ingress-nginx)', key: 'annotations-risk-level', value: 'high', want: 'fail' },
+  { name: 'strict-validate-path-type true', key: 'strict-validate-path-type', value: 'true', want: { strictPathType: true } },
+  { name: 'strict-validate-path-type false', key: 'strict-validate-path-type', value: 'false', want: 'fail' },
+];
+
+void describe('safety: values', () => {
+  testValueRows(safetyFeature, values);
+});
+
+void describe('safety: defaults', () => {
+  testDefaults(safetyFeature, { allowSnippets: false, riskLevel: 'High', strictPathType: true });
+});
+
+void describe('safety: an ingress-nginx chart ConfigMap', () => {
+  void it('its safeguard keys as the chart writes them are accepted without a word', () => {
+    const read = readConfigMap({ 'allow-snippet-annotations': 'false', 'annotations-risk-level': 'High', 'strict-validate-path-type': 'true' });
+    assert.deepEqual(described(read.failures), []);
+    assert.equal(read.closed, false);
+  });
+  void it('an unsafe value names what it cannot do', () => {
+    const [failure] = readConfigMap({ 'allow-snippet-annotations': 'true' }).failures;
+    assert.equal(failure?.reason, 'InvalidConfigMapValue');
+    assert.match(failure?.message ?? '', /snippet annotations cannot be turned on; the default stays/u);
+  });
+});
