@@ -1,5 +1,5 @@
-// load-balance (ingress-nginx v1.15.1: internal/ingress/annotations/loadbalancing, and
-// the ConfigMap key of the same name). ingress-nginx validates it against its six
+// load-balance (ingress-nginx v1.15.1: internal/ingress/annotations/loadbalancing and
+// its test, and the ConfigMap key of the same name). ingress-nginx validates it against its six
 // algorithms (case-sensitive, spaces trimmed) and, unlike most of its annotations,
 // refuses the Ingress on a refused value: the same here. Only round_robin and ewma are
 // implemented, so ingress-nginx's chash, chashsubset and sticky_* fail the Ingress too.
@@ -18,7 +18,10 @@ const values: ValueRow<LoadBalanceConfig>[] = [
   { name: 'chash: not implemented', key, value: 'chash', want: 'fail' },
   { name: 'chashsubset: not implemented', key, value: 'chashsubset', want: 'fail' },
   { name: 'sticky_balanced: not implemented', key, value: 'sticky_balanced', want: 'fail' },
+  { name: 'sticky_persistent: not implemented', key, value: 'sticky_persistent', want: 'fail' },
+  { name: 'ip_hash (ingress-nginx\'s TestParse: invalid)', key, value: 'ip_hash', want: 'fail' },
   { name: 'EWMA (case-sensitive)', key, value: 'EWMA', want: 'fail' },
+  { name: 'spaces only (trimmed to nothing, then validated)', key, value: ' ', want: 'fail' },
   { name: 'round-robin (misspelt)', key, value: 'round-robin', want: 'fail' },
   { name: 'empty', key, value: '', want: 'fail' },
   { name: 'with a directive', key, value: 'ewma; return 200', want: 'fail' },
