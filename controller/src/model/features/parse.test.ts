@@ -65,6 +65,10 @@ const ingressRows: {
     failures: [`InvalidAnnotation ${annotationField('load-balance')}`, `IgnoredInvalidAnnotation ${annotationField('canary-weight')} (warning)`],
   },
   { name: 'a protection switched off: a warning', annotations: { [`${PREFIX}/enable-modsecurity`]: 'false' }, warnings: [`UnsupportedAnnotation ${annotationField('enable-modsecurity')} (warning)`] },
+  {
+    name: 'an empty value never refuses the Ingress: ingress-nginx validates none', annotations: { [`${PREFIX}/load-balance`]: '' },
+    warnings: [`IgnoredInvalidAnnotation ${annotationField('load-balance')} (warning)`], features: ['loadBalance'],
+  },
   { name: 'non-string value for a feature', annotations: { [`${PREFIX}/load-balance`]: true }, failures: [`InvalidAnnotation ${annotationField('load-balance')}`] },
   {
     name: 'non-string value for a key that ignores invalid ones', annotations: { [`${PREFIX}/use-regex`]: true },

@@ -25,10 +25,14 @@ const values: ValueRow<ProxyConfig>[] = [
   { name: 'proxy-body-size 512k', key: body, value: '512k', want: { bodySize: '512k' } },
   { name: 'proxy-body-size in bytes', key: body, value: '1048576', want: { bodySize: '1048576' } },
   { name: 'proxy-body-size of 12 digits (the most)', key: body, value: '999999999999', want: { bodySize: '999999999999' } },
+  // ingress-nginx validates the size without its spaces (ValidateRegex(SizeRegex, true)) and uses it trimmed.
+  { name: 'proxy-body-size with spaces around it', key: body, value: ' 8m ', want: { bodySize: '8m' } },
   // ingress-nginx's regex lets these through; NGINX's size parser knows only k, m, g (and overflows past 12 digits).
   { name: 'proxy-body-size with a b unit', key: body, value: '1b', want: 'unsupported' },
   { name: 'proxy-body-size with a B unit', key: body, value: '1B', want: 'unsupported' },
   { name: 'proxy-body-size of 13 digits', key: body, value: '1234567890123', want: 'unsupported' },
+  // ingress-nginx validates "8m" and writes "client_max_body_size 8 m;", which NGINX refuses.
+  { name: 'proxy-body-size with a space inside', key: body, value: '8 m', want: 'unsupported' },
   // Invalid for ingress-nginx too: ignored, the default applies.
   { name: 'proxy-body-size 8mb', key: body, value: '8mb', want: 'ignore' },
   { name: 'proxy-body-size negative', key: body, value: '-1', want: 'ignore' },
@@ -44,6 +48,7 @@ const values: ValueRow<ProxyConfig>[] = [
   { name: 'proxy-send-timeout 2 (ingress-nginx\'s TestProxy)', key: send, value: '2', want: { sendTimeout: 2 } },
   { name: 'proxy-read-timeout 3 (ingress-nginx\'s TestProxy)', key: read, value: '3', want: { readTimeout: 3 } },
   { name: 'proxy-read-timeout with leading zeros', key: read, value: '007', want: { readTimeout: 7 } },
+  { name: 'proxy-read-timeout with a + sign (strconv.Atoi takes it)', key: read, value: '+5', want: { readTimeout: 5 } },
   { name: 'proxy-read-timeout 120s', key: read, value: '120s', want: { readTimeout: 120 } },
   { name: 'proxy-send-timeout 3601 (past the old hour)', key: send, value: '3601', want: { sendTimeout: 3601 } },
   { name: 'proxy-read-timeout a day (websockets)', key: read, value: '86400', want: { readTimeout: 86_400 } },
@@ -53,11 +58,17 @@ const values: ValueRow<ProxyConfig>[] = [
   { name: 'proxy-read-timeout 0', key: read, value: '0', want: 'unsupported' },
   { name: 'proxy-read-timeout negative', key: read, value: '-1', want: 'unsupported' },
   { name: 'proxy-connect-timeout negative', key: connect, value: '-30', want: 'unsupported' },
+  { name: 'proxy-read-timeout of 16 digits', key: read, value: '1000000000000000', want: 'unsupported' },
+  { name: 'proxy-read-timeout the largest int64', key: read, value: '9223372036854775807', want: 'unsupported' },
   // Not an integer for strconv.Atoi: ignored, the default applies.
   { name: 'proxy-read-timeout 1m', key: read, value: '1m', want: 'ignore' },
   { name: 'proxy-read-timeout forever', key: read, value: 'forever', want: 'ignore' },
   { name: 'proxy-read-timeout with a space', key: read, value: ' 60', want: 'ignore' },
   { name: 'proxy-read-timeout past int64', key: read, value: '9223372036854775808', want: 'ignore' },
+  // Our "s" is not ingress-nginx's: out of range with it, the value is one ingress-nginx ignores.
+  { name: 'proxy-read-timeout 0s', key: read, value: '0s', want: 'ignore' },
+  { name: 'proxy-read-timeout -5s', key: read, value: '-5s', want: 'ignore' },
+  { name: 'proxy-send-timeout a week and a second, in s', key: send, value: '604801s', want: 'ignore' },
   { name: 'proxy-connect-timeout decimal', key: connect, value: '1.5', want: 'ignore' },
   { name: 'proxy-connect-timeout ms', key: connect, value: '500ms', want: 'ignore' },
   { name: 'proxy-send-timeout empty', key: send, value: '', want: 'ignore' },

@@ -28,6 +28,8 @@ const values: ValueRow<RewriteConfig>[] = [
   { name: 'rewrite-target with $0', key: target, value: '/$0', want: 'unsupported' },
   { name: 'rewrite-target with a lone $', key: target, value: '/a$', want: 'unsupported' },
   { name: 'rewrite-target relative', key: target, value: 'foo', want: 'unsupported' },
+  { name: 'rewrite-target as an absolute URL (not yet)', key: target, value: 'https://example.com/$1', want: 'unsupported' },
+  { name: 'rewrite-target relative with a colon', key: target, value: 'foo:bar', want: 'unsupported' },
   // Outside ingress-nginx's grammar too: ignored, no rewrite.
   { name: 'rewrite-target with ${1}', key: target, value: '/${1}', want: 'ignore' },
   { name: 'rewrite-target with braces (ingress-nginx\'s TestSSLRedirect: no target)', key: target, value: '/xpto/xas{445}', want: 'ignore' },
@@ -40,6 +42,8 @@ const values: ValueRow<RewriteConfig>[] = [
   { name: 'rewrite-target with a brace', key: target, value: '/}', want: 'ignore' },
   { name: 'rewrite-target with a backslash', key: target, value: '/\\', want: 'ignore' },
   { name: 'rewrite-target with a #', key: target, value: '/a#b', want: 'ignore' },
+  // ingress-nginx validates no empty value; its parser then leaves the target empty: no rewrite.
+  { name: 'rewrite-target empty', key: target, value: '', want: 'ignore' },
   { name: 'use-regex true (ingress-nginx\'s TestUseRegex)', key: regex, value: 'true', want: { useRegex: true } },
   { name: 'use-regex 1', key: regex, value: '1', want: { useRegex: true } },
   { name: 'use-regex TRUE', key: regex, value: 'TRUE', want: { useRegex: true } },
