@@ -1,8 +1,9 @@
 // E2E: Ingresses applied with real kubectl are served by the real controller
 // and NGINX — by host and path, 404 for unknown hosts, 503 without
 // endpoints, oldest wins a conflict (the newer one gets a Warning Event), a
-// bad annotation skips only its Ingress (log + Warning Event), and an edited
-// Ingress is live within a second after one reload.
+// bad annotation skips only its Ingress or, where ingress-nginx ignores it, is
+// ignored (log + Warning Event either way), and an edited Ingress is live
+// within a second after one reload.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { appManifest, ingressManifest, request, sleep, startStack, waitFor, waitForResponse, yamlDocuments, type LogEntry } from './harness/index.ts';
@@ -87,15 +88,30 @@ test('routing through kubectl, the controller and NGINX', async (t) => {
     const from = controller.logs().length;
     await cluster.apply(ingressManifest({
       name: 'broken', host: 'broken.test', paths: [{ path: '/', service: 'alpha' }],
-      annotations: { 'nginx.ingress.kubernetes.io/proxy-read-timeout': 'forever' },
+      annotations: { 'nginx.ingress.kubernetes.io/load-balance': 'fastest' },
     }));
     const line = await controller.waitForLog((e: LogEntry) => e.ingress === 'default/broken', { from });
-    assert.match(line.raw, /proxy-read-timeout/);
+    assert.match(line.raw, /load-balance/);
     const event = await waitFor('a Warning Event on the broken Ingress', async () =>
       (await cluster.events('involvedObject.name=broken,type=Warning'))[0]);
-    assert.match(`${event.reason} ${event.message}`, /proxy-read-timeout/);
+    assert.match(`${event.reason} ${event.message}`, /InvalidAnnotation .*load-balance/);
     assert.equal((await request(controller.http, { host: 'broken.test' })).status, 404);
     assert.equal((await request(controller.http, { host: 'shop.test' })).status, 200);
+  });
+
+  await t.test('an invalid annotation ingress-nginx ignores: served with the default (log line + Warning Event)', async () => {
+    const from = controller.logs().length;
+    await cluster.apply(ingressManifest({
+      name: 'lenient', host: 'lenient.test', paths: [{ path: '/', service: 'alpha' }],
+      annotations: { 'nginx.ingress.kubernetes.io/proxy-read-timeout': 'forever' },
+    }));
+    const line = await controller.waitForLog((e: LogEntry) => e.ingress === 'default/lenient', { from });
+    assert.match(line.raw, /proxy-read-timeout/);
+    const event = await waitFor('a Warning Event on the lenient Ingress', async () =>
+      (await cluster.events('involvedObject.name=lenient,type=Warning'))[0]);
+    assert.match(`${event.reason} ${event.message}`, /IgnoredInvalidAnnotation .*proxy-read-timeout.*its default applies/);
+    const res = await waitForResponse(controller.http, { host: 'lenient.test' }, (r) => r.status === 200);
+    assert.ok(isPodOf('alpha')(res.pod));
   });
 
   await t.test('kubectl apply of an edited Ingress: one reload, the new path served within a second', async (st) => {

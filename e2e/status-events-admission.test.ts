@@ -57,8 +57,13 @@ test('Events, status address and the admission webhook through kubectl', async (
     const rows = [
       {
         name: 'invalid annotation',
-        yaml: ingressManifest({ name: 'bad-size', host: 'a.test', paths: [{ path: '/', service: 'web' }], annotations: { 'nginx.ingress.kubernetes.io/proxy-body-size': '1x' } }),
-        reason: /denied the request: .*proxy-body-size.*"1x"/,
+        yaml: ingressManifest({ name: 'bad-balance', host: 'a.test', paths: [{ path: '/', service: 'web' }], annotations: { 'nginx.ingress.kubernetes.io/load-balance': 'fastest' } }),
+        reason: /denied the request: .*"fastest" for .*load-balance/,
+      },
+      {
+        name: 'unsupported annotation value',
+        yaml: ingressManifest({ name: 'grpc', host: 'a.test', paths: [{ path: '/', service: 'web' }], annotations: { 'nginx.ingress.kubernetes.io/backend-protocol': 'GRPC' } }),
+        reason: /denied the request: .*unsupported value "GRPC" for .*backend-protocol/,
       },
       {
         name: 'host+path held by an older Ingress',
@@ -73,6 +78,11 @@ test('Events, status address and the admission webhook through kubectl', async (
     }
     const good = await cluster.kubectl(['apply', '-f', '-'], ingressManifest({ name: 'fine', host: 'fine.test', paths: [{ path: '/', service: 'web' }] }));
     assert.equal(good.code, 0, good.stderr);
+    // An invalid value ingress-nginx ignores: allowed, and kubectl shows why its default applies.
+    const lenient = await cluster.kubectl(['apply', '-f', '-'],
+      ingressManifest({ name: 'lenient', host: 'lenient.test', paths: [{ path: '/', service: 'web' }], annotations: { 'nginx.ingress.kubernetes.io/proxy-body-size': '1x' } }));
+    assert.equal(lenient.code, 0, lenient.stderr);
+    assert.match(lenient.stderr, /Warning: .*invalid value "1x" for .*proxy-body-size.*its default applies/);
     const other = ingressManifest({ name: 'theirs', host: 'shop.test', className: 'other', paths: [{ path: '/', service: 'web' }] });
     assert.equal((await cluster.kubectl(['apply', '-f', '-'], other)).code, 0, 'other classes pass');
   });

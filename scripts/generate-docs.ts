@@ -75,6 +75,12 @@ How names are treated:
   (a typo), is ignored with a Warning Event, an admission warning, a log line and the same metric.
 - Snippet annotations (\`*-snippet\`) are refused: the Ingress is not served.
 
+A value that is invalid does what it does in ingress-nginx (the "invalid value" column): the annotation is
+ignored with a Warning Event, an admission warning and a log line, and the default (the ConfigMap's value where
+there is one) applies; or the Ingress is not served. An empty value is always ignored. A value ingress-nginx
+takes that resty-ingress cannot honour (written under **Differs**) is refused as unsupported: the Ingress is
+not served.
+
 \`resty-ingress migrate\` reports all of this for your own Ingresses before you switch (docs/migration.md).
 
 ## Supported annotations by feature

@@ -45,9 +45,19 @@ function review(operation: string, object: unknown, extra: Record<string, unknow
 const decisionRows: { name: string; body: unknown; allowed: boolean; message?: RegExp; warning?: RegExp; warnings?: string[] }[] = [
   { name: 'a new Ingress on a free host is allowed', body: review('CREATE', candidate('new')), allowed: true },
   {
-    name: 'an invalid annotation is denied naming key and value',
+    name: 'an invalid annotation that refuses its Ingress is denied naming key and value',
+    body: review('CREATE', candidate('new', { annotations: { [ann('load-balance')]: 'fastest' } })),
+    allowed: false, message: /invalid value "fastest" for nginx\.ingress\.kubernetes\.io\/load-balance/,
+  },
+  {
+    name: 'an invalid annotation ingress-nginx ignores is allowed with a warning: its default applies',
     body: review('CREATE', candidate('new', { annotations: { [ann('proxy-body-size')]: '1x' } })),
-    allowed: false, message: /proxy-body-size.*"1x"/,
+    allowed: true, warning: /invalid value "1x" for nginx\.ingress\.kubernetes\.io\/proxy-body-size: .*its default applies/,
+  },
+  {
+    name: 'a value ingress-nginx takes that is not supported is denied, even where invalid ones are ignored',
+    body: review('CREATE', candidate('new', { annotations: { [ann('backend-protocol')]: 'GRPC' } })),
+    allowed: false, message: /unsupported value "GRPC" for nginx\.ingress\.kubernetes\.io\/backend-protocol/,
   },
   {
     name: 'a snippet annotation is denied',

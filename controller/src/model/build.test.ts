@@ -61,12 +61,24 @@ void describe('conflicts: oldest wins', () => {
 });
 
 void describe('annotations in the model', () => {
-  void it('an invalid annotation skips the whole Ingress, others still serve', () => {
-    const bad = ingress('bad', { annotations: { [ann('proxy-body-size')]: '1m; evil' }, rules: [rule('bad.example', path('/', svc('web', 80)))] });
+  void it('an annotation that refuses its Ingress (invalid or unsupported) skips the whole Ingress, others still serve', () => {
+    const bad = ingress('bad', { annotations: { [ann('load-balance')]: 'ewma; evil' }, rules: [rule('bad.example', path('/', svc('web', 80)))] });
+    const grpc = ingress('grpc', { annotations: { [ann('backend-protocol')]: 'GRPC' }, rules: [rule('grpc.example', path('/', svc('web', 80)))] });
     const good = ingress('good', { rules: [rule('good.example', path('/', svc('web', 80)))] });
-    const result = buildModel(snapshot({ ingresses: [bad, good], services: [web] }), options());
+    const result = buildModel(snapshot({ ingresses: [bad, grpc, good], services: [web] }), options());
     assert.deepEqual(hostnames(result), ['_', 'good.example']);
-    assert.deepEqual(result.failures.map((failure) => `${failure.reason} ${failure.ingress?.name}`), ['InvalidAnnotation bad']);
+    assert.deepEqual(result.failures.map((failure) => `${failure.reason} ${failure.ingress?.name}`), ['InvalidAnnotation bad', 'InvalidAnnotation grpc']);
+  });
+
+  void it('an invalid annotation ingress-nginx ignores: the Ingress is served with the default, and a warning', () => {
+    const lenient = ingress('lenient', {
+      annotations: { [ann('proxy-body-size')]: '1m; evil', [ann('proxy-read-timeout')]: '300' },
+      rules: [rule('lenient.example', path('/', svc('web', 80)))],
+    });
+    const result = buildModel(snapshot({ ingresses: [lenient], services: [web] }), options());
+    assert.deepEqual(hostnames(result), ['_', 'lenient.example']);
+    assert.deepEqual(configOf(result, findLocation(result, 'lenient.example', '/'), 'proxy'), { bodySize: '1m', connectTimeout: 5, readTimeout: 300, sendTimeout: 60 });
+    assert.deepEqual(result.failures.map((failure) => `${failure.reason} ${failure.ingress?.name} ${failure.warning === true}`), ['IgnoredInvalidAnnotation lenient true']);
   });
 
   void it('a snippet annotation skips the Ingress', () => {
@@ -142,18 +154,30 @@ void describe('hostile strings never reach the model', () => {
     ingresses.push(ingress(`svc-${index}`, { rules: [rule('s.example', path(`/s${index}`, svc(`web${bad}`, 80)))] }));
   });
 
-  void it('each hostile Ingress becomes a failure and no model string carries the characters', () => {
+  void it('each hostile Ingress becomes a failure or a warning and no model string carries the characters', () => {
     const result = buildModel(snapshot({ ingresses, services: [web] }), options({ defaultBackendService: 'a;b/c' }));
     // The ConfigMap's log format is the one string allowed `"`, `{`, `}`, `$` and spaces (JSON formats);
     // it comes from no Ingress and has its own grammar (log-format.test.ts, render/access-log.test.ts).
     const fromIngresses = { ...result.model, settings: { ...result.model.settings, accessLog: null } };
+    // A route key joins seven validated fields with single spaces (model/route-key.ts): each field is checked.
+    const routeKeys = new Set(result.model.servers.flatMap((server) => server.locations.map((location) => (location.route.kind === 'backend' ? location.route.key : ''))));
     for (const text of stringsIn(fromIngresses)) {
-      assert.doesNotMatch(text, /[\s;{}"'#\\]/, text);
-      assert.doesNotMatch(text, /\$(?![1-9])/, text);
+      const fields = routeKeys.has(text) ? text.split(' ') : [text];
+      if (routeKeys.has(text)) assert.equal(fields.length, 7, text);
+      for (const field of fields) {
+        assert.doesNotMatch(field, /[\s;{}"'#\\]/, text);
+        assert.doesNotMatch(field, /\$(?![1-9])/, text);
+      }
     }
     for (const failure of result.failures) assert.doesNotMatch(failure.message, /[\n\r]/);
-    // One failure per hostile Ingress (5 kinds × each character, less the regex `$` row) plus the bad flag.
-    assert.equal(result.failures.length, hostile.length * 5 - 1 + 1);
+    // One failure per hostile Ingress of 4 kinds × each character (less the regex `$` row), the bad flag, and the
+    // rewrite-target ingress-nginx would take (`$host`: unsupported). The other rewrite targets are invalid for
+    // ingress-nginx too: ignored with a warning, their Ingresses served without a rewrite.
+    const [warnings, refusals] = [result.failures.filter((failure) => failure.warning === true), result.failures.filter((failure) => failure.warning !== true)];
+    assert.equal(refusals.length, hostile.length * 4 - 1 + 1 + 1);
+    assert.deepEqual(warnings.map((failure) => `${failure.reason} ${failure.ingress?.name}`),
+      hostile.flatMap((bad, index) => (bad === '$host' ? [] : [`IgnoredInvalidAnnotation ann-${index}`])));
+    assert.deepEqual(findLocation(result, 'w.example', '/w0')?.policy, { rewrite: { target: null, useRegex: false } });
   });
 });
 
@@ -216,6 +240,7 @@ void describe('determinism', () => {
         rules: [rule('b.example', path('/x', svc('web', 80), 'Exact'), path('/', svc('api', 80))), rule('', path('/any', svc('web', 80)))] }),
       ingress('d', { created: '2024-03-01T00:00:00Z', defaultBackend: svc('api', 80), rules: [rule('a.example', path('/y', svc('gone', 80)))] }),
       ingress('e', { created: '2024-04-01T00:00:00Z', annotations: { [ann('use-regex')]: 'x' }, rules: [rule('e.example')] }),
+      ingress('f', { created: '2024-04-01T00:00:00Z', annotations: { [ann('load-balance')]: 'x' }, rules: [rule('f.example')] }),
     ],
     services: [web, api],
     endpointSlices: [
@@ -239,8 +264,9 @@ void describe('determinism', () => {
   }
 
   void it('the reference case itself is non-trivial', () => {
-    assert.deepEqual(hostnames(expected), ['_', 'a.example', 'b.example', 'h.example']);
-    assert.deepEqual(expected.failures.map((failure) => failure.reason), ['InvalidAnnotation', 'Conflict', 'ServiceNotFound']);
+    assert.deepEqual(hostnames(expected), ['_', 'a.example', 'b.example', 'e.example', 'h.example']);
+    assert.deepEqual(expected.failures.map((failure) => `${failure.reason} ${failure.ingress?.name}`),
+      ['IgnoredInvalidAnnotation e', 'InvalidAnnotation f', 'Conflict newer', 'ServiceNotFound d']);
     assert.deepEqual(findBackend(expected, 'default-web-80')?.endpoints.map((endpoint) => endpoint.address), ['10.0.0.1', '10.0.0.2', '10.0.0.3']);
   });
 });

@@ -25,8 +25,10 @@ const docs = deepFreeze(ingress('docs', {
   annotations: { [ann('proxy-body-size')]: '2m' },
   rules: [rule('docs.example', path('/docs', svc('web', 80)))],
 }));
-const bad = deepFreeze(ingress('bad', { annotations: { [ann('proxy-body-size')]: '1m; evil' }, rules: [rule('bad.example', path('/', svc('web', 80)))] }));
-const base: Snapshot = deepFreeze(snapshot({ ingresses: [app, docs, bad], services: [web], endpointSlices: [webSlice] }));
+const bad = deepFreeze(ingress('bad', { annotations: { [ann('load-balance')]: 'ewma; evil' }, rules: [rule('bad.example', path('/', svc('web', 80)))] }));
+/** Served with the default body size and a warning (ingress-nginx ignores the invalid value too). */
+const lenient = deepFreeze(ingress('lenient', { annotations: { [ann('proxy-body-size')]: '1m; evil' }, rules: [rule('lenient.example', path('/', svc('web', 80)))] }));
+const base: Snapshot = deepFreeze(snapshot({ ingresses: [app, docs, bad, lenient], services: [web], endpointSlices: [webSlice] }));
 const EXPIRY = Date.UTC(2030, 0, 1);
 const expiring = testCertificate(['app.example'], { notBefore: new Date(Date.UTC(2020, 0, 1)), notAfter: new Date(EXPIRY) });
 const withCertificate: Snapshot = deepFreeze({
@@ -151,10 +153,10 @@ void describe('createModelBuilder: reuses exactly what did not change', () => {
     assert.deepEqual(third.model.servers, first.model.servers);
   });
 
-  void it('a refused Ingress is reported on every build, not only the first', () => {
+  void it('a refused Ingress and an ignored annotation are reported on every build, not only the first', () => {
     const builder = createModelBuilder();
     for (let i = 0; i < 2; i++) {
-      assert.deepEqual(builder.build(base, options()).failures.map((f) => `${f.reason} ${f.ingress?.name}`), ['InvalidAnnotation bad']);
+      assert.deepEqual(builder.build(base, options()).failures.map((f) => `${f.reason} ${f.ingress?.name}`), ['InvalidAnnotation bad', 'IgnoredInvalidAnnotation lenient']);
     }
   });
 });

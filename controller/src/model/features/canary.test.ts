@@ -1,7 +1,10 @@
 // canary-* (ingress-nginx v1.15.1: internal/ingress/annotations/canary and its test;
 // docs annotations.md "Canary"): annotations only, read together, pushed to Lua (the
 // Ingress's dynamic part, never its policy). As in ingress-nginx, a value that does not
-// parse is ignored with a warning and its default applies. ingress-nginx drops canary
+// parse is ignored with a warning and its default applies. A value ingress-nginx's
+// validators take (strconv.Atoi for the weights, BasicCharsRegex without spaces for the
+// header, value and cookie, IsValidRegex for the pattern) that this controller cannot
+// honour is unsupported: the Ingress is not served. ingress-nginx drops canary
 // settings that configure something (weight > 0, a header, value, pattern or cookie)
 // without canary: "true"; here such an Ingress is refused instead (documented).
 
@@ -29,37 +32,55 @@ const values: ValueRow<CanaryConfig>[] = [
   // Above the total: every request goes to the canary by weight (Lua compares with the total).
   { name: 'canary-weight above the total', key: 'canary-weight', value: '150', want: { weight: 150 }, ...on },
   { name: 'canary-weight 1000000 (the most)', key: 'canary-weight', value: '1000000', want: { weight: 1_000_000 }, ...on },
-  { name: 'canary-weight 1000001', key: 'canary-weight', value: '1000001', want: 'ignore', ...on },
-  { name: 'canary-weight negative', key: 'canary-weight', value: '-5', want: 'ignore', ...on },
+  { name: 'canary-weight with a + sign (strconv.Atoi takes it)', key: 'canary-weight', value: '+20', want: { weight: 20 }, ...on },
+  { name: 'canary-weight 1000001', key: 'canary-weight', value: '1000001', want: 'unsupported', ...on },
+  { name: 'canary-weight negative', key: 'canary-weight', value: '-5', want: 'unsupported', ...on },
+  { name: 'canary-weight the largest int64', key: 'canary-weight', value: '9223372036854775807', want: 'unsupported', ...on },
+  { name: 'canary-weight past int64', key: 'canary-weight', value: '9223372036854775808', want: 'ignore', ...on },
   { name: 'canary-weight decimal', key: 'canary-weight', value: '1.5', want: 'ignore', ...on },
+  { name: 'canary-weight with a space', key: 'canary-weight', value: ' 20', want: 'ignore', ...on },
   { name: 'canary-weight a word', key: 'canary-weight', value: 'half', want: 'ignore', ...on },
   { name: 'canary-weight empty', key: 'canary-weight', value: '', want: 'ignore', ...on },
   { name: 'canary-weight not a string', key: 'canary-weight', value: 20, want: 'ignore', ...on },
   { name: 'canary-weight-total 1000', key: 'canary-weight-total', value: '1000', want: { weightTotal: 1000 }, ...on },
   { name: 'canary-weight-total 1 (the least)', key: 'canary-weight-total', value: '1', want: { weightTotal: 1 }, ...on },
-  { name: 'canary-weight-total 0', key: 'canary-weight-total', value: '0', want: 'ignore', ...on },
+  { name: 'canary-weight-total 0', key: 'canary-weight-total', value: '0', want: 'unsupported', ...on },
+  { name: 'canary-weight-total 1000001', key: 'canary-weight-total', value: '1000001', want: 'unsupported', ...on },
   { name: 'canary-weight-total a word', key: 'canary-weight-total', value: 'all', want: 'ignore', ...on },
   { name: 'canary-by-header', key: 'canary-by-header', value: 'X-Canary', want: { header: 'X-Canary' }, ...on },
   { name: 'canary-by-header of 128 characters', key: 'canary-by-header', value: 'h'.repeat(128), want: { header: 'h'.repeat(128) }, ...on },
-  { name: 'canary-by-header of 129 characters', key: 'canary-by-header', value: 'h'.repeat(129), want: 'ignore', ...on },
-  { name: 'canary-by-header with a space', key: 'canary-by-header', value: 'X Canary', want: 'ignore', ...on },
+  { name: 'canary-by-header with spaces around it (trimmed)', key: 'canary-by-header', value: ' X-Canary ', want: { header: 'X-Canary' }, ...on },
+  // BasicCharsRegex takes these (checked without spaces, used trimmed); no HTTP token allows them.
+  { name: 'canary-by-header of 129 characters', key: 'canary-by-header', value: 'h'.repeat(129), want: 'unsupported', ...on },
+  { name: 'canary-by-header with a space', key: 'canary-by-header', value: 'X Canary', want: 'unsupported', ...on },
+  { name: 'canary-by-header with a /', key: 'canary-by-header', value: 'X/Canary', want: 'unsupported', ...on },
+  { name: 'canary-by-header with a :', key: 'canary-by-header', value: 'X-Canary:', want: 'unsupported', ...on },
   { name: 'canary-by-header with CRLF', key: 'canary-by-header', value: 'X-Canary\r\nX-Other', want: 'ignore', ...on },
+  { name: 'canary-by-header with a ;', key: 'canary-by-header', value: 'X;Canary', want: 'ignore', ...on },
+  { name: 'canary-by-header spaces only', key: 'canary-by-header', value: '   ', want: 'ignore', ...on },
   { name: 'canary-by-header empty', key: 'canary-by-header', value: '', want: 'ignore', ...on },
   { name: 'canary-by-header-value', key: 'canary-by-header-value', value: 'beta', want: { headerValue: 'beta' }, ...on },
   { name: 'canary-by-header-value with spaces', key: 'canary-by-header-value', value: 'beta users', want: { headerValue: 'beta users' }, ...on },
   { name: 'canary-by-header-value of 1024 characters', key: 'canary-by-header-value', value: 'v'.repeat(1024), want: { headerValue: 'v'.repeat(1024) }, ...on },
-  { name: 'canary-by-header-value of 1025 characters', key: 'canary-by-header-value', value: 'v'.repeat(1025), want: 'ignore', ...on },
+  { name: 'canary-by-header-value with spaces around it (trimmed)', key: 'canary-by-header-value', value: ' beta ', want: { headerValue: 'beta' }, ...on },
+  { name: 'canary-by-header-value of 1025 characters', key: 'canary-by-header-value', value: 'v'.repeat(1025), want: 'unsupported', ...on },
   { name: 'canary-by-header-value with a newline', key: 'canary-by-header-value', value: 'a\nb', want: 'ignore', ...on },
   { name: 'canary-by-header-value with DEL', key: 'canary-by-header-value', value: 'a\u007f', want: 'ignore', ...on },
   { name: 'canary-by-header-value empty', key: 'canary-by-header-value', value: '', want: 'ignore', ...on },
   { name: 'canary-by-header-pattern', key: 'canary-by-header-pattern', value: '^(beta|gamma)$', want: { headerPattern: '^(beta|gamma)$' }, ...on },
-  { name: 'canary-by-header-pattern with a (? group', key: 'canary-by-header-pattern', value: '(?i)beta', want: 'ignore', ...on },
-  { name: 'canary-by-header-pattern not a regex', key: 'canary-by-header-pattern', value: '[beta', want: 'ignore', ...on },
-  { name: 'canary-by-header-pattern of 257 characters', key: 'canary-by-header-pattern', value: 'p'.repeat(257), want: 'ignore', ...on },
+  { name: 'canary-by-header-pattern with escapes', key: 'canary-by-header-pattern', value: '^v\\d+$', want: { headerPattern: '^v\\d+$' }, ...on },
+  // IsValidRegex takes these (it checks characters, not the regex).
+  { name: 'canary-by-header-pattern with a (? group', key: 'canary-by-header-pattern', value: '(?i)beta', want: 'unsupported', ...on },
+  { name: 'canary-by-header-pattern not a regex', key: 'canary-by-header-pattern', value: '[beta', want: 'unsupported', ...on },
+  { name: 'canary-by-header-pattern of 257 characters', key: 'canary-by-header-pattern', value: 'p'.repeat(257), want: 'unsupported', ...on },
+  { name: 'canary-by-header-pattern with a newline', key: 'canary-by-header-pattern', value: 'a\nb', want: 'ignore', ...on },
+  { name: 'canary-by-header-pattern of 257 characters with a space', key: 'canary-by-header-pattern', value: `${'p'.repeat(256)} `, want: 'ignore', ...on },
   { name: 'canary-by-header-pattern empty', key: 'canary-by-header-pattern', value: '', want: 'ignore', ...on },
   { name: 'canary-by-cookie', key: 'canary-by-cookie', value: 'canary_enabled', want: { cookie: 'canary_enabled' }, ...on },
   { name: 'canary-by-cookie with ;', key: 'canary-by-cookie', value: 'a;b', want: 'ignore', ...on },
   { name: 'canary-by-cookie with =', key: 'canary-by-cookie', value: 'a=b', want: 'ignore', ...on },
+  { name: 'canary-by-cookie with a /', key: 'canary-by-cookie', value: 'a/b', want: 'unsupported', ...on },
+  { name: 'canary-by-cookie with spaces around it (trimmed)', key: 'canary-by-cookie', value: ' beta ', want: { cookie: 'beta' }, ...on },
 ];
 
 /** Annotations read together: what the Ingress ends up as. */

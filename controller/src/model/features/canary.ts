@@ -3,44 +3,68 @@
 // Ingress with the same host and path (model/canaries.ts), and the split is
 // data for Lua (Model.routes), so adding, changing or removing a canary never
 // reloads. As in ingress-nginx v1.15.1, a value that does not parse is ignored
-// with a warning and its default applies.
+// with a warning and its default applies; a value ingress-nginx takes that this
+// controller cannot honour (a weight out of range, a header name that is no HTTP
+// token, a pattern that does not compile) refuses the Ingress.
 
-import { accept, refuse, type Checked } from '../checked.ts';
+import { accept, refuse, unsupported, type Checked } from '../checked.ts';
 import type { CanaryConfig } from '../types.ts';
 import { defineFeature, field } from './feature.ts';
-import { parseBoolean } from './values.ts';
+import { atoi, parseBoolean } from './values.ts';
 
 /** An HTTP header or cookie name (RFC 9110 token), short enough for a variable name. */
 const TOKEN = /^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,128}$/u;
 const MAX_WEIGHT = 1_000_000;
+/** ingress-nginx's BasicCharsRegex: its validator of canary-by-header, -value and -cookie (spaces removed first). */
+const INGRESS_NGINX_BASIC = /^[-/._~a-zA-Z0-9:]*$/u;
+/** ingress-nginx's IsValidRegex: its validator of canary-by-header-pattern. */
+const INGRESS_NGINX_PATTERN = /^[-/._~a-zA-Z0-9:^$[\](){}*+?|&=\\]*$/u;
 
-function parseToken(value: string): Checked<string | null> {
-  return TOKEN.test(value) ? accept(value) : refuse('expected a header or cookie name (letters, digits, -_. and the like)');
+/**
+ * A refused value: unsupported when ingress-nginx would take it (its validator passes and its
+ * parser keeps something), else invalid (ignored, as there).
+ */
+function refusal<T>(reason: string, ingressNginxTakes: boolean): Checked<T> {
+  return ingressNginxTakes ? unsupported(reason) : refuse(reason);
 }
 
-function parseHeaderValue(value: string): Checked<string | null> {
+/** ingress-nginx validates these names and values without their spaces and uses them trimmed. */
+function basic(raw: string): { readonly value: string; readonly ingressNginxTakes: boolean } {
+  const value = raw.replace(/^ +| +$/gu, '');
+  return { value, ingressNginxTakes: value !== '' && INGRESS_NGINX_BASIC.test(raw.replaceAll(' ', '')) };
+}
+
+function parseToken(raw: string): Checked<string | null> {
+  const { value, ingressNginxTakes } = basic(raw);
+  return TOKEN.test(value) ? accept(value) : refusal('expected a header or cookie name (letters, digits, -_. and the like)', ingressNginxTakes);
+}
+
+function parseHeaderValue(raw: string): Checked<string | null> {
+  const { value, ingressNginxTakes } = basic(raw);
   // eslint-disable-next-line no-control-regex -- control characters are what is refused
   return value.length > 0 && value.length <= 1024 && !/[\u0000-\u001f\u007f]/u.test(value)
-    ? accept(value) : refuse('expected a header value of 1 to 1024 printable characters');
+    ? accept(value) : refusal('expected a header value of 1 to 1024 printable characters', ingressNginxTakes);
 }
 
 function parsePattern(value: string): Checked<string | null> {
-  if (value.length === 0 || value.length > 256) return refuse('expected a regular expression of 1 to 256 characters');
+  const ingressNginxTakes = value !== '' && INGRESS_NGINX_PATTERN.test(value);
+  if (value.length === 0 || value.length > 256) return refusal('expected a regular expression of 1 to 256 characters', ingressNginxTakes);
   // eslint-disable-next-line no-control-regex -- control characters are what is refused
-  if (/[\u0000-\u001f\u007f]/u.test(value) || value.includes('(?')) return refuse('control characters and (? groups are not allowed');
+  if (/[\u0000-\u001f\u007f]/u.test(value) || value.includes('(?')) return refusal('control characters and (? groups are not allowed', ingressNginxTakes);
   try {
     new RegExp(value, 'u');
   } catch {
-    return refuse('not a valid regular expression');
+    return refusal('not a valid regular expression', ingressNginxTakes);
   }
   return accept(value);
 }
 
 function parseCount(min: number): (value: string) => Checked<number> {
   return (value) => {
-    if (!/^\d{1,7}$/u.test(value)) return refuse(`expected a whole number from ${min} to ${MAX_WEIGHT}`);
-    const count = Number(value);
-    return count >= min && count <= MAX_WEIGHT ? accept(count) : refuse(`expected a whole number from ${min} to ${MAX_WEIGHT}`);
+    // ingress-nginx takes any integer strconv.Atoi reads: one out of the range is unsupported.
+    const read = atoi(value);
+    if (read !== null && read >= BigInt(min) && read <= BigInt(MAX_WEIGHT)) return accept(Number(read));
+    return refusal(`expected a whole number from ${min} to ${MAX_WEIGHT}`, read !== null);
   };
 }
 
@@ -81,26 +105,32 @@ export const canaryFeature = defineFeature({
     field<CanaryConfig, 'weight'>('weight', parseCount(0), {
       annotation: { name: 'canary-weight', scope: 'ingress', risk: 'Low' }, defaultText: '0', invalid: 'ignore',
       doc: 'Requests sent to the canary, out of canary-weight-total.',
+      difference: 'from 0 to 1000000 (ingress-nginx takes any integer): other integers refuse the Ingress',
     }),
     field<CanaryConfig, 'weightTotal'>('weightTotal', parseCount(1), {
       annotation: { name: 'canary-weight-total', scope: 'ingress', risk: 'Low' }, defaultText: '100', invalid: 'ignore',
       doc: 'The total canary-weight is out of.',
+      difference: 'from 1 to 1000000 (ingress-nginx takes any integer): other integers refuse the Ingress',
     }),
     field<CanaryConfig, 'header'>('header', parseToken, {
       annotation: { name: 'canary-by-header', scope: 'ingress', risk: 'Medium' }, defaultText: '', invalid: 'ignore',
       doc: 'Request header that decides first: "always" → canary, "never" → main.',
+      difference: 'an HTTP token of at most 128 characters: a name ingress-nginx takes beyond that (with "/", ":", a space) refuses the Ingress',
     }),
     field<CanaryConfig, 'headerValue'>('headerValue', parseHeaderValue, {
       annotation: { name: 'canary-by-header-value', scope: 'ingress', risk: 'Medium' }, defaultText: '', invalid: 'ignore',
       doc: 'The header value that routes to the canary (instead of "always").',
+      difference: 'at most 1024 characters: a longer value refuses the Ingress',
     }),
     field<CanaryConfig, 'headerPattern'>('headerPattern', parsePattern, {
       annotation: { name: 'canary-by-header-pattern', scope: 'ingress', risk: 'Medium' }, defaultText: '', invalid: 'ignore',
       doc: 'A regular expression the header value must match (ignored when canary-by-header-value is set).',
+      difference: 'at most 256 characters, no (? groups, and it must compile: another pattern ingress-nginx takes refuses the Ingress',
     }),
     field<CanaryConfig, 'cookie'>('cookie', parseToken, {
       annotation: { name: 'canary-by-cookie', scope: 'ingress', risk: 'Medium' }, defaultText: '', invalid: 'ignore',
       doc: 'Cookie that decides after the header: "always" → canary, "never" → main.',
+      difference: 'an HTTP token of at most 128 characters: a name ingress-nginx takes beyond that (with "/", ":", a space) refuses the Ingress',
     }),
   ],
   finish,

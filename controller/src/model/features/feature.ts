@@ -50,7 +50,9 @@ export interface FeatureKey<C> {
    * What an invalid annotation value does, as in ingress-nginx v1.15.1: `fail` = the Ingress
    * is not served (its annotation validation refuses it), `ignore` = the key is ignored with a
    * warning and the default applies. A value ingress-nginx accepts but this controller does not
-   * support (KeyRefusal.unsupported) always fails. A bad ConfigMap value always keeps the default.
+   * support (KeyRefusal.unsupported) always fails. An empty annotation never fails: ingress-nginx
+   * validates no empty value and falls back to the default. A bad ConfigMap value always keeps
+   * the default.
    */
   readonly invalid: 'fail' | 'ignore';
   /** Parses `raw` into `draft`; returns null, or why the value is refused. */

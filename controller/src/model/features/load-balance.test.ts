@@ -1,8 +1,10 @@
-// load-balance (ingress-nginx v1.15.1: internal/ingress/annotations/loadbalancing, and
-// the ConfigMap key of the same name). ingress-nginx validates it against its six
-// algorithms (case-sensitive, spaces trimmed) and, unlike most of its annotations,
-// refuses the Ingress on a refused value: the same here. Only round_robin and ewma are
-// implemented, so ingress-nginx's chash, chashsubset and sticky_* fail the Ingress too.
+// load-balance (ingress-nginx v1.15.1: internal/ingress/annotations/loadbalancing and
+// its test, and the ConfigMap key of the same name). ingress-nginx validates it against its
+// six algorithms (case-sensitive, spaces trimmed) and, unlike most of its annotations,
+// refuses the Ingress on an invalid value: the same here. An empty value is never
+// validated there and gives the default: ignored here, with a warning. Only round_robin
+// and ewma are implemented: ingress-nginx's chash, chashsubset and sticky_* are
+// unsupported and refuse the Ingress.
 
 import { describe } from 'node:test';
 import type { LoadBalanceConfig } from '../types.ts';
@@ -15,12 +17,16 @@ const values: ValueRow<LoadBalanceConfig>[] = [
   { name: 'ewma', key, value: 'ewma', want: { algorithm: 'ewma' } },
   { name: 'round_robin', key, value: 'round_robin', want: { algorithm: 'round_robin' } },
   { name: 'spaces around it are trimmed', key, value: ' ewma ', want: { algorithm: 'ewma' } },
-  { name: 'chash: not implemented', key, value: 'chash', want: 'fail' },
-  { name: 'chashsubset: not implemented', key, value: 'chashsubset', want: 'fail' },
-  { name: 'sticky_balanced: not implemented', key, value: 'sticky_balanced', want: 'fail' },
+  { name: 'chash: not implemented', key, value: 'chash', want: 'unsupported' },
+  { name: 'chashsubset: not implemented', key, value: 'chashsubset', want: 'unsupported' },
+  { name: 'sticky_balanced: not implemented', key, value: 'sticky_balanced', want: 'unsupported' },
+  { name: 'sticky_persistent: not implemented', key, value: 'sticky_persistent', want: 'unsupported' },
+  { name: 'ip_hash (ingress-nginx\'s TestParse: invalid)', key, value: 'ip_hash', want: 'fail' },
   { name: 'EWMA (case-sensitive)', key, value: 'EWMA', want: 'fail' },
+  { name: 'spaces only (trimmed to nothing, then validated)', key, value: ' ', want: 'fail' },
   { name: 'round-robin (misspelt)', key, value: 'round-robin', want: 'fail' },
-  { name: 'empty', key, value: '', want: 'fail' },
+  { name: 'chash with spaces around it', key, value: ' chash ', want: 'unsupported' },
+  { name: 'empty (ingress-nginx validates no empty value)', key, value: '', want: 'ignore' },
   { name: 'with a directive', key, value: 'ewma; return 200', want: 'fail' },
 ];
 
@@ -31,6 +37,7 @@ const overrides: OverrideRow<LoadBalanceConfig>[] = [
     configMap: { [key]: 'ewma' }, annotations: { [key]: 'round_robin' }, global: { algorithm: 'ewma' }, want: { algorithm: 'round_robin' },
   },
   { name: 'ewma for one Ingress only', configMap: {}, annotations: { [key]: 'ewma' }, global: {}, want: { algorithm: 'ewma' } },
+  { name: 'empty: the ConfigMap\'s algorithm applies', configMap: { [key]: 'ewma' }, annotations: { [key]: '' }, global: { algorithm: 'ewma' }, want: {}, ignored: [key] },
 ];
 
 void describe('load-balance: values', () => testValueRows(loadBalanceFeature, values));

@@ -2,11 +2,21 @@
 // the ConfigMap), applied per Backend: when Ingresses routing to one Service
 // port disagree, the oldest Ingress's value wins (model/backends.ts).
 
+import { unsupported, type Checked } from '../checked.ts';
 import type { LoadBalance, LoadBalanceConfig } from '../types.ts';
 import { defineFeature, field } from './feature.ts';
 import { parseOneOf } from './values.ts';
 
 const ALGORITHMS: readonly LoadBalance[] = ['round_robin', 'ewma'];
+/** ingress-nginx's other algorithms: valid there, not implemented here. */
+const NOT_IMPLEMENTED: ReadonlySet<string> = new Set(['chash', 'chashsubset', 'sticky_balanced', 'sticky_persistent']);
+
+function parseAlgorithm(raw: string): Checked<LoadBalance> {
+  // ingress-nginx trims spaces around the algorithm (ValidateOptions with trimSpace, then normalizeString).
+  const value = raw.trim();
+  if (NOT_IMPLEMENTED.has(value)) return unsupported(`${value} is not implemented (round_robin or ewma)`);
+  return parseOneOf(value, ALGORITHMS);
+}
 
 export const loadBalanceFeature = defineFeature({
   name: 'loadBalance',
@@ -15,8 +25,7 @@ export const loadBalanceFeature = defineFeature({
   output: { kind: 'location', template: null },
   defaults: { algorithm: 'round_robin' },
   keys: [
-    // ingress-nginx trims spaces around the algorithm (ValidateOptions with trimSpace, then normalizeString).
-    field<LoadBalanceConfig, 'algorithm'>('algorithm', (value) => parseOneOf(value.trim(), ALGORITHMS), {
+    field<LoadBalanceConfig, 'algorithm'>('algorithm', parseAlgorithm, {
       annotation: { name: 'load-balance', scope: 'location', risk: 'Low' },
       configKey: 'load-balance',
       defaultText: 'round_robin',

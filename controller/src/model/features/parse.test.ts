@@ -28,10 +28,23 @@ const ingressRows: {
   { name: 'server-snippet refused even when empty', annotations: { [`${PREFIX}/server-snippet`]: '' }, failures: [`SnippetNotAllowed ${annotationField('server-snippet')}`] },
   { name: 'any *-snippet refused', annotations: { [`${PREFIX}/future-snippet`]: 'x' }, failures: [`SnippetNotAllowed ${annotationField('future-snippet')}`] },
   {
-    name: 'failures: names in key order, then refused values in registry order',
-    annotations: { [`${PREFIX}/use-regex`]: 'maybe', [`${PREFIX}/load-balance`]: 'x', [`${PREFIX}/auth-snippet`]: 'x', [`${PREFIX}/auth-url`]: 'https://a' },
+    name: 'failures: names in key order, then refused values in registry order, then the warnings',
+    annotations: {
+      [`${PREFIX}/use-regex`]: 'maybe', [`${PREFIX}/load-balance`]: 'x', [`${PREFIX}/rewrite-target`]: '/$host',
+      [`${PREFIX}/auth-snippet`]: 'x', [`${PREFIX}/auth-url`]: 'https://a',
+    },
     failures: [`SnippetNotAllowed ${annotationField('auth-snippet')}`, `ProtectionNotSupported ${annotationField('auth-url')}`,
-      `InvalidAnnotation ${annotationField('use-regex')}`, `InvalidAnnotation ${annotationField('load-balance')}`],
+      `InvalidAnnotation ${annotationField('rewrite-target')}`, `InvalidAnnotation ${annotationField('load-balance')}`,
+      `IgnoredInvalidAnnotation ${annotationField('use-regex')} (warning)`],
+  },
+  {
+    name: 'an invalid value of a key that ignores it: served, with a warning',
+    annotations: { [`${PREFIX}/proxy-body-size`]: 'big' }, warnings: [`IgnoredInvalidAnnotation ${annotationField('proxy-body-size')} (warning)`], features: ['proxy'],
+  },
+  {
+    name: 'an unsupported value refuses the Ingress even where invalid ones are ignored',
+    annotations: { [`${PREFIX}/proxy-read-timeout`]: '0', [`${PREFIX}/proxy-body-size`]: 'big' },
+    failures: [`InvalidAnnotation ${annotationField('proxy-read-timeout')}`, `IgnoredInvalidAnnotation ${annotationField('proxy-body-size')} (warning)`],
   },
   { name: 'an unsupported name: served, with a warning', annotations: { [`${PREFIX}/enable-cors`]: 'true' }, warnings: [`UnsupportedAnnotation ${annotationField('enable-cors')} (warning)`] },
   { name: 'a typo: served, with a warning', annotations: { [`${PREFIX}/proxy-body-sise`]: '8m' }, warnings: [`UnknownAnnotation ${annotationField('proxy-body-sise')} (warning)`] },
@@ -48,17 +61,25 @@ const ingressRows: {
   },
   {
     name: 'a refused value keeps the ignored ones\' warnings',
-    annotations: { [`${PREFIX}/proxy-body-size`]: 'big', [`${PREFIX}/canary`]: 'true', [`${PREFIX}/canary-weight`]: 'half' },
-    failures: [`InvalidAnnotation ${annotationField('proxy-body-size')}`, `IgnoredInvalidAnnotation ${annotationField('canary-weight')} (warning)`],
+    annotations: { [`${PREFIX}/load-balance`]: 'big', [`${PREFIX}/canary`]: 'true', [`${PREFIX}/canary-weight`]: 'half' },
+    failures: [`InvalidAnnotation ${annotationField('load-balance')}`, `IgnoredInvalidAnnotation ${annotationField('canary-weight')} (warning)`],
   },
   { name: 'a protection switched off: a warning', annotations: { [`${PREFIX}/enable-modsecurity`]: 'false' }, warnings: [`UnsupportedAnnotation ${annotationField('enable-modsecurity')} (warning)`] },
-  { name: 'non-string value for a feature', annotations: { [`${PREFIX}/use-regex`]: true }, failures: [`InvalidAnnotation ${annotationField('use-regex')}`] },
+  {
+    name: 'an empty value never refuses the Ingress: ingress-nginx validates none', annotations: { [`${PREFIX}/load-balance`]: '' },
+    warnings: [`IgnoredInvalidAnnotation ${annotationField('load-balance')} (warning)`], features: ['loadBalance'],
+  },
+  { name: 'non-string value for a feature', annotations: { [`${PREFIX}/load-balance`]: true }, failures: [`InvalidAnnotation ${annotationField('load-balance')}`] },
+  {
+    name: 'non-string value for a key that ignores invalid ones', annotations: { [`${PREFIX}/use-regex`]: true },
+    warnings: [`IgnoredInvalidAnnotation ${annotationField('use-regex')} (warning)`], features: ['rewrite'],
+  },
   { name: 'non-string value for an ignored key', annotations: { [`${PREFIX}/canary`]: true }, warnings: [`IgnoredInvalidAnnotation ${annotationField('canary')} (warning)`], features: ['canary'] },
   { name: 'non-string value for a protection: closed', annotations: { [`${PREFIX}/enable-modsecurity`]: false }, failures: [`ProtectionNotSupported ${annotationField('enable-modsecurity')}`] },
   { name: 'non-string value for a snippet', annotations: { [`${PREFIX}/server-snippet`]: null }, failures: [`SnippetNotAllowed ${annotationField('server-snippet')}`] },
   {
-    name: 'custom prefix is honoured', annotations: { [`${OTHER_PREFIX}/proxy-body-size`]: 'bad' }, prefix: OTHER_PREFIX,
-    failures: [`InvalidAnnotation ${annotationField('proxy-body-size', OTHER_PREFIX)}`],
+    name: 'custom prefix is honoured', annotations: { [`${OTHER_PREFIX}/load-balance`]: 'bad', [`${OTHER_PREFIX}/proxy-body-size`]: 'bad' }, prefix: OTHER_PREFIX,
+    failures: [`InvalidAnnotation ${annotationField('load-balance', OTHER_PREFIX)}`, `IgnoredInvalidAnnotation ${annotationField('proxy-body-size', OTHER_PREFIX)} (warning)`],
   },
   { name: 'custom prefix reads its features', annotations: { [`${OTHER_PREFIX}/proxy-body-size`]: '8m' }, prefix: OTHER_PREFIX, features: ['proxy'] },
   { name: 'custom prefix ignores the default one', annotations: { [`${PREFIX}/proxy-body-size`]: 'bad', [`${PREFIX}/auth-url`]: 'x' }, prefix: OTHER_PREFIX },
@@ -92,7 +113,7 @@ void describe('parseIngressFeatures', () => {
 
   void it('a long hostile value is truncated and quoted in the message', () => {
     const parsed = parseAnnotations({ 'proxy-body-size': `1m;\n${'x'.repeat(500)}` });
-    const message = parsed.ok ? '' : (parsed.failures[0]?.message ?? '');
+    const message = parsed.ok ? (parsed.warnings[0]?.message ?? '') : '';
     assert.ok(message.includes('"1m;\\nxxx'), message);
     assert.ok(message.length <= 200 && !message.includes('x'.repeat(101)), message);
     assert.doesNotMatch(message, /\n/u);

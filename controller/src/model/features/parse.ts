@@ -100,9 +100,12 @@ export function parseIngressFeatures(
     if (given === undefined) continue;
     const fullKey = (name: string): string => `${prefix}/${name}`;
     const finished = applyKeys(feature, settings[feature.name], given,
-      (key) => key.annotation?.name, (key, name, raw, { reason, unsupported }) => {
-        const message = `${unsupported ? 'unsupported' : 'invalid'} value ${quoteValue(raw)} for ${fullKey(name)}: ${reason}`;
-        if (key.invalid === 'fail' || unsupported) failures.push(makeFailure(ingress, 'InvalidAnnotation', annotationField(fullKey(name)), `${message}; the Ingress is skipped`));
+      (key) => key.annotation?.name, (key, name, raw, refusal) => {
+        // ingress-nginx runs no validator on an empty value, and its parsers then fall back to the
+        // default: an empty annotation never refuses the Ingress.
+        const unsupported = refusal.unsupported && raw !== '';
+        const message = `${unsupported ? 'unsupported' : 'invalid'} value ${quoteValue(raw)} for ${fullKey(name)}: ${refusal.reason}`;
+        if ((key.invalid === 'fail' && raw !== '') || unsupported) failures.push(makeFailure(ingress, 'InvalidAnnotation', annotationField(fullKey(name)), `${message}; the Ingress is skipped`));
         else warnings.push(makeWarning(ingress, 'IgnoredInvalidAnnotation', annotationField(fullKey(name)), `${message}; its default applies`));
       });
     if (!finished.ok) {

@@ -10,11 +10,13 @@ import { parseSeconds } from './values.ts';
 /** A week: long enough for the day-long read timeouts of websockets, far from NGINX's own limits. */
 const MAX_TIMEOUT_SECONDS = 604_800;
 
-function parseBodySize(value: string): Checked<string> {
+function parseBodySize(raw: string): Checked<string> {
+  // ingress-nginx validates the value without its spaces and uses it trimmed.
+  const value = raw.replace(/^ +| +$/gu, '');
   // `0` disables the limit in NGINX; units k/m/g in either case.
-  if (/^\d{1,12}[kKmMgG]?$/.test(value)) return accept(value);
+  if (/^\d{1,12}[kKmMgG]?$/u.test(value)) return accept(value);
   // ingress-nginx's own grammar (^(?i)\d+[bkmg]?$): what it takes and NGINX would not is unsupported.
-  if (/^\d+[bBkKmMgG]?$/.test(value)) return unsupported('expected at most 12 digits and a unit k, m or g');
+  if (/^\d+[bBkKmMgG]?$/u.test(raw.replaceAll(' ', ''))) return unsupported('NGINX takes at most 12 digits and a unit k, m or g, without spaces');
   return refuse('expected an NGINX size such as 0, 512k, 8m or 1g');
 }
 

@@ -13,7 +13,7 @@ const MAX_TARGET_CHARS = 512;
 const TARGET_TOKENS = /^(?:[A-Za-z0-9\-._~/%?&=+,:@!*]|\$[1-9])+$/;
 
 /** ingress-nginx's own grammar (RegexPathWithCapture): a value it takes and we refuse is unsupported. */
-const INGRESS_NGINX_TARGET = /^\/?[-._~a-zA-Z0-9/$]*$/;
+const INGRESS_NGINX_TARGET = /^\/?[-._~a-zA-Z0-9/:$]*$/;
 
 function parseRewriteTarget(value: string): Checked<string | null> {
   const refusal = (reason: string): Checked<string | null> => (INGRESS_NGINX_TARGET.test(value) ? unsupported(reason) : refuse(reason));

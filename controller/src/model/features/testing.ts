@@ -72,26 +72,36 @@ export interface ValueRow<C> {
   readonly key: string;
   readonly value: unknown;
   /**
-   * Accepted: the config fields it sets. `fail`: the Ingress is not served (InvalidAnnotation).
-   * `ignore`: a warning (IgnoredInvalidAnnotation) and the Ingress keeps the default. A refused
-   * ConfigMap value always keeps the default, with an InvalidConfigMapValue failure.
+   * Accepted: the config fields it sets. `fail`: invalid, and the Ingress is not served
+   * (InvalidAnnotation). `ignore`: invalid, a warning (IgnoredInvalidAnnotation) and the Ingress
+   * keeps the default. `unsupported`: ingress-nginx takes it, this controller cannot honour it:
+   * the Ingress is not served (InvalidAnnotation, "unsupported value"), even for a key whose
+   * invalid values are ignored. A refused ConfigMap value always keeps the default, with an
+   * InvalidConfigMapValue failure.
    */
-  readonly want: Partial<C> | 'fail' | 'ignore';
+  readonly want: Partial<C> | 'fail' | 'ignore' | 'unsupported';
   /** Other annotations the row's Ingress carries (e.g. canary: "true"). */
   readonly with?: Readonly<Record<string, string>>;
   /** The fields `with` sets, and for `ignore` whatever else differs from the defaults. */
   readonly base?: Partial<C>;
 }
 
+/** The message starts `<kind> value "…" for <prefix>/<key>: ` (its end may be cut to the length bound). */
+function assertSays(message: string | undefined, kind: 'invalid' | 'unsupported', key: string): void {
+  const text = message ?? '';
+  assert.ok(text.startsWith(`${kind} value `) && text.includes(` for ${PREFIX}/${key}: `), text);
+}
+
 function annotationRow<N extends FeatureName>(feature: Feature<N>, row: ValueRow<FeatureConfigs[N]>): void {
   const parsed = parseAnnotations({ ...row.with, [row.key]: row.value });
   const base = { ...feature.defaults, ...row.base };
-  if (row.want === 'fail') {
+  if (row.want === 'fail' || row.want === 'unsupported') {
     assert.equal(parsed.ok, false, 'the Ingress is refused');
     if (parsed.ok) return;
     assert.deepEqual(described(parsed.failures), [`InvalidAnnotation ${annotationField(row.key)}`]);
     assert.deepEqual(parsed.failures[0]?.ingress, INGRESS);
     assertReadable(parsed.failures[0]);
+    assertSays(parsed.failures[0]?.message, row.want === 'fail' ? 'invalid' : 'unsupported', row.key);
     return;
   }
   assert.equal(parsed.ok, true, parsed.ok ? '' : described(parsed.failures).join('; '));
@@ -99,6 +109,7 @@ function annotationRow<N extends FeatureName>(feature: Feature<N>, row: ValueRow
   if (row.want === 'ignore') {
     assert.deepEqual(described(parsed.warnings), [`IgnoredInvalidAnnotation ${annotationField(row.key)} (warning)`]);
     assertReadable(parsed.warnings[0]);
+    assertSays(parsed.warnings[0]?.message, 'invalid', row.key);
     assert.deepEqual(ingressConfig(parsed, feature.name), base);
     return;
   }
@@ -156,6 +167,8 @@ export interface OverrideRow<C> {
   readonly global: Partial<C>;
   /** The fields the Ingress's config has over the global one; null: the Ingress carries none (the global applies). */
   readonly want: Partial<C> | null;
+  /** Annotations whose invalid values are ignored with a warning: the global value stays. */
+  readonly ignored?: readonly string[];
 }
 
 /** One test per row: readSettings, then parseIngressFeatures over its settings. */
@@ -169,7 +182,7 @@ export function testOverrideRows<N extends FeatureName>(feature: Feature<N>, row
       const parsed = parseAnnotations(row.annotations, read.settings);
       assert.equal(parsed.ok, true);
       if (!parsed.ok) return;
-      assert.deepEqual(parsed.warnings, []);
+      assert.deepEqual(described(parsed.warnings), (row.ignored ?? []).map((name) => `IgnoredInvalidAnnotation ${annotationField(name)} (warning)`));
       assert.deepEqual(ingressConfig(parsed, feature.name), row.want === null ? undefined : { ...global, ...row.want });
     });
   }

@@ -14,16 +14,30 @@ export function parseBoolean(value: string): Checked<boolean> {
   return refuse('expected true or false');
 }
 
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
+
 /**
- * Whole seconds with an optional `s` suffix, within [min, max]. An integer out of the range is
- * one ingress-nginx accepts (it takes any integer): unsupported, not invalid.
+ * The integer strconv.Atoi reads from `value` (ingress-nginx's ValidateInt and GetIntAnnotation:
+ * an optional sign, decimal digits, within int64), or null.
+ */
+export function atoi(value: string): bigint | null {
+  if (!/^[+-]?\d+$/.test(value)) return null;
+  const read = BigInt(value);
+  return read >= INT64_MIN && read <= INT64_MAX ? read : null;
+}
+
+/**
+ * Whole seconds with an optional `s` suffix, within [min, max]. An integer out of the range that
+ * ingress-nginx would take (strconv.Atoi reads it: no `s`) is unsupported, not invalid.
  */
 export function parseSeconds(value: string, min: number, max: number): Checked<number> {
-  const match = /^(-?\d{1,15})s?$/.exec(value);
+  const match = /^([+-]?\d+)(s?)$/.exec(value);
   if (!match) return refuse('expected whole seconds, optionally followed by "s"');
-  const seconds = Number(match[1]);
-  if (seconds < min || seconds > max) return unsupported(`expected a value from ${min} to ${max} seconds`);
-  return accept(seconds);
+  const seconds = BigInt(match[1] as string);
+  if (seconds >= BigInt(min) && seconds <= BigInt(max)) return accept(Number(seconds));
+  const reason = `expected a value from ${min} to ${max} seconds`;
+  return match[2] === '' && atoi(value) !== null ? unsupported(reason) : refuse(reason);
 }
 
 /** One of a fixed set of words (exact spelling). */
