@@ -103,8 +103,13 @@ const rows: readonly Row[] = [
   },
   {
     name: 'an invalid value that ingress-nginx refuses: not served',
+    objects: [nginxClass(), ...app('web', { annotations: { 'load-balance': 'fastest' } })],
+    ingresses: { 'default/web': { verdict: 'not-served', why: /load-balance/, failures: ['InvalidAnnotation:error'] } }, exitCode: 1,
+  },
+  {
+    name: 'an invalid value that ingress-nginx ignores: served with its default, with a warning',
     objects: [nginxClass(), ...app('web', { annotations: { 'proxy-read-timeout': 'soon' } })],
-    ingresses: { 'default/web': { verdict: 'not-served', why: /proxy-read-timeout/, failures: ['InvalidAnnotation:error'] } }, exitCode: 1,
+    ingresses: { 'default/web': { verdict: 'served-with-differences', failures: ['IgnoredInvalidAnnotation:warning'] } }, exitCode: 0,
   },
   {
     name: 'rewrite-target with a regex path: served with its documented difference',
@@ -120,7 +125,7 @@ const rows: readonly Row[] = [
     ],
     ingresses: {
       'default/shop': { verdict: 'served', paths: [true], canary: false },
-      'default/shop-canary': { verdict: 'served-with-differences', paths: [true], canary: true, failures: [], annotations: ['canary:different', 'canary-weight:supported'] },
+      'default/shop-canary': { verdict: 'served-with-differences', paths: [true], canary: true, failures: [], annotations: ['canary:different', 'canary-weight:different'] },
     },
     exitCode: 0,
   },
