@@ -55,6 +55,14 @@ const rows: PathRow[] = [
   { name: 'hash', path: '/a#b', pathType: 'Exact', want: null },
   { name: 'non-ASCII', path: '/caf\u00e9', pathType: 'Exact', want: null },
   { name: 'too long', path: `/${'a'.repeat(1024)}`, pathType: 'Exact', want: null },
+  // PCRE2 refuses groups nested deeper than 250; JavaScript has no such limit.
+  { name: 'groups nested 250 deep', path: `/${'('.repeat(250)}a${')'.repeat(250)}`, pathType: 'ImplementationSpecific', regex: true,
+    want: `regex /${'('.repeat(250)}a${')'.repeat(250)}` },
+  { name: 'groups nested 251 deep', path: `/${'('.repeat(251)}a${')'.repeat(251)}`, pathType: 'ImplementationSpecific', regex: true, want: null },
+  { name: 'non-capturing groups and lookaheads count too', path: `/${'(?:'.repeat(126)}${'(?='.repeat(125)}a${')'.repeat(251)}`,
+    pathType: 'ImplementationSpecific', regex: true, want: null },
+  { name: 'parentheses inside a class do not nest', path: `/[${'('.repeat(300)}]a`, pathType: 'ImplementationSpecific', regex: true,
+    want: `regex /[${'('.repeat(300)}]a` },
 ];
 
 void describe('resolvePath', () => {

@@ -32,6 +32,36 @@ const LITERAL_PATH = /^\/[!%&,\-./0-9:=@A-Z_a-z~]*$/;
 // and braces never get this far: SAFE_REGEX_PATH refuses them.
 const ALLOWED_GROUP_OPENERS = new Set(['(?:', '(?=', '(?!']);
 
+// PCRE2's compile-time limits that JavaScript does not share: groups nest at
+// most PARENS_NEST_LIMIT (250, Debian's build) deep, counting every `(`.
+// The others cannot be reached by a path of MAX_PATH_CHARS without braces or
+// backslashes: at most 511 capture groups (PCRE2: 65535), and the compiled
+// pattern stays far below LINK_SIZE 2's 64K code units (the costliest
+// constructs, 1024 characters of `[^a]` or `(a)|`, compile to ~11K; the
+// value-limits test runs them through the real `nginx -t`).
+export const PCRE2_MAX_GROUP_NESTING = 250;
+
+/** How deep the groups of `path` nest; `(` and `)` inside a character class are literal. */
+export function groupNesting(path: string): number {
+  let depth = 0;
+  let deepest = 0;
+  let inClass = false;
+  for (const char of path) {
+    if (inClass) {
+      // A `]` right after `[` or `[^` would be literal in PCRE; checkRegexPath refuses it before.
+      if (char === ']') inClass = false;
+    } else if (char === '[') {
+      inClass = true;
+    } else if (char === '(') {
+      depth += 1;
+      deepest = Math.max(deepest, depth);
+    } else if (char === ')') {
+      depth -= 1;
+    }
+  }
+  return deepest;
+}
+
 /** Accepts a regex path that PCRE2 and JavaScript both compile to the same meaning. */
 export function checkRegexPath(path: string): Checked<string> {
   for (let i = path.indexOf('(?'); i !== -1; i = path.indexOf('(?', i + 1)) {
@@ -44,6 +74,10 @@ export function checkRegexPath(path: string): Checked<string> {
   }
   if (path.includes('[]') || path.includes('[^]')) {
     return refuse('a "]" right after "[" or "[^" reads differently in PCRE; move it later in the class');
+  }
+  const nesting = groupNesting(path);
+  if (nesting > PCRE2_MAX_GROUP_NESTING) {
+    return refuse(`regex groups nest ${nesting} deep; NGINX's regex engine (PCRE2) allows at most ${PCRE2_MAX_GROUP_NESTING}`);
   }
   try {
     // The `u` flag makes JavaScript strict about stray `]` and quantifiers, closer to PCRE.

@@ -31,6 +31,12 @@ const values: ValueRow<ProxyConfig>[] = [
   { name: 'proxy-body-size with a b unit', key: body, value: '1b', want: 'unsupported' },
   { name: 'proxy-body-size with a B unit', key: body, value: '1B', want: 'unsupported' },
   { name: 'proxy-body-size of 13 digits', key: body, value: '1234567890123', want: 'unsupported' },
+  // client_max_body_size is an off_t: NGINX refuses more than (2^63 - 1) / 2^30 gigabytes, which
+  // ingress-nginx's regex lets through (and nginx -t then fails for every Ingress).
+  { name: 'proxy-body-size 8589934591g (NGINX\'s largest)', key: body, value: '8589934591g', want: { bodySize: '8589934591g' } },
+  { name: 'proxy-body-size 8589934592g (overflows NGINX)', key: body, value: '8589934592g', want: 'unsupported' },
+  { name: 'proxy-body-size 999999999999G (12 digits, overflows NGINX)', key: body, value: '999999999999G', want: 'unsupported' },
+  { name: 'proxy-body-size 999999999999m (12 digits, within NGINX)', key: body, value: '999999999999m', want: { bodySize: '999999999999m' } },
   // ingress-nginx validates "8m" and writes "client_max_body_size 8 m;", which NGINX refuses.
   { name: 'proxy-body-size with a space inside', key: body, value: '8 m', want: 'unsupported' },
   // Invalid for ingress-nginx too: ignored, the default applies.

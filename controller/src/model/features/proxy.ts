@@ -2,10 +2,10 @@
 // the same names as their global defaults (rendered once in http {}; a
 // location prints only what its Ingress changes).
 
-import { accept, refuse, unsupported, type Checked } from '../checked.ts';
+import { refuse, unsupported, type Checked } from '../checked.ts';
 import type { ProxyConfig } from '../types.ts';
 import { defineFeature, field, type FeatureKey } from './feature.ts';
-import { parseSeconds } from './values.ts';
+import { parseNginxOffset, parseSeconds } from './values.ts';
 
 /** A week: long enough for the day-long read timeouts of websockets, far from NGINX's own limits. */
 const MAX_TIMEOUT_SECONDS = 604_800;
@@ -13,8 +13,12 @@ const MAX_TIMEOUT_SECONDS = 604_800;
 function parseBodySize(raw: string): Checked<string> {
   // ingress-nginx validates the value without its spaces and uses it trimmed.
   const value = raw.replace(/^ +| +$/gu, '');
-  // `0` disables the limit in NGINX; units k/m/g in either case.
-  if (/^\d{1,12}[kKmMgG]?$/u.test(value)) return accept(value);
+  // `0` disables the limit in NGINX; units k/m/g in either case. client_max_body_size is an
+  // off_t: 8589934592g passes ingress-nginx's regex and overflows NGINX (nginx -t fails).
+  if (/^\d{1,12}[kKmMgG]?$/u.test(value)) {
+    const bounded = parseNginxOffset(value, 12);
+    return bounded.ok ? bounded : unsupported(bounded.reason);
+  }
   // ingress-nginx's own grammar (^(?i)\d+[bkmg]?$): what it takes and NGINX would not is unsupported.
   if (/^\d+[bBkKmMgG]?$/u.test(raw.replaceAll(' ', ''))) return unsupported('NGINX takes at most 12 digits and a unit k, m or g, without spaces');
   return refuse('expected an NGINX size such as 0, 512k, 8m or 1g');

@@ -29,7 +29,9 @@ export function atoi(value: string): bigint | null {
 
 /**
  * Whole seconds with an optional `s` suffix, within [min, max]. An integer out of the range that
- * ingress-nginx would take (strconv.Atoi reads it: no `s`) is unsupported, not invalid.
+ * ingress-nginx would take (strconv.Atoi reads it: no `s`) is unsupported, not invalid. NGINX's
+ * msec directives (proxy_read_timeout…) refuse more than NGX_MAX_INT_T_VALUE / 1000 s
+ * (ngx_parse_time): `max` must stay a safe integer, and every value accepted is within it.
  */
 export function parseSeconds(value: string, min: number, max: number): Checked<number> {
   const match = /^([+-]?\d+)(s?)$/.exec(value);
@@ -44,4 +46,34 @@ export function parseSeconds(value: string, min: number, max: number): Checked<n
 export function parseOneOf<T extends string>(value: string, allowed: readonly T[]): Checked<T> {
   const found = allowed.find((word) => word === value);
   return found === undefined ? refuse(`expected one of ${allowed.join(', ')}`) : accept(found);
+}
+
+/** NGX_MAX_OFF_T_VALUE and NGX_MAX_INT_T_VALUE on 64-bit Linux (off_t and ngx_int_t are int64). */
+const NGINX_MAX_INT64 = 2n ** 63n - 1n;
+
+/** NGINX's scale of each size unit (ngx_parse_offset: k, m, g in either case; none = bytes). */
+const OFFSET_SCALE: Readonly<Record<string, bigint>> = Object.freeze({ '': 1n, k: 1024n, m: 1024n ** 2n, g: 1024n ** 3n });
+
+/**
+ * The largest number NGINX takes before each unit of an offset (client_max_body_size and the
+ * other off_t sizes): ngx_parse_offset refuses a number above NGX_MAX_OFF_T_VALUE / scale,
+ * e.g. 8589934591g; 8589934592g fails `nginx -t` with "invalid value".
+ */
+export function nginxOffsetLimit(unit: string): bigint {
+  const scale = OFFSET_SCALE[unit.toLowerCase()];
+  if (scale === undefined) throw new RangeError(`not an NGINX offset unit: ${unit}`);
+  return NGINX_MAX_INT64 / scale;
+}
+
+/**
+ * An NGINX offset (ngx_parse_offset's grammar: digits and an optional k, m or g in either case)
+ * of at most `maxDigits` digits and within NGINX's own limit for its unit.
+ */
+export function parseNginxOffset(value: string, maxDigits: number): Checked<string> {
+  const match = /^(\d+)([kKmMgG]?)$/u.exec(value);
+  if (!match) return refuse('expected an NGINX size such as 0, 512k, 8m or 1g');
+  if (match[1]!.length > maxDigits) return refuse(`expected an NGINX size of at most ${maxDigits} digits`);
+  const limit = nginxOffsetLimit(match[2]!);
+  if (BigInt(match[1]!) > limit) return refuse(`too large for NGINX: at most ${limit}${match[2]!}`);
+  return accept(value);
 }
