@@ -60,6 +60,16 @@ const decisionRows: { name: string; body: unknown; allowed: boolean; message?: R
     allowed: false, message: /unsupported value "GRPC" for nginx\.ingress\.kubernetes\.io\/backend-protocol/,
   },
   {
+    name: 'a regex path nested deeper than PCRE2 allows is denied saying why',
+    body: review('CREATE', candidate('new', { path: `/${'('.repeat(251)}a${')'.repeat(251)}`, pathType: 'ImplementationSpecific', annotations: { [ann('use-regex')]: 'true' } })),
+    allowed: false, message: /regex groups nest 251 deep; NGINX's regex engine \(PCRE2\) allows at most 250/,
+  },
+  {
+    name: 'a body size NGINX would overflow on is denied',
+    body: review('CREATE', candidate('new', { annotations: { [ann('proxy-body-size')]: '8589934592g' } })),
+    allowed: false, message: /proxy-body-size.*too large for NGINX: at most 8589934591g/,
+  },
+  {
     name: 'a snippet annotation is denied',
     body: review('CREATE', candidate('new', { annotations: { [ann('configuration-snippet')]: 'return 200;' } })),
     allowed: false, message: /configuration-snippet/,

@@ -37,7 +37,7 @@ const ALLOWED_GROUP_OPENERS = new Set(['(?:', '(?=', '(?!']);
 // The others cannot be reached by a path of MAX_PATH_CHARS without braces or
 // backslashes: at most 511 capture groups (PCRE2: 65535), and the compiled
 // pattern stays far below LINK_SIZE 2's 64K code units (the costliest
-// constructs, 1024 characters of `[^a]` or `(a)|`, compile to ~11K; the
+// constructs, 1024 characters of `[^a]`, `(a)` or `(?=a)`, take a fraction of it; the
 // value-limits test runs them through the real `nginx -t`).
 export const PCRE2_MAX_GROUP_NESTING = 250;
 
