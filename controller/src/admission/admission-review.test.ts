@@ -60,6 +60,11 @@ const decisionRows: { name: string; body: unknown; allowed: boolean; message?: R
     allowed: false, message: /unsupported value "GRPC" for nginx\.ingress\.kubernetes\.io\/backend-protocol/,
   },
   {
+    name: 'a regex path with catastrophic backtracking is denied saying why',
+    body: review('CREATE', candidate('new', { path: '/(a+)+$', pathType: 'ImplementationSpecific', annotations: { [ann('use-regex')]: 'true' } })),
+    allowed: false, message: /path "\/\(a\+\)\+\$" refused: regex path can backtrack super-linearly in NGINX/,
+  },
+  {
     name: 'a regex path nested deeper than PCRE2 allows is denied saying why',
     body: review('CREATE', candidate('new', { path: `/${'('.repeat(251)}a${')'.repeat(251)}`, pathType: 'ImplementationSpecific', annotations: { [ann('use-regex')]: 'true' } })),
     allowed: false, message: /regex groups nest 251 deep; NGINX's regex engine \(PCRE2\) allows at most 250/,

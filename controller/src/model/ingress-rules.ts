@@ -9,6 +9,7 @@ import { checkIngressBackend, backendName, type ServiceRef } from './backend-ref
 import { makeFailure, quoteValue } from './failure.ts';
 import { checkRuleHost } from './names.ts';
 import { resolvePath } from './paths.ts';
+import { newRegexCheckBudget, type RegexCheckBudget } from './regex-backtracking.ts';
 import { routeFlags, routeKey } from './route-key.ts';
 import type { Failure, GlobalSettings, IngressRef, Location } from './types.ts';
 
@@ -40,9 +41,10 @@ function translatePath(
   ingress: IngressRef,
   features: IngressFeatures,
   settings: GlobalSettings,
+  regexBudget: RegexCheckBudget,
 ): LocationCandidate | Failure {
   const rewrite = features.policy.rewrite ?? settings.rewrite;
-  const resolved = resolvePath(item?.path, item?.pathType, rewrite.useRegex || rewrite.target !== null);
+  const resolved = resolvePath(item?.path, item?.pathType, rewrite.useRegex || rewrite.target !== null, regexBudget);
   if (!resolved.ok) {
     return makeFailure(ingress, 'InvalidPath', `${field}.path`, `path ${quoteValue(item?.path)} refused: ${resolved.reason}`);
   }
@@ -66,6 +68,7 @@ export function translateRules(ingress: V1Ingress, ref: IngressRef, features: In
   const hosts: string[] = [];
   const candidates: LocationCandidate[] = [];
   const failures: Failure[] = [];
+  const regexBudget = newRegexCheckBudget();
   arrayOf<V1IngressRule>(ingress.spec?.rules).forEach((rule, ruleIndex) => {
     const host = checkRuleHost(rule?.host);
     if (!host.ok) {
@@ -76,7 +79,7 @@ export function translateRules(ingress: V1Ingress, ref: IngressRef, features: In
     if (!hosts.includes(host.value)) hosts.push(host.value);
     arrayOf(rule?.http?.paths).forEach((item, pathIndex) => {
       const field = `spec.rules[${ruleIndex}].http.paths[${pathIndex}]`;
-      const outcome = translatePath(item, field, host.value, ref, features, settings);
+      const outcome = translatePath(item, field, host.value, ref, features, settings, regexBudget);
       if (isFailure(outcome)) failures.push(outcome);
       else candidates.push(outcome);
     });

@@ -6,6 +6,7 @@
 // ingress-nginx's strict-validate-path-type does.
 
 import { accept, refuse, type Checked } from './checked.ts';
+import { checkBacktracking, newRegexCheckBudget, type RegexCheckBudget } from './regex-backtracking.ts';
 import type { LocationMatch } from './types.ts';
 
 /** A validated path and how it matches. */
@@ -62,8 +63,11 @@ export function groupNesting(path: string): number {
   return deepest;
 }
 
-/** Accepts a regex path that PCRE2 and JavaScript both compile to the same meaning. */
-export function checkRegexPath(path: string): Checked<string> {
+/**
+ * Accepts a regex path that PCRE2 and JavaScript both compile to the same meaning and that
+ * NGINX matches in time linear in the URI (regex-backtracking.ts; the check spends `budget`).
+ */
+export function checkRegexPath(path: string, budget: RegexCheckBudget = newRegexCheckBudget()): Checked<string> {
   for (let i = path.indexOf('(?'); i !== -1; i = path.indexOf('(?', i + 1)) {
     if (!ALLOWED_GROUP_OPENERS.has(path.slice(i, i + 3))) {
       return refuse('regex groups other than (?:, (?= and (?! are not supported');
@@ -85,7 +89,7 @@ export function checkRegexPath(path: string): Checked<string> {
   } catch {
     return refuse('path is not a valid regular expression');
   }
-  return accept(path);
+  return checkBacktracking(path, budget);
 }
 
 /** Prefix `/foo/` ≡ `/foo`: the renderer adds the `/foo/` form itself. */
@@ -98,8 +102,9 @@ export function normalisePrefix(path: string): string {
  * Validates a path and translates its pathType into a LocationMatch.
  * `regexEnabled`: the Ingress sets use-regex or rewrite-target, which turns
  * ImplementationSpecific paths into regex locations (as ingress-nginx does).
+ * `budget`: the time left for the regex checks of the Ingress the path belongs to.
  */
-export function resolvePath(rawPath: unknown, rawPathType: unknown, regexEnabled: boolean): Checked<ResolvedPath> {
+export function resolvePath(rawPath: unknown, rawPathType: unknown, regexEnabled: boolean, budget?: RegexCheckBudget): Checked<ResolvedPath> {
   // An absent path means "everything", as in ingress-nginx.
   const path = rawPath === undefined || rawPath === null || rawPath === '' ? '/' : rawPath;
   if (typeof path !== 'string') return refuse('path must be a string');
@@ -118,7 +123,7 @@ export function resolvePath(rawPath: unknown, rawPathType: unknown, regexEnabled
   }
 
   if (match === 'regex') {
-    const compiled = checkRegexPath(path);
+    const compiled = checkRegexPath(path, budget);
     return compiled.ok ? accept({ path, match }) : refuse(compiled.reason);
   }
   if (!LITERAL_PATH.test(path)) {
