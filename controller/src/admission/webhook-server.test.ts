@@ -77,3 +77,51 @@ void describe('webhook server', () => {
     assert.ok(closed === '' || /^HTTP\/1\.1 408/.test(closed), `408 or closed, got ${JSON.stringify(closed.slice(0, 40))}`);
   });
 });
+
+void describe('webhook server: requests in flight', () => {
+  let server: WebhookServer;
+  let ca: string;
+  const outcomes: ReviewOutcome[] = [];
+
+  before(async () => {
+    const cert = await makeServingCert('127.0.0.1');
+    ca = cert.cert;
+    server = await startWebhookServer({
+      host: '127.0.0.1', port: 0, certPem: cert.cert, keyPem: cert.key, logger: pino({ level: 'silent' }),
+      maxInFlight: 1, timeoutMs: 3000, review: () => ALLOWED, onReviewed: (outcome) => outcomes.push(outcome),
+    });
+  });
+  after(() => server.close());
+
+  const post = (): Promise<{ status: number; text: string; retryAfter: string | null }> =>
+    fetch(`https://127.0.0.1:${server.port}${WEBHOOK_PATH}`, {
+      method: 'POST', body: '{}', headers: { 'Content-Type': 'application/json' }, dispatcher: new Agent({ connect: { ca } }),
+    }).then(async (res) => ({ status: res.status, text: await res.text(), retryAfter: res.headers.get('retry-after') }));
+
+  /** A request that sent its headers and part of its body: it holds a slot until destroyed. */
+  const holdSlot = (): Promise<{ release: () => void }> => new Promise((resolve, reject) => {
+    const socket = connect({ host: '127.0.0.1', port: server.port, ca, servername: 'localhost' }, () => {
+      socket.write(`POST ${WEBHOOK_PATH} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{`);
+      // The server has the request once it answers nothing for a moment.
+      setTimeout(() => resolve({ release: () => socket.destroy() }), 200);
+    });
+    socket.on('error', reject);
+  });
+
+  void it('past the bound a request is answered 429 saying why; a finished one frees its slot', async () => {
+    const held = await holdSlot();
+    const busy = await post();
+    assert.equal(busy.status, 429, busy.text);
+    assert.match(busy.text, /admission webhook busy: 1 reviews in flight/);
+    assert.equal(busy.retryAfter, '1');
+    held.release();
+    // The slot is freed when the server sees the connection close.
+    let after = busy;
+    for (let attempt = 0; attempt < 20 && after.status !== 200; attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      after = await post();
+    }
+    assert.equal(after.status, 200, after.text);
+    assert.ok(outcomes.includes('error') && outcomes.includes('allowed'));
+  });
+});

@@ -1,8 +1,9 @@
 // The validating webhook's HTTPS server (the API server only calls webhooks
-// over TLS). Bounded in every direction: body size (413), time to send the
-// request (408 / closed), one path, one method, JSON only. The review itself
-// is pure and synchronous (reviewAdmission), so nothing user-supplied is
-// executed and a slow review cannot pile up work.
+// over TLS). Bounded in every direction: body size (413), requests in flight
+// (429), time to send the request (408 / closed), one path, one method, JSON
+// only. The review itself is pure and synchronous (reviewAdmission), so
+// nothing user-supplied is executed; the model bounds an Ingress's size
+// (model/ingress-size.ts), so a review stays under ~100 ms.
 
 import { createServer, type Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -16,6 +17,14 @@ export const WEBHOOK_PATH = '/networking/v1/ingresses';
 
 export type ReviewOutcome = 'allowed' | 'denied' | 'error';
 
+/** Two Ingresses of 3 MiB and the review around them. */
+export const DEFAULT_MAX_BODY_BYTES = 7 * 1024 * 1024;
+/**
+ * Reviews run one at a time on the event loop anyway; this bounds the bodies held in memory
+ * (DEFAULT_MAX_IN_FLIGHT × maxBodyBytes) and the queue behind a burst.
+ */
+export const DEFAULT_MAX_IN_FLIGHT = 8;
+
 export interface WebhookServerOptions {
   readonly host: string;
   /** 0 = any free port. */
@@ -25,8 +34,13 @@ export interface WebhookServerOptions {
   /** Reviews one parsed JSON body. */
   readonly review: (body: unknown) => ReviewReply;
   readonly logger: Logger;
-  /** Default 2 MiB (the API server's own request limit is 3 MiB; an Ingress is far smaller). */
+  /**
+   * Default DEFAULT_MAX_BODY_BYTES: an UPDATE's review carries the Ingress twice (object and
+   * oldObject), each at most the 3 MiB the API server takes in a request body.
+   */
   readonly maxBodyBytes?: number;
+  /** Requests read or reviewed at once (default DEFAULT_MAX_IN_FLIGHT); more are answered 429. */
+  readonly maxInFlight?: number;
   /** Whole request, headers and body (default 10 s; the API server gives webhooks 10 s by default). */
   readonly timeoutMs?: number;
   /** After every request: for ingress-nginx's check_success / check_errors counters. `ingress` is the checked one, else null. */
@@ -38,17 +52,19 @@ export interface WebhookServer {
   close(): Promise<void>;
 }
 
-function sendText(res: ServerResponse, status: number, text: string): void {
-  res.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8', Connection: 'close' });
+function sendText(res: ServerResponse, status: number, text: string, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8', Connection: 'close', ...headers });
   res.end(`${text}\n`);
 }
+
+const tooLarge = (limit: number): string => `AdmissionReview body larger than ${limit} bytes; an Ingress this large is refused`;
 
 /** Reads the body up to `limit` bytes; null (after answering 413) when it is larger. */
 function readBody(req: IncomingMessage, res: ServerResponse, limit: number): Promise<Buffer | null> {
   return new Promise((resolve, reject) => {
     const declared = Number(req.headers['content-length'] ?? 0);
     if (declared > limit) {
-      sendText(res, 413, `body larger than ${limit} bytes`);
+      sendText(res, 413, tooLarge(limit));
       req.resume();
       resolve(null);
       return;
@@ -58,7 +74,7 @@ function readBody(req: IncomingMessage, res: ServerResponse, limit: number): Pro
     req.on('data', (chunk: Buffer) => {
       size += chunk.length;
       if (size > limit) {
-        sendText(res, 413, `body larger than ${limit} bytes`);
+        sendText(res, 413, tooLarge(limit));
         req.destroy();
         resolve(null);
         return;
@@ -78,7 +94,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, options: Webhoo
   const path = new URL(req.url ?? '/', 'https://webhook').pathname;
   if (path !== WEBHOOK_PATH) { sendText(res, 404, `only ${WEBHOOK_PATH} is served`); return error; }
   if (req.method !== 'POST') { sendText(res, 405, 'use POST with an AdmissionReview'); return error; }
-  const body = await readBody(req, res, options.maxBodyBytes ?? 2 * 1024 * 1024);
+  const body = await readBody(req, res, options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES);
   if (body === null) return error;
   let parsed: unknown;
   try {
@@ -98,6 +114,8 @@ async function handle(req: IncomingMessage, res: ServerResponse, options: Webhoo
 export async function startWebhookServer(options: WebhookServerOptions): Promise<WebhookServer> {
   const { logger } = options;
   const timeoutMs = options.timeoutMs ?? 10_000;
+  const maxInFlight = options.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT;
+  let inFlight = 0;
   const server: Server = createServer({
     cert: options.certPem,
     key: options.keyPem,
@@ -107,9 +125,25 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
     connectionsCheckingInterval: Math.min(1000, timeoutMs),
   }, (req, res) => {
     const started = performance.now();
+    if (inFlight >= maxInFlight) {
+      // The API server applies the webhook's failurePolicy; kubectl shows this text.
+      sendText(res, 429, `admission webhook busy: ${maxInFlight} reviews in flight; try again`, { 'Retry-After': '1' });
+      req.resume();
+      options.onReviewed?.('error', performance.now() - started, null);
+      return;
+    }
+    inFlight += 1;
+    let done = false;
+    const finish = (): void => {
+      if (!done) inFlight -= 1;
+      done = true;
+    };
+    // A client that goes away mid-body frees its slot too.
+    res.once('close', finish);
     handle(req, res, options).then(
-      ({ outcome, ingress }) => options.onReviewed?.(outcome, performance.now() - started, ingress),
+      ({ outcome, ingress }) => { finish(); options.onReviewed?.(outcome, performance.now() - started, ingress); },
       (err: unknown) => {
+        finish();
         logger.error({ err }, 'admission request failed');
         if (!res.headersSent) sendText(res, 500, 'internal error');
         else res.destroy();

@@ -87,4 +87,19 @@ void describe('namesCover', () => {
   for (const row of rows) {
     void it(row.name, () => assert.equal(namesCover(names, row.host), row.want));
   }
+
+  // Certificate.names is sorted: namesCover searches it (a certificate may carry thousands of names).
+  const many = [...Array.from({ length: 3000 }, (_, index) => `h${index}.example.com`), '*.wild.example.com'].sort();
+  const manyRows = [
+    { name: 'many names: the first', host: many[0] ?? '', want: true },
+    { name: 'many names: the last', host: many.at(-1) ?? '', want: true },
+    { name: 'many names: one in the middle', host: 'h1500.example.com', want: true },
+    { name: 'many names: under the wildcard', host: 'x.wild.example.com', want: true },
+    { name: 'many names: absent, between two', host: 'h1500a.example.com', want: false },
+    { name: 'many names: absent, before all', host: '0.example.com', want: false },
+    { name: 'many names: absent, after all', host: 'zzz.example.com', want: false },
+  ];
+  for (const row of manyRows) {
+    void it(row.name, () => assert.equal(namesCover(many, row.host), row.want));
+  }
 });

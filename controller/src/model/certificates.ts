@@ -48,10 +48,24 @@ export function certificateNames(leaf: X509Certificate): string[] {
  */
 export function namesCover(names: readonly string[], host: string): boolean {
   const wanted = host.toLowerCase().replace(/\.$/u, '');
-  if (names.includes(wanted)) return true;
+  if (sortedIncludes(names, wanted)) return true;
   const dot = wanted.indexOf('.');
   if (wanted.startsWith('*.') || dot <= 0) return false;
-  return names.includes(`*${wanted.slice(dot)}`);
+  return sortedIncludes(names, `*${wanted.slice(dot)}`);
+}
+
+/** `names` is sorted (Certificate.names): a binary search, since a certificate may carry thousands of names and an Ingress thousands of hosts. */
+function sortedIncludes(names: readonly string[], wanted: string): boolean {
+  let low = 0;
+  let high = names.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    const name = names[middle] as string;
+    if (name === wanted) return true;
+    if (name < wanted) low = middle + 1;
+    else high = middle;
+  }
+  return false;
 }
 
 function parseChain(pem: string): X509Certificate[] | null {

@@ -16,6 +16,7 @@ import { checkIngressBackend, type ServiceRef } from './backend-ref.ts';
 import { ingressRefOf, makeFailure, quoteValue } from './failure.ts';
 import { parseIngressFeatures, type IngressFeatures } from './features/parse.ts';
 import { translateRules, type LocationCandidate } from './ingress-rules.ts';
+import { checkIngressSize } from './ingress-size.ts';
 import { checkNamespace, checkObjectName } from './names.ts';
 import { readIngressTls, type IngressTls } from './tls-hosts.ts';
 import type { Failure, GlobalSettings, IngressRef } from './types.ts';
@@ -67,6 +68,8 @@ export function translateIngress(ingress: V1Ingress, annotationsPrefix: string, 
     return refused(ref, [makeFailure(ref, 'InvalidName', 'metadata',
       `Ingress ${quoteValue(`${ref.namespace}/${ref.name}`)} has an invalid namespace or name; skipped`)]);
   }
+  const tooLarge = checkIngressSize(ingress.spec, ref);
+  if (tooLarge !== null) return refused(ref, [tooLarge]);
   const parsed = parseIngressFeatures(ingress.metadata?.annotations, annotationsPrefix, ref, settings);
   if (!parsed.ok) return refused(ref, parsed.failures);
   const rules = translateRules(ingress, ref, parsed.value, settings);

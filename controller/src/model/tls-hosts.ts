@@ -39,15 +39,15 @@ export function readIngressTls(ingress: V1Ingress, ref: IngressRef, ruleHosts: r
       if (name.ok) secret = { namespace: ref.namespace, name: name.value };
       else failures.push(makeFailure(ref, 'InvalidTLS', `${field}.secretName`, `secretName ${quoteValue(item.secretName)} refused: ${name.reason}`));
     }
-    const hosts: string[] = [];
+    const hosts = new Set<string>();
     (Array.isArray(item?.hosts) ? item.hosts : []).forEach((host, hostIndex) => {
       const checked = checkRuleHost(host);
       if (!checked.ok || checked.value === CATCH_ALL_HOST) {
         failures.push(makeFailure(ref, 'InvalidHost', `${field}.hosts[${hostIndex}]`,
           `TLS host ${quoteValue(host)} refused: ${checked.ok ? 'empty' : checked.reason}`));
-      } else if (!hosts.includes(checked.value)) hosts.push(checked.value);
+      } else hosts.add(checked.value);
     });
-    return { secret, hosts, field };
+    return { secret, hosts: [...hosts], field };
   });
   return { tls: { ref, entries, ruleHosts }, failures };
 }
@@ -103,6 +103,35 @@ class SecretReader {
   }
 }
 
+/**
+ * The usable certificates of one Ingress's entries, indexed by the names they cover: the first
+ * (in entry order) covering a host in one lookup, not one pass over the entries per host (an
+ * Ingress may have 100k rule hosts and 1k entries).
+ */
+class CoveringCertificates {
+  readonly #byName = new Map<string, { readonly order: number; readonly certificate: Certificate }>();
+
+  constructor(entries: readonly TlsEntry[], reader: SecretReader) {
+    entries.forEach((entry, order) => {
+      if (!entry.secret) return;
+      const result = reader.read(entry.secret);
+      if (!result.ok) return;
+      for (const name of result.certificate.names) {
+        if (!this.#byName.has(name)) this.#byName.set(name, { order, certificate: result.certificate });
+      }
+    });
+  }
+
+  /** As namesCover: the exact name, else the one-label wildcard over it; the earlier entry wins. */
+  first(host: string): Certificate | null {
+    const exact = this.#byName.get(host);
+    const dot = host.indexOf('.');
+    const wildcard = host.startsWith('*.') || dot <= 0 ? undefined : this.#byName.get(`*${host.slice(dot)}`);
+    if (exact && wildcard) return (exact.order <= wildcard.order ? exact : wildcard).certificate;
+    return (exact ?? wildcard)?.certificate ?? null;
+  }
+}
+
 /** The resolved TLS part of a build. */
 export interface ResolvedTls {
   readonly state: TlsState;
@@ -132,6 +161,8 @@ export function resolveTls(
   for (const ingress of ingresses) {
     for (const entry of ingress.entries) {
       const secretId = entry.secret ? `${entry.secret.namespace}/${entry.secret.name}` : null;
+      // Read once per entry, when a host first needs it (an entry may name 100k hosts).
+      let entryCertificate: Certificate | null | undefined;
       entry.hosts.forEach((host, index) => {
         const claim = claims.get(host);
         if (claim) {
@@ -143,7 +174,8 @@ export function resolveTls(
         }
         claims.set(host, { ingress: ingress.ref, secretId });
         if (!entry.secret) return;
-        const certificate = reader.usable(ingress.ref, entry.secret, `${entry.field}.secretName`);
+        if (entryCertificate === undefined) entryCertificate = reader.usable(ingress.ref, entry.secret, `${entry.field}.secretName`);
+        const certificate = entryCertificate;
         if (!certificate) return;
         if (!namesCover(certificate.names, host)) {
           reader.report(ingress.ref, 'CertificateHostMismatch', `${entry.field}.hosts[${index}]`,
@@ -157,17 +189,15 @@ export function resolveTls(
   }
   // A rule host no tls.hosts names is still served by a certificate of its own Ingress that is valid for it.
   for (const ingress of ingresses) {
+    let covering: CoveringCertificates | null = null;
     for (const host of ingress.ruleHosts) {
       if (host === CATCH_ALL_HOST || claims.has(host)) continue;
-      for (const entry of ingress.entries) {
-        if (!entry.secret) continue;
-        const result = reader.read(entry.secret);
-        if (!result.ok || !namesCover(result.certificate.names, host)) continue;
-        claims.set(host, { ingress: ingress.ref, secretId: result.certificate.id });
-        hosts.set(host, result.certificate.id);
-        reader.used.set(result.certificate.id, result.certificate);
-        break;
-      }
+      covering ??= new CoveringCertificates(ingress.entries, reader);
+      const certificate = covering.first(host);
+      if (!certificate) continue;
+      claims.set(host, { ingress: ingress.ref, secretId: certificate.id });
+      hosts.set(host, certificate.id);
+      reader.used.set(certificate.id, certificate);
     }
   }
   let defaultCertificate: string | null = null;
