@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
-import { namesCover, readTlsSecret } from './certificates.ts';
+import { MAX_CHAIN_CERTIFICATES, MAX_SECRET_PEM_BYTES, namesCover, readTlsSecret } from './certificates.ts';
 import { secret, testCertificate, tlsSecret } from './testdata/tls-fixtures.ts';
 
 const good = testCertificate(['shop.example.com', '*.api.example.com'], { serial: 'abc123' });
@@ -22,6 +22,12 @@ void describe('readTlsSecret', () => {
     { name: 'not PEM at all', input: secret('s', { 'tls.crt': 'hello', 'tls.key': good.key }), reason: /no valid PEM certificate/ },
     { name: 'malformed key', input: secret('s', { 'tls.crt': good.cert, 'tls.key': '-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n' }), reason: /not an unencrypted PEM private key/ },
     { name: 'key of another certificate', input: secret('s', { 'tls.crt': good.cert, 'tls.key': other.key }), reason: /does not match/ },
+    { name: `a chain of ${MAX_CHAIN_CERTIFICATES + 1} certificates`,
+      input: secret('s', { 'tls.crt': good.cert + other.cert.repeat(MAX_CHAIN_CERTIFICATES), 'tls.key': good.key }),
+      reason: new RegExp(`chain of ${MAX_CHAIN_CERTIFICATES + 1} certificates, more than ${MAX_CHAIN_CERTIFICATES}`) },
+    { name: `more than ${MAX_SECRET_PEM_BYTES} bytes`,
+      input: secret('s', { 'tls.crt': `${good.cert}${'#'.repeat(MAX_SECRET_PEM_BYTES - good.cert.length - good.key.length)}\n`, 'tls.key': good.key }),
+      reason: new RegExp(`hold ${MAX_SECRET_PEM_BYTES + 1} bytes, more than ${MAX_SECRET_PEM_BYTES}`) },
   ];
   for (const row of refused) {
     void it(`refuses: ${row.name}, without quoting key material`, () => {
@@ -42,6 +48,14 @@ void describe('readTlsSecret', () => {
     assert.equal(result.certificate.serial, 'ABC123');
     assert.match(result.certificate.cert, /^-----BEGIN CERTIFICATE-----\n/);
     assert.match(result.certificate.key, /^-----BEGIN PRIVATE KEY-----\n/);
+  });
+
+  void it(`takes a chain of ${MAX_CHAIN_CERTIFICATES} certificates and ${MAX_SECRET_PEM_BYTES} bytes in all`, () => {
+    const chain = good.cert + other.cert.repeat(MAX_CHAIN_CERTIFICATES - 1);
+    const padding = '#'.repeat(MAX_SECRET_PEM_BYTES - chain.length - good.key.length - 1);
+    const result = readTlsSecret(secret('s', { 'tls.crt': `${chain}${padding}\n`, 'tls.key': good.key }), ref, NOW);
+    assert.ok(result.ok, result.ok ? '' : result.reason);
+    assert.equal(result.certificate.cert.match(/BEGIN CERTIFICATE/g)?.length, MAX_CHAIN_CERTIFICATES);
   });
 
   void it('keeps a chain whole, leaf first', () => {

@@ -11,6 +11,17 @@ import type { Certificate, SecretRef } from './types.ts';
 /** The Secret type the Ingress API requires for spec.tls. */
 export const TLS_SECRET_TYPE = 'kubernetes.io/tls';
 
+/**
+ * Caps on what one Secret sends to NGINX: every certificate goes to Lua and sits in a shared
+ * dict, and ~40 Secrets of long chains once made a push too large for the Lua endpoint. CAs
+ * issue a leaf and 1-3 intermediates (Let's Encrypt: 2 certificates, ~3.5 KiB; the longest
+ * commercial chains: 4-5, ~8 KiB); a 4096-bit RSA key is ~3.3 KiB of PEM. Past a cap the
+ * Secret is refused: its hosts get the default certificate and the Ingress a failure.
+ */
+export const MAX_CHAIN_CERTIFICATES = 10;
+/** tls.crt and tls.key together, decoded. */
+export const MAX_SECRET_PEM_BYTES = 64 * 1024;
+
 /** A certificate from a Secret, or the reason it cannot be used. */
 export type SecretCertificate =
   | { readonly ok: true; readonly certificate: Certificate; readonly expired: boolean }
@@ -95,8 +106,15 @@ export function readTlsSecret(secret: V1Secret | undefined, ref: SecretRef, now?
   const keyPem = decodeField(secret, 'tls.key');
   if (certPem === null) return refuse('tls.crt is missing or empty');
   if (keyPem === null) return refuse('tls.key is missing or empty');
+  const bytes = Buffer.byteLength(certPem) + Buffer.byteLength(keyPem);
+  if (bytes > MAX_SECRET_PEM_BYTES) {
+    return refuse(`tls.crt and tls.key hold ${bytes} bytes, more than ${MAX_SECRET_PEM_BYTES}`);
+  }
   const chain = parseChain(certPem);
   if (!chain) return refuse('tls.crt holds no valid PEM certificate');
+  if (chain.length > MAX_CHAIN_CERTIFICATES) {
+    return refuse(`tls.crt holds a chain of ${chain.length} certificates, more than ${MAX_CHAIN_CERTIFICATES}`);
+  }
   const key = parseKey(keyPem);
   if (!key) return refuse('tls.key is not an unencrypted PEM private key');
   const leaf = chain[0];

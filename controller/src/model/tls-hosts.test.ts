@@ -51,6 +51,13 @@ const rows: Row[] = [
     failures: [['InvalidCertificate', /TLS Secret default\/blog-tls refused: tls\.key does not match/]],
   },
   {
+    name: 'a Secret whose chain is too long: its hosts get the default certificate, the other Secret is served',
+    ingresses: [shopIngress],
+    secrets: [tlsSecret('shop-tls', shop), secret('blog-tls', { 'tls.crt': shop.cert.repeat(11), 'tls.key': shop.key })],
+    hosts: { 'shop.example.com': 'default/shop-tls', 'www.shop.example.com': 'default/shop-tls' },
+    failures: [['InvalidCertificate', /TLS Secret default\/blog-tls refused: tls\.crt holds a chain of 11 certificates, more than 10; the default certificate is served instead/]],
+  },
+  {
     name: 'a wildcard tls host maps as written (Lua matches one label under it)',
     ingresses: [withTls(app('api', ['*.api.example.com']), [{ hosts: ['*.api.example.com'], secretName: 'wild' }])],
     secrets: [tlsSecret('wild', wild)],
