@@ -12,7 +12,7 @@ import { createModelBuilder } from './model/index.ts';
 import { applyBackends, applyPatch, createNginx, findDataplane, getStatus, NginxError, nginxProblems, NginxNotRunningError, repoRoot, type NginxManager } from './nginx/index.ts';
 import { createConfigRenderer, defaultCertificatePaths } from './render/index.ts';
 import { metricsLogPath } from './render/render-options.ts';
-import { postCertificates } from './nginx/lua-certificates.ts';
+import { createCertificatePusher } from './nginx/certificate-push.ts';
 import { postRoutes } from './nginx/lua-routes.ts';
 import { writeSelfSignedDefault } from './tls/default-certificate.ts';
 import { startAdmissionWebhook, type WebhookServer } from './admission/index.ts';
@@ -60,6 +60,7 @@ export async function startController(opts: ControllerOptions, logger: Logger, r
   const kc = loadKubeConfig({ kubeconfig: opts.kubeconfig ?? undefined });
   const dataplane = findDataplane();
   const luaUrl = `http://127.0.0.1:${opts.statusPort}`;
+  const certificatePusher = createCertificatePusher(luaUrl);
   const renderer = createConfigRenderer({
     templateDir: templateDir(),
     prefix: opts.nginxPrefix,
@@ -140,7 +141,8 @@ export async function startController(opts: ControllerOptions, logger: Logger, r
       // Applied = every live worker holds it, not just Lua's store (lua-client.ts, waitForWorkers).
       pushBackends: async (backends) => { await applyBackends(luaUrl, backends); },
       patchBackends: async (patch) => { await applyPatch(luaUrl, patch); },
-      pushCertificates: async (certificates) => { await postCertificates(luaUrl, certificates); },
+      // Only what changed, in PATCHes far below the endpoint's body limit (certificate-push.ts).
+      pushCertificates: async (certificates) => { await certificatePusher.push(certificates); },
       pushRoutes: async (routes) => { await postRoutes(luaUrl, routes); },
     },
     logger: logger.child({ component: 'sync' }),

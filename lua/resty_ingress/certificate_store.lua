@@ -15,6 +15,7 @@ local shared_dict = require("resty_ingress.shared_dict")
 
 local concat = table.concat
 local ipairs = ipairs
+local sort = table.sort
 
 local DICT_NAME = "resty_certificates"
 local put = shared_dict.put
@@ -75,6 +76,118 @@ function _M.replace(parsed)
     local ok, err = put(shared, "hosts", concat(hosts, "\n"))
     if ok then
         ok, err = put(shared, "ids", concat(ids, "\n"))
+    end
+    if ok then
+        ok, err = put(shared, "version", version)
+    end
+    if not ok then
+        return nil, err
+    end
+    return version
+end
+
+-- The id a host maps to once `patch` applies: its new mapping, nil when it is removed.
+local function host_after(patch_hosts, host, stored)
+    local change = patch_hosts[host]
+    if change == nil then
+        return stored
+    end
+    return change.id
+end
+
+-- Refuses a PATCH that would leave a host or the default naming a certificate that is not
+-- stored; returns true or false, reason. O(hosts stored) only when certificates are removed.
+function _M.check_patch(patch)
+    local shared = _M.dict()
+    local function available(id)
+        return patch.set_ids[id] or (not patch.removed[id] and shared:get("cert:" .. id) ~= nil)
+    end
+    local by_host = {}
+    for _, item in ipairs(patch.hosts) do
+        by_host[item.host] = item
+        if item.id and not available(item.id) then
+            return false, "hosts[" .. item.host .. "] names certificate " .. item.id .. ", which is not stored"
+        end
+    end
+    local default = patch.default
+    if not patch.default_given then
+        default = shared:get("default")
+    end
+    if default and not available(default) then
+        return false, "defaultCertificate names certificate " .. default .. ", which is not stored"
+    end
+    if #patch.remove > 0 then
+        for _, host in ipairs(split_lines(shared:get("hosts"))) do
+            local id = host_after(by_host, host, shared:get("host:" .. host))
+            if id and patch.removed[id] then
+                return false, "certificate " .. id .. " is still used by host " .. host
+            end
+        end
+    end
+    return true
+end
+
+local function list_after(current, added, dropped)
+    local list, listed = {}, {}
+    for _, name in ipairs(current) do
+        if not dropped[name] and not listed[name] then
+            list[#list + 1] = name
+            listed[name] = true
+        end
+    end
+    for _, name in ipairs(added) do
+        if not listed[name] then
+            list[#list + 1] = name
+            listed[name] = true
+        end
+    end
+    return list
+end
+
+-- patch (checked by check_patch): sets certificates, then hosts and the default, then drops
+-- removed hosts and certificates; the version goes last.
+function _M.patch(patch)
+    local shared = _M.dict()
+    local version = (shared:get("version") or 0) + 1
+    local set_ids = {}
+    for i, item in ipairs(patch.set) do
+        set_ids[i] = item.id
+        local ok, err = shared_dict.put_stamped(shared, "cert:", item.id, item.json, version)
+        if not ok then
+            return nil, err
+        end
+    end
+    local added_hosts, dropped_hosts = {}, {}
+    for _, item in ipairs(patch.hosts) do
+        if item.id then
+            added_hosts[#added_hosts + 1] = item.host
+            local ok, err = put(shared, "host:" .. item.host, item.id)
+            if not ok then
+                return nil, err
+            end
+        else
+            dropped_hosts[item.host] = true
+            shared:delete("host:" .. item.host)
+        end
+    end
+    if patch.default_given then
+        if patch.default then
+            local ok, err = put(shared, "default", patch.default)
+            if not ok then
+                return nil, err
+            end
+        else
+            shared:delete("default")
+        end
+    end
+    for _, id in ipairs(patch.remove) do
+        shared_dict.delete_stamped(shared, "cert:", id)
+    end
+    local hosts = list_after(split_lines(shared:get("hosts")), added_hosts, dropped_hosts)
+    sort(hosts)
+    local ok, err = put(shared, "hosts", concat(hosts, "\n"))
+    if ok then
+        ok, err = put(shared, "ids", concat(list_after(split_lines(shared:get("ids")), set_ids, patch.removed), "\n"))
     end
     if ok then
         ok, err = put(shared, "version", version)

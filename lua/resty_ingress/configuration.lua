@@ -4,6 +4,7 @@
 --   GET  /configuration/backends  the set as loaded; ?name=a&name=b: only those
 --   GET  /configuration/status    store version, the version every worker applied, each one's
 --   POST /configuration/certificates  every certificate + host map (certificate_api.lua)
+--   PATCH /configuration/certificates only what changed, in bounded requests (certificate_api.lua)
 --   GET  /configuration/certificates  what is loaded, without PEMs or keys
 --   POST /configuration/routes    every route policy (routes_api.lua; 201 / 400 + reason)
 --   GET  /configuration/routes    the policies as stored ({"routes":[]} before any POST)
@@ -152,6 +153,15 @@ local function post_certificates()
     return respond(status, text)
 end
 
+local function patch_certificates()
+    local body, read_err = read_body()
+    if not body then
+        return respond(400, "request body is empty" .. (read_err and (": " .. read_err) or "") .. "\n")
+    end
+    local status, text = certificate_api.patch(body, with_lock)
+    return respond(status, text)
+end
+
 local endpoints = {
     ["/configuration/backends"] = {
         GET = get_backends,
@@ -162,6 +172,7 @@ local endpoints = {
     ["/configuration/certificates"] = {
         GET = function() return respond(200, certificate_api.summary(), "application/json") end,
         POST = post_certificates,
+        PATCH = patch_certificates,
     },
     ["/configuration/routes"] = {
         GET = get_routes,

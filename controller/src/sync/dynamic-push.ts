@@ -12,6 +12,11 @@ import type { DataPlane, SyncDetail } from './sync-types.ts';
 interface PushKind {
   /** Its name in the sync log line's `why`. */
   readonly name: string;
+  /**
+   * True when its failure must not stop the rest: the other kinds (and the reload after them)
+   * go on, and it is pushed again on the next sync (DynamicPusher.deferred()).
+   */
+  readonly isolated?: boolean;
   /** True when `push` carries a change of this kind. */
   carried(push: DynamicPush): boolean;
   /** Sends it (or nothing, when it did not change). */
@@ -32,7 +37,10 @@ const PUSH_KINDS: readonly PushKind[] = [
     },
   },
   {
+    // A certificate Lua refuses, or a full dict, costs TLS only (hosts keep what Lua has, or
+    // the default certificate); it never holds back endpoints, routes or a reload.
     name: 'certificates',
+    isolated: true,
     carried: (push) => push.certificates !== null,
     async send({ certificates }, dataplane) {
       if (certificates !== null) await dataplane.pushCertificates(certificates);
@@ -64,18 +72,35 @@ export interface DynamicPusher {
   lost(): boolean;
   /** NGINX lost its dynamic state. */
   reset(): void;
+  /** Throws when the last push applied everything but an isolated kind (the sync then retries with backoff). */
+  throwDeferred(): void;
 }
+
+/** Not a TLS state any model has: the differ pushes the certificates again. */
+const UNKNOWN_TLS: Model['tls'] = Object.freeze({ certificates: [], hosts: [], defaultCertificate: '\u0000not pushed' });
 
 export function createDynamicPusher(dataplane: DataPlane): DynamicPusher {
   let held: Model | null = null;
   let lost = false;
+  let deferred: { readonly kind: string; readonly err: unknown } | null = null;
   return {
     async push(push, model, detail): Promise<void> {
       held = null;
+      deferred = null;
       try {
-        for (const kind of PUSH_KINDS) await kind.send(push, dataplane, detail);
+        for (const kind of PUSH_KINDS) {
+          if (!kind.isolated) {
+            await kind.send(push, dataplane, detail);
+            continue;
+          }
+          try {
+            await kind.send(push, dataplane, detail);
+          } catch (err) {
+            deferred = { kind: kind.name, err };
+          }
+        }
         lost = false;
-        held = model;
+        held = deferred === null ? model : { ...model, tls: UNKNOWN_TLS };
       } catch (err) {
         lost = true; // unknown state: the next sync pushes everything again
         throw err;
@@ -85,6 +110,12 @@ export function createDynamicPusher(dataplane: DataPlane): DynamicPusher {
     lost: () => lost,
     reset(): void {
       lost = true;
+    },
+    throwDeferred(): void {
+      if (deferred === null) return;
+      const { kind, err } = deferred;
+      deferred = null;
+      throw new Error(`${kind} not pushed (everything else was applied): ${err instanceof Error ? err.message : String(err)}`, { cause: err });
     },
   };
 }

@@ -27,7 +27,7 @@ function model(paths: string[], addresses: string[]): Model {
 }
 
 /** A data plane that records what it was asked to do, in order. */
-function fakeDataplane(): DataPlane & { log: string[]; certificatePushes: DynamicCertificates[]; routePushes: DynamicRoutes[]; failReload: boolean; busyReloads: number; holdReload: Promise<void> | null; failPush: number } {
+function fakeDataplane(): DataPlane & { log: string[]; certificatePushes: DynamicCertificates[]; routePushes: DynamicRoutes[]; failReload: boolean; busyReloads: number; holdReload: Promise<void> | null; failPush: number; failCertificates: number } {
   let started = false;
   const dp = {
     log: [] as string[],
@@ -50,8 +50,15 @@ function fakeDataplane(): DataPlane & { log: string[]; certificatePushes: Dynami
     },
     // Recorded apart from `log` so the backend-order assertions stay as they are.
     certificatePushes: [] as DynamicCertificates[],
+    failCertificates: 0,
     async pushCertificates(certificates: DynamicCertificates) {
+      if (dp.failCertificates > 0) {
+        dp.failCertificates--;
+        dp.log.push('certificates refused');
+        throw new Error('PATCH /configuration/certificates refused: certificate default/tls: key is not a PEM private key');
+      }
       dp.certificatePushes.push(certificates);
+      if (certificates.certificates.length > 0) dp.log.push(`certificates ${certificates.certificates.length}`);
     },
     routePushes: [] as DynamicRoutes[],
     async pushRoutes(routes: DynamicRoutes) {
@@ -204,6 +211,28 @@ test('sync: a failed push is retried', async () => {
   dp.failPush = 2;
   await step(model(['/'], ['127.0.1.1', '127.0.1.2']));
   assert.deepEqual(dp.log, ['start /', 'push 1', 'push 2']);
+  await sync.stop();
+});
+
+test('sync: a failing certificate push holds back neither endpoints, routes nor the reload; it is retried', async () => {
+  const logLines: Record<string, unknown>[] = [];
+  const { dp, sync, step } = harness({ logLines, patch: true });
+  await step();
+  dp.failCertificates = 3;
+  const next = model(['/', '/api'], ['127.0.1.1', '127.0.1.2']);
+  const certificate = { id: 'default/tls', secret: { namespace: 'default', name: 'tls' }, cert: 'C', key: 'K', names: ['app.test'], serial: '1', notAfter: '2030-01-01T00:00:00.000Z' };
+  const routes = [{ key: 'r default-app-80 app.test default - app /api', backend: 'default-app-80', canary: null }] as unknown as Model['routes'];
+  await step({ ...next, tls: { certificates: [certificate], hosts: [{ host: 'app.test', certificate: 'default/tls' }], defaultCertificate: null }, routes });
+  const log = dp.log;
+  assert.deepEqual(log.filter((entry) => entry.startsWith('push') || entry.startsWith('patch')), ['push 1', 'patch set=default-app-80:2 remove='],
+    'the endpoints went once, with the failing certificates');
+  assert.ok(log.indexOf('live /+/api') !== -1, `the reload went live: ${log.join('; ')}`);
+  assert.ok(log.indexOf('live /+/api') < log.indexOf('certificates 1'), `live before the certificates got through: ${log.join('; ')}`);
+  assert.equal(log.filter((entry) => entry === 'certificates refused').length, 3);
+  assert.equal(dp.certificatePushes.at(-1)?.certificates[0]?.id, 'default/tls');
+  assert.equal(dp.routePushes.length, 2, 'the routes went with the first push, not held back');
+  assert.ok(logLines.some((line) => /certificates not pushed \(everything else was applied\): .*refused/.test(String((line.err as { message?: string } | undefined)?.message))),
+    'the failure is logged saying what was still applied');
   await sync.stop();
 });
 

@@ -116,6 +116,7 @@ export function createSync(options: SyncOptions): Sync {
       ms, buildMs: detail.buildMs, renderMs: detail.renderMs, applyMs: detail.applyMs, push: detail.push };
     if (result !== 'skip') logger.info(line, 'sync');
     else logger.debug(line, 'sync');
+    pusher.throwDeferred(); // certificates refused: the rest is applied; retried with backoff
   }, { minIntervalMs: options.minIntervalMs }, (err) => {
     hooks.onSyncFailed?.(err);
     logger.error({ err }, 'sync failed; retrying');
