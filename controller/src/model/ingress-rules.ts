@@ -9,7 +9,7 @@ import { checkIngressBackend, backendName, type ServiceRef } from './backend-ref
 import { makeFailure, quoteValue } from './failure.ts';
 import { checkRuleHost } from './names.ts';
 import { resolvePath } from './paths.ts';
-import { newRegexCheckBudget, type RegexCheckBudget } from './regex-backtracking.ts';
+import { isNotChecked, newRegexCheckBudget, type RegexCheckBudget } from './regex-backtracking.ts';
 import { routeFlags, routeKey } from './route-key.ts';
 import type { Failure, GlobalSettings, IngressRef, Location } from './types.ts';
 
@@ -46,7 +46,8 @@ function translatePath(
   const rewrite = features.policy.rewrite ?? settings.rewrite;
   const resolved = resolvePath(item?.path, item?.pathType, rewrite.useRegex || rewrite.target !== null, regexBudget);
   if (!resolved.ok) {
-    return makeFailure(ingress, 'InvalidPath', `${field}.path`, `path ${quoteValue(item?.path)} refused: ${resolved.reason}`);
+    const reason = isNotChecked(resolved.reason) ? 'RegexNotChecked' : 'InvalidPath';
+    return makeFailure(ingress, reason, `${field}.path`, `path ${quoteValue(item?.path)} refused: ${resolved.reason}`);
   }
   const backend = checkIngressBackend(item?.backend, ingress.namespace);
   if (!backend.ok) {

@@ -109,7 +109,8 @@ export class TranslationCache {
     const cached = this.#byIngress.get(ingress);
     if (cached !== undefined) return cached;
     const translation = translateIngress(ingress, context.prefix, context.settings);
-    this.#byIngress.set(ingress, translation);
+    // A regex path not checked for want of time is checked again on the next build.
+    if (!translation.failures.some((failure) => failure.reason === 'RegexNotChecked')) this.#byIngress.set(ingress, translation);
     return translation;
   }
 }

@@ -13,8 +13,11 @@
 // REGEX_CHECK_MAX_STEPS steps (deterministic) or REGEX_CHECK_TIMEOUT_MS, one
 // Ingress's paths share REGEX_CHECK_BUDGET_MS, and verdicts are remembered per
 // path string (the same pattern in 10k Ingresses is checked once). These time
-// bounds are the model's one use of a clock: they can only refuse, and a
-// refusal for want of time is not remembered, so the next build checks again.
+// bounds are the model's one use of a clock: they can only refuse. A path that
+// times out is refused for good (realistic paths take < 200 ms: the bound is 5×
+// that); one left unchecked because its Ingress's budget ran out
+// (RegexNotChecked) is not remembered, here or by the builder's translation
+// cache, so each build checks a few more.
 // A pattern with no alternative and at most one quantifier cannot backtrack
 // more than once per URI character: it skips the library.
 
@@ -23,10 +26,17 @@ import { accept, refuse, type Checked } from './checked.ts';
 
 /** Steps one check may take; realistic paths need 200-1,000, a hostile one hits it. */
 export const REGEX_CHECK_MAX_STEPS = 1000;
-/** Time one check may take even when its steps are slow (long patterns). */
-export const REGEX_CHECK_TIMEOUT_MS = 250;
+/** Time one check may take even when its steps are slow (long patterns); realistic paths take < 200 ms. */
+export const REGEX_CHECK_TIMEOUT_MS = 1000;
 /** Time the new regex paths of one Ingress may take together. */
-export const REGEX_CHECK_BUDGET_MS = 1000;
+export const REGEX_CHECK_BUDGET_MS = 2000;
+/** How a refusal for want of time starts: not a verdict on the path (isNotChecked). */
+const NOT_CHECKED = 'regex path not checked';
+
+/** True for a refusal for want of time: the next build checks the path again (the builder must not keep it). */
+export function isNotChecked(reason: string): boolean {
+  return reason.startsWith(NOT_CHECKED);
+}
 /** Verdicts remembered (oldest forgotten first). */
 const MEMO_LIMIT = 10_000;
 
@@ -81,7 +91,7 @@ export function checkBacktracking(path: string, budget: RegexCheckBudget): Check
   if (known !== undefined) return known;
   if (obviouslyLinear(path)) return remember(path, accept(path));
   if (budget.remainingMs <= 0) {
-    return refuse(`regex path not checked: this Ingress's regex paths took over ${REGEX_CHECK_BUDGET_MS} ms to check; use fewer or simpler ones`);
+    return refuse(`${NOT_CHECKED}: this Ingress's regex paths took over ${REGEX_CHECK_BUDGET_MS} ms to check; use fewer or simpler ones`);
   }
   const started = performance.now();
   let result: RedosDetectorResult;
@@ -97,8 +107,7 @@ export function checkBacktracking(path: string, budget: RegexCheckBudget): Check
   } finally {
     budget.remainingMs -= performance.now() - started;
   }
-  const verdict = verdictOf(path, result);
-  return verdict === null
-    ? refuse(`regex path not checked within ${REGEX_CHECK_TIMEOUT_MS} ms for catastrophic backtracking; simplify it`)
-    : remember(path, verdict);
+  // A time-out is remembered too: otherwise every build would spend it again on the same path.
+  return remember(path, verdictOf(path, result)
+    ?? refuse(`regex path could not be checked within ${REGEX_CHECK_TIMEOUT_MS} ms for catastrophic backtracking; simplify it`));
 }
