@@ -9,8 +9,11 @@ import type { Registry } from 'prom-client';
 import type { ControllerOptions } from './cli/index.ts';
 import { createApiAvailability, createStore, loadKubeConfig, parseObjectRef, type Store } from './kube/index.ts';
 import { createModelBuilder } from './model/index.ts';
-import { applyBackends, applyPatch, createNginx, findDataplane, getStatus, NginxError, nginxProblems, NginxNotRunningError, repoRoot, type NginxManager } from './nginx/index.ts';
-import { createConfigRenderer, defaultCertificatePaths } from './render/index.ts';
+import {
+  applyBackends, applyPatch, createNginx, findDataplane, getStatus, NginxConfigError, NginxError, nginxProblems, NginxNotRunningError, problemText, repoRoot,
+  type NginxManager,
+} from './nginx/index.ts';
+import { createConfigRenderer, defaultCertificatePaths, ownersOfLine } from './render/index.ts';
 import { metricsLogPath } from './render/render-options.ts';
 import { createCertificatePusher } from './nginx/certificate-push.ts';
 import { postRoutes } from './nginx/lua-routes.ts';
@@ -22,7 +25,7 @@ import { indexIngressClasses, isOurIngress } from './model/ingress-class.ts';
 import type { Model, Snapshot } from './model/types.ts';
 import { createClusterReporting } from './status/index.ts';
 import { mergeHooks, startObservability, type Observability } from './server/observability.ts';
-import { createSync, RetryLater, type Sync } from './sync/sync.ts';
+import { ConfigRefused, createSync, RetryLater, type Sync } from './sync/sync.ts';
 
 export interface Controller {
   readonly nginx: NginxManager;
@@ -36,17 +39,33 @@ export interface Controller {
   stop(): Promise<void>;
 }
 
-/** The templates: the repo's rootfs when running from a checkout, the image's /etc/nginx otherwise. */
-function templateDir(): string {
+/**
+ * The templates: RESTY_TEMPLATE_DIR when set (a modified copy: tests make NGINX refuse one
+ * Ingress's configuration this way), else the repo's rootfs when running from a checkout, else
+ * the image's /etc/nginx.
+ */
+function templateDir(env: NodeJS.ProcessEnv): string {
+  if (env.RESTY_TEMPLATE_DIR) return env.RESTY_TEMPLATE_DIR;
   const inRepo = join(repoRoot(), 'rootfs/etc/nginx/template');
   return existsSync(inRepo) ? inRepo : '/etc/nginx/template';
 }
 
 /** NGINX's own error lines for an Event, else the error's message. */
 function describeReloadError(err: unknown): string {
+  if (err instanceof ConfigRefused) return err.detail;
   const problems = err instanceof NginxError ? nginxProblems(err.nginxOutput) : [];
   if (problems.length > 0) return problems.join('; ');
   return err instanceof Error ? err.message : String(err);
+}
+
+/** `nginx -t` refused the configuration (NGINX said why): the sync's ConfigRefused, so it can leave the Ingress at fault out. */
+function asRefusal(err: unknown): unknown {
+  if (!(err instanceof NginxConfigError) || !err.refused) return err;
+  return new ConfigRefused(problemText(err.nginxOutput), err.line, { cause: err });
+}
+
+function throwAsRefusal(err: unknown): never {
+  throw asRefusal(err);
 }
 
 /** Our Ingresses in a snapshot, selected exactly as the builder selects them. */
@@ -62,7 +81,7 @@ export async function startController(opts: ControllerOptions, logger: Logger, r
   const luaUrl = `http://127.0.0.1:${opts.statusPort}`;
   const certificatePusher = createCertificatePusher(luaUrl);
   const renderer = createConfigRenderer({
-    templateDir: templateDir(),
+    templateDir: templateDir(process.env),
     prefix: opts.nginxPrefix,
     listenAddress: opts.bindAddress,
     httpPort: opts.httpPort,
@@ -122,22 +141,20 @@ export async function startController(opts: ControllerOptions, logger: Logger, r
   sync = createSync({
     steps: {
       snapshot: () => { observability.snapshotTaken(); return store.snapshot(); },
-      build: (snapshot) => {
-        // The clock enters here, not in the pure builder: it only flags expired certificates.
-        const built = builder.build(snapshot, { ...opts, now: Date.now() });
-        observability.modelBuilt(built);
-        reporting.built(built.model, snapshot);
-        return built;
-      },
+      // The clock enters here, not in the pure builder: it only flags expired certificates.
+      // No exclusion is no option: the admission webhook's builds (same builder) then share the routing cache.
+      build: (snapshot, exclude) => builder.build(snapshot, { ...opts, now: Date.now(), exclude: exclude.size > 0 ? exclude : undefined }),
       render: (model) => renderer.render(model),
+      owners: ownersOfLine,
     },
     dataplane: {
       started: () => nginx.started(),
-      start: (conf, version) => nginx.start(conf, version),
+      start: (conf, version) => nginx.start(conf, version).catch(throwAsRefusal),
       reload: (conf, version) => nginx.apply(conf, version).catch((err: unknown) => {
-        throw err instanceof NginxNotRunningError ? new RetryLater(err.message) : err;
+        throw err instanceof NginxNotRunningError ? new RetryLater(err.message) : asRefusal(err);
       }),
       validateAhead: (conf, version) => nginx.validateAhead(conf, version),
+      validate: (conf) => nginx.validate(conf).catch(throwAsRefusal),
       // Applied = every live worker holds it, not just Lua's store (lua-client.ts, waitForWorkers).
       pushBackends: async (backends) => { await applyBackends(luaUrl, backends); },
       patchBackends: async (patch) => { await applyPatch(luaUrl, patch); },
@@ -150,7 +167,12 @@ export async function startController(opts: ControllerOptions, logger: Logger, r
     // Syncs run up to 50/s for endpoints; a reload waits 100 ms from the first
     // static change it carries, so one `kubectl apply` of several Ingresses is one reload.
     reloadSettleMs: 100,
-    hooks: mergeHooks(reporting.hooks, observability.syncHooks),
+    hooks: mergeHooks(reporting.hooks, observability.syncHooks, {
+      onBuilt: (built, snapshot) => {
+        observability.modelBuilt(built);
+        reporting.built(built.model, snapshot);
+      },
+    }),
   });
 
   // Events before the initial lists are complete would build from half a

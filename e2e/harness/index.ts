@@ -20,4 +20,5 @@ export { collectLogs, parseLogLine, type LogCollector, type LogEntry, type LogMa
 export { nginxProcessesOf, listProcesses, mastersOf, type ProcessInfo } from './processes.ts';
 export { freePort, freePorts, isPortFree, probeTcp, randomLoopbackPool } from './network.ts';
 export { sleep, waitFor, waitForResponse, runCleanups } from './wait.ts';
+export { refusingTemplates, REFUSED_DIRECTIVE, REFUSED_PATH, type RefusingTemplates } from './refusing-templates.ts';
 export { webhookArgs, webhookCertificateFiles, webhookConfiguration, type WebhookCertificate } from './webhook.ts';

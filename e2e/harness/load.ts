@@ -16,6 +16,12 @@ export interface LoadOptions {
   /** Most requests in flight; a tick that finds them all busy is counted as `skipped` (default 16). */
   readonly maxInFlight?: number;
   readonly timeoutMs?: number;
+  /**
+   * A new connection per request (default false: keep-alive). A reload closes the old workers'
+   * idle keep-alive connections, and a request sent on one at that moment gets a reset, which
+   * HTTP lets clients retry; a test about what NGINX serves across reloads, not about that, uses this.
+   */
+  readonly freshConnections?: boolean;
 }
 
 export interface LoadSample {
@@ -61,7 +67,7 @@ export async function loadLoop(options: LoadOptions): Promise<LoadReport> {
   if (!(options.rate > 0 && options.rate <= 2_000)) throw new Error(`loadLoop: rate must be in (0, 2000], got ${options.rate}`);
   if (!(options.durationMs > 0)) throw new Error(`loadLoop: durationMs must be > 0, got ${options.durationMs}`);
   const maxInFlight = options.maxInFlight ?? 16;
-  const agent = new Agent({ keepAlive: true, maxSockets: maxInFlight });
+  const agent = new Agent({ keepAlive: options.freshConnections !== true, maxSockets: maxInFlight });
   const startedAt = Date.now();
   const samples: LoadSample[] = [];
   const errors: string[] = [];

@@ -22,7 +22,7 @@ export interface ControllerMetrics {
   objectChanged(kind: string): void;
   /** The sync took its snapshot: changes seen so far are now being applied. */
   snapshotTaken(): void;
-  /** Every build: orphan Ingresses (no Service / no endpoints). */
+  /** Every build: orphan Ingresses (no Service / no endpoints), Ingresses NGINX refused. */
   modelBuilt(result: BuildResult): void;
   /** Leader election (set by the status writer). */
   setLeader(isLeader: boolean): void;
@@ -57,6 +57,8 @@ export function createControllerMetrics(options: ControllerMetricsOptions): Cont
   const leader = new Gauge({ name: `${PREFIX}leader_election_status`, help: 'Gauge reporting status of the leader election, 0 indicates follower, 1 indicates leader', labelNames: ['name'], registers });
   const sslExpiry = createCertificateExpiryMetric({ registry: options.registry, ingressClass: options.ingressClass });
   const orphans = new Gauge({ name: `${PREFIX}orphan_ingress`, help: 'Gauge reporting status of orphaned ingress, 1 indicates orphaned ingress', labelNames: ['namespace', 'ingress', 'type'], registers });
+  // Failures of reason RejectedByNginx (sync/ingress-isolation.ts): left out, the others applied.
+  const rejected = new Gauge({ name: 'resty_ingress_rejected_ingress', help: 'Ingresses left out of the configuration because NGINX refused it (1), until they change', labelNames: ['namespace', 'ingress'], registers });
   const syncs = new Counter({ name: 'resty_ingress_sync_total', help: 'Syncs by outcome', labelNames: ['result'], registers });
   const syncDuration = new Histogram({ name: 'resty_ingress_sync_duration_seconds', help: 'Time of one sync (snapshot, build, decide, apply)', buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10], registers });
   const propagation = new Histogram({ name: 'resty_ingress_endpoint_propagation_seconds', help: 'From an EndpointSlice event to its endpoints acknowledged by NGINX', buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5], registers });
@@ -99,8 +101,10 @@ export function createControllerMetrics(options: ControllerMetricsOptions): Cont
     modelBuilt({ model, failures }: BuildResult): void {
       unsupportedNames.update(failures);
       orphans.reset();
+      rejected.reset();
       const noService = new Set<string>();
       for (const failure of failures) {
+        if (failure.ingress && failure.reason === 'RejectedByNginx') rejected.set({ namespace: failure.ingress.namespace, ingress: failure.ingress.name }, 1);
         if (failure.ingress && failure.reason === 'ServiceNotFound') {
           noService.add(`${failure.ingress.namespace}/${failure.ingress.name}`);
           orphans.set({ namespace: failure.ingress.namespace, ingress: failure.ingress.name, type: 'no-service' }, 1);

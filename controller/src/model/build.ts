@@ -161,7 +161,9 @@ function buildRouting(translations: TranslationCache, snapshot: Snapshot, option
   const classes = indexIngressClasses(snapshot?.ingressClasses ?? [], options);
   const config = readSettings(snapshot?.configMaps ?? [], options.configMap);
   // A ConfigMap asking for a protection we do not give serves nothing (fail closed; its failure says why).
-  const ours = config.closed ? [] : sortIngressesOldestFirst((snapshot?.ingresses ?? []).filter((ingress) => isOurIngress(ingress, classes, options)));
+  const exclude = options.exclude;
+  const ours = config.closed ? [] : sortIngressesOldestFirst((snapshot?.ingresses ?? [])
+    .filter((ingress) => isOurIngress(ingress, classes, options) && exclude?.has(ingress) !== true));
   translations.useContext(options.annotationsPrefix, config.settings);
   const state: BuildState = {
     table: new ServerTable(), registry: new BackendRegistry(), failures: [...config.failures], accepted: [], tls: [],

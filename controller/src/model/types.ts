@@ -52,6 +52,11 @@ export interface BuildOptions {
   readonly configMap?: string | null;
   /** The time certificates are checked against (ms since the epoch); absent = expiry is not checked. Passed in so the builder stays clock-free. */
   readonly now?: number;
+  /**
+   * Ingress objects (of the snapshot) to build without, as if they were absent: the sync's, for
+   * those NGINX refused. Compared by identity, like the snapshot's objects.
+   */
+  readonly exclude?: ReadonlySet<V1Ingress>;
 }
 
 /**

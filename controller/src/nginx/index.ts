@@ -17,6 +17,8 @@ export {
   NginxStartError,
   NginxNotRunningError,
   nginxProblems,
+  problemLine,
+  problemText,
 } from './nginx-errors.ts';
 export type { NginxErrorCode } from './nginx-errors.ts';
 export { fetchConfigVersion, waitForConfigVersion } from './config-version.ts';

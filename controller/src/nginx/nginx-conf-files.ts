@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { open, readdir, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { Dataplane } from './dataplane.ts';
-import { NginxConfigError, nginxProblems } from './nginx-errors.ts';
+import { NginxConfigError, nginxProblems, problemLine } from './nginx-errors.ts';
 
 /** Writes `content` to `path` so readers see the old file or the new one, never a part. */
 export async function writeFileAtomic(path: string, content: string): Promise<void> {
@@ -92,5 +92,6 @@ export async function testNginxConf(options: TestConfOptions): Promise<void> {
       : problems.length > 0
         ? problems.join('; ')
         : output.trim() || `nginx -t exited with code ${code}`;
-  throw new NginxConfigError(`invalid NGINX configuration: ${reason}`, output);
+  const refused = code !== null && problems.length > 0;
+  throw new NginxConfigError(`invalid NGINX configuration: ${reason}`, output, { line: refused ? problemLine(output, confPath) : null, refused });
 }

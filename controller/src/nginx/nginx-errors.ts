@@ -33,6 +33,28 @@ export function nginxProblems(output: string): string[] {
   return problems;
 }
 
+/** ` in <file>:<line>` at the end of a problem line: where NGINX's parser stopped. */
+const PLACE = / in (\S+):(\d+)$/;
+
+/**
+ * The line of `file` that NGINX's first problem names (`... in <file>:<line>`),
+ * or null when it names none or another file (e.g. an included one).
+ */
+export function problemLine(output: string, file: string): number | null {
+  const first = nginxProblems(output)[0];
+  const place = first === undefined ? null : PLACE.exec(first);
+  return place !== null && place[1] === file ? Number(place[2]) : null;
+}
+
+/**
+ * NGINX's problem lines for a user to read (an Event): without the file
+ * paths and line numbers of the controller's own files, which mean nothing
+ * outside the pod; `; `-joined.
+ */
+export function problemText(output: string): string {
+  return nginxProblems(output).map((problem) => problem.replace(PLACE, '')).join('; ');
+}
+
 /** Base class: `code` says what failed, `nginxOutput` what NGINX printed about it. */
 export class NginxError extends Error {
   readonly code: NginxErrorCode;
@@ -48,9 +70,19 @@ export class NginxError extends Error {
 
 /** `nginx -t` rejected a configuration; the live configuration was not touched. */
 export class NginxConfigError extends NginxError {
-  constructor(message: string, nginxOutput: string) {
+  /**
+   * The line of the tested file NGINX named, or null (another file, none, or
+   * `nginx -t` did not finish: then NGINX refused nothing, see `refused`).
+   */
+  readonly line: number | null;
+  /** NGINX itself refused the file (it printed why); false when `nginx -t` timed out or was cancelled. */
+  readonly refused: boolean;
+
+  constructor(message: string, nginxOutput: string, place: { line: number | null; refused: boolean } = { line: null, refused: true }) {
     super('NGINX_CONFIG_INVALID', message, nginxOutput);
     this.name = 'NginxConfigError';
+    this.line = place.line;
+    this.refused = place.refused;
   }
 }
 

@@ -61,6 +61,13 @@ export interface NginxManager {
    * behind a parse that no longer matters.
    */
   validateAhead(conf: string, version: string): Promise<void>;
+  /**
+   * `nginx -t` of a candidate, to learn whether NGINX accepts it (the sync
+   * tries configurations without an Ingress NGINX refused): resolves when it
+   * does, throws NginxConfigError when it does not. Never cancelled by
+   * another call; apply() of the same text then reloads without parsing it again.
+   */
+  validate(conf: string): Promise<void>;
   /** Graceful stop; no restart afterwards. */
   stop(): Promise<void>;
   /** True once a configuration was confirmed, until stop(). */

@@ -231,6 +231,11 @@ export function createNginx(options: NginxManagerOptions): NginxManager {
         }
       });
     },
+    validate: (conf) =>
+      serialize(async () => {
+        if (lifetime.signal.aborted) throw new NginxNotRunningError('NGINX manager was stopped');
+        await candidate.validate(conf);
+      }),
     stop: async () => {
       lifetime.abort();
       restarts.cancel();

@@ -8,4 +8,5 @@ export type { ConfigRenderer, RenderedConfig } from './render-config.ts';
 export { resolveRenderOptions, defaultCertificatePaths, DEFAULT_WORKER_SHUTDOWN_TIMEOUT_SECONDS, ERROR_LOG_LEVELS } from './render-options.ts';
 export type { RenderOptions, DataplaneValues, ErrorLogLevel, ResolvedRenderOptions } from './render-options.ts';
 export { RenderError } from './nginx-values.ts';
+export { ownersOfLine } from './conf-owners.ts';
 export type { RenderErrorCode } from './nginx-values.ts';

@@ -100,7 +100,7 @@ function proxyViewOf(location: Location, backends: ReadonlyMap<string, BackendLa
 }
 
 /** The (modifier, path) pairs a model location is rendered as; see LocationMatch in types.ts. */
-function matchersOf(location: Location): { modifier: LocationModifier; path: string }[] {
+export function matchersOf(location: Location): { modifier: LocationModifier; path: string }[] {
   switch (location.match) {
     case 'exact':
       return [{ modifier: '=', path: location.path }];

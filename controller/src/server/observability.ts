@@ -70,6 +70,7 @@ export function mergeHooks(...sets: readonly SyncHooks[]): SyncHooks {
     for (const set of sets) (set[key] as ((...a: typeof args) => void) | undefined)?.(...args);
   };
   return {
+    onBuilt: all('onBuilt'),
     onFailures: all('onFailures'),
     onSynced: all('onSynced'),
     onSyncFailed: all('onSyncFailed'),

@@ -23,6 +23,13 @@ import type { Model } from '../model/types.ts';
 /** A data-plane failure that says nothing about the configuration (e.g. NGINX is restarting): retry soon, do not hold the config as bad. */
 export class RetryLater extends Error {}
 
+/**
+ * The configuration will not be applied as it is: a sync builds another one
+ * now (NGINX refused some Ingresses, which are left out). Not a failure:
+ * nothing is held as bad or reported, and a sync is kicked at once.
+ */
+export class Superseded extends Error {}
+
 export type ReloadPlan = 'settling' | 'queued' | 'known-bad' | 'started';
 
 export interface ReloadSchedulerOptions {
@@ -33,8 +40,8 @@ export interface ReloadSchedulerOptions {
   /** After RetryLater: no reload attempt for this long. */
   readonly retryLaterMs?: number;
   render(model: Model): { conf: string; version: string };
-  /** Validate, reload and confirm; throws (RetryLater or a real failure) and NGINX keeps the old configuration. */
-  reload(conf: string, version: string): Promise<void>;
+  /** Validate, reload and confirm `model`'s configuration; throws (RetryLater, Superseded or a real failure) and NGINX keeps the old one. */
+  reload(conf: string, version: string, model: Model): Promise<void>;
   /** `nginx -t` ahead of the reload (absent: the reload validates). */
   validateAhead?(conf: string, version: string): Promise<void>;
   /** Asks for a sync: a window closed, a reload ended, a hold or a wait is over. */
@@ -116,7 +123,7 @@ export function createReloadScheduler(options: ReloadSchedulerOptions): ReloadSc
 
   const startReload = (model: Model, conf: string, version: string): void => {
     target = model;
-    reloading = options.reload(conf, version).then(
+    reloading = options.reload(conf, version, model).then(
       () => {
         running = model;
         bad = null;
@@ -124,6 +131,7 @@ export function createReloadScheduler(options: ReloadSchedulerOptions): ReloadSc
       },
       (err: unknown) => {
         target = running;
+        if (err instanceof Superseded) return; // the kick below builds its successor
         if (err instanceof RetryLater) {
           logger.warn({ err: err.message, version }, 'reload postponed');
           waitUntil = now() + retryLaterMs;

@@ -2,8 +2,28 @@
 // its options and hooks, and what it reports per sync. The implementation is
 // sync.ts (which re-exports these).
 
+import type { V1Ingress } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
-import type { BackendPatch, BuildResult, DynamicBackend, DynamicCertificates, DynamicRoutes, Failure, Model, Snapshot } from '../model/types.ts';
+import type { BackendPatch, BuildResult, DynamicBackend, DynamicCertificates, DynamicRoutes, Failure, IngressRef, Model, Snapshot } from '../model/types.ts';
+
+/**
+ * `nginx -t` refused a configuration (start, reload or validate throw it): NGINX's
+ * own words, and the line of nginx.conf it named, by which the sync finds the
+ * Ingress at fault (sync/ingress-isolation.ts).
+ */
+export class ConfigRefused extends Error {
+  /** NGINX's problem lines without the controller's file paths, for Events. */
+  readonly detail: string;
+  /** The line of the rendered nginx.conf NGINX named, or null. */
+  readonly line: number | null;
+
+  constructor(detail: string, line: number | null, options?: ErrorOptions) {
+    super(`NGINX refused the configuration: ${detail}`, options);
+    this.name = 'ConfigRefused';
+    this.detail = detail;
+    this.line = line;
+  }
+}
 
 /** What the sync needs from the data plane (implemented by main over nginx/). */
 export interface DataPlane {
@@ -18,6 +38,12 @@ export interface DataPlane {
    * reload() of the same text then skips the parse. Never signals NGINX.
    */
   validateAhead?(conf: string, version: string): Promise<void>;
+  /**
+   * `nginx -t` of a configuration the sync may apply next: resolves when NGINX
+   * accepts it, throws ConfigRefused when it does not (absent: no Ingress NGINX
+   * refuses is left out; the reload fails for all).
+   */
+  validate?(conf: string, version: string): Promise<void>;
   /** POST the full dynamic state to Lua. */
   pushBackends(backends: readonly DynamicBackend[]): Promise<void>;
   /**
@@ -34,8 +60,11 @@ export interface DataPlane {
 /** The pure steps, handed in by main. */
 export interface SyncSteps {
   snapshot(): Snapshot;
-  build(snapshot: Snapshot): BuildResult;
+  /** Builds as if the `exclude` Ingress objects were absent (NGINX refused them). No side effects: see SyncHooks.onBuilt. */
+  build(snapshot: Snapshot, exclude: ReadonlySet<V1Ingress>): BuildResult;
   render(model: Model): { conf: string; version: string };
+  /** The Ingresses that produced line `line` of `conf`, rendered from `model` (absent: none is known; the sync bisects). */
+  owners?(model: Model, conf: string, line: number): readonly IngressRef[];
 }
 
 /** Outcome of one sync, for logs and metrics. */
@@ -60,6 +89,8 @@ export interface SyncDetail {
 }
 
 export interface SyncHooks {
+  /** A model was built for a sync (not the trials that look for an Ingress NGINX refuses), from `snapshot`. */
+  onBuilt?(result: BuildResult, snapshot: Snapshot): void;
   /** Every sync's failures (the full current set). */
   onFailures?(failures: readonly Failure[]): void;
   /** After each sync, with its outcome, duration and detail. */

@@ -11,11 +11,13 @@
 import { decideApply } from '../diff/decide.ts';
 import type { BuildResult, Model } from '../model/types.ts';
 import { createDynamicPusher, pushReason } from './dynamic-push.ts';
+import { createIngressIsolation } from './ingress-isolation.ts';
 import { createSyncQueue } from './queue.ts';
-import { createReloadScheduler, type ReloadPlan } from './reload-scheduler.ts';
-import type { Sync, SyncDetail, SyncOptions, SyncResult, SyncSteps } from './sync-types.ts';
+import { createReloadScheduler, Superseded, type ReloadPlan } from './reload-scheduler.ts';
+import type { Sync, SyncDetail, SyncOptions, SyncResult } from './sync-types.ts';
 
 export type { DataPlane, Sync, SyncDetail, SyncHooks, SyncOptions, SyncResult, SyncSteps } from './sync-types.ts';
+export { ConfigRefused } from './sync-types.ts';
 export { RetryLater } from './reload-scheduler.ts';
 
 const RESULT_OF_PLAN: Readonly<Record<ReloadPlan, SyncResult>> = {
@@ -25,11 +27,11 @@ const RESULT_OF_PLAN: Readonly<Record<ReloadPlan, SyncResult>> = {
   started: 'reload',
 };
 
-/** steps.build over a fresh snapshot, built again only after an outside change (invalidate()). */
-function memoizedBuild(steps: SyncSteps): { build(): BuildResult; invalidate(): void } {
+/** `build` (over a fresh snapshot), run again only after an outside change or an exclusion (invalidate()). */
+function memoizedBuild(build: () => BuildResult): { build(): BuildResult; invalidate(): void } {
   let last: BuildResult | null = null;
   return {
-    build: () => (last ??= steps.build(steps.snapshot())),
+    build: () => (last ??= build()),
     invalidate: () => { last = null; },
   };
 }
@@ -49,15 +51,24 @@ function stopwatch(now: () => number): () => number {
 export function createSync(options: SyncOptions): Sync {
   const { steps, dataplane, logger, hooks = {} } = options;
   const now = options.now ?? Date.now;
+  // Ingresses NGINX refused are left out of every build while they stay as they were.
+  const isolation = createIngressIsolation({
+    steps, validate: dataplane.validate?.bind(dataplane), running: () => scheduler.running(), onExcluded: () => builds.invalidate(), logger,
+  });
   // An outside kick (an object changed) builds again; the sync's own kicks (a window closed,
   // a reload ended, a retry) reuse the last build.
-  const builds = memoizedBuild(steps);
+  const builds = memoizedBuild(() => {
+    const snapshot = steps.snapshot();
+    const built = isolation.build(snapshot);
+    hooks.onBuilt?.(built, snapshot);
+    return built;
+  });
   const pusher = createDynamicPusher(dataplane);
   const scheduler = createReloadScheduler({
     settleMs: options.reloadSettleMs ?? 0,
     holdMs: options.badConfigHoldMs ?? 30_000,
     render: (model) => steps.render(model),
-    reload: (conf, version) => dataplane.reload(conf, version),
+    reload: (conf, version, model) => isolation.guard(model, conf, () => dataplane.reload(conf, version)),
     validateAhead: dataplane.validateAhead?.bind(dataplane),
     kick: () => queue.kick(),
     onReloaded: (model) => hooks.onReloaded?.(model),
@@ -70,7 +81,13 @@ export function createSync(options: SyncOptions): Sync {
   const start = async (model: Model, detail: SyncDetail, lap: () => number, push: () => Promise<void>): Promise<SyncResult> => {
     const { conf, version } = steps.render(model);
     detail.renderMs = lap();
-    await dataplane.start(conf, version);
+    try {
+      await isolation.guard(model, conf, () => dataplane.start(conf, version));
+    } catch (err) {
+      if (!(err instanceof Superseded)) throw err;
+      queue.kick(); // NGINX starts on the configuration without the Ingresses it refused
+      return 'reload-queued';
+    }
     await push();
     scheduler.started(model);
     detail.applyMs = lap();
