@@ -22,6 +22,8 @@ export interface LoadOptions {
    * HTTP lets clients retry; a test about what NGINX serves across reloads, not about that, uses this.
    */
   readonly freshConnections?: boolean;
+  /** Stops sending early (a probe that lasts as long as a fault); the report covers what was sent. */
+  readonly signal?: AbortSignal;
 }
 
 export interface LoadSample {
@@ -77,7 +79,7 @@ export async function loadLoop(options: LoadOptions): Promise<LoadReport> {
   try {
     for (let tick = 0; ; tick++) {
       const due = startedAt + tick * intervalMs;
-      if (due - startedAt >= options.durationMs) break;
+      if (due - startedAt >= options.durationMs || options.signal?.aborted === true) break;
       const wait = due - Date.now();
       if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
       if (pending.size >= maxInFlight) { skipped++; continue; }

@@ -30,7 +30,7 @@ interface Harness {
   failures: Error[];
 }
 
-function harness(options: { settleMs?: number; holdMs?: number; ahead?: boolean } = {}): Harness {
+function harness(options: { settleMs?: number; holdMs?: number; firstHoldMs?: number; ahead?: boolean; now?: () => number } = {}): Harness {
   let renders = 0;
   const h: Harness = {
     log: [],
@@ -42,6 +42,8 @@ function harness(options: { settleMs?: number; holdMs?: number; ahead?: boolean 
   (h as { scheduler: ReloadScheduler }).scheduler = createReloadScheduler({
     settleMs: options.settleMs ?? 0,
     holdMs: options.holdMs ?? 60_000,
+    ...(options.firstHoldMs === undefined ? {} : { firstHoldMs: options.firstHoldMs }),
+    ...(options.now === undefined ? {} : { now: options.now }),
     retryLaterMs: 50,
     render: (m) => { renders += 1; return { conf: `conf ${nameOf(m)}`, version: nameOf(m) }; },
     async reload(_conf, version) {
@@ -164,6 +166,36 @@ void describe('reload scheduler', () => {
     await sleep(60);
     assert.equal(h.log.filter((l) => l === 'kick').length, kicks + 1, 'a kick when the hold ends');
     assert.equal(h.scheduler.plan(model('bad')), 'started');
+    await h.scheduler.settled();
+  });
+
+  void it('a configuration that keeps failing waits 1 s, then twice as long each time, at most the hold', async () => {
+    let clock = 0;
+    const h = harness({ holdMs: 5_000, now: () => clock });
+    const waits: number[] = [];
+    h.failures.push(new Error('nginx: [emerg] bad'));
+    assert.equal(h.scheduler.plan(model('bad')), 'started');
+    await h.scheduler.settled();
+    for (let round = 0; round < 5; round++) {
+      const from = clock;
+      h.failures.push(new Error('nginx: [emerg] bad'));
+      while (h.scheduler.plan(model('bad')) === 'known-bad') clock += 250;
+      waits.push(clock - from);
+      await h.scheduler.settled();
+    }
+    assert.deepEqual(waits, [1000, 2000, 4000, 5000, 5000]);
+    assert.equal(h.log.filter((l) => l === 'failed bad').length, 6);
+    // Fixed: the next try goes live, and a later failure starts again from 1 s.
+    clock += 5_000;
+    assert.equal(h.scheduler.plan(model('bad')), 'started');
+    await h.scheduler.settled();
+    assert.equal(nameOf(h.scheduler.running()), 'bad');
+    h.failures.push(new Error('nginx: [emerg] bad'));
+    h.scheduler.plan(model('worse'));
+    await h.scheduler.settled();
+    const from = clock;
+    while (h.scheduler.plan(model('worse')) === 'known-bad') clock += 250;
+    assert.equal(clock - from, 1000);
     await h.scheduler.settled();
   });
 

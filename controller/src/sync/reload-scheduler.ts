@@ -11,6 +11,10 @@
 //              kicked when one may start.
 //   known-bad  this very configuration failed to reload lately; not tried
 //              again until it changes or its hold ends (then a sync is kicked).
+//              The hold doubles with each failure in a row of the same
+//              configuration, from firstHoldMs up to holdMs: a cause that is
+//              gone soon (a runtime file being replaced) costs seconds, one
+//              that stays costs one `nginx -t` per holdMs.
 //   started    its reload runs now, in the background; the sync goes on
 //              pushing endpoints meanwhile.
 // It also knows which configuration NGINX runs (confirmed by a reload) and
@@ -35,8 +39,10 @@ export type ReloadPlan = 'settling' | 'queued' | 'known-bad' | 'started';
 export interface ReloadSchedulerOptions {
   /** A static change waits this long from when it was first seen (0: reload at once). */
   readonly settleMs: number;
-  /** How long a configuration that failed to reload is not tried again unless it changes. */
+  /** The longest a configuration that failed to reload is not tried again unless it changes. */
   readonly holdMs: number;
+  /** Its first hold (default 1 s), doubled for each further failure in a row. */
+  readonly firstHoldMs?: number;
   /** After RetryLater: no reload attempt for this long. */
   readonly retryLaterMs?: number;
   render(model: Model): { conf: string; version: string };
@@ -87,13 +93,14 @@ export function createReloadScheduler(options: ReloadSchedulerOptions): ReloadSc
   const { logger } = options;
   const now = options.now ?? Date.now;
   const retryLaterMs = options.retryLaterMs ?? 1000;
+  const firstHoldMs = options.firstHoldMs ?? 1000;
   let target: Model | null = null;
   let running: Model | null = null;
   let pending: Pending | null = null;
   let window: Window | null = null;
   let reloading: Promise<void> | null = null;
   let validating: Promise<void> | null = null;
-  let bad: { version: string; until: number } | null = null;
+  let bad: { version: string; until: number; failures: number } | null = null;
   let waitUntil = 0;
   let lastRender: { model: Model; conf: string; version: string } | null = null;
   let stopped = false;
@@ -138,10 +145,12 @@ export function createReloadScheduler(options: ReloadSchedulerOptions): ReloadSc
           setTimeout(options.kick, retryLaterMs).unref();
           return;
         }
-        bad = { version, until: now() + options.holdMs };
-        logger.error({ err, version }, 'reload failed; NGINX keeps the last good configuration');
+        const failures = bad?.version === version ? bad.failures + 1 : 1;
+        const holdMs = Math.min(options.holdMs, firstHoldMs * 2 ** (failures - 1));
+        bad = { version, until: now() + holdMs, failures };
+        logger.error({ err, version, retryInMs: holdMs }, 'reload failed; NGINX keeps the last good configuration');
         options.onReloadFailed?.(err, model);
-        setTimeout(options.kick, options.holdMs).unref(); // try the same configuration again later
+        setTimeout(options.kick, holdMs).unref(); // try the same configuration again later
       },
     ).finally(() => {
       reloading = null;

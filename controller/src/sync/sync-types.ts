@@ -108,7 +108,7 @@ export interface SyncOptions {
   readonly dataplane: DataPlane;
   readonly logger: Logger;
   readonly minIntervalMs: number;
-  /** How long a configuration that failed to reload is not retried unless it changes (ms). */
+  /** The longest a configuration that failed to reload is not retried unless it changes (ms; the first wait is 1 s, doubling). */
   readonly badConfigHoldMs?: number;
   /**
    * A static change waits this long from when it was first seen before its
