@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { startApiServer, type ApiServer } from '../cluster/apiserver/index.ts';
+import { startEchoHost } from '../cluster/echo/echo-host.ts';
 import { startSimulator, type PodInfo, type Simulator } from '../cluster/simulator/index.ts';
 import { randomLoopbackPool } from './network.ts';
 import { runCleanups } from './wait.ts';
@@ -60,6 +61,8 @@ export interface ClusterOptions {
   readonly addressPool?: string;
   /** Delay from a pod listening to it being ready (simulator default 150 ms). */
   readonly readyDelayMs?: number;
+  /** Pods' echo servers in a child process (one for all), not in the test's: for load the test process also generates. */
+  readonly podsInChildProcess?: boolean;
 }
 
 /** The fields of a core/v1 Event the tests read. */
@@ -105,7 +108,9 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
     const kc = new KubeConfig();
     kc.loadFromString(api.kubeconfigFor());
     const addressPool = options.addressPool ?? randomLoopbackPool();
-    const simulator = await startSimulator({ kc, addressPool, readyDelayMs: options.readyDelayMs });
+    const echoHost = options.podsInChildProcess === true ? await startEchoHost() : null;
+    if (echoHost) cleanups.push(() => echoHost.stop());
+    const simulator = await startSimulator({ kc, addressPool, readyDelayMs: options.readyDelayMs, startServer: echoHost?.startServer });
     cleanups.push(() => simulator.stop());
 
     const kubectl = (args: readonly string[], stdin?: string): Promise<KubectlResult> => runKubectl(kubeconfig, args, stdin);

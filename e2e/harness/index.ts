@@ -15,6 +15,7 @@ export { startController, READY_MESSAGE, RELOADED_MESSAGE, REPO_ROOT, type Contr
 export { KubectlError, runKubectl, KUBECTL_PATH, type KubectlResult } from './cluster.ts';
 export { request, type HttpResponse, type RequestOptions } from './http.ts';
 export { loadLoop, type LoadOptions, type LoadReport, type LoadSample } from './load.ts';
+export { loadLoopInWorker } from './load-worker.ts';
 export { appManifest, ingressClassManifest, ingressManifest, yamlDocuments, type AppInput, type IngressInput, type IngressPathInput } from './manifests.ts';
 export { collectLogs, parseLogLine, type LogCollector, type LogEntry, type LogMatcher } from './log-collector.ts';
 export { nginxProcessesOf, listProcesses, mastersOf, signalAll, type ProcessInfo } from './processes.ts';

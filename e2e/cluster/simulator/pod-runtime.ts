@@ -23,7 +23,8 @@ export interface PodTemplate {
   readonly graceMs: number;
 }
 
-export type PodState = 'starting' | 'ready' | 'terminating';
+/** `unready`: running, but its readiness probe fails (setReady): out of its Service's endpoints. */
+export type PodState = 'starting' | 'ready' | 'unready' | 'terminating';
 
 export interface SimPod extends PodTemplate {
   readonly name: string;
@@ -44,6 +45,8 @@ export interface PodRuntime {
   start(template: PodTemplate): SimPod | null;
   /** Begins graceful termination (no-op if already terminating). */
   terminate(pod: SimPod): void;
+  /** Its readiness probe passes (true) or fails (false) from now on: only a ready or unready pod changes; true when it did. */
+  setReady(pod: SimPod, ready: boolean): boolean;
   pods(): readonly SimPod[];
   /** Closes every pod's server at once and frees everything. */
   stopAll(): Promise<void>;
@@ -149,6 +152,14 @@ export function createPodRuntime(options: PodRuntimeOptions): PodRuntime {
       if (pod.state === 'terminating' || !live.has(pod.uid)) return;
       pod.state = 'terminating';
       schedule(pod, pod.graceMs, () => void finish(pod));
+    },
+    setReady(pod: SimPod, ready: boolean): boolean {
+      const next = ready ? 'ready' : 'unready';
+      if (!live.has(pod.uid) || (pod.state !== 'ready' && pod.state !== 'unready') || pod.state === next) return false;
+      pod.state = next;
+      pod.serving = ready;
+      options.onChange();
+      return true;
     },
     pods: () => [...live.values()],
     async stopAll(): Promise<void> {

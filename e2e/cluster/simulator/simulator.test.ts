@@ -132,6 +132,31 @@ void describe('simulator', () => {
     }
   });
 
+  void it('a failing readiness probe takes a pod out of its endpoints; it keeps running, and comes back when the probe passes', async () => {
+    const cluster = await startTestCluster('127.0.65.0/24');
+    try {
+      await cluster.call('POST', NS, deploymentManifest({ name: 'probe', replicas: 2 }));
+      await cluster.call('POST', SVC, serviceManifest('probe', [{ name: 'http', port: 80, targetPort: 'http' }]));
+      const [first] = await readyEndpoints(cluster, 'probe', 2);
+      const name = first.targetRef.name;
+      const rows: [ready: boolean, changed: boolean, state: string][] = [[false, true, 'unready'], [false, false, 'unready'], [true, true, 'ready'], [true, false, 'ready']];
+      for (const [ready, changed, state] of rows) {
+        assert.equal(cluster.sim.setReady('default', name, ready), changed, `setReady(${ready})`);
+        assert.equal(cluster.sim.pods('default', 'probe').find((pod) => pod.name === name)?.state, state);
+        const endpoint = await waitFor(`${name} ready=${ready} in the slice`, async () => {
+          const found = (await endpoints(cluster, 'probe')).find((e) => e.targetRef.name === name);
+          return found?.conditions.ready === ready ? found : undefined;
+        });
+        assert.deepEqual(endpoint.conditions, { ready, serving: ready, terminating: false });
+        assert.equal(await podAt(first.addresses[0], 8080), name, 'the pod keeps running');
+      }
+      assert.equal(cluster.sim.setReady('default', 'no-such-pod', false), false);
+      assert.equal(cluster.sim.pods('default', 'probe').length, 2, 'an unready pod is not replaced');
+    } finally {
+      await cluster.stop();
+    }
+  });
+
   void it('survives dropped watches and an API restart; deletions clean up', async () => {
     const cluster = await startTestCluster('127.0.64.0/24');
     try {

@@ -47,6 +47,8 @@ export interface PodInfo {
 
 export interface Simulator {
   pods(namespace?: string, deployment?: string): PodInfo[];
+  /** The kubelet's readiness probe of pod `name` passes (true) or fails (false) from now on; false when the pod is not ready or unready. */
+  setReady(namespace: string, name: string, ready: boolean): boolean;
   stop(): Promise<void>;
 }
 
@@ -205,6 +207,10 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
       .filter((pod) => (namespace === undefined || pod.namespace === namespace) && (deployment === undefined || pod.deployment === deployment))
       .sort((a, b) => a.sequence - b.sequence)
       .map((pod) => ({ namespace: pod.namespace, name: pod.name, deployment: pod.deployment, templateHash: pod.templateHash, ip: pod.ip, port: pod.port, state: pod.state })),
+    setReady(namespace, name, ready): boolean {
+      const pod = runtime.pods().find((candidate) => candidate.namespace === namespace && candidate.name === name);
+      return pod !== undefined && runtime.setReady(pod, ready);
+    },
     async stop(): Promise<void> {
       loop.stopped = true;
       if (loop.retry) clearTimeout(loop.retry);
