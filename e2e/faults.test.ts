@@ -16,8 +16,9 @@ import { parse } from 'yaml';
 import type { Cluster, ControllerHandle, LoadReport } from './harness/index.ts';
 import {
   appManifest, ingressClassManifest, ingressManifest, listProcesses, loadLoop, refusingTemplates, REFUSED_PATH, REPO_ROOT, request, signalAll,
-  sleep, startCluster, startController, waitFor, waitForResponse,
+  sleep, startCluster, startController, waitFor, waitForResponse, yamlDocuments,
 } from './harness/index.ts';
+import { makeServingCert } from './cluster/apiserver/connection.ts';
 
 const HOST = 'faults.test';
 /** The path of the last good configuration the probe asks for throughout. */
@@ -172,6 +173,25 @@ const ROWS: readonly FaultRow[] = [
     async check({ cluster, controller }) {
       assert.equal((await request(controller.http, { host: `tenant.${HOST}`, path: REFUSED_PATH })).status, 404, 'the refused Ingress is left out');
       await waitFor('a RejectedByNginx Warning on it', async () => (await cluster.events('involvedObject.name=tenant,type=Warning')).find((e) => e.reason === 'RejectedByNginx'));
+    },
+  },
+  {
+    // 11 copies of one certificate: past the cap of 10 per Secret (model/certificates.ts).
+    name: 'an Ingress with an oversized TLS chain is applied first', servesThroughout: true,
+    async begin({ cluster }) {
+      const { cert, key } = await makeServingCert(`chain.${HOST}`);
+      const base64 = (text: string): string => Buffer.from(text).toString('base64');
+      await cluster.apply(yamlDocuments([{
+        apiVersion: 'v1', kind: 'Secret', type: 'kubernetes.io/tls', metadata: { name: 'chain', namespace: 'default' },
+        data: { 'tls.crt': base64(cert.repeat(11)), 'tls.key': base64(key) },
+      }]));
+      const manifest = parse(ingressManifest({ name: 'chain', host: `chain.${HOST}`, paths: [{ path: '/', service: 'web' }] })) as { spec: Record<string, unknown> };
+      await cluster.apply(yamlDocuments([{ ...manifest, spec: { ...manifest.spec, tls: [{ hosts: [`chain.${HOST}`], secretName: 'chain' }] } }]));
+    },
+    async check({ cluster, controller }) {
+      assert.equal((await request(controller.http, { host: `chain.${HOST}`, path: '/' })).status, 200, 'the Ingress is served (over HTTP; the default certificate for HTTPS)');
+      await waitFor('a Warning on it naming the chain', async () =>
+        (await cluster.events('involvedObject.name=chain,type=Warning')).find((e) => /more than 10/u.test(e.message)));
     },
   },
   {
