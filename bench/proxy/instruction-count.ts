@@ -10,10 +10,13 @@
 // by time (our workers' 5 ms poll of the shared dicts) would be counted ~40×
 // per request. So an idle window (no load) measures that background rate,
 // and it is subtracted from the loaded window in proportion to its length.
+// A side with a canary policy proves its split afterwards: its metrics log
+// says how many requests of the measured route went to the canary.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Model } from '../../controller/src/model/types.ts';
+import { metricsLogPath } from '../../controller/src/render/render-options.ts';
 import type { BenchContext } from '../lib/context.ts';
 import { runWrk } from '../lib/wrk.ts';
 import { BENCH_HOST } from './proxy-model.ts';
@@ -38,6 +41,30 @@ export interface InstructionCount {
   readonly perRequest: number;
   /** The loaded window's dump, for `callgrind_annotate --inclusive=no <file>`. */
   readonly dumpFile: string;
+  /** Requests of BENCH_HOST's `/` in the metrics log and how many went to a canary; null without a metrics log. */
+  readonly split: CanarySplitCount | null;
+}
+
+export interface CanarySplitCount {
+  readonly requests: number;
+  readonly canary: number;
+}
+
+/**
+ * Counts the metrics-log lines of `host`'s `path` and those the balancer sent
+ * to a canary: their $resty_route (the first field) has an 8th word, the
+ * canary backend (docs/CONTRACTS.md, route policies).
+ */
+export function canarySplit(metricsLog: string, host: string, path: string): CanarySplitCount {
+  let requests = 0;
+  let canary = 0;
+  for (const line of metricsLog.split('\n')) {
+    const words = (line.split('\t', 1)[0] ?? '').split(' ');
+    if (words[2] !== host || words[6] !== path) continue;
+    requests += 1;
+    if (words.length === 8) canary += 1;
+  }
+  return { requests, canary };
 }
 
 /** True when valgrind and callgrind_control can be run. */
@@ -81,18 +108,24 @@ async function countedWindow(pid: number, dumpDir: string, during: () => Promise
   return { ...newestDump(dumpDir), seconds };
 }
 
-/** Counts instructions per request of one side of the proxy benchmark, under wrk on BENCH_HOST. */
-export async function countInstructions(ctx: BenchContext, model: Model, spec: SideSpec, windows: InstructionWindows): Promise<InstructionCount> {
+/**
+ * Counts instructions per request of one side of the proxy benchmark, under
+ * wrk on BENCH_HOST's `/` sending `headers`. `name`: the run's folder in the
+ * work directory (the side's label when not given).
+ */
+export async function countInstructions(ctx: BenchContext, model: Model, spec: SideSpec, windows: InstructionWindows,
+  headers: readonly string[] = [], name: string = spec.label): Promise<InstructionCount> {
   const side = spec.label;
-  const dumpDir = join(ctx.workDir, `${side}-callgrind`);
+  const dumpDir = join(ctx.workDir, `${name}-callgrind`);
   mkdirSync(dumpDir, { recursive: true });
   const valgrind = ['valgrind', '--tool=callgrind', '--compress-strings=no', `--callgrind-out-file=${dumpDir}/cg.%p`];
   const underValgrind: BenchContext = { ...ctx, dataplane: { ...ctx.dataplane, command: [...valgrind, ...ctx.dataplane.command] } };
-  const started = await startSide(underValgrind, model, `${side}-callgrind`, (conf) => singleProcess(spec.transform(conf)), spec.lua);
+  const started = await startSide(underValgrind, model, `${name}-callgrind`, (conf) => singleProcess(spec.transform(conf)), spec.lua);
+  let stopped = false;
   try {
     const pid = started.nginx.masterPid;
     const load = (seconds: number) => runWrk({
-      url: `http://127.0.0.1:${started.port}/`, hosts: [BENCH_HOST], connections: windows.connections, cpu: ctx.loadCpu, durationSeconds: seconds,
+      url: `http://127.0.0.1:${started.port}/`, hosts: [BENCH_HOST], headers, connections: windows.connections, cpu: ctx.loadCpu, durationSeconds: seconds,
     });
     await load(windows.warmupSeconds);
     const idle = await countedWindow(pid, dumpDir, () => new Promise((resolve) => setTimeout(resolve, windows.idleSeconds * 1000)));
@@ -102,8 +135,13 @@ export async function countInstructions(ctx: BenchContext, model: Model, spec: S
     });
     const idlePerSecond = idle.total / idle.seconds;
     const perRequest = requests > 0 ? (loaded.total - idlePerSecond * loaded.seconds) / requests : Number.NaN;
-    return { side, requests, loadedInstructions: loaded.total, idlePerSecond, perRequest, dumpFile: loaded.file };
-  } finally {
+    // Stopping flushes the metrics log's buffer.
+    stopped = true;
     await started.nginx.stop();
+    const log = metricsLogPath(started.nginx.prefix);
+    const split = existsSync(log) ? canarySplit(readFileSync(log, 'utf8'), BENCH_HOST, '/') : null;
+    return { side, requests, loadedInstructions: loaded.total, idlePerSecond, perRequest, dumpFile: loaded.file, split };
+  } finally {
+    if (!stopped) await started.nginx.stop();
   }
 }
