@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { repoRoot } from '../../controller/src/nginx/dataplane.ts';
 import { createConfigRenderer } from '../../controller/src/render/index.ts';
 import { describeJit, functionRange, readJitTrace, REQUEST_PATH_FILES, requestPathPhases, traceStartLines } from '../proxy/jit-trace.ts';
-import { newestDump, singleProcess } from '../proxy/instruction-count.ts';
+import { newestDump, singleProcess, timerInstructions } from '../proxy/instruction-count.ts';
 import { batchesOf } from '../proxy/metrics-parse-cost.ts';
 import { BENCH_HOST, BENCH_ROUTES, buildProxyModel, SECURE_HOST } from '../proxy/proxy-model.ts';
 import {
@@ -374,7 +374,7 @@ test('newestDump: the highest dump part of the directory, and its summary', () =
     dump('cg.41.10', 1000);
     // The file callgrind writes at exit has no part number: never taken for a dump.
     dump('cg.41', 5);
-    assert.deepEqual(newestDump(dir), { total: 1000, file: join(dir, 'cg.41.10') });
+    assert.deepEqual(newestDump(dir), { total: 1000, timers: 0, file: join(dir, 'cg.41.10') });
     writeFileSync(join(dir, 'cg.41.11'), 'events: Ir\n');
     assert.throws(() => newestDump(dir), /cg\.41\.11 has no summary line/);
     rmSync(join(dir, 'cg.41.11'));
@@ -383,6 +383,19 @@ test('newestDump: the highest dump part of the directory, and its summary', () =
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test('timerInstructions: the inclusive cost of every call to ngx_event_expire_timers in a dump', () => {
+  const dump = (calls: string): string => `events: Ir\nsummary: 9000\n\nfn=ngx_process_events_and_timers\n0 300\n${calls}0 20\n`;
+  const call = (cost: string): string => `cfn=ngx_event_expire_timers\ncalls=3723 0 \n${cost}\n`;
+  const rows = [
+    { name: 'one call site (as callgrind writes it)', dump: dump(call('0 7145837')), want: 7145837 },
+    { name: 'two call sites add up', dump: dump(`${call('0 100')}cfn=ngx_epoll_process_events\ncalls=1 0 \n0 50\n${call('+2 25')}`), want: 125 },
+    { name: 'no timer expired', dump: dump('cfn=ngx_epoll_process_events\ncalls=1 0 \n0 50\n'), want: 0 },
+    { name: 'its own cost (fn=) is not a call', dump: 'fn=ngx_event_expire_timers\n0 40\n', want: 0 },
+  ];
+  for (const row of rows) assert.equal(timerInstructions(row.dump), row.want, row.name);
+  assert.throws(() => timerInstructions(dump(call('garbage'))), /no cost line after the call to ngx_event_expire_timers/);
 });
 
 test('singleProcess: the master serves, or a clear error when the line is gone', () => {

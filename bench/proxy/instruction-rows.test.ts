@@ -87,7 +87,7 @@ test('splitAsExpected: all but the start-up probe, none, or within binomial boun
 
 test('canaryRows: ours ÷ native of the same requests, goal 1.25×, no value when the split is wrong', () => {
   const count = (perRequest: number, split: InstructionCount['split']): InstructionCount => ({
-    side: 'x', requests: 1000, loadedInstructions: 0, idlePerSecond: 0, perRequest, dumpFile: '', split,
+    side: 'x', requests: 1000, loadedInstructions: 0, timerInstructions: 0, idlePerSecond: 0, perRequest, dumpFile: '', split,
   });
   const counts = new Map([
     ['ours', count(43000, { requests: 1000, canary: 0 })],

@@ -200,7 +200,7 @@ async function runProxyPath(ctx: BenchContext): Promise<BenchResult> {
         `latency p99 of each round's pair, ours/native ms: ${p99Of('ours').map((v, i) => `${v.toFixed(2)}/${(p99Of('native')[i] ?? Number.NaN).toFixed(2)}`).join(', ')}; ratios ${p99Pairs.map((r) => r.toFixed(2)).join(', ')}`,
         instructions.size === 0
           ? 'instruction rows: valgrind (callgrind) is not installed; `npm run setup` installs it'
-          : `instructions: callgrind, one NGINX process per side, ${params.instructions.seconds} s of wrk (${params.instructions.connections} connections) after ${params.instructions.warmupSeconds} s warm-up, minus the background rate of a ${params.instructions.idleSeconds} s idle window (timers); user space only, the kernel is left out: ${[...instructions.entries()].map(([name, c]) => `${name} ${Math.round(c.perRequest)}`).join('; ')}`,
+          : `instructions: callgrind, one NGINX process per side, ${params.instructions.seconds} s of wrk (${params.instructions.connections} connections) after ${params.instructions.warmupSeconds} s warm-up, without expired timers (time-driven work) and minus the rest of the background rate of a ${params.instructions.idleSeconds} s idle window; user space only, the kernel is left out: ${[...instructions.entries()].map(([name, c]) => `${name} ${Math.round(c.perRequest)}`).join('; ')}`,
         ...canary.notes.map((note) => `canary split (metrics log of ours) ${note}`),
       ],
       distributions: [last('ours'), last('native')].flatMap((r) => (r ? [toDistribution(r.side, r.wrk)] : [])),
