@@ -10,10 +10,12 @@ import { join } from 'node:path';
 import { repoRoot } from '../../controller/src/nginx/dataplane.ts';
 import { createConfigRenderer } from '../../controller/src/render/index.ts';
 import { describeJit, functionRange, readJitTrace, REQUEST_PATH_FILES, requestPathPhases, traceStartLines } from '../proxy/jit-trace.ts';
-import { newestDump, singleProcess } from '../proxy/instruction-count.ts';
+import { newestDump, singleProcess, timerInstructions } from '../proxy/instruction-count.ts';
 import { batchesOf } from '../proxy/metrics-parse-cost.ts';
-import { buildProxyModel, SECURE_HOST } from '../proxy/proxy-model.ts';
-import { activeFeatures, nativeReferenceConf, withMinimalBalancer, withNativePeersUnderLua, withoutMetricsLog, withoutRedirectCheck } from '../proxy/reference-conf.ts';
+import { BENCH_HOST, BENCH_ROUTES, buildProxyModel, SECURE_HOST } from '../proxy/proxy-model.ts';
+import {
+  activeFeatures, checksRedirect, nativeReferenceConf, withMinimalBalancer, withNativePeersUnderLua, withoutMetricsLog, withoutRedirectCheck,
+} from '../proxy/reference-conf.ts';
 import { formatResult, metric, verdict, type Goal } from './report.ts';
 import { medianInterval, pairedRatios, percentile, summarize } from './stats.ts';
 import { STEADY_PAUSE_MS, steadyPauseMs } from './wrk.ts';
@@ -106,18 +108,6 @@ const OURS = `http {
         keepalive 320;
         keepalive_timeout 60s;
     }
-    upstream upstream_balancer_https {
-        server 0.0.0.1; # placeholder, never used
-        balancer_by_lua_block { resty_ingress.balance_https() }
-        keepalive 320;
-        keepalive_timeout 60s;
-    }
-    upstream upstream_balancer_https_rewrite {
-        server 0.0.0.1; # placeholder, never used
-        balancer_by_lua_block { resty_ingress.balance_https_rewrite() }
-        keepalive 320;
-        keepalive_timeout 60s;
-    }
     server {
         listen "127.0.0.1:3";
         set $resty_route "";
@@ -140,21 +130,21 @@ const OURS = `http {
         access_log "/p/metrics.log" resty_metrics buffer=64k flush=1s;
         location "/ewma" {
             set $proxy_upstream_name "ns-ewma-80";
-            set $resty_route "ns-ewma-80 h ns ewma ewma /ewma";
+            set $resty_route "- ns-ewma-80 h ns ewma ewma /ewma";
             log_by_lua_block { resty_ingress.log("ns-ewma-80") }
             proxy_pass http://upstream_balancer;
         }
         location "/" {
             set $proxy_upstream_name "ns-app-80";
-            set $resty_route "ns-app-80 h ns app app /";
-            proxy_pass http://upstream_balancer_https;
+            set $resty_route "r ns-app-80 h ns app app /";
+            proxy_pass http://upstream_balancer;
         }
         location ~* "^/api(/|$)(.*)" {
             set $proxy_upstream_name "ns-app-80";
-            set $resty_route "ns-app-80 h ns api app /api(/|\`)(.*)";
+            set $resty_route "e ns-app-80 h ns api app /api(/|\`)(.*)";
             rewrite "(?i)/api(/|$)(.*)" "/$2" break;
             error_page 500 = @resty_unbalanced_https;
-            proxy_pass http://upstream_balancer_https_rewrite;
+            proxy_pass http://upstream_balancer;
         }
 
         # ssl-redirect of the locations with rewrite-target (lua/resty_ingress/unbalanced.lua).
@@ -168,12 +158,10 @@ const OURS = `http {
 const PEERS = [{ address: '127.0.0.2', port: 81 }, { address: '127.0.0.3', port: 81 }];
 const STATIC_BODY = 'server 127\\.0\\.0\\.2:81 max_fails=0;\\n\\s+server 127\\.0\\.0\\.3:81 max_fails=0;\\n\\s+keepalive 320;\\n\\s+keepalive_timeout 60s;\\n\\s+\\}';
 
-test('nativeReferenceConf: both balancer upstreams static, no Lua on the request path, no metrics log', () => {
+test('nativeReferenceConf: the balancer upstream static, no Lua on the request path, no metrics log', () => {
   const native = nativeReferenceConf(OURS, PEERS);
   const rows: { name: string; pattern: RegExp; present: boolean }[] = [
     { name: 'upstream_balancer: peers then keepalive', pattern: new RegExp(`upstream upstream_balancer \\{\\n\\s+${STATIC_BODY}`), present: true },
-    { name: 'upstream_balancer_https: peers then keepalive', pattern: new RegExp(`upstream upstream_balancer_https \\{\\n\\s+${STATIC_BODY}`), present: true },
-    { name: 'upstream_balancer_https_rewrite: peers then keepalive', pattern: new RegExp(`upstream upstream_balancer_https_rewrite \\{\\n\\s+${STATIC_BODY}`), present: true },
     { name: 'no balancer Lua', pattern: /balancer_by_lua|placeholder/, present: false },
     { name: 'no init_worker, rewrite or log phase', pattern: /(init_worker|rewrite|log)_by_lua/, present: false },
     { name: 'the Lua 404 becomes a plain one', pattern: /location "\/" \{\n\s+return 404;\n\s+\}/, present: true },
@@ -181,7 +169,7 @@ test('nativeReferenceConf: both balancer upstreams static, no Lua on the request
     { name: 'no metrics access_log', pattern: /metrics\.log/, present: false },
     { name: 'no route (only our balancer and the metrics log read it)', pattern: /resty_route/, present: false },
     { name: 'the user access log stays', pattern: /access_log "\/p\/access\.log" upstreaminfo;/, present: true },
-    { name: 'locations keep their upstream', pattern: /proxy_pass http:\/\/upstream_balancer_https;[\s\S]*/, present: true },
+    { name: 'locations keep their upstream', pattern: /location "\/" \{\n[^}]*proxy_pass http:\/\/upstream_balancer;/, present: true },
   ];
   for (const row of rows) assert.equal(row.pattern.test(native), row.present, row.name);
 });
@@ -189,9 +177,12 @@ test('nativeReferenceConf: both balancer upstreams static, no Lua on the request
 test('nativeReferenceConf: a missing or unknown piece is "template changed", never a silent half-native conf', () => {
   const rows = [
     { name: 'no upstream at all', conf: 'http { }', why: /upstream upstream_balancer \{/ },
-    { name: 'only the https upstream', conf: OURS.replace('upstream upstream_balancer {', 'upstream other {'), why: /upstream upstream_balancer \{/ },
+    { name: 'the balancer upstream renamed', conf: OURS.replace('upstream upstream_balancer {', 'upstream other {'), why: /upstream upstream_balancer \{/ },
     { name: 'a location proxies to an upstream that is not there', conf: OURS.replace('proxy_pass http://upstream_balancer;', 'proxy_pass http://upstream_balancer_grpc;'), why: /upstream upstream_balancer_grpc/ },
-    { name: 'Lua balancer outside the upstreams it knows', conf: OURS.replace('upstream upstream_balancer_https {', 'upstream balancer_two {').replace('upstream_balancer_https;', 'upstream_balancer;'), why: /every balancer_by_lua_block/ },
+    {
+      name: 'a second Lua balancer outside the upstream it knows', why: /every balancer_by_lua_block/,
+      conf: OURS.replace('    server {', '    upstream balancer_two {\n        balancer_by_lua_block { resty_ingress.balance() }\n    }\n    server {'),
+    },
     { name: 'no request-path Lua', conf: OURS.replaceAll(/^.*(init_worker|log|rewrite)_by_lua_block.*\n/gm, ''), why: /request-path \*_by_lua_block/ },
     { name: 'no metrics access_log', conf: OURS.replace(/^.*access_log "\/p\/metrics\.log".*\n/m, ''), why: /access_log … resty_metrics/ },
     { name: 'no metrics log_format', conf: OURS.replace(/^.*log_format resty_metrics.*\n/m, ''), why: /log_format resty_metrics/ },
@@ -210,19 +201,21 @@ test('ablations: each removes exactly the piece it prices', () => {
   const rows: { name: string; conf: string; pattern: RegExp; present: boolean }[] = [
     { name: 'no-metrics: no metrics access_log', conf: noMetrics, pattern: /access_log \S+ resty_metrics/, present: false },
     { name: 'no-metrics: the user access log stays', conf: noMetrics, pattern: /access_log \S+ upstreaminfo;/, present: true },
-    { name: 'no-metrics: the redirect check stays', conf: noMetrics, pattern: /proxy_pass http:\/\/upstream_balancer_https;/, present: true },
-    { name: 'no-metrics: the Lua balancer stays', conf: noMetrics, pattern: /balance_https\(\)/, present: true },
-    { name: 'no-redirect-check: no location proxies to _https[_rewrite]', conf: noRedirect, pattern: /proxy_pass \S+_https(_rewrite)?;/, present: false },
-    { name: 'no-redirect-check: proxies to upstream_balancer', conf: noRedirect, pattern: /set \$resty_route "ns-app-80 h ns app app \/";\n\s+proxy_pass http:\/\/upstream_balancer;/, present: true },
-    { name: 'no-redirect-check: rewrite-target proxies to upstream_balancer, no error page', conf: noRedirect, pattern: /rewrite "[^\n]*\n\s+proxy_pass http:\/\/upstream_balancer;/, present: true },
+    { name: 'no-metrics: the redirect check stays', conf: noMetrics, pattern: /set \$resty_route "r ns-app-80 /, present: true },
+    { name: 'no-metrics: the Lua balancer stays', conf: noMetrics, pattern: /resty_ingress\.balance\(\)/, present: true },
+    { name: 'no-redirect-check: no route flagged r or e', conf: noRedirect, pattern: /set \$resty_route "[a-z]*[re]/, present: false },
+    { name: 'no-redirect-check: the r route becomes "-", the rest of it kept', conf: noRedirect, pattern: /set \$resty_route "- ns-app-80 h ns app app \/";\n\s+proxy_pass http:\/\/upstream_balancer;/, present: true },
+    { name: 'no-redirect-check: the e route becomes "-"', conf: noRedirect, pattern: /set \$resty_route "- ns-app-80 h ns api app /, present: true },
+    { name: 'no-redirect-check: a route without the check is left alone', conf: noRedirect, pattern: /set \$resty_route "- ns-ewma-80 h ns ewma ewma \/ewma";/, present: true },
+    { name: 'no-redirect-check: rewrite-target without its error page', conf: noRedirect, pattern: /rewrite "[^\n]*\n\s+proxy_pass http:\/\/upstream_balancer;/, present: true },
     { name: 'no-redirect-check: no named location, as ssl-redirect "false" renders it', conf: noRedirect, pattern: /@resty_unbalanced|unbalanced\.lua/, present: false },
     { name: 'no-redirect-check: the metrics log stays', conf: noRedirect, pattern: /access_log \S+ resty_metrics/, present: true },
     { name: 'minimal-balancer: no balancer of ours', conf: minimal, pattern: /resty_ingress\.balance/, present: false },
     {
-      name: 'minimal-balancer: both upstreams take the peers in turn, keepalive after it', conf: minimal, present: true,
-      pattern: /upstream upstream_balancer \{\n[^}]*balancer_by_lua_block \{ local b = package\.loaded\["ngx\.balancer"\]; local n = \(b\.bench_turn or 0\) % 2 \+ 1; b\.bench_turn = n; if n == 1 then b\.set_current_peer\("127\.0\.0\.2", 81\) elseif n == 2 then b\.set_current_peer\("127\.0\.0\.3", 81\) end \}\n\s+keepalive 320;[^}]*\}\n\s+upstream upstream_balancer_https \{\n[^}]*set_current_peer\("127\.0\.0\.3", 81\) end \}\n\s+keepalive 320;/,
+      name: 'minimal-balancer: the upstream takes the peers in turn, keepalive after it', conf: minimal, present: true,
+      pattern: /upstream upstream_balancer \{\n[^}]*balancer_by_lua_block \{ local b = package\.loaded\["ngx\.balancer"\]; local n = \(b\.bench_turn or 0\) % 2 \+ 1; b\.bench_turn = n; if n == 1 then b\.set_current_peer\("127\.0\.0\.2", 81\) elseif n == 2 then b\.set_current_peer\("127\.0\.0\.3", 81\) end \}\n\s+keepalive 320;/,
     },
-    { name: 'minimal-balancer: locations, metrics log and redirect handler stay', conf: minimal, pattern: /access_log \S+ resty_metrics[\s\S]*proxy_pass http:\/\/upstream_balancer_https;/, present: true },
+    { name: 'minimal-balancer: locations, metrics log and redirect handler stay', conf: minimal, pattern: /access_log \S+ resty_metrics[\s\S]*set \$resty_route "r [^\n]*\n\s+proxy_pass http:\/\/upstream_balancer;[\s\S]*@resty_unbalanced_https \{/, present: true },
     { name: 'probe-native-peers: no balancer of ours', conf: nativePeers, pattern: /resty_ingress\.balance/, present: false },
     {
       name: 'probe-native-peers: the peers as servers, then a Lua balancer that picks none, then keepalive', conf: nativePeers, present: true,
@@ -269,7 +262,12 @@ test('the proxy benchmark\'s real conf: one certificate host, and every transfor
   const luaLeft = [...native.matchAll(/(\w+)_by_lua_block/g)].map((m) => m[1]).filter((phase) => !['init', 'content', 'ssl_client_hello'].includes(phase ?? ''));
   assert.deepEqual(luaLeft, [], 'native: no request-path Lua');
   assert.doesNotMatch(native, /^\s*[^#\s].*resty_metrics/m, 'native: no metrics (comments may name them)');
-  assert.doesNotMatch(withoutRedirectCheck(ours), /proxy_pass \S+_https;/, 'no-redirect-check');
+  assert.doesNotMatch(withoutRedirectCheck(ours), /set \$resty_route "[a-z]*[re]/, 'no-redirect-check');
+  assert.ok(checksRedirect(ours, SECURE_HOST) && checksRedirect(ours, BENCH_HOST), 'both hosts\' / locations have the redirect check');
+  for (const route of BENCH_ROUTES) {
+    // A canary is pushed to Lua, never rendered: every route's native reference is the same conf.
+    assert.equal(renderer.render(buildProxyModel(PEERS, route).model).conf, ours, `${route}: the same nginx.conf as the plain route`);
+  }
   assert.doesNotMatch(withoutMetricsLog(ours), /access_log \S+ resty_metrics/, 'no-metrics');
   assert.doesNotMatch(withMinimalBalancer(ours, PEERS), /resty_ingress\.balance/, 'minimal-balancer');
   assert.doesNotMatch(withNativePeersUnderLua(ours, PEERS), /resty_ingress\.balance/, 'probe-native-peers');
@@ -288,11 +286,13 @@ test('requestPathPhases: the balancer, and log only where a log_by_lua exists', 
   for (const row of rows) assert.deepEqual(requestPathPhases(row.conf), row.want, row.name);
 });
 
-// Line numbers: balancer.lua balance 2-4, balance_https 5-7, pick_retry 8-10 (a loop on 9), log 11-13, sync 14-15.
+// Line numbers: balancer.lua balance 2-4, pick_route 5-7, pick_retry 8-10 (a loop on 9), log 11-13, sync 14-15.
 const SOURCES: Record<string, string> = {
-  'balancer.lua': ['local _M = {}', 'local function balance()', '  x()', 'end', 'function _M.balance_https()', '  y()', 'end',
+  'balancer.lua': ['local _M = {}', 'local function balance()', '  x()', 'end', 'local function pick_route(main)', '  y()', 'end',
     'local function pick_retry(b)', '  for i = 1, 2 do end', 'end', 'function _M.log(name)', '  z()', 'end', 'function _M.sync(name, raw)', 'end', 'local function balance_try(first_try)', 'end'].join('\n'),
+  'route.lua': ['local _M = {}', 'function _M.set_policies(p)', 'end', 'function _M.of(value)', 'end'].join('\n'),
   'https_redirect.lua': ['local _M = {}', 'function _M.refresh()', 'end', 'local function covers(host)', 'end', 'function _M.redirects()', 'end'].join('\n'),
+  'canary.lua': ['local _M = {}', 'function _M.compile(c)', 'end', 'local function by_header(policy, value)', 'end', 'function _M.chooses(policy)', 'end'].join('\n'),
   'round_robin.lua': ['local _M = {}', 'function _M.new(e)', 'end', 'function _M.find(self)', 'end'].join('\n'),
   'ewma.lua': ['local _M = {}', 'function _M.find(self)', 'end', 'function _M.feedback(self, key, rtt)', 'end'].join('\n'),
 };
@@ -300,7 +300,7 @@ const SOURCES: Record<string, string> = {
 test('functionRange, traceStartLines: top-level functions in the three spellings, where their traces start', () => {
   const rows = [
     { name: 'local function', file: 'balancer.lua', fn: 'balance', want: [2, 4] },
-    { name: '_M.name', file: 'balancer.lua', fn: 'balance_https', want: [5, 7] },
+    { name: '_M.name', file: 'route.lua', fn: 'of', want: [4, 5] },
     { name: 'missing', file: 'balancer.lua', fn: 'rewrite', want: null },
   ];
   for (const row of rows) assert.deepEqual(functionRange(SOURCES[row.file] ?? '', row.fn), row.want, row.name);
@@ -315,6 +315,11 @@ test('readJitTrace: traces by phase, aborts with their reason, the rest unattrib
     { name: 'mid-body line: maybe ngx/balancer.lua, not ours', line: '[TRACE  12 balancer.lua:12 return]', phase: null, compiled: true },
     { name: 'the redirect check, full path', line: '[TRACE   3 /x/lua/resty_ingress/https_redirect.lua:6 return]', phase: 'balance', compiled: true },
     { name: 'round-robin find', line: '[TRACE   4 round_robin.lua:4 return]', phase: 'balance', compiled: true },
+    { name: 'the route of $resty_route', line: '[TRACE  13 route.lua:4 return]', phase: 'balance', compiled: true },
+    { name: 'a canary policy\'s choice', line: '[TRACE  14 canary.lua:6 return]', phase: 'balance', compiled: true },
+    { name: 'the header rule', line: '[TRACE  15 canary.lua:4 return]', phase: 'balance', compiled: true },
+    { name: 'set_policies (worker timer)', line: '[TRACE  16 route.lua:2 return]', phase: null, compiled: true },
+    { name: 'compile (worker timer)', line: '[TRACE  17 canary.lua:2 return]', phase: null, compiled: true },
     { name: 'abort in the redirect check', line: '[TRACE --- https_redirect.lua:4 -- NYI: return to lower frame at https_redirect.lua:5]', phase: 'balance', compiled: false },
     { name: 'balancer chunk', line: '[TRACE   5 balancer_by_lua(nginx.conf:63):1 return]', phase: 'balance', compiled: true },
     { name: 'EWMA feedback', line: '[TRACE   6 ewma.lua:4 return]', phase: 'log', compiled: true },
@@ -369,7 +374,7 @@ test('newestDump: the highest dump part of the directory, and its summary', () =
     dump('cg.41.10', 1000);
     // The file callgrind writes at exit has no part number: never taken for a dump.
     dump('cg.41', 5);
-    assert.deepEqual(newestDump(dir), { total: 1000, file: join(dir, 'cg.41.10') });
+    assert.deepEqual(newestDump(dir), { total: 1000, timers: 0, file: join(dir, 'cg.41.10') });
     writeFileSync(join(dir, 'cg.41.11'), 'events: Ir\n');
     assert.throws(() => newestDump(dir), /cg\.41\.11 has no summary line/);
     rmSync(join(dir, 'cg.41.11'));
@@ -378,6 +383,19 @@ test('newestDump: the highest dump part of the directory, and its summary', () =
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test('timerInstructions: the inclusive cost of every call to ngx_event_expire_timers in a dump', () => {
+  const dump = (calls: string): string => `events: Ir\nsummary: 9000\n\nfn=ngx_process_events_and_timers\n0 300\n${calls}0 20\n`;
+  const call = (cost: string): string => `cfn=ngx_event_expire_timers\ncalls=3723 0 \n${cost}\n`;
+  const rows = [
+    { name: 'one call site (as callgrind writes it)', dump: dump(call('0 7145837')), want: 7145837 },
+    { name: 'two call sites add up', dump: dump(`${call('0 100')}cfn=ngx_epoll_process_events\ncalls=1 0 \n0 50\n${call('+2 25')}`), want: 125 },
+    { name: 'no timer expired', dump: dump('cfn=ngx_epoll_process_events\ncalls=1 0 \n0 50\n'), want: 0 },
+    { name: 'its own cost (fn=) is not a call', dump: 'fn=ngx_event_expire_timers\n0 40\n', want: 0 },
+  ];
+  for (const row of rows) assert.equal(timerInstructions(row.dump), row.want, row.name);
+  assert.throws(() => timerInstructions(dump(call('garbage'))), /no cost line after the call to ngx_event_expire_timers/);
 });
 
 test('singleProcess: the master serves, or a clear error when the line is gone', () => {

@@ -66,6 +66,8 @@ export interface WrkOptions {
   readonly threads?: number;
   /** Host headers to rotate through, one per request; empty = the URL's host. */
   readonly hosts?: readonly string[];
+  /** More request headers ("Name: value"), on every request; with at most one host (rotate-hosts.lua sends only Host). */
+  readonly headers?: readonly string[];
   /** CPU to pin wrk to (taskset -c), or null. */
   readonly cpu?: number | null;
   /**
@@ -151,17 +153,19 @@ export function toDistribution(label: string, result: WrkResult): Distribution {
   return { label, points: result.latency.filter((p) => p.percentile < 100) };
 }
 
-/** One host: a plain header (no per-request Lua in wrk); several: report.lua rotates them. */
-function hostArgs(url: string, hosts: readonly string[]): string[] {
-  if (hosts.length === 1) return ['-H', `Host: ${hosts[0] ?? ''}`, url];
-  return hosts.length === 0 ? [url] : [url, '--', ...hosts];
+/** One host: a plain header (no per-request Lua in wrk); several: report.lua rotates them. `headers` go as -H. */
+export function hostArgs(url: string, hosts: readonly string[], headers: readonly string[] = []): string[] {
+  if (hosts.length > 1 && headers.length > 0) throw new Error('wrk: request headers with rotating hosts (rotate-hosts.lua would drop them)');
+  const extra = headers.flatMap((header) => ['-H', header]);
+  if (hosts.length === 1) return ['-H', `Host: ${hosts[0] ?? ''}`, ...extra, url];
+  return hosts.length === 0 ? [...extra, url] : [url, '--', ...hosts];
 }
 
 /** Runs wrk to completion (or until `stop` aborts). */
 export function runWrk(opts: WrkOptions): Promise<WrkResult> {
   const argv = [
     ...pinned(opts.cpu), 'wrk', `-t${opts.threads ?? 1}`, `-c${opts.connections}`, `-d${opts.durationSeconds}s`,
-    '--timeout', '5s', '-s', scriptFor(opts.hosts?.length ?? 0, opts.pauseMs ?? 0), ...hostArgs(opts.url, opts.hosts ?? []),
+    '--timeout', '5s', '-s', scriptFor(opts.hosts?.length ?? 0, opts.pauseMs ?? 0), ...hostArgs(opts.url, opts.hosts ?? [], opts.headers ?? []),
   ];
   return new Promise((resolve, reject) => {
     const [cmd, ...args] = argv as [string, ...string[]];

@@ -8,12 +8,22 @@
 // One side runs as a single NGINX process (master_process off) under
 // callgrind. Callgrind slows requests ~40× but not the clock: work driven
 // by time (our workers' 5 ms poll of the shared dicts) would be counted ~40×
-// per request. So an idle window (no load) measures that background rate,
-// and it is subtracted from the loaded window in proportion to its length.
+// per request. That work runs in NGINX's expired timers, so each window's
+// inclusive count of ngx_event_expire_timers is taken out of it; what is
+// left of the background (waking up for them) is measured in an idle window
+// (no load) and subtracted from the loaded window in proportion to its
+// length. Subtracting the whole background by time instead moved ours by up
+// to 9 % on a loaded machine (39,131 against 42,705-43,160): the timers' rate
+// while idle is not their rate while serving, and with a few hundred
+// requests a second each request carried thousands of instructions of that
+// difference.
+// A side with a canary policy proves its split afterwards: its metrics log
+// says how many requests of the measured route went to the canary.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Model } from '../../controller/src/model/types.ts';
+import { metricsLogPath } from '../../controller/src/render/render-options.ts';
 import type { BenchContext } from '../lib/context.ts';
 import { runWrk } from '../lib/wrk.ts';
 import { BENCH_HOST } from './proxy-model.ts';
@@ -32,12 +42,38 @@ export interface InstructionCount {
   readonly requests: number;
   /** Instructions over the loaded window, background included. */
   readonly loadedInstructions: number;
-  /** Background instructions per second, from the idle window. */
+  /** Of those, in expired timers (the time-driven work). */
+  readonly timerInstructions: number;
+  /** Background instructions per second outside timers, from the idle window. */
   readonly idlePerSecond: number;
-  /** (loaded − background over the loaded window) ÷ requests. */
+  /** (loaded − its timers − the rest of the background over the loaded window) ÷ requests. */
   readonly perRequest: number;
   /** The loaded window's dump, for `callgrind_annotate --inclusive=no <file>`. */
   readonly dumpFile: string;
+  /** Requests of BENCH_HOST's `/` in the metrics log and how many went to a canary; null without a metrics log. */
+  readonly split: CanarySplitCount | null;
+}
+
+export interface CanarySplitCount {
+  readonly requests: number;
+  readonly canary: number;
+}
+
+/**
+ * Counts the metrics-log lines of `host`'s `path` and those the balancer sent
+ * to a canary: their $resty_route (the first field) has an 8th word, the
+ * canary backend (docs/CONTRACTS.md, route policies).
+ */
+export function canarySplit(metricsLog: string, host: string, path: string): CanarySplitCount {
+  let requests = 0;
+  let canary = 0;
+  for (const line of metricsLog.split('\n')) {
+    const words = (line.split('\t', 1)[0] ?? '').split(' ');
+    if (words[2] !== host || words[6] !== path) continue;
+    requests += 1;
+    if (words.length === 8) canary += 1;
+  }
+  return { requests, canary };
 }
 
 /** True when valgrind and callgrind_control can be run. */
@@ -57,8 +93,25 @@ export function singleProcess(conf: string): string {
   return conf.replace(/^master_process on;$/m, 'master_process off;');
 }
 
-/** The total of the newest dump (cg.<pid>.<n>, highest n) in `dir`. */
-export function newestDump(dir: string): { total: number; file: string } {
+/**
+ * Instructions a callgrind dump counts in ngx_event_expire_timers and what it
+ * calls: the cost line after each `calls=` of a `cfn=ngx_event_expire_timers`
+ * (--compress-strings=no; positions `line`, one event, Ir) is inclusive.
+ */
+export function timerInstructions(dump: string): number {
+  let total = 0;
+  const lines = dump.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    if (lines[i] !== 'cfn=ngx_event_expire_timers' || !lines[i + 1]?.startsWith('calls=')) continue;
+    const cost = Number(/^\S+ (\d+)$/.exec(lines[i + 2] ?? '')?.[1]);
+    if (!Number.isFinite(cost)) throw new Error(`callgrind dump: no cost line after the call to ngx_event_expire_timers: ${JSON.stringify(lines[i + 2])}`);
+    total += cost;
+  }
+  return total;
+}
+
+/** The total of the newest dump (cg.<pid>.<n>, highest n) in `dir`, and its instructions in expired timers. */
+export function newestDump(dir: string): { total: number; timers: number; file: string } {
   const parts = readdirSync(dir)
     .map((name) => ({ name, part: Number(/^cg\.\d+\.(\d+)$/.exec(name)?.[1]) }))
     .filter((d) => Number.isInteger(d.part))
@@ -66,13 +119,14 @@ export function newestDump(dir: string): { total: number; file: string } {
   const newest = parts.at(-1);
   if (newest === undefined) throw new Error(`no callgrind dump in ${dir}`);
   const file = join(dir, newest.name);
-  const total = Number(/^summary: (\d+)/m.exec(readFileSync(file, 'utf8'))?.[1]);
+  const text = readFileSync(file, 'utf8');
+  const total = Number(/^summary: (\d+)/m.exec(text)?.[1]);
   if (!Number.isFinite(total)) throw new Error(`callgrind dump ${file} has no summary line`);
-  return { total, file };
+  return { total, timers: timerInstructions(text), file };
 }
 
 /** Instructions the process runs while `during` runs (counters zeroed first, dumped after); seconds by the clock. */
-async function countedWindow(pid: number, dumpDir: string, during: () => Promise<void>): Promise<{ total: number; file: string; seconds: number }> {
+async function countedWindow(pid: number, dumpDir: string, during: () => Promise<void>): Promise<{ total: number; timers: number; file: string; seconds: number }> {
   execFileSync('callgrind_control', ['-z', String(pid)], { stdio: 'ignore' });
   const start = performance.now();
   await during();
@@ -81,18 +135,24 @@ async function countedWindow(pid: number, dumpDir: string, during: () => Promise
   return { ...newestDump(dumpDir), seconds };
 }
 
-/** Counts instructions per request of one side of the proxy benchmark, under wrk on BENCH_HOST. */
-export async function countInstructions(ctx: BenchContext, model: Model, spec: SideSpec, windows: InstructionWindows): Promise<InstructionCount> {
+/**
+ * Counts instructions per request of one side of the proxy benchmark, under
+ * wrk on BENCH_HOST's `/` sending `headers`. `name`: the run's folder in the
+ * work directory (the side's label when not given).
+ */
+export async function countInstructions(ctx: BenchContext, model: Model, spec: SideSpec, windows: InstructionWindows,
+  headers: readonly string[] = [], name: string = spec.label): Promise<InstructionCount> {
   const side = spec.label;
-  const dumpDir = join(ctx.workDir, `${side}-callgrind`);
+  const dumpDir = join(ctx.workDir, `${name}-callgrind`);
   mkdirSync(dumpDir, { recursive: true });
   const valgrind = ['valgrind', '--tool=callgrind', '--compress-strings=no', `--callgrind-out-file=${dumpDir}/cg.%p`];
   const underValgrind: BenchContext = { ...ctx, dataplane: { ...ctx.dataplane, command: [...valgrind, ...ctx.dataplane.command] } };
-  const started = await startSide(underValgrind, model, `${side}-callgrind`, (conf) => singleProcess(spec.transform(conf)), spec.lua);
+  const started = await startSide(underValgrind, model, `${name}-callgrind`, (conf) => singleProcess(spec.transform(conf)), spec.lua);
+  let stopped = false;
   try {
     const pid = started.nginx.masterPid;
     const load = (seconds: number) => runWrk({
-      url: `http://127.0.0.1:${started.port}/`, hosts: [BENCH_HOST], connections: windows.connections, cpu: ctx.loadCpu, durationSeconds: seconds,
+      url: `http://127.0.0.1:${started.port}/`, hosts: [BENCH_HOST], headers, connections: windows.connections, cpu: ctx.loadCpu, durationSeconds: seconds,
     });
     await load(windows.warmupSeconds);
     const idle = await countedWindow(pid, dumpDir, () => new Promise((resolve) => setTimeout(resolve, windows.idleSeconds * 1000)));
@@ -100,10 +160,15 @@ export async function countInstructions(ctx: BenchContext, model: Model, spec: S
     const loaded = await countedWindow(pid, dumpDir, async () => {
       requests = (await load(windows.seconds)).requests;
     });
-    const idlePerSecond = idle.total / idle.seconds;
-    const perRequest = requests > 0 ? (loaded.total - idlePerSecond * loaded.seconds) / requests : Number.NaN;
-    return { side, requests, loadedInstructions: loaded.total, idlePerSecond, perRequest, dumpFile: loaded.file };
-  } finally {
+    const idlePerSecond = (idle.total - idle.timers) / idle.seconds;
+    const perRequest = requests > 0 ? (loaded.total - loaded.timers - idlePerSecond * loaded.seconds) / requests : Number.NaN;
+    // Stopping flushes the metrics log's buffer.
+    stopped = true;
     await started.nginx.stop();
+    const log = metricsLogPath(started.nginx.prefix);
+    const split = existsSync(log) ? canarySplit(readFileSync(log, 'utf8'), BENCH_HOST, '/') : null;
+    return { side, requests, loadedInstructions: loaded.total, timerInstructions: loaded.timers, idlePerSecond, perRequest, dumpFile: loaded.file, split };
+  } finally {
+    if (!stopped) await started.nginx.stop();
   }
 }

@@ -1,11 +1,12 @@
 // Reads LuaJIT's jit.v output and answers, per request-path phase, whether
 // its Lua was compiled into a trace. The request path is the balancer
-// (balancer_by_lua: balance / balance_https, the redirect check of
-// https_redirect.lua, the picker's find) and, for EWMA backends only, the
-// log phase (log_by_lua: feedback to EWMA). A phase counts as compiled when
-// a trace that completed starts in its ngx_lua chunk or where a trace of
-// one of the functions only that phase runs can start: the function's entry
-// (its `function` line) or a loop in it. Only those lines, not the whole
+// (balancer_by_lua: balance, the route of route.lua, the redirect check of
+// https_redirect.lua, a canary policy's choice in canary.lua, the picker's
+// find) and, for EWMA backends only, the log phase (log_by_lua: feedback to
+// EWMA; it reads route.lua's `of` too, counted with the balancer). A phase
+// counts as compiled when a trace that completed starts in its ngx_lua chunk
+// or where a trace of one of the functions only that phase runs can start:
+// the function's entry (its `function` line) or a loop in it. Only those lines, not the whole
 // body: jit.v names files without their folder, and lua-resty-core has a
 // balancer.lua too (ngx/balancer.lua, whose set_current_peer trace starts
 // inside our log()'s line range). Traces elsewhere (worker poll, resty.core
@@ -16,13 +17,15 @@ export type Phase = 'balance' | 'log';
 const ALL_PHASES: readonly Phase[] = ['balance', 'log'];
 
 /** Lua files (lua/resty_ingress/) holding request-path functions; their source goes to readJitTrace. */
-export const REQUEST_PATH_FILES: readonly string[] = ['balancer.lua', 'https_redirect.lua', 'round_robin.lua', 'ewma.lua'];
+export const REQUEST_PATH_FILES: readonly string[] = ['balancer.lua', 'route.lua', 'https_redirect.lua', 'canary.lua', 'round_robin.lua', 'ewma.lua'];
 
 // Per phase, per file: the functions only that phase runs (sync/refresh run on the worker's timer, not here).
 const PHASE_FUNCTIONS: Readonly<Record<Phase, Readonly<Record<string, readonly string[]>>>> = {
   balance: {
-    'balancer.lua': ['balance', 'balance_https', 'balance_try', 'pick_retry'],
+    'balancer.lua': ['balance', 'balance_try', 'pick_retry', 'pick_route'],
+    'route.lua': ['of'],
     'https_redirect.lua': ['redirects', 'covers'],
+    'canary.lua': ['chooses', 'by_header'],
     'round_robin.lua': ['find'],
     'ewma.lua': ['find'],
   },

@@ -1,6 +1,9 @@
-// The proxy-path benchmark's model: the fixture YAML plus an EndpointSlice to
+// The proxy-path benchmark's model: the fixture YAML plus EndpointSlices to
 // the backends and the TLS Secret of its secure host, through the real
-// buildModel, rendered by the real renderer.
+// buildModel, rendered by the real renderer. The route wrk's requests take
+// is the plain location or, with one of the fixture's canary Ingresses kept,
+// the same location with a canary policy (pushed to Lua; nginx.conf is the
+// same, so native is the same too).
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { V1EndpointSlice, V1Secret } from '@kubernetes/client-node';
@@ -28,17 +31,29 @@ export const BENCH_HOST = 'bench.example.com';
 export const SECURE_HOST = 'secure.example.com';
 const SECURE_SECRET = 'secure-tls';
 
+/** The route of BENCH_HOST's `/` that the measured requests take. */
+export type BenchRoute = 'plain' | 'canary-by-header' | 'canary-by-weight';
+export const BENCH_ROUTES: readonly BenchRoute[] = ['plain', 'canary-by-header', 'canary-by-weight'];
+/** The fixture's canary Ingress each route keeps (the others are dropped: a main path has one canary). */
+const CANARY_INGRESS: Readonly<Record<BenchRoute, string | null>> = {
+  plain: null, 'canary-by-header': 'app-canary-by-header', 'canary-by-weight': 'app-canary-by-weight',
+};
+/** Request headers wrk sends on each route: by header, `always` sends every request to the canary. */
+export const ROUTE_HEADERS: Readonly<Record<BenchRoute, readonly string[]>> = {
+  plain: [], 'canary-by-header': ['X-Canary: always'], 'canary-by-weight': [],
+};
+
 /** The Secret the fixture's secure Ingress names, with a certificate made now (RSA key: ~50 ms). */
 function secureSecret(): V1Secret {
   return tlsSecret(SECURE_SECRET, createSelfSignedCertificate({ dnsNames: [SECURE_HOST] }), 'bench');
 }
 
-function sliceFor(peers: readonly Peer[]): V1EndpointSlice {
+function sliceFor(service: string, peers: readonly Peer[]): V1EndpointSlice {
   const port = peers[0]?.port ?? 0;
   return {
     apiVersion: 'discovery.k8s.io/v1',
     kind: 'EndpointSlice',
-    metadata: { namespace: 'bench', name: 'app-1', labels: { 'kubernetes.io/service-name': 'app' } },
+    metadata: { namespace: 'bench', name: `${service}-1`, labels: { 'kubernetes.io/service-name': service } },
     addressType: 'IPv4',
     ports: [{ name: 'http', port, protocol: 'TCP' }],
     endpoints: peers.map((p) => ({ addresses: [p.address], conditions: { ready: true } })),
@@ -46,18 +61,31 @@ function sliceFor(peers: readonly Peer[]): V1EndpointSlice {
 }
 
 /**
- * Builds the model for backends on `peers` (all on one port); throws if the
- * fixture produced failures or the secure host got no certificate.
+ * Builds the model for backends on `peers` (all on one port; the canary's
+ * Service has the same ones) with `route` on BENCH_HOST's `/`; throws if the
+ * fixture produced failures, the secure host got no certificate or the
+ * canary did not attach.
  */
-export function buildProxyModel(peers: readonly Peer[]): BuildResult {
+export function buildProxyModel(peers: readonly Peer[], route: BenchRoute = 'plain'): BuildResult {
   const base = loadSnapshotFromYaml(readFileSync(FIXTURE, 'utf8'));
-  const snapshot = { ...base, endpointSlices: [sliceFor(peers)], secrets: [...base.secrets, secureSecret()] };
+  const canaries = new Set(Object.values(CANARY_INGRESS).filter((name) => name !== null));
+  const ingresses = base.ingresses.filter((i) => !canaries.has(i.metadata?.name ?? '') || i.metadata?.name === CANARY_INGRESS[route]);
+  const snapshot = {
+    ...base, ingresses, endpointSlices: [sliceFor('app', peers), sliceFor('app-canary', peers)], secrets: [...base.secrets, secureSecret()],
+  };
   const result = buildModel(snapshot, BENCH_BUILD_OPTIONS);
   if (result.failures.length > 0) {
     throw new Error(`bench fixture refused by buildModel: ${result.failures.map((f) => f.message).join('; ')}`);
   }
+  const backends = route === 'plain' ? 1 : 2;
   const endpoints = result.model.backends.reduce((n, b) => n + b.endpoints.length, 0);
-  if (endpoints !== peers.length) throw new Error(`bench model has ${endpoints} endpoints, expected ${peers.length}`);
+  if (result.model.backends.length !== backends || endpoints !== backends * peers.length) {
+    throw new Error(`bench model (${route}) has ${result.model.backends.length} backends with ${endpoints} endpoints, expected ${backends} with ${peers.length} each`);
+  }
+  const policies = result.model.routes.map((r) => r.key);
+  if (policies.length !== backends - 1 || policies.some((key) => !key.includes(` ${BENCH_HOST} `))) {
+    throw new Error(`bench model (${route}) has route policies [${policies.join(', ')}], expected ${backends - 1} on ${BENCH_HOST}`);
+  }
   const hosts = result.model.tls.hosts.map((h) => h.host);
   if (hosts.length !== 1 || hosts[0] !== SECURE_HOST) throw new Error(`bench model has certificates for [${hosts.join(', ')}], expected ${SECURE_HOST} only`);
   return result;

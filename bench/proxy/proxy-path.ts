@@ -8,9 +8,10 @@
 // per-core and p99 goals are judged on rounds that serve both sides at once
 // (cpu-at-once.ts), the only measure here steadier than the machine.
 // Instructions: callgrind counts each side's user-space instructions per
-// request, which do not move with the machine's noise, and prices pieces of
-// ours by ablation (without the metrics log, without the redirect check, with
-// a minimal balancer in place of ours).
+// request, which do not move with the machine's noise, on the plain route and
+// with a canary (by header, by weight) on it, and prices pieces of ours by
+// ablation (without the metrics log, without the redirect check, with a
+// minimal balancer in place of ours).
 // Then the controller's side of the metrics:
 // parsing the log ours wrote. A last run with jit.v proves (or not) that the
 // hot Lua is compiled.
@@ -26,10 +27,11 @@ import { roundsMetric } from '../lib/rounds-goal.ts';
 import { median, medianInterval, pairedRatios } from '../lib/stats.ts';
 import { errorCount, latencyAt, runWrk, toDistribution } from '../lib/wrk.ts';
 import { atOnceLatency, atOnceRounds, P99_AT_ONCE, PER_CORE_AT_ONCE, type AtOnceRound } from './cpu-at-once.ts';
-import { countInstructions, hasCallgrind, type InstructionCount, type InstructionWindows } from './instruction-count.ts';
+import { hasCallgrind, type InstructionCount, type InstructionWindows } from './instruction-count.ts';
+import { canaryRows, countRuns, instructionRuns } from './instruction-rows.ts';
 import { describeJit, readJitTrace, REQUEST_PATH_FILES, requestPathPhases } from './jit-trace.ts';
 import { measureMetricsParseCost } from './metrics-parse-cost.ts';
-import { BENCH_HOST } from './proxy-model.ts';
+import { BENCH_HOST, BENCH_ROUTES, buildProxyModel, type BenchRoute } from './proxy-model.ts';
 import { BACKEND_ADDRESSES, measure, startProxyBackends, startSide, type Round, type StartedSide } from './proxy-side.ts';
 import { activeFeatures, sideSpecs, withJitTrace, type Peer, type SideLabel, type SideSpec } from './reference-conf.ts';
 
@@ -41,8 +43,8 @@ interface ProxyParams {
   readonly connections: number;
   /** Rounds of ours and native served at once (the per-core goal), and of native with itself (the control). */
   readonly atOnce: { readonly rounds: number; readonly controlRounds: number; readonly seconds: number };
-  /** The callgrind runs, and which sides get one (ours and native always). */
-  readonly instructions: InstructionWindows & { readonly sides: readonly SideLabel[] };
+  /** The callgrind runs: which sides get one on the plain route (ours and native always), and the routes ours and native get one on. */
+  readonly instructions: InstructionWindows & { readonly sides: readonly SideLabel[]; readonly routes: readonly BenchRoute[] };
 }
 
 const ALL_SIDES: readonly SideLabel[] = ['ours', 'native', 'ours-no-metrics', 'ours-no-redirect-check', 'ours-minimal-balancer'];
@@ -51,18 +53,18 @@ const PARAMS: Record<Profile, ProxyParams> = {
     rounds: 12, seconds: 5, warmupSeconds: 1, jitSeconds: 5, connections: 50,
     // 12 rounds: the median's 96 % interval drops the two outermost rounds each side (8: min–max).
     atOnce: { rounds: 12, controlRounds: 3, seconds: 5 },
-    instructions: { sides: ALL_SIDES, warmupSeconds: 2, idleSeconds: 2, seconds: 8, connections: 4 },
+    instructions: { sides: ALL_SIDES, routes: BENCH_ROUTES, warmupSeconds: 2, idleSeconds: 2, seconds: 8, connections: 4 },
   },
   quick: {
     rounds: 2, seconds: 3, warmupSeconds: 1, jitSeconds: 4, connections: 50,
     atOnce: { rounds: 3, controlRounds: 0, seconds: 3 },
     // The ablations are the full profile's: each callgrind side costs ~10 s.
-    instructions: { sides: ['ours', 'native'], warmupSeconds: 1, idleSeconds: 1, seconds: 3, connections: 4 },
+    instructions: { sides: ['ours', 'native'], routes: BENCH_ROUTES, warmupSeconds: 1, idleSeconds: 1, seconds: 3, connections: 4 },
   },
   smoke: {
     rounds: 1, seconds: 1, warmupSeconds: 1, jitSeconds: 1, connections: 8,
     atOnce: { rounds: 1, controlRounds: 1, seconds: 1 },
-    instructions: { sides: ['ours', 'native'], warmupSeconds: 1, idleSeconds: 1, seconds: 1, connections: 2 },
+    instructions: { sides: ['ours', 'native'], routes: BENCH_ROUTES, warmupSeconds: 1, idleSeconds: 1, seconds: 1, connections: 2 },
   },
 };
 
@@ -114,16 +116,12 @@ async function cpuRounds(ctx: BenchContext, params: ProxyParams, model: Model, p
   return { rounds, ours };
 }
 
-/** Callgrind counts of the profile's sides, by label; empty without valgrind. */
-async function instructionCounts(ctx: BenchContext, params: ProxyParams, model: Model, peers: readonly Peer[]): Promise<Map<SideLabel, InstructionCount>> {
-  const counts = new Map<SideLabel, InstructionCount>();
-  if (!hasCallgrind()) return counts;
-  for (const spec of sideSpecs(peers).filter((s) => params.instructions.sides.includes(s.label))) {
-    const count = await countInstructions(ctx, model, spec, params.instructions);
-    ctx.log(`instructions ${spec.label}: ${Math.round(count.perRequest)} per request (${count.requests} requests, ${Math.round(count.idlePerSecond)}/s in the background)`);
-    counts.set(spec.label, count);
-  }
-  return counts;
+/** Callgrind counts of the profile's runs, by run name (instruction-rows.ts); empty without valgrind. */
+async function instructionCounts(ctx: BenchContext, params: ProxyParams, modelOf: (route: BenchRoute) => Model, peers: readonly Peer[]): Promise<Map<string, InstructionCount>> {
+  if (!hasCallgrind()) return new Map();
+  const specs = sideSpecs(peers);
+  return countRuns(ctx, params.instructions, instructionRuns(params.instructions.sides, params.instructions.routes),
+    (side) => specs.find((s) => s.label === side) as SideSpec, modelOf);
 }
 
 async function runProxyPath(ctx: BenchContext): Promise<BenchResult> {
@@ -143,7 +141,10 @@ async function runProxyPath(ctx: BenchContext): Promise<BenchResult> {
     const m = (side: SideLabel, pick: (r: Round) => number): number => median(rounds.filter((r) => r.side === side).map(pick));
     const parse = measureMetricsParseCost(metricsLogPath(ours.nginx.prefix), m('ours', (r) => r.wrk.requestsPerSecond));
     ctx.log(`metrics log of ours: ${parse.lines} lines, ${parse.cpuUsPerLine.toFixed(3)} µs controller CPU/line`);
-    const instructions = await instructionCounts(ctx, params, model, peers);
+    // The plain route's model, or the same with one of the fixture's canaries on wrk's location.
+    const models = Object.fromEntries(BENCH_ROUTES.map((route) => [route, route === 'plain' ? model : buildProxyModel(peers, route).model])) as Record<BenchRoute, Model>;
+    const modelOf = (route: BenchRoute): Model => models[route];
+    const instructions = await instructionCounts(ctx, params, modelOf, peers);
     const jitOutput = await jitRun(ctx, model, params.jitSeconds, params.connections);
     const jit = readJitTrace(jitOutput, requestPathSources());
     const phases = requestPathPhases(ours.conf);
@@ -151,6 +152,7 @@ async function runProxyPath(ctx: BenchContext): Promise<BenchResult> {
     const perCore = (r: Round): number => 1e6 / r.cpuUsPerRequest;
     const cpuOf = (side: SideLabel): number => m(side, (r) => r.cpuUsPerRequest);
     const ins = (side: SideLabel): number | null => instructions.get(side)?.perRequest ?? null;
+    const canary = canaryRows(instructions, modelOf);
     const minus = (a: number | null, b: number | null): number | null => (a === null || b === null ? null : a - b);
     // Per round, native CPU ÷ ours: the two sides ran back to back.
     const cpuRoundsOf = (side: SideLabel): number[] => rounds.filter((r) => r.side === side).map((r) => r.cpuUsPerRequest);
@@ -171,6 +173,7 @@ async function runProxyPath(ctx: BenchContext): Promise<BenchResult> {
         metric('requests per core-second, one side at a time (1 ÷ proxy CPU)', 'req/s', m('ours', perCore), m('native', perCore), 'native'),
         metric('proxy CPU per request', 'µs', cpuOf('ours'), cpuOf('native'), 'native'),
         metric('user-space instructions per request (callgrind)', 'instr', ins('ours'), ins('native'), 'native'),
+        ...canary.metrics,
         metric('instructions/request of request metrics (NGINX metrics log)', 'instr', minus(ins('ours'), ins('ours-no-metrics')), minus(ins('ours'), ins('native')), 'ours − native'),
         metric('instructions/request of the ssl-redirect check', 'instr', minus(ins('ours'), ins('ours-no-redirect-check')), minus(ins('ours'), ins('native')), 'ours − native'),
         metric('instructions/request of our balancer above a minimal balancer_by_lua', 'instr', minus(ins('ours'), ins('ours-minimal-balancer')), minus(ins('ours'), ins('native')), 'ours − native'),
@@ -197,10 +200,11 @@ async function runProxyPath(ctx: BenchContext): Promise<BenchResult> {
         `latency p99 of each round's pair, ours/native ms: ${p99Of('ours').map((v, i) => `${v.toFixed(2)}/${(p99Of('native')[i] ?? Number.NaN).toFixed(2)}`).join(', ')}; ratios ${p99Pairs.map((r) => r.toFixed(2)).join(', ')}`,
         instructions.size === 0
           ? 'instruction rows: valgrind (callgrind) is not installed; `npm run setup` installs it'
-          : `instructions: callgrind, one NGINX process per side, ${params.instructions.seconds} s of wrk (${params.instructions.connections} connections) after ${params.instructions.warmupSeconds} s warm-up, minus the background rate of a ${params.instructions.idleSeconds} s idle window (timers); user space only, the kernel is left out: ${[...instructions.values()].map((c) => `${c.side} ${Math.round(c.perRequest)}`).join(', ')}`,
+          : `instructions: callgrind, one NGINX process per side, ${params.instructions.seconds} s of wrk (${params.instructions.connections} connections) after ${params.instructions.warmupSeconds} s warm-up, without expired timers (time-driven work) and minus the rest of the background rate of a ${params.instructions.idleSeconds} s idle window; user space only, the kernel is left out: ${[...instructions.entries()].map(([name, c]) => `${name} ${Math.round(c.perRequest)}`).join('; ')}`,
+        ...canary.notes.map((note) => `canary split (metrics log of ours) ${note}`),
       ],
       distributions: [last('ours'), last('native')].flatMap((r) => (r ? [toDistribution(r.side, r.wrk)] : [])),
-      raw: { rounds, pairedRatios: pairs, p99PairedRatios: p99Pairs, atOnceP99Ratios: atOnceP99, atOnce: together, atOnceControl: control, instructions: [...instructions.values()], parse, jit, jitTrace: jitOutput.split('\n').slice(0, 300) },
+      raw: { rounds, pairedRatios: pairs, p99PairedRatios: p99Pairs, atOnceP99Ratios: atOnceP99, atOnce: together, atOnceControl: control, instructions: [...instructions].map(([name, count]) => ({ name, ...count })), parse, jit, jitTrace: jitOutput.split('\n').slice(0, 300) },
     };
   } finally {
     for (const nginx of started.reverse()) await nginx.stop();

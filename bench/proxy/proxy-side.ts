@@ -1,13 +1,14 @@
 // One side of the proxy-path benchmark: an NGINX on our rendered conf (or a
 // transform of it), as users run it (HTTPS listener on, so ssl-redirect is
-// on), started with the backends and certificates the controller would push,
-// and checked to proxy the measured host before anyone measures it; the
-// backends every side proxies to. Also one wrk round against a side, or
-// against two sides at once, with the worker CPU it cost.
+// on), started with the backends, route policies and certificates the
+// controller would push, and checked to proxy the measured host before
+// anyone measures it; the backends every side proxies to. Also one wrk round
+// against a side, or against two sides at once, with the worker CPU it cost.
 import { join } from 'node:path';
 import { dynamicBackends, dynamicCertificates } from '../../controller/src/diff/decide.ts';
 import { getStatus, postBackends } from '../../controller/src/nginx/lua-client.ts';
 import { getCertificates, postCertificates } from '../../controller/src/nginx/lua-certificates.ts';
+import { postRoutes } from '../../controller/src/nginx/lua-routes.ts';
 import { repoRoot } from '../../controller/src/nginx/dataplane.ts';
 import type { Model } from '../../controller/src/model/types.ts';
 import { createConfigRenderer, defaultCertificatePaths } from '../../controller/src/render/index.ts';
@@ -19,7 +20,7 @@ import { cpuTimeNs, startNginxInstance, type NginxInstance } from '../lib/nginx-
 import { freePort, freePorts, waitUntil } from '../lib/ports.ts';
 import { runWrk, type WrkResult } from '../lib/wrk.ts';
 import { BENCH_HOST, buildProxyModel, SECURE_HOST } from './proxy-model.ts';
-import type { Peer } from './reference-conf.ts';
+import { checksRedirect, type Peer } from './reference-conf.ts';
 
 export interface StartedSide {
   readonly nginx: NginxInstance;
@@ -51,10 +52,12 @@ export async function startProxyBackends(ctx: BenchContext): Promise<{ peers: Pe
   return { peers, model: buildProxyModel(peers).model, backends };
 }
 
-/** Pushes backends and certificates as the controller does; resolves once every worker uses them. */
+/** Pushes backends, route policies (after the backends they name) and certificates as the controller does; resolves once every worker uses them. */
 async function pushDynamic(model: Model, statusUrl: string, port: number, conf: string): Promise<void> {
-  const version = await postBackends(statusUrl, dynamicBackends(model));
-  await waitUntil('workers to apply the backends', async () => {
+  await postBackends(statusUrl, dynamicBackends(model));
+  // Backends and routes share one store version: a worker reporting it holds both.
+  const version = await postRoutes(statusUrl, { routes: model.routes });
+  await waitUntil('workers to apply the backends and routes', async () => {
     const applied = Object.values((await getStatus(statusUrl)).workers);
     return applied.length > 0 && applied.every((v) => v >= version) ? true : undefined;
   }, APPLY_TIMEOUT_MS, 5);
@@ -66,7 +69,7 @@ async function pushDynamic(model: Model, statusUrl: string, port: number, conf: 
   }, APPLY_TIMEOUT_MS, 5);
   // Workers rebuild their host set on their next poll; the redirect of the secure host shows they did.
   // A side whose locations or balancer skip the redirect check cannot show it, and does not read the set either.
-  if (Object.keys(certificates.hosts).includes(SECURE_HOST) && /proxy_pass https?:\/\/upstream_balancer_https;/.test(conf) && /balance_https\(\)/.test(conf)) {
+  if (Object.keys(certificates.hosts).includes(SECURE_HOST) && checksRedirect(conf, SECURE_HOST)) {
     await waitUntil(`plain HTTP to ${SECURE_HOST} to be redirected`, async () => {
       const { status } = await probe('127.0.0.1', port, SECURE_HOST);
       return status >= 300 && status < 400 ? true : undefined;
@@ -76,8 +79,8 @@ async function pushDynamic(model: Model, statusUrl: string, port: number, conf: 
 
 /**
  * Renders `model`, applies `transform` and starts NGINX in <workDir>/<name>.
- * `lua`: push backends and certificates (our sides). Every side must answer
- * 200 for BENCH_HOST (proxied, not redirected) before it is returned.
+ * `lua`: push backends, routes and certificates (our sides). Every side must
+ * answer 200 for BENCH_HOST (proxied, not redirected) before it is returned.
  */
 export async function startSide(ctx: BenchContext, model: Model, name: string, transform: (conf: string) => string, lua: boolean): Promise<StartedSide> {
   const prefix = join(ctx.workDir, name);

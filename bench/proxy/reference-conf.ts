@@ -1,7 +1,7 @@
 // Derives the native reference from our rendered nginx.conf, so both sides
 // run the same NGINX with the same http{} settings, servers, locations and
-// user access log (`upstreaminfo`): every `upstream upstream_balancer*`
-// block becomes a static upstream to the same peers (keepalive lines kept as
+// user access log (`upstreaminfo`): the `upstream upstream_balancer` block
+// becomes a static upstream to the same peers (keepalive lines kept as
 // rendered), and what a native NGINX would not have goes: Lua on the request
 // path and the per-request metrics log. Also the ablations that price one
 // piece of ours each, a probe of another balancer design, and the bench-only
@@ -22,8 +22,8 @@ export interface SideSpec {
   readonly lua: boolean;
 }
 
-// Every upstream the proxied locations pass to (upstream_balancer, upstream_balancer_https[_rewrite]).
-const BALANCER_UPSTREAMS = /upstream (upstream_balancer\w*) \{\n([\s\S]*?)\n(\s*)\}/g;
+// The one upstream every proxied location passes to (docs/CONTRACTS.md, NGINX ⇄ Lua).
+const BALANCER_UPSTREAM = /upstream (upstream_balancer) \{\n([\s\S]*?)\n(\s*)\}/g;
 const PROXY_PASS_TARGETS = /proxy_pass https?:\/\/(upstream_balancer\w*);/g;
 const REQUEST_PATH_LUA = /^\s*(rewrite|access|log|header_filter|body_filter|init_worker)_by_lua_block \{.*\}\s*$\n/gm;
 // A location that answers 404 itself asks Lua first (ssl-redirect); without Lua it is a plain 404.
@@ -31,12 +31,14 @@ const LUA_NOT_FOUND = /^(\s*)rewrite_by_lua_block \{ resty_ingress\.not_found_ht
 const METRICS_LOG_FORMAT = /^\s*log_format resty_metrics .*\n/gm;
 const METRICS_ACCESS_LOG = /^\s*access_log \S+ resty_metrics\b.*\n/gm;
 const ROUTE = /^\s*set \$resty_route .*\n/gm;
-const REDIRECT_CHECK_PROXY = /proxy_pass (https?):\/\/upstream_balancer_https(?:_rewrite)?;/g;
+// A route's flags: `r` (ssl-redirect) and `e` (the same with rewrite-target) turn the balancer's redirect check on.
+const ROUTE_FLAGS = /^(\s*set \$resty_route ")(\S+)( )/gm;
+const REDIRECT_FLAGS = /[re]/g;
 // Locations with rewrite-target redirect through a named location (location.njk).
 const REDIRECT_ERROR_PAGE = /^\s*error_page 500 = @resty_unbalanced_https;\n/gm;
 const REDIRECT_NAMED_LOCATION = /\n\n(\s*)# [^\n]*\n\1location @resty_unbalanced_https \{\n[\s\S]*?\n\1\}/g;
 const INIT_WORKER = /init_worker_by_lua_block \{(.*)\}/;
-const OUR_BALANCERS = /balancer_by_lua_block \{ resty_ingress\.balance\w*\(\) \}/g;
+const OUR_BALANCER = 'balancer_by_lua_block { resty_ingress.balance() }';
 
 function templateChanged(what: string): Error {
   return new Error(`bench/proxy/reference-conf.ts: ${what} not found in the rendered nginx.conf; the template changed, update this file`);
@@ -48,19 +50,19 @@ function removeAll(conf: string, pattern: RegExp, what: string): string {
   return conf.replace(pattern, '');
 }
 
-/** Every upstream_balancer* block as a static upstream to `peers`, with `balancer` (a line) before its keepalive lines when given. */
+/** The upstream_balancer block as a static upstream to `peers`, with `balancer` (a line) before its keepalive lines when given. */
 function staticUpstreams(ours: string, peers: readonly Peer[], balancer?: string): string {
   let count = 0;
-  const replaced = ours.replace(BALANCER_UPSTREAMS, (_block, name: string, body: string, indent: string) => {
+  const replaced = ours.replace(BALANCER_UPSTREAM, (_block, name: string, body: string, indent: string) => {
     count += 1;
     const keepalive = body.split('\n').filter((line) => /^\s*keepalive/.test(line)).map((line) => line.trim());
     const lines = [...peers.map((p) => `server ${p.address}:${p.port} max_fails=0;`), ...(balancer === undefined ? [] : [balancer]), ...keepalive];
     return `upstream ${name} {\n${lines.map((line) => `${indent}    ${line}`).join('\n')}\n${indent}}`;
   });
-  if (count === 0 || !/upstream upstream_balancer \{/.test(ours)) throw templateChanged('upstream upstream_balancer { … }');
+  if (count !== 1) throw templateChanged('one upstream upstream_balancer { … }');
   // A balancer block this file did not recognise would leave our Lua in place.
   if ((replaced.match(/balancer_by_lua/g)?.length ?? 0) !== (balancer === undefined ? 0 : count)) {
-    throw templateChanged('every balancer_by_lua_block inside an upstream upstream_balancer* { … }');
+    throw templateChanged('every balancer_by_lua_block inside upstream upstream_balancer { … }');
   }
   const defined = new Set([...replaced.matchAll(/upstream (upstream_balancer\w*) \{/g)].map((m) => m[1]));
   for (const [, target] of replaced.matchAll(PROXY_PASS_TARGETS)) {
@@ -85,12 +87,21 @@ export function withoutMetricsLog(ours: string): string {
 }
 
 /**
- * Our conf with locations proxying to upstream_balancer, as `ssl-redirect: "false"` renders them
- * (no error page, no named location): prices the redirect check.
+ * True when a location (of `host`, when given) has a route flagged for the
+ * ssl-redirect check (`r`, or `e` with rewrite-target) and our balancer runs it.
+ */
+export function checksRedirect(conf: string, host?: string): boolean {
+  const where = host === undefined ? '\\S+' : host.replace(/[.*]/g, '\\$&');
+  return new RegExp(`set \\$resty_route "[a-z]*[re][a-z]* \\S+ ${where} `).test(conf) && conf.includes(OUR_BALANCER);
+}
+
+/**
+ * Our conf with the routes' `r` and `e` flags dropped (`-` when none is left), as
+ * `ssl-redirect: "false"` renders them (no error page, no named location): prices the redirect check.
  */
 export function withoutRedirectCheck(ours: string): string {
-  if ((ours.match(REDIRECT_CHECK_PROXY)?.length ?? 0) === 0) throw templateChanged('proxy_pass …://upstream_balancer_https');
-  return ours.replace(REDIRECT_CHECK_PROXY, 'proxy_pass $1://upstream_balancer;')
+  if (!checksRedirect(ours)) throw templateChanged('a $resty_route flagged r or e');
+  return ours.replace(ROUTE_FLAGS, (_line, head: string, flags: string, space: string) => `${head}${flags.replace(REDIRECT_FLAGS, '') || '-'}${space}`)
     .replace(REDIRECT_ERROR_PAGE, '')
     .replace(REDIRECT_NAMED_LOCATION, '');
 }
@@ -127,11 +138,11 @@ export function withNativePeersUnderLua(ours: string, peers: readonly Peer[]): s
  * it takes the peers in turn like ours, so that what differs is only logic.
  */
 export function withMinimalBalancer(ours: string, peers: readonly Peer[]): string {
-  if ((ours.match(OUR_BALANCERS)?.length ?? 0) === 0) throw templateChanged('balancer_by_lua_block { resty_ingress.balance…() }');
+  if (!ours.includes(OUR_BALANCER)) throw templateChanged(OUR_BALANCER);
   // The counter lives in the ngx.balancer module table: a chunk's locals last one call.
   const picks = peers.map((p, i) => `${i === 0 ? 'if' : 'elseif'} n == ${i + 1} then b.set_current_peer(${JSON.stringify(p.address)}, ${p.port})`).join(' ');
   const minimal = `balancer_by_lua_block { local b = package.loaded["ngx.balancer"]; local n = (b.bench_turn or 0) % ${peers.length} + 1; b.bench_turn = n; ${picks} end }`;
-  return ours.replace(OUR_BALANCERS, minimal);
+  return ours.replaceAll(OUR_BALANCER, minimal);
 }
 
 /**
@@ -156,7 +167,7 @@ export function activeFeatures(conf: string, certificateHosts: readonly string[]
   const has = (re: RegExp): boolean => re.test(conf);
   if (has(/balancer_by_lua_block/)) features.push('Lua balancer');
   if (has(/access_log \S+ resty_metrics\b/)) features.push('request metrics via the NGINX access log');
-  if (has(/proxy_pass https?:\/\/upstream_balancer_https;/) && has(/balance_https\(\)/)) features.push('HTTP→HTTPS redirect check in the balancer');
+  if (checksRedirect(conf)) features.push('HTTP→HTTPS redirect check in the balancer');
   if (has(/return 30[1278] https:\/\//)) features.push('force-ssl-redirect');
   if (has(/listen [^;]*\bssl\b/)) features.push('TLS listener');
   if (certificateHosts.length > 0) features.push(`TLS host with a pushed certificate (${certificateHosts.join(', ')})`);

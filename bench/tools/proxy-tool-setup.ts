@@ -9,11 +9,13 @@ import type { Model } from '../../controller/src/model/types.ts';
 import { findDataplane } from '../../controller/src/nginx/dataplane.ts';
 import type { BenchContext } from '../lib/context.ts';
 import { startProxyBackends } from '../proxy/proxy-side.ts';
-import { sideSpecs, type SideSpec } from '../proxy/reference-conf.ts';
+import { sideSpecs, type Peer, type SideSpec } from '../proxy/reference-conf.ts';
 
 export interface ProxyTool {
   readonly ctx: BenchContext;
   readonly model: Model;
+  /** The backends, for a model of another route (buildProxyModel). */
+  readonly peers: readonly Peer[];
   /** The sides named on the command line, in that order; every side when none is named. */
   readonly sides: readonly SideSpec[];
 }
@@ -31,7 +33,7 @@ export async function withProxyTool(names: readonly string[], use: (tool: ProxyT
     const unknown = names.filter((name) => !specs.some((s) => s.label === name));
     if (unknown.length > 0) throw new Error(`unknown side(s) ${unknown.join(', ')}; known: ${specs.map((s) => s.label).join(', ')}`);
     const sides = names.length === 0 ? specs : names.map((name) => specs.find((s) => s.label === name) as SideSpec);
-    await use({ ctx, model, sides });
+    await use({ ctx, model, peers, sides });
   } finally {
     await backends.nginx.stop();
   }

@@ -1,0 +1,107 @@
+// The callgrind rows per route: which runs the profile makes, how a canary
+// row proves its split from the metrics log, the bench model of each route
+// and the headers wrk sends.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { Model } from '../../controller/src/model/types.ts';
+import { hostArgs } from '../lib/wrk.ts';
+import { canarySplit, type InstructionCount } from './instruction-count.ts';
+import { canaryRows, CANARY_GOAL, expectedCanaryShare, instructionRuns, splitAsExpected } from './instruction-rows.ts';
+import { BENCH_HOST, BENCH_ROUTES, buildProxyModel, ROUTE_HEADERS, type BenchRoute } from './proxy-model.ts';
+
+const PEERS = [{ address: '127.0.0.2', port: 81 }, { address: '127.0.0.3', port: 81 }];
+const MODELS = Object.fromEntries(BENCH_ROUTES.map((route) => [route, buildProxyModel(PEERS, route).model])) as Record<BenchRoute, Model>;
+
+test('buildProxyModel: the plain route has no policy, each canary route one on wrk\'s location', () => {
+  const rows: { route: BenchRoute; backends: string[]; canary: Record<string, unknown> | null }[] = [
+    { route: 'plain', backends: ['bench-app-80'], canary: null },
+    { route: 'canary-by-header', backends: ['bench-app-80', 'bench-app-canary-80'], canary: { header: 'X-Canary', weight: 0 } },
+    { route: 'canary-by-weight', backends: ['bench-app-80', 'bench-app-canary-80'], canary: { header: null, weight: 50, weightTotal: 100 } },
+  ];
+  for (const row of rows) {
+    const model = MODELS[row.route];
+    assert.deepEqual(model.backends.map((b) => b.name), row.backends, `${row.route}: backends`);
+    assert.ok(model.backends.every((b) => b.endpoints.length === PEERS.length), `${row.route}: the canary has the same peers`);
+    if (row.canary === null) {
+      assert.deepEqual(model.routes, [], `${row.route}: no policy`);
+      continue;
+    }
+    assert.equal(model.routes.length, 1, `${row.route}: one policy`);
+    const policy = model.routes[0];
+    assert.equal(policy?.key, `r bench-app-80 ${BENCH_HOST} bench app app /`, `${row.route}: on the location wrk loads`);
+    assert.equal(policy?.canary.backend, 'bench-app-canary-80', `${row.route}: to the canary's Service`);
+    for (const [field, want] of Object.entries(row.canary)) assert.equal((policy?.canary as unknown as Record<string, unknown>)[field], want, `${row.route}: ${field}`);
+  }
+});
+
+test('wrk\'s headers: the canary header with `always` only on the header route, as -H after the Host', () => {
+  assert.deepEqual(ROUTE_HEADERS, { plain: [], 'canary-by-header': ['X-Canary: always'], 'canary-by-weight': [] });
+  assert.deepEqual(hostArgs('http://x/', [BENCH_HOST], ROUTE_HEADERS['canary-by-header']), ['-H', `Host: ${BENCH_HOST}`, '-H', 'X-Canary: always', 'http://x/']);
+  assert.deepEqual(hostArgs('http://x/', [BENCH_HOST]), ['-H', `Host: ${BENCH_HOST}`, 'http://x/']);
+  assert.throws(() => hostArgs('http://x/', ['a', 'b'], ['X: 1']), /rotating hosts/);
+});
+
+test('instructionRuns: ours on every route, native once per distinct request, ablations on the plain route', () => {
+  const rows: { name: string; sides: Parameters<typeof instructionRuns>[0]; routes: BenchRoute[]; want: string[] }[] = [
+    { name: 'plain only', sides: ['ours', 'native'], routes: ['plain'], want: ['ours', 'native'] },
+    {
+      name: 'every route: native with the header once, the weight route reuses plain native', sides: ['ours', 'native'], routes: [...BENCH_ROUTES],
+      want: ['ours', 'native', 'ours, canary-by-header', 'native, canary-by-header', 'ours, canary-by-weight'],
+    },
+    {
+      name: 'ablations stay plain', sides: ['ours', 'native', 'ours-no-metrics'], routes: ['canary-by-weight'],
+      want: ['ours', 'native', 'ours-no-metrics', 'ours, canary-by-weight'],
+    },
+  ];
+  for (const row of rows) assert.deepEqual(instructionRuns(row.sides, row.routes).map((r) => r.name), row.want, row.name);
+});
+
+test('canarySplit: lines of the host and path, those whose route has an 8th word went to the canary', () => {
+  const line = (route: string): string => `${route}\tGET\t200\t0.001\t0.001\t80\t200`;
+  const log = [
+    line(`r bench-app-80 ${BENCH_HOST} bench app app / bench-app-canary-80`),
+    line(`r bench-app-80 ${BENCH_HOST} bench app app /`),
+    line(`r bench-app-80 ${BENCH_HOST} bench app app / bench-app-canary-80`),
+    line(`e bench-app-80 ${BENCH_HOST} bench api app /api(/|\`)(.*)`),
+    line('r bench-app-80 secure.example.com bench secure app / bench-app-canary-80'),
+    '',
+  ].join('\n');
+  assert.deepEqual(canarySplit(log, BENCH_HOST, '/'), { requests: 3, canary: 2 });
+  assert.deepEqual(canarySplit('', BENCH_HOST, '/'), { requests: 0, canary: 0 });
+});
+
+test('splitAsExpected: all but the start-up probe, none, or within binomial bounds of the weight', () => {
+  const rows = [
+    { name: 'header: every request but the probe', split: { requests: 1000, canary: 999 }, share: 1, want: true },
+    { name: 'header: a tenth stayed on the main backend', split: { requests: 1000, canary: 900 }, share: 1, want: false },
+    { name: 'weight 50: 520 of 1000', split: { requests: 1000, canary: 520 }, share: 0.5, want: true },
+    { name: 'weight 50: 600 of 1000 is 6 sd off', split: { requests: 1000, canary: 600 }, share: 0.5, want: false },
+    { name: 'weight 50: none went', split: { requests: 1000, canary: 0 }, share: 0.5, want: false },
+    { name: 'plain: none', split: { requests: 1000, canary: 0 }, share: 0, want: true },
+    { name: 'too few requests to tell', split: { requests: 5, canary: 5 }, share: 1, want: false },
+    { name: 'no metrics log', split: null, share: 1, want: false },
+  ];
+  for (const row of rows) assert.equal(splitAsExpected(row.split, row.share), row.want, row.name);
+  assert.deepEqual(BENCH_ROUTES.map((route) => expectedCanaryShare(route, MODELS[route])), [0, 1, 0.5]);
+});
+
+test('canaryRows: ours ÷ native of the same requests, goal 1.25×, no value when the split is wrong', () => {
+  const count = (perRequest: number, split: InstructionCount['split']): InstructionCount => ({
+    side: 'x', requests: 1000, loadedInstructions: 0, timerInstructions: 0, idlePerSecond: 0, perRequest, dumpFile: '', split,
+  });
+  const counts = new Map([
+    ['ours', count(43000, { requests: 1000, canary: 0 })],
+    ['native', count(37000, null)],
+    ['ours, canary-by-header', count(45000, { requests: 1000, canary: 999 })],
+    ['native, canary-by-header', count(37500, null)],
+    ['ours, canary-by-weight', count(48000, { requests: 1000, canary: 100 })],
+  ]);
+  const { metrics, notes } = canaryRows(counts, (route) => MODELS[route]);
+  assert.deepEqual(metrics.map((m) => [m.value, m.reference, m.goal, m.missed]), [
+    [45000, 37500, CANARY_GOAL, false],
+    [null, 37000, CANARY_GOAL, true],
+  ]);
+  assert.match(notes[0] ?? '', /^canary-by-header: 999 of 1000 logged requests to the canary \(expected a share of 1\)$/);
+  assert.match(notes[1] ?? '', /^canary-by-weight: 100 of 1000 .* did not split as configured/);
+  assert.equal(canaryRows(new Map([['ours', count(1, null)]]), (route) => MODELS[route]).metrics.length, 0, 'no canary runs, no canary rows');
+});

@@ -1,0 +1,109 @@
+// The callgrind runs of the proxy benchmark and their rows: ours ÷ native in
+// user-space instructions per request on each route wrk's requests can take
+// (the plain location, the same location with a canary by header, and by
+// weight), and the ablations that price pieces of ours (plain route only).
+// A canary adds nothing to nginx.conf (its policy is pushed to Lua), so the
+// native reference is the same conf; it serves the same requests as ours
+// (the canary header too), so a row prices what we do with them. A canary
+// row counts only when the metrics log shows the policy sent the requests
+// where it should: else its value is null and the note says why.
+import type { Model } from '../../controller/src/model/types.ts';
+import type { BenchContext } from '../lib/context.ts';
+import { metric, type Goal, type Metric } from '../lib/report.ts';
+import { countInstructions, type CanarySplitCount, type InstructionCount, type InstructionWindows } from './instruction-count.ts';
+import { BENCH_ROUTES, ROUTE_HEADERS, type BenchRoute } from './proxy-model.ts';
+import type { SideLabel, SideSpec } from './reference-conf.ts';
+
+/** Pay for what you use: a canary route may cost at most this much of native. */
+export const CANARY_GOAL: Goal = { on: 'ratio', op: '<=', target: 1.25 };
+
+export interface InstructionRun {
+  /** `ours`, `native`, … on the plain route; `<side>, <route>` on another. */
+  readonly name: string;
+  readonly side: SideLabel;
+  readonly route: BenchRoute;
+}
+
+/** What a run is called in the notes and the raw results. */
+export function runName(side: SideLabel, route: BenchRoute): string {
+  return route === 'plain' ? side : `${side}, ${route}`;
+}
+
+/** The route whose native run serves the same requests as `route` (native has no canary: only the headers differ). */
+function nativeRouteOf(route: BenchRoute): BenchRoute {
+  const headers = ROUTE_HEADERS[route].join('\n');
+  return BENCH_ROUTES.find((r) => ROUTE_HEADERS[r].join('\n') === headers) ?? route;
+}
+
+/**
+ * The runs for `sides` (on the plain route) and `routes`: ours on each route,
+ * native once per distinct request; ablations stay on the plain route.
+ */
+export function instructionRuns(sides: readonly SideLabel[], routes: readonly BenchRoute[]): InstructionRun[] {
+  const runs: InstructionRun[] = sides.map((side) => ({ name: side, side, route: 'plain' }));
+  for (const route of routes.filter((r) => r !== 'plain')) {
+    for (const [side, runRoute] of [['ours', route], ['native', nativeRouteOf(route)]] as const) {
+      const name = runName(side, runRoute);
+      if (!runs.some((run) => run.name === name)) runs.push({ name, side, route: runRoute });
+    }
+  }
+  return runs;
+}
+
+/** The canary's share of a route's requests when its policy works: by header (`always`) 1, by weight weight ÷ max(100, total). */
+export function expectedCanaryShare(route: BenchRoute, model: Model): number {
+  if (route === 'plain') return 0;
+  if (route === 'canary-by-header') return 1;
+  const split = model.routes[0]?.canary;
+  if (split === undefined) throw new Error(`the ${route} model has no route policy`);
+  return split.weight / Math.max(100, split.weightTotal);
+}
+
+/**
+ * Whether the metrics log's split matches `share`: all (but the start-up probe,
+ * sent without the header) for 1, none for 0, else within four standard
+ * deviations of a binomial draw (and one request).
+ */
+export function splitAsExpected(split: CanarySplitCount | null, share: number): boolean {
+  if (split === null || split.requests < 10) return false;
+  const got = split.canary / split.requests;
+  if (share === 1) return split.canary >= split.requests - 1;
+  if (share === 0) return split.canary === 0;
+  return Math.abs(got - share) <= 4 * Math.sqrt((share * (1 - share)) / split.requests) + 1 / split.requests;
+}
+
+/** Runs each callgrind side in turn; counts by run name. */
+export async function countRuns(ctx: BenchContext, windows: InstructionWindows, runs: readonly InstructionRun[],
+  specOf: (side: SideLabel) => SideSpec, modelOf: (route: BenchRoute) => Model): Promise<Map<string, InstructionCount>> {
+  const counts = new Map<string, InstructionCount>();
+  for (const run of runs) {
+    const count = await countInstructions(ctx, modelOf(run.route), specOf(run.side), windows, ROUTE_HEADERS[run.route], run.name.replace(/\W+/g, '-'));
+    const split = count.split === null ? '' : `, ${count.split.canary} of ${count.split.requests} logged requests to the canary`;
+    ctx.log(`instructions ${run.name}: ${Math.round(count.perRequest)} per request (${count.requests} requests, ${Math.round(count.idlePerSecond)}/s in the background${split})`);
+    counts.set(run.name, count);
+  }
+  return counts;
+}
+
+const CANARY_ROWS: readonly { route: BenchRoute; name: string }[] = [
+  { route: 'canary-by-header', name: 'user-space instructions per request, canary by header (`always`: every request to the canary)' },
+  { route: 'canary-by-weight', name: 'user-space instructions per request, canary by weight (50 of 100)' },
+];
+
+/** The canary rows (ours ÷ native, goal CANARY_GOAL) and a note per row on its split. */
+export function canaryRows(counts: ReadonlyMap<string, InstructionCount>, modelOf: (route: BenchRoute) => Model): { metrics: Metric[]; notes: string[] } {
+  const metrics: Metric[] = [];
+  const notes: string[] = [];
+  for (const row of CANARY_ROWS) {
+    const ours = counts.get(runName('ours', row.route));
+    const native = counts.get(runName('native', nativeRouteOf(row.route)));
+    if (ours === undefined || native === undefined) continue;
+    const share = expectedCanaryShare(row.route, modelOf(row.route));
+    const split = ours.split;
+    const ok = splitAsExpected(split, share);
+    const seen = split === null ? 'no metrics log' : `${split.canary} of ${split.requests} logged requests to the canary`;
+    notes.push(`${row.route}: ${seen} (expected a share of ${share})${ok ? '' : ': the policy did not split as configured, so the row has no value'}`);
+    metrics.push(metric(row.name, 'instr', ok ? ours.perRequest : null, native.perRequest, 'native, same requests', CANARY_GOAL));
+  }
+  return { metrics, notes };
+}
