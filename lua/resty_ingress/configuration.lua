@@ -31,6 +31,7 @@ local function respond(status, body, content_type)
     return ngx.exit(status)
 end
 
+-- Returns the body, or nil and a reason fit for a 400 answer.
 local function read_body()
     ngx.req.read_body()
     local body = ngx.req.get_body_data()
@@ -40,11 +41,11 @@ local function read_body()
     -- The body went to a temp file (bigger than client_body_buffer_size).
     local path = ngx.req.get_body_file()
     if not path then
-        return nil
+        return nil, "request body is empty"
     end
     local file, err = io_open(path, "rb")
     if not file then
-        return nil, err
+        return nil, "request body is empty: " .. err
     end
     body = file:read("*a")
     file:close()
@@ -65,38 +66,35 @@ local function with_lock(fn, ...)
     return nil, "another configuration push holds the lock"
 end
 
-local function post_backends()
+-- A push: read the body, check it with parse (nil, reason -> 400), store what it
+-- returns with apply under the lock, answer `status` and the new version.
+local function push(parse, apply, status)
     local body, read_err = read_body()
     if not body then
-        return respond(400, "request body is empty" .. (read_err and (": " .. read_err) or "") .. "\n")
+        return respond(400, read_err .. "\n")
     end
-    local parsed, reason = validate.parse_backends(body)
+    local parsed, reason = parse(body)
     if not parsed then
         return respond(400, reason .. "\n")
     end
-    local version, err = with_lock(store.replace_backends, parsed)
+    local version, err = with_lock(apply, parsed)
     if not version then
         ngx.log(ngx.ERR, "configuration: ", err)
         return respond(500, err .. "\n")
     end
-    return respond(201, "version " .. version .. "\n")
+    return respond(status, "version " .. version .. "\n")
+end
+
+local function apply_patch(patch)
+    return store.patch_backends(patch.set, patch.remove)
+end
+
+local function post_backends()
+    return push(validate.parse_backends, store.replace_backends, 201)
 end
 
 local function patch_backends()
-    local body, read_err = read_body()
-    if not body then
-        return respond(400, "request body is empty" .. (read_err and (": " .. read_err) or "") .. "\n")
-    end
-    local patch, reason = validate.parse_patch(body)
-    if not patch then
-        return respond(400, reason .. "\n")
-    end
-    local version, err = with_lock(store.patch_backends, patch.set, patch.remove)
-    if not version then
-        ngx.log(ngx.ERR, "configuration: ", err)
-        return respond(500, err .. "\n")
-    end
-    return respond(200, "version " .. version .. "\n")
+    return push(validate.parse_patch, apply_patch, 200)
 end
 
 -- ?name= may repeat (no limit on how many); any other argument is ignored.
@@ -124,42 +122,23 @@ local function get_status()
 end
 
 local function post_routes()
-    local body, read_err = read_body()
-    if not body then
-        return respond(400, "request body is empty" .. (read_err and (": " .. read_err) or "") .. "\n")
-    end
-    local text, reason = routes_api.parse(body)
-    if not text then
-        return respond(400, reason .. "\n")
-    end
-    local version, err = with_lock(store.replace_routes, text)
-    if not version then
-        ngx.log(ngx.ERR, "configuration: ", err)
-        return respond(500, err .. "\n")
-    end
-    return respond(201, "version " .. version .. "\n")
+    return push(routes_api.parse, store.replace_routes, 201)
 end
 
 local function get_routes()
     return respond(200, store.routes() or routes_api.EMPTY, "application/json")
 end
 
-local function post_certificates()
-    local body, read_err = read_body()
-    if not body then
-        return respond(400, "request body is empty" .. (read_err and (": " .. read_err) or "") .. "\n")
+-- certificate_api answers for itself (it takes the lock only once the body checks out).
+local function certificates(answer)
+    return function()
+        local body, read_err = read_body()
+        if not body then
+            return respond(400, read_err .. "\n")
+        end
+        local status, text = answer(body, with_lock)
+        return respond(status, text)
     end
-    local status, text = certificate_api.post(body, with_lock)
-    return respond(status, text)
-end
-
-local function patch_certificates()
-    local body, read_err = read_body()
-    if not body then
-        return respond(400, "request body is empty" .. (read_err and (": " .. read_err) or "") .. "\n")
-    end
-    local status, text = certificate_api.patch(body, with_lock)
-    return respond(status, text)
 end
 
 local endpoints = {
@@ -171,8 +150,8 @@ local endpoints = {
     ["/configuration/status"] = { GET = get_status },
     ["/configuration/certificates"] = {
         GET = function() return respond(200, certificate_api.summary(), "application/json") end,
-        POST = post_certificates,
-        PATCH = patch_certificates,
+        POST = certificates(certificate_api.post),
+        PATCH = certificates(certificate_api.patch),
     },
     ["/configuration/routes"] = {
         GET = get_routes,
