@@ -12,6 +12,7 @@
 -- fields are the same; an empty string is refused (ingress-nginx treats "" as
 -- unset: the controller sends null).
 local cjson_safe = require("cjson.safe")
+local json_body = require("resty_ingress.json_body")
 local validate = require("resty_ingress.validate")
 local canary = require("resty_ingress.canary")
 
@@ -20,14 +21,13 @@ local pairs = pairs
 local tostring = tostring
 local concat = table.concat
 local str_find = string.find
-local str_byte = string.byte
 local str_format = string.format
 local math_floor = math.floor
 
--- Its own instance: no hex, inf or nan where a number is expected.
+-- Decoding goes through json_body (strict); this instance only encodes and
+-- decodes what parse() itself wrote.
 local json = cjson_safe.new()
-json.decode_invalid_numbers(false)
-local null = json.null
+local null = json_body.null
 
 local MAX_KEY_LEN = 1024
 local MAX_TOKEN_LEN = 256
@@ -149,16 +149,9 @@ end
 
 -- Returns the canonical JSON of a POST body, or nil and a reason fit for a 400 answer.
 function _M.parse(body)
-    if type(body) ~= "string" then
-        return nil, "request body is empty"
-    end
-    local first = str_find(body, "%S")
-    if not first or str_byte(body, first) ~= 123 then -- "{"
-        return nil, 'body must be a JSON object {"routes":[...]}'
-    end
-    local doc, err = json.decode(body)
-    if type(doc) ~= "table" then
-        return nil, "invalid JSON: " .. tostring(err)
+    local doc, err = json_body.decode_table(body, "{", 'body must be a JSON object {"routes":[...]}')
+    if not doc then
+        return nil, err
     end
     local extra = unknown_field(doc, DOC_FIELDS)
     if extra then

@@ -100,33 +100,20 @@ local function check_backend(backend, where)
            .. '","endpoints":[' .. concat(parts, ",") .. ']}'
 end
 
--- Returns an array of { name = ..., json = ... } in the order given, or nil
--- and a reason fit for a 400 answer.
-function _M.parse_backends(body)
-    if type(body) ~= "string" then
-        return nil, "request body is empty"
-    end
-    -- cjson turns [] and {} into the same empty table: insist on an array here.
-    local first = str_find(body, "%S")
-    if not first or str_byte(body, first) ~= 91 then -- "["
-        return nil, "body must be a JSON array of backends"
-    end
-    local decoded, err = json_body.decode(body)
-    if decoded == nil then
-        return nil, "invalid JSON: " .. tostring(err)
-    end
-    if not is_sequence(decoded) then
-        return nil, "body must be a JSON array of backends"
-    end
-    local result, seen = {}, {}
-    for i = 1, #decoded do
-        local json, reason = check_backend(decoded[i], "[" .. (i - 1) .. "]")
+-- Checks a list of backends (where: "" or "set", for reasons): an array of
+-- { name = ..., json = ... } in the order given, seen[name] set for each; or nil
+-- and a reason.
+local function check_backends(list, where, seen)
+    local result = {}
+    for i = 1, #list do
+        local at = where .. "[" .. (i - 1) .. "]"
+        local json, reason = check_backend(list[i], at)
         if not json then
             return nil, reason
         end
-        local name = decoded[i].name
+        local name = list[i].name
         if seen[name] then
-            return nil, "[" .. (i - 1) .. "].name: duplicate backend " .. name
+            return nil, at .. ".name: duplicate backend " .. name
         end
         seen[name] = true
         result[i] = { name = name, json = json }
@@ -134,36 +121,35 @@ function _M.parse_backends(body)
     return result
 end
 
+-- Returns an array of { name = ..., json = ... } in the order given, or nil
+-- and a reason fit for a 400 answer.
+function _M.parse_backends(body)
+    local decoded, err = json_body.decode_table(body, "[", "body must be a JSON array of backends")
+    if not decoded then
+        return nil, err
+    end
+    if not is_sequence(decoded) then
+        return nil, "body must be a JSON array of backends"
+    end
+    return check_backends(decoded, "", {})
+end
+
 -- The body of PATCH /configuration/backends: {"set":[backend...],"remove":[name...]}.
 -- Returns { set = <as parse_backends>, remove = { name... } }, or nil and a reason.
 function _M.parse_patch(body)
-    if type(body) ~= "string" then
-        return nil, "request body is empty"
-    end
-    local first = str_find(body, "%S")
-    if not first or str_byte(body, first) ~= 123 then -- "{"
-        return nil, "body must be a JSON object {\"set\":[...],\"remove\":[...]}"
-    end
-    local decoded, err = json_body.decode(body)
-    if type(decoded) ~= "table" then
-        return nil, "invalid JSON: " .. tostring(err)
+    local decoded, err = json_body.decode_table(body, "{",
+        'body must be a JSON object {"set":[...],"remove":[...]}')
+    if not decoded then
+        return nil, err
     end
     local set, remove = decoded.set, decoded.remove
     if not is_sequence(set) or not is_sequence(remove) then
         return nil, "set and remove must both be arrays"
     end
-    local parsed, seen = {}, {}
-    for i = 1, #set do
-        local json, reason = check_backend(set[i], "set[" .. (i - 1) .. "]")
-        if not json then
-            return nil, reason
-        end
-        local name = set[i].name
-        if seen[name] then
-            return nil, "set[" .. (i - 1) .. "].name: duplicate backend " .. name
-        end
-        seen[name] = true
-        parsed[i] = { name = name, json = json }
+    local seen = {}
+    local parsed, reason = check_backends(set, "set", seen)
+    if not parsed then
+        return nil, reason
     end
     for i = 1, #remove do
         local name = remove[i]
