@@ -39,6 +39,30 @@ local function delete_missing(shared, list_key, prefix, wanted)
     end
 end
 
+-- The default certificate: id, or none (NGINX's placeholder) when nil.
+local function put_default(shared, id)
+    if id then
+        return put(shared, "default", id)
+    end
+    shared:delete("default")
+    return true
+end
+
+-- The last writes of a push: the lists, then the version workers watch.
+local function finish(shared, hosts, ids, version)
+    local ok, err = put(shared, "hosts", concat(hosts, "\n"))
+    if ok then
+        ok, err = put(shared, "ids", concat(ids, "\n"))
+    end
+    if ok then
+        ok, err = put(shared, "version", version)
+    end
+    if not ok then
+        return nil, err
+    end
+    return version
+end
+
 -- parsed: { certificates = { {id, json} ... }, hosts = { {host, id} ... }, default = id|nil }
 -- Writes certificates, then hosts, then the default; removes what is gone
 -- (hosts before the certificates they named); the version goes last.
@@ -63,27 +87,13 @@ function _M.replace(parsed)
             return nil, err
         end
     end
-    if parsed.default then
-        local ok, err = put(shared, "default", parsed.default)
-        if not ok then
-            return nil, err
-        end
-    else
-        shared:delete("default")
-    end
-    delete_missing(shared, "hosts", "host:", wanted_hosts)
-    delete_missing(shared, "ids", "cert:", wanted_ids)
-    local ok, err = put(shared, "hosts", concat(hosts, "\n"))
-    if ok then
-        ok, err = put(shared, "ids", concat(ids, "\n"))
-    end
-    if ok then
-        ok, err = put(shared, "version", version)
-    end
+    local ok, err = put_default(shared, parsed.default)
     if not ok then
         return nil, err
     end
-    return version
+    delete_missing(shared, "hosts", "host:", wanted_hosts)
+    delete_missing(shared, "ids", "cert:", wanted_ids)
+    return finish(shared, hosts, ids, version)
 end
 
 -- The id a host maps to once `patch` applies: its new mapping, nil when it is removed.
@@ -171,13 +181,9 @@ function _M.patch(patch)
         end
     end
     if patch.default_given then
-        if patch.default then
-            local ok, err = put(shared, "default", patch.default)
-            if not ok then
-                return nil, err
-            end
-        else
-            shared:delete("default")
+        local ok, err = put_default(shared, patch.default)
+        if not ok then
+            return nil, err
         end
     end
     for _, id in ipairs(patch.remove) do
@@ -185,17 +191,7 @@ function _M.patch(patch)
     end
     local hosts = list_after(split_lines(shared:get("hosts")), added_hosts, dropped_hosts)
     sort(hosts)
-    local ok, err = put(shared, "hosts", concat(hosts, "\n"))
-    if ok then
-        ok, err = put(shared, "ids", concat(list_after(split_lines(shared:get("ids")), set_ids, patch.removed), "\n"))
-    end
-    if ok then
-        ok, err = put(shared, "version", version)
-    end
-    if not ok then
-        return nil, err
-    end
-    return version
+    return finish(shared, hosts, list_after(split_lines(shared:get("ids")), set_ids, patch.removed), version)
 end
 
 -- JSON array of encoded items; built by hand because an empty Lua table
