@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { getBackends, LuaClientError, patchBackends, postBackends } from '../controller/src/nginx/lua-client.ts';
 import type { BackendPatch, DynamicBackend } from '../controller/src/model/types.ts';
 import {
-  assertCleanErrorLog, getStatus, startEchoBackends, startLuaNginx, tally, waitAllWorkersApplied,
+  assertCleanErrorLog, getStatus, startLuaSuite, stopLuaSuite, tally, waitAllWorkersApplied,
   type EchoBackend, type LuaNginx,
 } from './test/lua-fixture.ts';
 
@@ -15,13 +15,9 @@ void describe('PATCH /configuration/backends', () => {
   let fixture: LuaNginx;
   let echo: EchoBackend[];
   before(async () => {
-    echo = await startEchoBackends(['alpha', 'beta', 'gamma']);
-    fixture = await startLuaNginx();
+    ({ fixture, echo } = await startLuaSuite(['alpha', 'beta', 'gamma']));
   });
-  after(async () => {
-    await fixture?.nginx.stop();
-    await Promise.all((echo ?? []).map((b) => b.close()));
-  });
+  after(() => stopLuaSuite(fixture, echo));
 
   const on = (name: string, ...servers: EchoBackend[]): DynamicBackend => ({
     name, loadBalance: 'round_robin', endpoints: servers.map((s) => ({ address: s.address, port: s.port })),

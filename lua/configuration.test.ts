@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import {
-  assertCleanErrorLog, getStatus, postRaw, startEchoBackends, startLuaNginx, tally, waitAllWorkersApplied,
+  assertCleanErrorLog, getStatus, postRaw, singleBackendBody, startLuaSuite, stopLuaSuite, tally, waitAllWorkersApplied,
   type EchoBackend, type LuaNginx,
 } from './test/lua-fixture.ts';
 
@@ -11,16 +11,11 @@ void describe('configuration server', () => {
   let fixture: LuaNginx;
   let echo: EchoBackend[];
   before(async () => {
-    echo = await startEchoBackends(['alpha']);
-    fixture = await startLuaNginx();
+    ({ fixture, echo } = await startLuaSuite(['alpha']));
   });
-  after(async () => {
-    await fixture?.nginx.stop();
-    await Promise.all((echo ?? []).map((b) => b.close()));
-  });
+  after(() => stopLuaSuite(fixture, echo));
 
-  const good = (): string =>
-    JSON.stringify([{ name: 'ns-web-80', endpoints: [{ address: echo[0].address, port: echo[0].port }], loadBalance: 'round_robin' }]);
+  const good = (): string => singleBackendBody(echo[0]);
 
   void it('starts empty: version 0, [] and every worker registered', async () => {
     assert.equal((await getStatus(fixture.statusUrl)).version, 0);

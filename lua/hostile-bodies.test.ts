@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createSelfSignedCertificate } from '../controller/src/tls/self-signed.ts';
 import {
-  assertCleanErrorLog, getStatus, startEchoBackends, startLuaNginx, tally, waitAllWorkersApplied,
+  assertCleanErrorLog, getStatus, singleBackendBody, startLuaSuite, stopLuaSuite, tally, waitAllWorkersApplied,
   type EchoBackend, type LuaNginx,
 } from './test/lua-fixture.ts';
 
@@ -122,21 +122,16 @@ void describe('configuration server refuses hostile bodies, storing nothing', ()
   ];
 
   before(async () => {
-    echo = await startEchoBackends(['alpha']);
-    fixture = await startLuaNginx();
+    ({ fixture, echo } = await startLuaSuite(['alpha']));
   });
-  after(async () => {
-    await fixture?.nginx.stop();
-    await Promise.all((echo ?? []).map((b) => b.close()));
-  });
+  after(() => stopLuaSuite(fixture, echo));
 
   const send = async (method: Method, path: Endpoint, body: string | Buffer): Promise<{ status: number; text: string }> => {
     const res = await fetch(`${fixture.statusUrl}${path}`, { method, body });
     return { status: res.status, text: await res.text() };
   };
   const read = async (path: string): Promise<string> => (await fetch(`${fixture.statusUrl}${path}`)).text();
-  const good = (): string =>
-    JSON.stringify([{ name: 'ns-web-80', endpoints: [{ address: echo[0].address, port: echo[0].port }], loadBalance: 'round_robin' }]);
+  const good = (): string => singleBackendBody(echo[0]);
 
   const rows: ReadonlyArray<Row & { method: Method; path: Endpoint }> = [
     ...BACKEND_ROWS.map((row) => ({ ...row, method: 'POST' as const, path: '/configuration/backends' as const })),

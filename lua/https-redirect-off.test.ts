@@ -2,26 +2,11 @@
 // of ssl-redirect ("r", and "e" with rewrite-target) do nothing: a host with
 // a pushed certificate is proxied over plain HTTP like any other.
 import assert from 'node:assert/strict';
-import { request } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { findDataplane } from '../controller/src/nginx/dataplane.ts';
 import { createSelfSignedCertificate } from '../controller/src/tls/self-signed.ts';
 import { contractHttpBlock, freePort, startNginx, type RunningNginx } from './test/nginx-harness.ts';
-import { postRaw, startEchoBackends, type EchoBackend } from './test/lua-fixture.ts';
-
-/** One GET on a new connection (so both workers answer some) with this Host: status, Location, body. */
-async function get(port: number, path: string): Promise<{ status: number; location: string | undefined; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path, headers: { host: 'shop.example.com' }, agent: false }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => { body += chunk; });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, location: res.headers.location, body }));
-    });
-    req.once('error', reject);
-    req.end();
-  });
-}
+import { getOnce, postRaw, startEchoBackends, type EchoBackend } from './test/lua-fixture.ts';
 
 void describe('ssl-redirect flags without the HTTPS listener', () => {
   let nginx: RunningNginx;
@@ -67,7 +52,7 @@ void describe('ssl-redirect flags without the HTTPS listener', () => {
     // Both workers hold the host set (a new connection each time, so both answer some).
     let covered = 0;
     for (const deadline = Date.now() + 2000; covered < 10 && Date.now() < deadline;) {
-      covered = (await get(httpPort, '/probe')).status === 301 ? covered + 1 : 0;
+      covered = (await getOnce(httpPort, 'shop.example.com', '/probe')).status === 301 ? covered + 1 : 0;
     }
     assert.equal(covered, 10, 'the workers redirect for the certificate\'s host');
   });
@@ -83,7 +68,7 @@ void describe('ssl-redirect flags without the HTTPS listener', () => {
   for (const row of rows) {
     void it(`${row.name}: proxied, never redirected`, async () => {
       for (let i = 0; i < 10; i++) {
-        const answer = await get(httpPort, row.path);
+        const answer = await getOnce(httpPort, 'shop.example.com', row.path);
         assert.equal(answer.status, 200, `${row.path}: ${answer.status} ${answer.location ?? ''}`);
         assert.equal(answer.body, 'app');
       }

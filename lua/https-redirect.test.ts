@@ -10,8 +10,6 @@
 // to init) the flags do nothing.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { request as httpRequest } from 'node:http';
-import { request as httpsRequest } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -19,24 +17,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { findDataplane } from '../controller/src/nginx/dataplane.ts';
 import { createSelfSignedCertificate } from '../controller/src/tls/self-signed.ts';
 import { contractHttpBlock, freePort, startNginx, unbalancedLocation, type RunningNginx } from './test/nginx-harness.ts';
-import { postRaw, startEchoBackends, type EchoBackend } from './test/lua-fixture.ts';
-
-interface Answer { status: number; location: string | undefined; body: string }
-
-/** One request on a new connection (so both workers answer over a few calls). */
-async function get(port: number, host: string, path: string, tls: boolean): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const options = { host: '127.0.0.1', port, path, headers: { host }, agent: false, servername: host.split(':')[0], rejectUnauthorized: false };
-    const req = (tls ? httpsRequest : httpRequest)(options, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => { body += chunk; });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, location: res.headers.location, body }));
-    });
-    req.once('error', reject);
-    req.end();
-  });
-}
+import { getOnce as get, postRaw, startEchoBackends, type Answer, type EchoBackend } from './test/lua-fixture.ts';
 
 void describe('ssl-redirect follows pushed certificates without a reload', () => {
   let nginx: RunningNginx;

@@ -3,7 +3,8 @@
 // answer with their own name. Shared by the lua/ tests and the controller's
 // Lua client test.
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:http';
+import { createServer, request as httpRequest, type Server } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { findDataplane } from '../../controller/src/nginx/dataplane.ts';
@@ -64,6 +65,45 @@ export async function startEchoBackends(names: readonly string[], delayMs = 0): 
       return { name, address, port, close };
     }),
   );
+}
+
+/** Echo backends `names`, then a Lua NGINX: what most configuration suites start in before(). */
+export async function startLuaSuite(names: readonly string[]): Promise<{ fixture: LuaNginx; echo: EchoBackend[] }> {
+  const echo = await startEchoBackends(names);
+  try {
+    return { fixture: await startLuaNginx(), echo };
+  } catch (err) {
+    await Promise.all(echo.map((b) => b.close()));
+    throw err;
+  }
+}
+
+/** after(): stops what startLuaSuite started (either may be unset when before() failed). */
+export async function stopLuaSuite(fixture: LuaNginx | undefined, echo: readonly EchoBackend[] | undefined): Promise<void> {
+  await fixture?.nginx.stop();
+  await Promise.all((echo ?? []).map((b) => b.close()));
+}
+
+/** A POST /configuration/backends body: one round-robin backend `name` whose one endpoint is `echo`. */
+export function singleBackendBody(echo: EchoBackend, name = 'ns-web-80'): string {
+  return JSON.stringify([{ name, endpoints: [{ address: echo.address, port: echo.port }], loadBalance: 'round_robin' }]);
+}
+
+export interface Answer { status: number; location: string | undefined; body: string }
+
+/** One GET with this Host on a new connection (so both workers answer over a few calls); over TLS with SNI when `tls`. */
+export async function getOnce(port: number, host: string, path: string, tls = false): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const options = { host: '127.0.0.1', port, path, headers: { host }, agent: false, servername: host.split(':')[0], rejectUnauthorized: false };
+    const req = (tls ? httpsRequest : httpRequest)(options, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => { body += chunk; });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, location: res.headers.location, body }));
+    });
+    req.once('error', reject);
+    req.end();
+  });
 }
 
 /** POSTs a raw body to /configuration/backends; returns status and text. */
