@@ -2,6 +2,7 @@
 // for (exit 0, text to stdout), or a usage error (exit 2, one line to stderr).
 // parseOptions throws it instead of exiting so tests can inspect it; main
 // prints it and exits.
+import { CommanderError, type Command } from 'commander';
 
 /** Why parsing stopped: `usage` is an error, the others are requests. */
 export type CommandLineExitKind = 'help' | 'version' | 'usage';
@@ -27,6 +28,22 @@ export class CommandLineExit extends Error {
   static usage(message: string): CommandLineExit {
     const oneLine = message.replace(/\s*\n\s*/g, ' ').trim();
     return new CommandLineExit('usage', oneLine.startsWith('error:') ? oneLine : `error: ${oneLine}`);
+  }
+}
+
+/**
+ * Runs `command` (built with exitOverride() and its stdout written into
+ * `output.out`) on the user's arguments: --help/--version and commander's own
+ * errors become a CommandLineExit.
+ */
+export function parseCommand(command: Command, argv: readonly string[], output: { readonly out: string }): void {
+  try {
+    command.parse([...argv], { from: 'user' });
+  } catch (err) {
+    if (!(err instanceof CommanderError)) throw err;
+    if (err.code === 'commander.helpDisplayed') throw new CommandLineExit('help', output.out);
+    if (err.code === 'commander.version') throw new CommandLineExit('version', output.out);
+    throw CommandLineExit.usage(err.message);
   }
 }
 

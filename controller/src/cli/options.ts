@@ -4,11 +4,11 @@
 // and --sync-rate-limit (see below). Every value is validated here, before
 // anything starts.
 
-import { Command, CommanderError, Option } from 'commander';
+import { Command, Option } from 'commander';
 
 import type { BuildOptions } from '../model/types.ts';
 import packageJson from '../../../package.json' with { type: 'json' };
-import { CommandLineExit } from './command-line-exit.ts';
+import { CommandLineExit, parseCommand } from './command-line-exit.ts';
 import * as parse from './validators.ts';
 import type { LogLevel } from './validators.ts';
 
@@ -222,14 +222,7 @@ function toControllerOptions(raw: Record<string, unknown>): ControllerOptions {
 export function parseOptions(argv: readonly string[]): ControllerOptions {
   const output = { out: '', err: '' };
   const command = buildCommand(output);
-  try {
-    command.parse([...argv], { from: 'user' });
-  } catch (err) {
-    if (!(err instanceof CommanderError)) throw err;
-    if (err.code === 'commander.helpDisplayed') throw new CommandLineExit('help', output.out);
-    if (err.code === 'commander.version') throw new CommandLineExit('version', output.out);
-    throw CommandLineExit.usage(err.message);
-  }
+  parseCommand(command, argv, output);
   return toControllerOptions(command.opts());
 }
 

@@ -5,8 +5,8 @@
 // Like the controller's parser it never prints or exits: it throws
 // CommandLineExit (help: exit 0; usage error: exit 2).
 
-import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { CommandLineExit } from '../cli/command-line-exit.ts';
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { CommandLineExit, parseCommand } from '../cli/command-line-exit.ts';
 import * as parse from '../cli/validators.ts';
 
 export type OutputFormat = 'text' | 'json';
@@ -96,13 +96,7 @@ function check(options: MigrateOptions): MigrateOptions {
 export function parseMigrateOptions(argv: readonly string[]): MigrateOptions {
   const output = { out: '' };
   const command = buildCommand(output);
-  try {
-    command.parse([...argv], { from: 'user' });
-  } catch (err) {
-    if (!(err instanceof CommanderError)) throw err;
-    if (err.code === 'commander.helpDisplayed') throw new CommandLineExit('help', output.out);
-    throw CommandLineExit.usage(err.message);
-  }
+  parseCommand(command, argv, output);
   const raw = command.opts();
   const text = (value: unknown): string | null => (typeof value === 'string' && value !== '' ? value : null);
   const selection: Selection = {
