@@ -64,6 +64,9 @@ void describe('POST/GET /configuration/routes', () => {
   const long = (n: number): string => 'a'.repeat(n);
   const refused: ReadonlyArray<{ name: string; body: string; reason: RegExp }> = [
     { name: 'not JSON', body: '{"routes": [', reason: /invalid JSON/ },
+    // Strict JSON like every other body (json_body.lua): cjson alone stops reading at a raw NUL.
+    { name: 'a raw NUL after the document', body: '{"routes":[]}\u0000garbage', reason: /JSON|NUL|control/ },
+    { name: 'nested deeper than 16', body: `{"routes":[],"x":${'['.repeat(20)}${']'.repeat(20)}}`, reason: /deep|nest|JSON/ },
     { name: 'empty body', body: '', reason: /empty|JSON object/ },
     { name: 'an array (no wrapper object)', body: '[]', reason: /JSON object/ },
     { name: 'routes missing', body: '{}', reason: /routes must be an array/ },
