@@ -1,6 +1,7 @@
 // The TLS listener's global settings (ConfigMap only): protocols, ciphers,
 // HSTS and the code of HTTP → HTTPS redirects.
 
+import { createSecureContext } from 'node:tls';
 import { accept, refuse, type Checked } from '../checked.ts';
 import type { HstsSettings, TlsSettings } from '../types.ts';
 import { defineFeature, field, type FeatureKey } from './feature.ts';
@@ -18,9 +19,24 @@ function parseProtocols(value: string): Checked<readonly string[]> {
   return accept(Object.freeze([...new Set(words)]));
 }
 
+/** True when OpenSSL's SSL_CTX_set_cipher_list, which NGINX's ssl_ciphers calls, takes `list` (it refuses one that matches no cipher). */
+function opensslTakes(list: string): boolean {
+  // Node would set TLS_* (TLS 1.3) names as suites; set_cipher_list ignores them, so they match nothing here.
+  const forCipherList = list.split(':').filter((name) => !name.startsWith('TLS_')).join(':');
+  if (forCipherList === '') return false;
+  try {
+    createSecureContext({ ciphers: forCipherList });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 function parseCiphers(value: string): Checked<string> {
   // OpenSSL's cipher-list grammar needs only these characters; nothing else can reach nginx.conf.
-  return /^[A-Za-z0-9_:+!@.=-]{1,2000}$/u.test(value) ? accept(value) : refuse('expected an OpenSSL cipher list');
+  if (!/^[A-Za-z0-9_:+!@.=-]{1,2000}$/u.test(value)) return refuse('expected an OpenSSL cipher list');
+  // A list that matches no cipher ("!aNULL" alone, a typo) fails nginx -t: every reload would stop.
+  return opensslTakes(value) ? accept(value) : refuse('OpenSSL matches no cipher with this list');
 }
 
 function parseMaxAge(value: string): Checked<number> {
@@ -62,7 +78,7 @@ export const tlsSettingsFeature = defineFeature({
   },
   keys: [
     field<TlsSettings, 'protocols'>('protocols', parseProtocols, { configKey: 'ssl-protocols', defaultText: 'TLSv1.2 TLSv1.3', doc: 'TLS versions offered.' }),
-    field<TlsSettings, 'ciphers'>('ciphers', parseCiphers, { configKey: 'ssl-ciphers', defaultText: 'ingress-nginx\'s ECDHE/AEAD list', doc: 'OpenSSL cipher list for TLS 1.2 and older.' }),
+    field<TlsSettings, 'ciphers'>('ciphers', parseCiphers, { configKey: 'ssl-ciphers', defaultText: 'ingress-nginx\'s ECDHE/AEAD list', doc: 'OpenSSL cipher list for TLS 1.2 and older; one that matches no cipher keeps the default.' }),
     hstsKey('hsts', 'enabled', parseBoolean, 'true', 'Send Strict-Transport-Security on HTTPS responses.'),
     hstsKey('hsts-max-age', 'maxAge', parseMaxAge, '31536000', 'HSTS max-age in seconds.'),
     hstsKey('hsts-include-subdomains', 'includeSubdomains', parseBoolean, 'true', 'HSTS includeSubDomains.'),
