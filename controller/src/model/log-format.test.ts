@@ -11,6 +11,7 @@ const accepted: { name: string; format: string }[] = [
   { name: 'braced variable names', format: '${remote_addr}:${remote_port}' },
   { name: 'prefix families', format: '$arg_page $cookie_session $sent_http_content_type $upstream_http_server $http_x_request_id' },
   { name: 'text without variables', format: 'static text' },
+  { name: 'the longest NGINX reads (4094 characters)', format: `${'x'.repeat(4086)} $status` },
 ];
 
 const refused: { name: string; format: string; reason: RegExp }[] = [
@@ -29,6 +30,8 @@ const refused: { name: string; format: string; reason: RegExp }[] = [
   { name: 'empty', format: '', reason: /non-empty/ },
   { name: 'only spaces', format: '   ', reason: /non-empty/ },
   { name: 'too long', format: `$status${' '.repeat(MAX_LOG_FORMAT_LENGTH)}`, reason: /longer than/ },
+  // nginx -t failed on it ("too long parameter"): render/properties.test.ts found it.
+  { name: 'one character longer than NGINX reads (4095)', format: `${'x'.repeat(4087)} $status`, reason: /longer than 4094/ },
 ];
 
 void describe('parseLogFormat', () => {

@@ -19,8 +19,12 @@ export const DEFAULT_LOG_FORMAT = '$remote_addr - $remote_user [$time_local] "$r
   + '[$proxy_alternative_upstream_name] $upstream_addr $upstream_response_length $upstream_response_time '
   + '$upstream_status $req_id';
 
-/** Long enough for a generous JSON object; bounds what one ConfigMap key puts into nginx.conf. */
-export const MAX_LOG_FORMAT_LENGTH = 4096;
+/**
+ * Long enough for a generous JSON object; bounds what one ConfigMap key puts into nginx.conf.
+ * NGINX reads a token in a 4096-byte buffer that must also hold its closing quote and the byte
+ * after it: a format of 4095 characters fails nginx -t ("too long parameter"), every reload with it.
+ */
+export const MAX_LOG_FORMAT_LENGTH = 4094;
 
 /** Variables known by name: NGINX core, upstream, SSL and realip modules of the runtime, and ours. */
 export const LOG_FORMAT_VARIABLES: ReadonlySet<string> = new Set([

@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { freePort } from '../../../lua/test/nginx-harness.ts';
-import { DEFAULT_LOG_FORMAT, LOG_FORMAT_VARIABLE_PREFIXES, LOG_FORMAT_VARIABLES } from '../model/log-format.ts';
+import { DEFAULT_LOG_FORMAT, LOG_FORMAT_VARIABLE_PREFIXES, LOG_FORMAT_VARIABLES, MAX_LOG_FORMAT_LENGTH } from '../model/log-format.ts';
 import type { AccessLogSettings, Model } from '../model/types.ts';
 import { findDataplane } from '../nginx/dataplane.ts';
 import { RenderError } from './nginx-values.ts';
@@ -33,6 +33,9 @@ void describe('access log: rendered', () => {
       expect: /log_format upstreaminfo '\$remote_addr - .* \$req_id';\n\s+access_log "\/golden\/prefix\/access.log" upstreaminfo;/ },
     { name: 'log-format-escape-json adds escape=json', accessLog: { enabled: true, format: JSON_FORMAT, escapeJson: true },
       expect: /log_format upstreaminfo escape=json '\{"status": \$status, /u },
+    // The model's bound (MAX_LOG_FORMAT_LENGTH) is the longest token NGINX reads.
+    { name: 'the longest format the model accepts', accessLog: { enabled: true, format: `${'x'.repeat(MAX_LOG_FORMAT_LENGTH - 8)} $status`, escapeJson: false },
+      expect: /log_format upstreaminfo 'x{4086} \$status';/u },
     // The metrics log stays: it is the controller's, not the user's access log.
     { name: 'disable-access-log turns it off', accessLog: { enabled: false, format: DEFAULT_LOG_FORMAT, escapeJson: false },
       expect: /\n {4}access_log off;\n[\s\S]*\n {8}access_log "\/golden\/prefix\/metrics.log" resty_metrics buffer=64k flush=1s;\n/u,
