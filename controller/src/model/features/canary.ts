@@ -41,9 +41,10 @@ function parseToken(raw: string): Checked<string | null> {
 
 function parseHeaderValue(raw: string): Checked<string | null> {
   const { value, ingressNginxTakes } = basic(raw);
+  // Bytes, not characters: Lua (routes_api.lua) refuses a value over 1024 bytes, and with it the whole push of every route.
   // eslint-disable-next-line no-control-regex -- control characters are what is refused
-  return value.length > 0 && value.length <= 1024 && !/[\u0000-\u001f\u007f]/u.test(value)
-    ? accept(value) : refusal('expected a header value of 1 to 1024 printable characters', ingressNginxTakes);
+  return value.length > 0 && Buffer.byteLength(value, 'utf8') <= 1024 && !/[\u0000-\u001f\u007f]/u.test(value)
+    ? accept(value) : refusal('expected a header value of 1 to 1024 bytes (UTF-8) of printable characters', ingressNginxTakes);
 }
 
 function parsePattern(value: string): Checked<string | null> {
@@ -120,7 +121,7 @@ export const canaryFeature = defineFeature({
     field<CanaryConfig, 'headerValue'>('headerValue', parseHeaderValue, {
       annotation: { name: 'canary-by-header-value', scope: 'ingress', risk: 'Medium' }, defaultText: '', invalid: 'ignore',
       doc: 'The header value that routes to the canary (instead of "always").',
-      difference: 'at most 1024 characters: a longer value refuses the Ingress',
+      difference: 'at most 1024 bytes (UTF-8): a longer value refuses the Ingress',
     }),
     field<CanaryConfig, 'headerPattern'>('headerPattern', parsePattern, {
       annotation: { name: 'canary-by-header-pattern', scope: 'ingress', risk: 'Medium' }, defaultText: '', invalid: 'ignore',
