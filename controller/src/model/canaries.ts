@@ -21,9 +21,16 @@ export interface CanaryIngress {
   readonly candidates: readonly LocationCandidate[];
 }
 
+/**
+ * The split Lua gets. Lua draws from max(100, weightTotal) (ingress-nginx's rule) and takes a weight
+ * only up to weightTotal (CONTRACTS.md): sending that draw range as the total, and the weight within
+ * it, is the same split and always taken. A weight above the total ("always") would otherwise make
+ * POST /configuration/routes refuse every route policy.
+ */
 function splitOf(canary: CanaryConfig, backend: string): CanarySplit {
-  const { weight, weightTotal, header, headerValue, headerPattern, cookie } = canary;
-  return Object.freeze({ backend, weight, weightTotal, header, headerValue, headerPattern, cookie });
+  const { header, headerValue, headerPattern, cookie } = canary;
+  const weightTotal = Math.max(100, canary.weightTotal);
+  return Object.freeze({ backend, weight: Math.min(canary.weight, weightTotal), weightTotal, header, headerValue, headerPattern, cookie });
 }
 
 interface Attached {

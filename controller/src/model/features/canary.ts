@@ -79,7 +79,7 @@ function configures(config: CanaryConfig): boolean {
 
 /**
  * ingress-nginx drops canary settings without `canary: "true"`; here they refuse the Ingress.
- * A weight above the total is read as "always" (by Lua).
+ * A weight above the total means "always" (model/canaries.ts pushes it as the total).
  */
 function finish(config: CanaryConfig): Checked<CanaryConfig> {
   if (!config.enabled && configures(config)) {
