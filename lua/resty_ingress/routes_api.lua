@@ -29,7 +29,9 @@ local math_floor = math.floor
 local json = cjson_safe.new()
 local null = json_body.null
 
-local MAX_KEY_LEN = 1024
+-- The model's longest key is 1,854 bytes: a 1024-character path, a 253-character host and
+-- Ingress name, a 63-character namespace and Service, their backend name (191) and the flags.
+local MAX_KEY_LEN = 2048
 local MAX_TOKEN_LEN = 256
 local MAX_VALUE_LEN = 1024
 local MAX_WEIGHT_TOTAL = 2147483647
