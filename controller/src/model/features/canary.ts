@@ -47,6 +47,25 @@ function parseHeaderValue(raw: string): Checked<string | null> {
     ? accept(value) : refusal('expected a header value of 1 to 1024 bytes (UTF-8) of printable characters', ingressNginxTakes);
 }
 
+/**
+ * Escapes JavaScript (u flag) and PCRE2 both take and read alike: classes, controls, hex bytes,
+ * back-references, general categories, escaped punctuation. Not \u or \u{...} (JavaScript only:
+ * PCRE2 refuses them), \x{...}, \Q, \h, \R and the like (PCRE only), nor \v (not the same class).
+ */
+const SHARED_ESCAPE = /^\\(?:[dDwWsSbBfnrt0-9]|x[0-9A-Fa-f]{2}|c[A-Za-z]|[pP]\{[A-Z][a-z]?\}|[^A-Za-z0-9])/u;
+
+/** True when JavaScript's check vouches for PCRE2 too (Lua compiles the pattern; one it refuses stops every route push). */
+function readAlike(pattern: string): boolean {
+  // Printable ASCII: PCRE runs without UTF-8 in Lua, so `é+` would repeat a byte there. `[]`, `[^]` and POSIX classes read differently.
+  if (!/^[\x20-\x7e]*$/u.test(pattern) || /\[\^?\]|\[[:=.]/u.test(pattern)) return false;
+  for (let at = pattern.indexOf('\\'); at >= 0; at = pattern.indexOf('\\', at)) {
+    const escape = SHARED_ESCAPE.exec(pattern.slice(at));
+    if (escape === null) return false;
+    at += escape[0].length;
+  }
+  return true;
+}
+
 function parsePattern(value: string): Checked<string | null> {
   const ingressNginxTakes = value !== '' && INGRESS_NGINX_PATTERN.test(value);
   if (value.length === 0 || value.length > 256) return refusal('expected a regular expression of 1 to 256 characters', ingressNginxTakes);
@@ -57,6 +76,7 @@ function parsePattern(value: string): Checked<string | null> {
   } catch {
     return refusal('not a valid regular expression', ingressNginxTakes);
   }
+  if (!readAlike(value)) return refusal('only printable ASCII and escapes both JavaScript and PCRE read alike (no \\u, \\x{..}, \\v, [], POSIX classes)', ingressNginxTakes);
   return accept(value);
 }
 
@@ -126,7 +146,7 @@ export const canaryFeature = defineFeature({
     field<CanaryConfig, 'headerPattern'>('headerPattern', parsePattern, {
       annotation: { name: 'canary-by-header-pattern', scope: 'ingress', risk: 'Medium' }, defaultText: '', invalid: 'ignore',
       doc: 'A regular expression the header value must match (ignored when canary-by-header-value is set).',
-      difference: 'at most 256 characters, no (? groups, and it must compile: another pattern ingress-nginx takes refuses the Ingress',
+      difference: 'at most 256 characters of printable ASCII, no (? groups, escapes PCRE and JavaScript read alike, and it must compile: another pattern ingress-nginx takes refuses the Ingress',
     }),
     field<CanaryConfig, 'cookie'>('cookie', parseToken, {
       annotation: { name: 'canary-by-cookie', scope: 'ingress', risk: 'Medium' }, defaultText: '', invalid: 'ignore',
