@@ -1,0 +1,159 @@
+// Test-only fast-check arbitraries for every user-controlled field the model
+// reads: each annotation and ConfigMap key a feature declares (looked up by
+// name: a key without an entry here fails the property tests, so a new key
+// cannot go untested), unknown and mistyped names under the prefix, hosts,
+// paths of every pathType, Kubernetes names, Service ports. Each mixes values
+// from the field's own grammar (MARKER planted where the grammar allows
+// letters) with hostile ones (hostile-values.ts).
+
+import fc from 'fast-check';
+import { INGRESS_NGINX_ANNOTATIONS, INGRESS_NGINX_CONFIG_KEYS } from '../features/ingress-nginx-names.ts';
+import { FEATURES } from '../features/registry.ts';
+import { LOG_FORMAT_VARIABLES } from '../log-format.ts';
+import { MARKER, regex, stretched, userValue } from './hostile-values.ts';
+
+const BOOLEANS = ['1', 't', 'T', 'true', 'TRUE', 'True', '0', 'f', 'F', 'false', 'FALSE', 'False', 'yes', 'on', ' true', ''];
+const boolean = userValue(fc.constantFrom(...BOOLEANS));
+const integerText = fc.oneof(fc.integer({ min: -5, max: 2_000_000 }), fc.integer(), fc.constantFrom(0, 1, 604_800, 604_801, 1_000_000, 1_000_001))
+  .map(String);
+const bigIntegerText = fc.bigInt({ min: -(2n ** 70n), max: 2n ** 70n }).map(String);
+const seconds = userValue(fc.oneof(integerText, integerText.map((n) => `${n}s`), bigIntegerText, fc.constantFrom('1m', '0x10', '1.5', '+7', ' 5')));
+/** NGINX sizes: a unit multiplies digits that may overflow an off_t (9223372036854775807 bytes); digit counts near that bound are drawn more often. */
+const size = userValue(fc.oneof(
+  { weight: 3, arbitrary: fc.tuple(fc.oneof(fc.integer({ min: 1, max: 13 }), fc.integer({ min: 9, max: 13 })), fc.stringMatching(/^[1-9]\d{12}$/), fc.constantFrom('', 'b', 'k', 'm', 'g', 'K', 'M', 'G'))
+    .map(([digits, number, unit]) => `${number.slice(0, digits)}${unit}`) },
+  { weight: 1, arbitrary: fc.tuple(fc.bigInt({ min: 0n, max: 2n ** 64n }), fc.constantFrom('', 'k', 'm', 'g', 'K', 'M', 'G')).map(([n, unit]) => `${n}${unit}`) },
+  { weight: 1, arbitrary: fc.constantFrom(' 8m ', '1 m', '1t', '-1', '1.5m', '0') },
+));
+/** An RFC 9110 token, with the marker sometimes. */
+const token = fc.oneof(fc.stringMatching(/^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,20}$/), fc.constant(`X-${MARKER}`), fc.constantFrom('always', 'never'));
+const printable = fc.oneof(fc.string({ minLength: 1, maxLength: 30 }), fc.constant(`v-${MARKER} "quoted" \\ é`));
+/** A rewrite target: URL characters and captures. */
+const target = fc.oneof(
+  fc.stringMatching(/^\/[A-Za-z0-9\-._~/%?&=+,:@!*]{0,24}$/),
+  fc.tuple(fc.constantFrom('/', '', '/api/', `/${MARKER}/`), fc.array(fc.constantFrom('$1', '$2', '$9', '$0', '$10', 'x', '/'), { maxLength: 4 }))
+    .map(([head, parts]) => head + parts.join('')),
+);
+const CIPHER_WORDS = ['ECDHE-RSA-AES128-GCM-SHA256', 'HIGH', '!aNULL', '!MD5', 'DEFAULT', 'ALL', '@STRENGTH', 'TLS_AES_128_GCM_SHA256', 'NOPE', MARKER, 'AES256+EECDH', 'eNULL'];
+const ciphers = userValue(fc.array(fc.constantFrom(...CIPHER_WORDS), { minLength: 1, maxLength: 5 }).map((words) => words.join(':')));
+const protocols = userValue(fc.array(fc.constantFrom('TLSv1', 'TLSv1.1', 'TLSv1.2', 'TLSv1.3', 'SSLv3', 'tlsv1.2', MARKER), { minLength: 1, maxLength: 4 })
+  .map((words) => words.join(' ')));
+/** Log formats: known variables, ${name}, JSON-shaped text, unknown names, `$` alone. */
+const LOG_PIECES = [...[...LOG_FORMAT_VARIABLES].map((name) => `$${name}`), '${status}', '$http_x_zqx', '$cookie_a', '$unknown_zqx', '$', '$ ',
+  '"', '{', '}', ':', ',', ' ', '[', ']', '-', MARKER, '$status$', '$1'];
+const logFormat = fc.oneof(
+  userValue(fc.array(fc.constantFrom(...LOG_PIECES), { minLength: 1, maxLength: 16 }).map((pieces) => pieces.join(''))),
+  // NGINX reads a token of at most 4096 bytes with its closing quote and the byte after it.
+  stretched(fc.constantFrom('$status ', `${MARKER} `, '{"s":"$status"}'), `${MARKER} `, [4000, 4093, 4094, 4095, 4096, 4097]),
+);
+
+/** What each annotation and ConfigMap key of a feature may be given, by name. */
+export const KEY_VALUES: Readonly<Record<string, fc.Arbitrary<string>>> = {
+  'proxy-body-size': size,
+  'proxy-connect-timeout': seconds,
+  'proxy-read-timeout': seconds,
+  'proxy-send-timeout': seconds,
+  'rewrite-target': userValue(target),
+  'use-regex': boolean,
+  'ssl-redirect': boolean,
+  'force-ssl-redirect': boolean,
+  'backend-protocol': userValue(fc.constantFrom('HTTP', 'HTTPS', 'https', ' HTTPS ', 'GRPC', 'grpcs', 'AUTO_HTTP', 'FCGI', 'AJP', 'h2c')),
+  'load-balance': userValue(fc.constantFrom('round_robin', 'ewma', ' ewma ', 'chash', 'sticky_balanced', 'least_conn', 'EWMA')),
+  'canary': boolean,
+  'canary-weight': userValue(fc.oneof(integerText, bigIntegerText)),
+  'canary-weight-total': userValue(fc.oneof(integerText, bigIntegerText)),
+  'canary-by-header': userValue(token),
+  'canary-by-header-value': userValue(printable),
+  'canary-by-header-pattern': userValue(regex),
+  'canary-by-cookie': userValue(token),
+  'ssl-protocols': protocols,
+  'ssl-ciphers': ciphers,
+  'hsts': boolean,
+  'hsts-max-age': userValue(fc.oneof(integerText, fc.constantFrom('63072000', '63072001', '000000001'))),
+  'hsts-include-subdomains': boolean,
+  'hsts-preload': boolean,
+  'http-redirect-code': userValue(fc.constantFrom('301', '302', '307', '308', '+308', '0308', '200', '999', '308.0', '0x134')),
+  'disable-access-log': boolean,
+  'log-format-upstream': logFormat,
+  'log-format-escape-json': boolean,
+  'allow-snippet-annotations': boolean,
+  'annotations-risk-level': userValue(fc.constantFrom('Critical', 'High', 'Medium', 'Low', ' High', 'high')),
+  'strict-validate-path-type': boolean,
+};
+
+/** Every annotation name a feature declares. */
+export const ANNOTATION_NAMES: readonly string[] = FEATURES.flatMap((f) => f.keys.flatMap((k) => (k.annotation ? [k.annotation.name] : [])));
+/** Every ConfigMap key a feature declares. */
+export const CONFIG_KEY_NAMES: readonly string[] = FEATURES.flatMap((f) => f.keys.flatMap((k) => (k.configKey ? [k.configKey] : [])));
+
+/** The arbitrary for a declared key; throws for a key nobody wrote values for (the tests fail on it). */
+export function valuesOf(name: string): fc.Arbitrary<string> {
+  const found = KEY_VALUES[name];
+  if (found === undefined) throw new Error(`field-values.ts has no values for the feature key ${name}`);
+  return found;
+}
+
+/** A name mistyped: a character dropped, doubled, swapped for a neighbour, or the case changed. */
+function typo(names: readonly string[]): fc.Arbitrary<string> {
+  return fc.tuple(fc.constantFrom(...names), fc.nat(), fc.constantFrom('drop', 'double', 'upper', 'space', 'underscore'))
+    .map(([name, at, how]) => {
+      const i = at % name.length;
+      if (how === 'drop') return name.slice(0, i) + name.slice(i + 1);
+      if (how === 'double') return name.slice(0, i) + name[i] + name.slice(i);
+      if (how === 'upper') return name.toUpperCase();
+      if (how === 'space') return `${name} `;
+      return name.replaceAll('-', '_');
+    });
+}
+
+/** Names under the prefix that no feature declares: ingress-nginx's others, snippets, typos, garbage. */
+export const otherAnnotationName: fc.Arbitrary<string> = fc.oneof(
+  fc.constantFrom(...INGRESS_NGINX_ANNOTATIONS.map((a) => a.name)),
+  fc.constantFrom('server-snippet', 'configuration-snippet', `${MARKER}-snippet`),
+  typo(ANNOTATION_NAMES),
+  fc.string({ maxLength: 20 }),
+);
+/** ConfigMap keys no feature declares. */
+export const otherConfigKey: fc.Arbitrary<string> = fc.oneof(
+  fc.constantFrom(...INGRESS_NGINX_CONFIG_KEYS.map((k) => k.name)),
+  typo(CONFIG_KEY_NAMES),
+  fc.string({ maxLength: 20 }),
+);
+
+/** Names, hosts and paths are mostly valid: an Ingress refused for its name never shows what its values do. */
+const NAME_WEIGHT = 30;
+
+const label = fc.oneof(fc.stringMatching(/^[a-z0-9]([a-z0-9-]{0,8}[a-z0-9])?$/), fc.constant(MARKER), fc.constant(`${MARKER}-a`));
+const dnsName = fc.array(label, { minLength: 1, maxLength: 4 }).map((labels) => labels.join('.'));
+
+/** Rule and TLS hosts: DNS names, wildcards, IDN, upper case, at and past the length bounds, IPs, hostile. */
+export const host: fc.Arbitrary<string> = userValue(fc.oneof(
+  { arbitrary: dnsName, weight: 5 },
+  { arbitrary: dnsName.map((name) => `*.${name}`), weight: 2 },
+  { arbitrary: fc.domain(), weight: 1 },
+  { arbitrary: fc.constantFrom('bücher.example', 'xn--bcher-kva.example', 'WWW.Example.COM', '\u212aelvin.example', 'a.example.', '*', '*.', 'a.*.b', '_',
+    '10.0.0.1', '[::1]', 'a..b', '-a.b', `${'a'.repeat(63)}.${MARKER}`, `${'a'.repeat(64)}.b`, `${'a.'.repeat(125)}${MARKER}`), weight: 1 },
+), NAME_WEIGHT);
+
+/** Literal paths (Exact, Prefix, ImplementationSpecific without regex), sometimes hostile or too long. */
+export const literalPath: fc.Arbitrary<string> = userValue(fc.oneof(
+  { arbitrary: fc.stringMatching(/^\/[A-Za-z0-9._~%!&,=@:-]{0,20}(\/[A-Za-z0-9._~-]{0,10}){0,3}\/?$/), weight: 6 },
+  { arbitrary: fc.constantFrom('/', '//', `/${MARKER}`, `/${MARKER}/`, '/a/../b', '/%2e%2e/'), weight: 2 },
+  { arbitrary: stretched(fc.constantFrom('a', `${MARKER}/`), '/'), weight: 1 },
+), NAME_WEIGHT);
+
+/** Regex paths (ImplementationSpecific with use-regex or rewrite-target): PCRE2/JavaScript edge cases, nesting, length. */
+export const regexPath: fc.Arbitrary<string> = userValue(fc.oneof(
+  { arbitrary: regex.map((body) => `/${body}`), weight: 8 },
+  { arbitrary: stretched(fc.constantFrom('a', `${MARKER}/`, '(a)', '[^a]', '(?:a|b)'), '/'), weight: 1 },
+), NAME_WEIGHT);
+
+export const pathType: fc.Arbitrary<string | undefined> = fc.constantFrom('Exact', 'Prefix', 'ImplementationSpecific', 'ImplementationSpecific', undefined, 'Regex');
+
+/** Namespaces and object names: what the API server lets through, sometimes not. */
+export const namespace: fc.Arbitrary<string> = userValue(fc.constantFrom('default', `${MARKER}-ns`, 'team-a', 'a'), NAME_WEIGHT);
+export const objectName: fc.Arbitrary<string> = userValue(fc.oneof(dnsName, fc.constant(`${MARKER}.web`)), NAME_WEIGHT);
+/** Service names (DNS-1035) and port names (IANA service names). */
+export const serviceName: fc.Arbitrary<string> = userValue(fc.oneof(fc.stringMatching(/^[a-z]([a-z0-9-]{0,10}[a-z0-9])?$/), fc.constant(`${MARKER}-svc`)), NAME_WEIGHT);
+export const portName: fc.Arbitrary<string> = userValue(fc.oneof(fc.constantFrom('http', 'https', 'web', `${MARKER}-p`, '80', 'a-'), fc.stringMatching(/^[a-z][a-z0-9-]{0,13}$/)), NAME_WEIGHT);
+export const portNumber: fc.Arbitrary<number> = fc.oneof({ weight: 12, arbitrary: fc.integer({ min: 1, max: 65535 }) }, { weight: 1, arbitrary: fc.constantFrom(0, 65536, -1, 80.5, Number.NaN) });
