@@ -39,6 +39,9 @@ const values: ValueRow<TlsSettings>[] = [
   { name: 'ssl-ciphers of ciphers this OpenSSL does not have', key: 'ssl-ciphers', value: 'RC4:DES-CBC3-SHA', want: 'fail' },
   { name: 'ssl-ciphers of TLS 1.3 suites only (not for ssl_ciphers)', key: 'ssl-ciphers', value: 'TLS_AES_128_GCM_SHA256', want: 'fail' },
   { name: 'ssl-ciphers with a TLS 1.3 suite among others', key: 'ssl-ciphers', value: 'HIGH:TLS_AES_128_GCM_SHA256', want: { ciphers: 'HIGH:TLS_AES_128_GCM_SHA256' } },
+  // DEFAULT counts only as the first word: nginx -t refused this list (found by render/properties.test.ts).
+  { name: 'ssl-ciphers with DEFAULT after a TLS 1.3 suite', key: 'ssl-ciphers', value: 'TLS_AES_128_GCM_SHA256:DEFAULT:NOPE', want: 'fail' },
+  { name: 'ssl-ciphers with DEFAULT first', key: 'ssl-ciphers', value: 'DEFAULT:!aNULL', want: { ciphers: 'DEFAULT:!aNULL' } },
   { name: 'ssl-ciphers with one unknown name among known ones', key: 'ssl-ciphers', value: 'NOPE:ECDHE-RSA-AES128-GCM-SHA256', want: { ciphers: 'NOPE:ECDHE-RSA-AES128-GCM-SHA256' } },
   { name: 'hsts false', key: 'hsts', value: 'false', want: hsts({ enabled: false }) },
   { name: 'hsts yes', key: 'hsts', value: 'yes', want: 'fail' },

@@ -21,9 +21,9 @@ function parseProtocols(value: string): Checked<readonly string[]> {
 
 /** True when OpenSSL's SSL_CTX_set_cipher_list, which NGINX's ssl_ciphers calls, takes `list` (it refuses one that matches no cipher). */
 function opensslTakes(list: string): boolean {
-  // Node would set TLS_* (TLS 1.3) names as suites; set_cipher_list ignores them, so they match nothing here.
-  const forCipherList = list.split(':').filter((name) => !name.startsWith('TLS_')).join(':');
-  if (forCipherList === '') return false;
+  // Node would set TLS_* (TLS 1.3) names as suites; set_cipher_list reads them as unknown names. They stay
+  // in place as one: removing them changes the list's meaning (DEFAULT counts only as its first word).
+  const forCipherList = list.split(':').map((name) => (name.startsWith('TLS_') ? 'RESTY-UNKNOWN-CIPHER' : name)).join(':');
   try {
     createSecureContext({ ciphers: forCipherList });
     return true;
