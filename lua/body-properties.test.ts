@@ -120,26 +120,38 @@ function sortBy<T extends Record<K, string>, K extends string>(items: readonly T
 interface BackendDoc { name: string; loadBalance: string; endpoints: { address: string; port: number }[] }
 interface RouteDoc { key: string; canary: Record<string, unknown> }
 
+/**
+ * An array of the body as Lua reads it: cjson decodes {} and [] alike, so an empty object where an
+ * array is due is taken as an empty array (it holds nothing either way).
+ */
+function list<T>(value: unknown): T[] {
+  return Array.isArray(value) ? value as T[] : [];
+}
+
 /** What a backend looks like stored: the fields the contract names, nothing else. */
-const storedBackend = (b: BackendDoc): BackendDoc => ({ name: b.name, loadBalance: b.loadBalance, endpoints: b.endpoints.map((e) => ({ address: e.address, port: e.port })) });
+const storedBackend = (b: BackendDoc): BackendDoc => ({
+  name: b.name, loadBalance: b.loadBalance, endpoints: list<BackendDoc['endpoints'][number]>(b.endpoints).map((e) => ({ address: e.address, port: e.port })),
+});
 
 /** A successful push stored exactly what the body says. */
 function assertStoredAsSent(target: Target, document: unknown, before: Stored, after: Stored): void {
   if (target === 'POST backends') {
     assert.deepEqual(after.backends, sortBy((document as BackendDoc[]).map(storedBackend), 'name'));
   } else if (target === 'PATCH backends') {
-    const patch = document as { set: BackendDoc[]; remove: string[] };
-    const kept = (before.backends as BackendDoc[]).filter((b) => !patch.remove.includes(b.name) && !patch.set.some((s) => s.name === b.name));
-    assert.deepEqual(after.backends, sortBy([...kept, ...patch.set.map(storedBackend)], 'name'));
+    const patch = document as { set: unknown; remove: unknown };
+    const set = list<BackendDoc>(patch.set);
+    const remove = list<string>(patch.remove);
+    const kept = (before.backends as BackendDoc[]).filter((b) => !remove.includes(b.name) && !set.some((s) => s.name === b.name));
+    assert.deepEqual(after.backends, sortBy([...kept, ...set.map(storedBackend)], 'name'));
   } else if (target === 'POST certificates') {
-    const doc = document as { certificates: { id: string }[]; hosts: Record<string, string>; defaultCertificate?: string | null };
+    const doc = document as { certificates: unknown; hosts: Record<string, string>; defaultCertificate?: string | null };
     const summary = after.certificates as { certificates: { id: string }[]; hosts: { host: string; certificate: string }[]; defaultCertificate: string | null };
-    assert.deepEqual(summary.certificates.map((c) => c.id).sort(), doc.certificates.map((c) => c.id).sort());
+    assert.deepEqual(summary.certificates.map((c) => c.id).sort(), list<{ id: string }>(doc.certificates).map((c) => c.id).sort());
     assert.deepEqual(summary.hosts, sortBy(Object.entries(doc.hosts).map(([host, certificate]) => ({ host, certificate })), 'host'));
     assert.equal(summary.defaultCertificate, doc.defaultCertificate ?? null);
   } else {
-    const doc = document as { routes: RouteDoc[] };
-    const filled = doc.routes.map(({ key, canary }) => ({ key, canary: {
+    const doc = document as { routes: unknown };
+    const filled = list<RouteDoc>(doc.routes).map(({ key, canary }) => ({ key, canary: {
       backend: canary.backend, weight: canary.weight, weightTotal: canary.weightTotal ?? 100,
       header: canary.header ?? null, headerValue: canary.headerValue ?? null, headerPattern: canary.headerPattern ?? null, cookie: canary.cookie ?? null,
     } }));
