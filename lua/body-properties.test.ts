@@ -25,6 +25,8 @@ const seed = process.env.FC_SEED === undefined ? Date.now() % 2 ** 31 : Number(p
 console.log(`fast-check seed ${seed} (replay: FC_SEED=${seed} node --test lua/body-properties.test.ts)`);
 const BODY_RUNS = 150;
 const MODEL_RUNS = 150;
+/** Each step of shrinking a failure is requests to NGINX: bounded, it reports the smallest counterexample found by then. */
+const SHRINK_BOUND = { interruptAfterTimeLimit: 120_000, markInterruptAsFailure: true } as const;
 
 const REQUEST: Record<Target, { method: string; path: string; ok: number }> = {
   'POST backends': { method: 'POST', path: '/configuration/backends', ok: 201 },
@@ -81,7 +83,7 @@ void describe('configuration endpoints over generated bodies', () => {
           assertStoredAsSent(target, JSON.parse(body.bytes.toString('utf8')), before, await stored());
         }
         assertCleanErrorLog(fixture);
-      }), { numRuns: BODY_RUNS, seed });
+      }), { numRuns: BODY_RUNS, seed, ...SHRINK_BOUND });
       t.diagnostic(`${BODY_RUNS - refused} taken, ${refused} refused`);
       assert.ok(refused > BODY_RUNS / 10 && refused < BODY_RUNS * 0.9, `too one-sided: ${refused} of ${BODY_RUNS} refused`);
     });
@@ -107,7 +109,7 @@ void describe('configuration endpoints over generated bodies', () => {
       previous = model;
       counts = { backends: counts.backends + model.backends.length, certificates: counts.certificates + model.tls.certificates.length, routes: counts.routes + model.routes.length, patches: counts.patches };
       assertCleanErrorLog(fixture);
-    }), { numRuns: MODEL_RUNS, seed });
+    }), { numRuns: MODEL_RUNS, seed, ...SHRINK_BOUND });
     t.diagnostic(`pushed ${counts.backends} backends, ${counts.certificates} certificates, ${counts.routes} route policies, ${counts.patches} patches`);
     assert.ok(counts.backends > MODEL_RUNS && counts.certificates > MODEL_RUNS / 10 && counts.routes > 0, `the models carried too little: ${JSON.stringify(counts)}`);
   });

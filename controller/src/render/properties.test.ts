@@ -35,6 +35,8 @@ const seed = process.env.FC_SEED === undefined ? Date.now() % 2 ** 31 : Number(p
 console.log(`fast-check seed ${seed} (replay: FC_SEED=${seed} node --test controller/src/render/properties.test.ts)`);
 const RUNS = 500;
 const NGINX_RUNS = 40;
+/** Shrinking a failure runs nginx -t at each step: bounded, it reports the smallest counterexample found by then. */
+const SHRINK_BOUND = { interruptAfterTimeLimit: 120_000, markInterruptAsFailure: true } as const;
 
 /** The directives whose quoted arguments carry validated user values (hosts, paths, names, route keys, targets, ConfigMap settings). */
 const USER_VALUE_DIRECTIVES = new Set(['server_name', 'location', 'set', 'rewrite', 'client_max_body_size', 'ssl_ciphers', 'ssl_protocols', 'log_format']);
@@ -121,7 +123,7 @@ void describe('rendering generated clusters', () => {
       await assertNginxAccepts(renderer.render(model).conf);
       values += countUserValues(cluster);
       locations += ingressLocations(model);
-    }), { numRuns: NGINX_RUNS, seed, maxSkipsPerRun: 20 });
+    }), { numRuns: NGINX_RUNS, seed, maxSkipsPerRun: 20, ...SHRINK_BOUND });
     t.diagnostic(`nginx -t on ${NGINX_RUNS} confs: ${values} user values, ${locations} Ingress locations`);
   });
 });
