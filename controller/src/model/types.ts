@@ -30,7 +30,7 @@ export interface Snapshot {
   readonly endpointSlices: readonly V1EndpointSlice[];
   /** Secrets in the watched namespaces (TLS comes later; kept so the shape is stable). */
   readonly secrets: readonly V1Secret[];
-  /** ConfigMaps in the watched namespaces (the controller's own is found by --configmap). */
+  /** The ConfigMaps the flags name (--configmap; later the TCP/UDP ones), each read by name (kube/watch-targets.ts). */
   readonly configMaps: readonly V1ConfigMap[];
 }
 
