@@ -11,7 +11,7 @@
 
 import type { AnyFeature, FeatureKey } from './feature.ts';
 import { INGRESS_NGINX_ANNOTATIONS, INGRESS_NGINX_CONFIG_KEYS } from './ingress-nginx-names.ts';
-import { annotationStatus, configKeyStatus, HARMLESS_ANNOTATIONS, HARMLESS_CONFIG_KEYS } from './names.ts';
+import { annotationStatus, configKeyStatus, SET } from './names.ts';
 import { FEATURES } from './registry.ts';
 
 export type CatalogueStatus = 'supported' | 'different' | 'ignored' | 'not-supported';
@@ -74,8 +74,8 @@ export function buildCatalogue(): Catalogue {
     const base = { name: item.name, scope: item.scope, risk: item.risk, default: null, proof: [] };
     const own = byAnnotation.get(item.name);
     if (own !== undefined) return { ...base, ...supportedEntry(item.name, own) };
-    const status = annotationStatus(item.name, 'true');
-    if (status.kind === 'harmless') return { ...base, status: 'ignored', feature: null, note: HARMLESS_ANNOTATIONS[item.name] ?? status.why, failsClosed: false };
+    const status = annotationStatus(item.name, SET);
+    if (status.kind === 'harmless') return { ...base, status: 'ignored', feature: null, note: status.why, failsClosed: false };
     if (status.kind === 'snippet') return { ...base, status: 'not-supported', feature: null, note: SNIPPET, failsClosed: true };
     const closed = status.kind === 'unsupported' && status.protective;
     return { ...base, status: 'not-supported', feature: null, note: closed ? NOT_SERVED : SERVED_WITHOUT, failsClosed: closed };
@@ -84,9 +84,8 @@ export function buildCatalogue(): Catalogue {
     const base = { name: item.name, scope: null, risk: null, default: item.default, proof: [] };
     const own = byConfigKey.get(item.name);
     if (own !== undefined) return { ...base, ...supportedEntry(item.name, own) };
-    // A value that asks for the protection: the key's status when it is set.
-    const status = configKeyStatus(item.name, `${item.default}\u0000set`);
-    if (status.kind === 'harmless') return { ...base, status: 'ignored', feature: null, note: HARMLESS_CONFIG_KEYS[item.name] ?? status.why, failsClosed: false };
+    const status = configKeyStatus(item.name, SET);
+    if (status.kind === 'harmless') return { ...base, status: 'ignored', feature: null, note: status.why, failsClosed: false };
     const closed = status.kind === 'unsupported' && status.protective;
     const note = closed
       ? 'not supported yet: while it is set, no Ingress is served (fails closed, Warning log and metric)'

@@ -67,37 +67,59 @@ function index<T extends { readonly name: string }>(items: readonly T[]): Readon
   return new Map(items.map((item) => [item.name, item]));
 }
 
-const FEATURE_BY_ANNOTATION: ReadonlyMap<string, AnyFeature> = new Map(FEATURES.flatMap((feature) =>
-  feature.keys.flatMap((key) => (key.annotation ? [[key.annotation.name, feature] as const] : []))));
-const FEATURE_BY_CONFIG_KEY: ReadonlyMap<string, AnyFeature> = new Map(FEATURES.flatMap((feature) =>
-  feature.keys.flatMap((key) => (key.configKey ? [[key.configKey, feature] as const] : []))));
-const INGRESS_NGINX_ANNOTATION: ReadonlyMap<string, IngressNginxAnnotation> = index(INGRESS_NGINX_ANNOTATIONS);
-const INGRESS_NGINX_CONFIG_KEY: ReadonlyMap<string, IngressNginxConfigKey> = index(INGRESS_NGINX_CONFIG_KEYS);
+/** A value that is set and switches nothing off: what a name's status is when a user asks for it (the catalogue). */
+export const SET: unique symbol = Symbol('set');
+
+/** Where one kind of name (annotations, ConfigMap keys) is looked up. */
+interface NameTables {
+  readonly features: ReadonlyMap<string, AnyFeature>;
+  readonly harmless: Readonly<Record<string, string>>;
+  readonly known: ReadonlyMap<string, { readonly protective: boolean; readonly default?: string }>;
+  readonly tuningOnly: ReadonlySet<string>;
+}
+
+function featuresBy(nameOf: (key: AnyFeature['keys'][number]) => string | undefined): ReadonlyMap<string, AnyFeature> {
+  return new Map(FEATURES.flatMap((feature) => feature.keys.flatMap((key) => {
+    const name = nameOf(key);
+    return name === undefined ? [] : [[name, feature] as const];
+  })));
+}
+
+const ANNOTATIONS: NameTables = {
+  features: featuresBy((key) => key.annotation?.name),
+  harmless: HARMLESS_ANNOTATIONS,
+  known: index<IngressNginxAnnotation>(INGRESS_NGINX_ANNOTATIONS),
+  tuningOnly: TUNING_ONLY_ANNOTATIONS,
+};
+const CONFIG_KEYS: NameTables = {
+  features: featuresBy((key) => key.configKey),
+  harmless: HARMLESS_CONFIG_KEYS,
+  known: index<IngressNginxConfigKey>(INGRESS_NGINX_CONFIG_KEYS),
+  tuningOnly: TUNING_ONLY_CONFIG_KEYS,
+};
+
+/**
+ * The status of `name` with its raw value. A protective name protects something unless its value
+ * is a string that switches it off (or is ingress-nginx's default); one that is not a string cannot
+ * be read as off: it protects.
+ */
+function statusOf(tables: NameTables, name: string, value: unknown): NameStatus {
+  const feature = tables.features.get(name);
+  if (feature !== undefined) return { kind: 'feature', feature };
+  if (name.endsWith('-snippet')) return { kind: 'snippet' };
+  if (Object.hasOwn(tables.harmless, name)) return { kind: 'harmless', why: tables.harmless[name] as string };
+  const known = tables.known.get(name);
+  if (known === undefined) return { kind: 'unknown' };
+  const off = typeof value === 'string' && (value === known.default || switchesOff(value));
+  return { kind: 'unsupported', protective: known.protective && !tables.tuningOnly.has(name) && !off };
+}
 
 /** The status of annotation `name` (without the prefix) with its raw value. */
 export function annotationStatus(name: string, value: unknown): NameStatus {
-  const feature = FEATURE_BY_ANNOTATION.get(name);
-  if (feature !== undefined) return { kind: 'feature', feature };
-  if (name.endsWith('-snippet')) return { kind: 'snippet' };
-  if (Object.hasOwn(HARMLESS_ANNOTATIONS, name)) return { kind: 'harmless', why: HARMLESS_ANNOTATIONS[name] as string };
-  const known = INGRESS_NGINX_ANNOTATION.get(name);
-  if (known === undefined) return { kind: 'unknown' };
-  const protects = known.protective && !TUNING_ONLY_ANNOTATIONS.has(name) && !(typeof value === 'string' && switchesOff(value));
-  return { kind: 'unsupported', protective: protects };
+  return statusOf(ANNOTATIONS, name, value);
 }
 
-/**
- * The status of ConfigMap key `name`; `value` decides whether a protective key protects anything
- * (one that is not a string cannot be read as switched off: it protects).
- */
+/** The status of ConfigMap key `name` with its raw value. */
 export function configKeyStatus(name: string, value: unknown): NameStatus {
-  const feature = FEATURE_BY_CONFIG_KEY.get(name);
-  if (feature !== undefined) return { kind: 'feature', feature };
-  if (name.endsWith('-snippet')) return { kind: 'snippet' };
-  if (Object.hasOwn(HARMLESS_CONFIG_KEYS, name)) return { kind: 'harmless', why: HARMLESS_CONFIG_KEYS[name] as string };
-  const known = INGRESS_NGINX_CONFIG_KEY.get(name);
-  if (known === undefined) return { kind: 'unknown' };
-  const protects = known.protective && !TUNING_ONLY_CONFIG_KEYS.has(name)
-    && !(typeof value === 'string' && (value === known.default || switchesOff(value)));
-  return { kind: 'unsupported', protective: protects };
+  return statusOf(CONFIG_KEYS, name, value);
 }
