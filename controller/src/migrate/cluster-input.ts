@@ -102,9 +102,12 @@ export async function readCluster(request: ClusterRequest): Promise<ClusterInput
   const kc = loadConfig(request);
   const context = kc.getCurrentContext();
   const namespace = request.allNamespaces ? null : request.namespace ?? kc.getContextObject(context)?.namespace ?? 'default';
-  const [ingresses, ingressClasses, services, found] = await Promise.all([
-    list(kc, 'Ingress', namespace), list(kc, 'IngressClass', null), list(kc, 'Service', namespace), readConfigMaps(kc, request.configMap),
-  ]);
+  const reads = [list(kc, 'Ingress', namespace), list(kc, 'IngressClass', null), list(kc, 'Service', namespace), readConfigMaps(kc, request.configMap)] as const;
+  // All in parallel, but the error named is the first in this order, not the first to arrive.
+  const settled = await Promise.allSettled(reads);
+  const failed = settled.find((result) => result.status === 'rejected');
+  if (failed !== undefined) throw failed.reason;
+  const [ingresses, ingressClasses, services, found] = await Promise.all(reads);
   const { configMaps, note } = found;
   const choice = note === null ? chooseConfigMap(configMaps, request.configMap) : { key: null, notes: [note] };
   return {
