@@ -147,7 +147,7 @@ export interface Location {
 export type Policy = Readonly<Partial<Pick<FeatureConfigs, LocationFeature>>>;
 
 /** Features whose config a Location's policy may carry (static, rendered per location). */
-export type LocationFeature = 'proxy' | 'backendProtocol' | 'rewrite' | 'sslRedirect' | 'loadBalance';
+export type LocationFeature = 'proxy' | 'backendProtocol' | 'rewrite' | 'sslRedirect' | 'loadBalance' | 'accessControl' | 'cors';
 
 /**
  * Every feature's config, by feature name (controller/src/model/features: one module each).
@@ -164,6 +164,8 @@ export interface FeatureConfigs {
   readonly tls: TlsSettings;
   readonly accessLog: AccessLogSettings;
   readonly safety: SafetySettings;
+  readonly accessControl: AccessControlConfig;
+  readonly cors: CorsConfig;
 }
 
 /** ingress-nginx's safeguards (ConfigMap only), always on here: only their safe values are accepted. */
@@ -234,6 +236,48 @@ export interface CanaryConfig {
   readonly headerPattern: string | null;
   /** canary-by-cookie: the cookie whose value "always"/"never" decides after the header, or null. */
   readonly cookie: string | null;
+}
+
+/**
+ * Allow/deny lists by client address ($remote_addr) and the ConfigMap's block lists
+ * (features/access-control.ts). Addresses and ranges are canonical (features/ip-ranges.ts).
+ */
+export interface AccessControlConfig {
+  /** allowlist-source-range (alias whitelist-source-range; ConfigMap whitelist-source-range): `allow` each, then `deny all`; empty = no allow list. */
+  readonly allow: readonly string[];
+  /** denylist-source-range (annotation and ConfigMap): `deny` each, before the allow list. */
+  readonly deny: readonly string[];
+  /** An allow-list annotation was set empty: ingress-nginx denies the location (503), it is never served open. */
+  readonly denied: boolean;
+  /** ConfigMap block-cidrs: refused (403) in every server, before any list of a location. */
+  readonly blockCidrs: readonly string[];
+  /** ConfigMap block-user-agents: a User-Agent matching one is refused (403) in every server. */
+  readonly blockUserAgents: readonly BlockPattern[];
+  /** ConfigMap block-referers: a Referer matching one is refused (403) in every server. */
+  readonly blockReferers: readonly BlockPattern[];
+}
+
+/** One key of an NGINX map on a request header: a whole string (case-insensitive) or a regex (`~`, `~*`), validated (features/block-patterns.ts). */
+export interface BlockPattern {
+  readonly kind: 'exact' | 'regex' | 'regex-caseless';
+  /** The string or the regex source, printable ASCII, printed only through the `qpattern` filter. */
+  readonly value: string;
+}
+
+/** enable-cors and cors-* of one Ingress (features/cors.ts); every value is a validated token. */
+export interface CorsConfig {
+  readonly enabled: boolean;
+  /** cors-allow-origin: `["*"]` (any origin: `*` is sent), else `scheme://host[:port]`, `scheme://*.host[:port]` or `null` items, lower case; empty = no origin matches. */
+  readonly allowOrigin: readonly string[];
+  /** cors-allow-methods as written (letters, commas, spaces). */
+  readonly allowMethods: string;
+  /** cors-allow-headers as written (letters, digits, `-_`, commas, spaces). */
+  readonly allowHeaders: string;
+  /** cors-expose-headers as written, or "" (not sent). */
+  readonly exposeHeaders: string;
+  readonly allowCredentials: boolean;
+  /** cors-max-age in seconds (any integer ingress-nginx reads; printed as decimal). */
+  readonly maxAge: number;
 }
 
 /** Load-balancing algorithms Lua implements (load-balance annotation). */

@@ -3,7 +3,7 @@
 // endpoints and load-balance algorithms never enter it, so an endpoint
 // change cannot change nginx.conf or its version.
 
-import type { AccessLogSettings, Backend, HstsSettings, Model, ProxyConfig, Server } from '../model/types.ts';
+import type { AccessLogSettings, Backend, BlockPattern, HstsSettings, Model, ProxyConfig, Server } from '../model/types.ts';
 import { defaultCertificatePaths, fallbackSocketPaths, metricsLogPath, type ResolvedRenderOptions } from './render-options.ts';
 import { RenderError } from './nginx-values.ts';
 import type { LocationContext } from './location-blocks.ts';
@@ -66,6 +66,13 @@ export interface TlsView {
   readonly redirectPort: number | null;
 }
 
+/** The ConfigMap's block lists (block-cidrs, -user-agents, -referers), printed in http {} and every server. */
+export interface BlocksView {
+  readonly cidrs: readonly string[];
+  readonly userAgents: readonly BlockPattern[];
+  readonly referers: readonly BlockPattern[];
+}
+
 /** Everything the templates read except the version. */
 export interface ConfigView {
   /** The options minus templateDir: where the templates sit must not change the version. */
@@ -86,6 +93,7 @@ export interface ConfigView {
    */
   readonly servers: Iterable<ServerView>;
   readonly tls: TlsView | null;
+  readonly blocks: BlocksView;
 }
 
 function nextPowerOfTwo(n: number): number {
@@ -199,6 +207,13 @@ function buildTlsView(model: Model, options: ResolvedRenderOptions): TlsView | n
   };
 }
 
+/** The block lists of settings.accessControl (none in a model from before the feature). */
+function blocksOf(model: Model): BlocksView {
+  const access = model.settings?.accessControl;
+  if (access === undefined) return { cidrs: [], userAgents: [], referers: [] };
+  return { cidrs: access.blockCidrs, userAgents: access.blockUserAgents, referers: access.blockReferers };
+}
+
 /**
  * Builds the view of `model` under `options`; throws RenderError on a model
  * that breaks the contract (a bad server or location: while `servers` is iterated).
@@ -224,5 +239,6 @@ export function buildConfigView(model: Model, options: ResolvedRenderOptions, vi
     proxyDefaults: proxyDefaultsOf(model),
     servers: { [Symbol.iterator]: () => serverViews(model, knownBackends, context, views) },
     tls: buildTlsView(model, options),
+    blocks: blocksOf(model),
   };
 }

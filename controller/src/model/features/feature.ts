@@ -55,6 +55,11 @@ export interface FeatureKey<C> {
    * the default.
    */
   readonly invalid: 'fail' | 'ignore';
+  /**
+   * The ConfigMap key asks for a protection (an allow or block list): a value it refuses serves
+   * no Ingress (ControllerSettings.closed) instead of keeping the default, which protects nothing.
+   */
+  readonly failClosed?: boolean;
   /** Parses `raw` into `draft`; returns null, or why the value is refused. */
   set(draft: Draft<C>, raw: string): KeyRefusal | null;
 }

@@ -166,10 +166,13 @@ export function readSettings(configMaps: readonly V1ConfigMap[], key: string | n
       continue;
     }
     const finished = applyKeys(feature, feature.defaults, given,
-      (item) => item.configKey, (_key, name, raw, { reason }) => {
+      (item) => item.configKey, (refusedKey, name, raw, { reason }) => {
         // The reason first: a long value (a log format) must not push it past the message bound.
-        failures.push(makeFailure(null, 'InvalidConfigMapValue', `ConfigMap ${key}: data[${name}]`,
-          `ConfigMap key ${name}: ${reason}; the default stays (value ${quoteValue(raw)})`));
+        // A protective key's default protects nothing: it serves no Ingress rather than all of them open.
+        if (refusedKey.failClosed === true) closed = true;
+        failures.push(makeFailure(null, 'InvalidConfigMapValue', `ConfigMap ${key}: data[${name}]`, refusedKey.failClosed === true
+          ? `ConfigMap key ${name}: no Ingress is served until it is fixed: ${reason} (value ${quoteValue(raw)})`
+          : `ConfigMap key ${name}: ${reason}; the default stays (value ${quoteValue(raw)})`));
       });
     settings[feature.name] = finished.ok ? Object.freeze(finished.value) : feature.defaults;
   }

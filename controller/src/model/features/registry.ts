@@ -2,9 +2,11 @@
 // parses them in this order, the renderer prints the location partials in
 // this order, and the catalogue and docs list them in it.
 
+import { accessControlFeature } from './access-control.ts';
 import { accessLogFeature } from './access-log.ts';
 import { backendProtocolFeature } from './backend-protocol.ts';
 import { canaryFeature } from './canary.ts';
+import { corsFeature } from './cors.ts';
 import type { AnyFeature, FeatureName } from './feature.ts';
 import { loadBalanceFeature } from './load-balance.ts';
 import { proxyFeature } from './proxy.ts';
@@ -15,6 +17,9 @@ import { tlsSettingsFeature } from './tls-settings.ts';
 
 export const FEATURES: readonly AnyFeature[] = Object.freeze([
   sslRedirectFeature,
+  // Before rewrite: its `rewrite ... break` ends the rewrite-phase directives, and CORS answers preflights there.
+  accessControlFeature,
+  corsFeature,
   proxyFeature,
   rewriteFeature,
   backendProtocolFeature,
