@@ -47,6 +47,27 @@ const logFormat = fc.oneof(
   stretched(fc.constantFrom('$status ', `${MARKER} `, '{"s":"$status"}'), `${MARKER} `, [4000, 4093, 4094, 4095, 4096, 4097]),
 );
 
+/** Address lists: IPv4/IPv6 addresses and ranges (host bits set, mapped, zoned, bad prefixes), joined by commas and spaces. */
+const ADDRESS_PIECES = ['10.0.0.0/8', '10.1.2.3/8', '127.0.0.1', '::1', '2001:DB8::/32', '::ffff:10.0.0.0/104', '::ffff:10.0.0.0/64', 'fe80::1%eth0',
+  '010.0.0.1', '10.0.0.0/33', '10.0.0.0/08', 'all', '', ' ', MARKER, '1.2.3.4/0'];
+const addressList = userValue(fc.oneof(
+  fc.array(fc.oneof(fc.constantFrom(...ADDRESS_PIECES), fc.ipV4(), fc.ipV6(), fc.tuple(fc.ipV4(), fc.integer({ min: 0, max: 40 })).map(([a, p]) => `${a}/${p}`)), { minLength: 1, maxLength: 5 })
+    .chain((items) => fc.constantFrom(',', ', ', ' ,').map((separator) => items.join(separator))),
+  fc.constant(''),
+));
+/** block-user-agents / block-referers items: strings, ~regexes, ~*regexes, quoted ones, joined by commas. */
+const blockItem = fc.oneof(
+  fc.constantFrom('curl/7.68.0', `${MARKER}bot`, `"Mozilla/5.0 (${MARKER}; x)"`, '\'~*bad bot\'', 'default', 'Bad Bot', 'a;b', '"a\\"b"'),
+  regex.map((body) => `~${body}`),
+  regex.map((body) => `~*${body}`),
+);
+const blockList = userValue(fc.array(blockItem, { minLength: 1, maxLength: 4 }).map((items) => items.join(',')));
+const ORIGIN_PIECES = ['https://app.example.com', `https://${MARKER}.example.com:8443`, `http://*.${MARKER}.example`, 'null', '*', 'tauri://localhost:3000',
+  'foo.bar.com', 'HTTPS://A.COM', 'https://a.com/path', 'https://.*', '$http_origin', ' ', ''];
+const origins = userValue(fc.array(fc.constantFrom(...ORIGIN_PIECES), { minLength: 1, maxLength: 4 }).map((items) => items.join(', ')));
+const headerList = (pieces: readonly string[]): fc.Arbitrary<string> => userValue(fc.array(fc.constantFrom(...pieces), { minLength: 1, maxLength: 4 })
+  .chain((items) => fc.constantFrom(',', ', ', ' ', ',\t', ',  ').map((separator) => items.join(separator))));
+
 /** What each annotation and ConfigMap key of a feature may be given, by name. */
 export const KEY_VALUES: Readonly<Record<string, fc.Arbitrary<string>>> = {
   'proxy-body-size': size,
@@ -79,7 +100,38 @@ export const KEY_VALUES: Readonly<Record<string, fc.Arbitrary<string>>> = {
   'allow-snippet-annotations': boolean,
   'annotations-risk-level': userValue(fc.constantFrom('Critical', 'High', 'Medium', 'Low', ' High', 'high')),
   'strict-validate-path-type': boolean,
+  'allowlist-source-range': addressList,
+  'whitelist-source-range': addressList,
+  'denylist-source-range': addressList,
+  'block-cidrs': addressList,
+  'block-user-agents': blockList,
+  'block-referers': blockList,
+  'enable-cors': boolean,
+  'cors-allow-origin': origins,
+  'cors-allow-methods': headerList(['GET', 'POST', 'put', MARKER, 'P0ST', '*']),
+  'cors-allow-headers': headerList(['X-Custom', `X-${MARKER}`, 'Content-Type', 'x_y', '*', 'a.b']),
+  'cors-expose-headers': headerList(['X-Custom', `X-${MARKER}`, '*', 'a.b']),
+  'cors-allow-credentials': boolean,
+  'cors-max-age': userValue(fc.oneof(integerText, bigIntegerText, fc.constantFrom('-1', '1d', '+5'))),
 };
+
+/**
+ * ConfigMap keys whose refused value serves no Ingress (FeatureKey.failClosed): mostly valid there,
+ * or a cluster with every key set (DENSE) would almost never serve anything to check.
+ */
+const VALID_CLOSING_VALUES: Readonly<Record<string, fc.Arbitrary<string>>> = (() => {
+  const addresses = fc.array(fc.oneof(fc.ipV4(), fc.ipV6(), fc.constantFrom('10.0.0.0/8', '2001:db8::/32', '::ffff:10.0.0.0/104')), { maxLength: 4 })
+    .map((items) => items.join(', '));
+  const patterns = fc.array(fc.constantFrom(`${MARKER}bot`, `~*${MARKER}[0-9]+`, '~^curl/[0-9]+', `"${MARKER} (x; y)"`, '~*\\.spam\\.example$'), { maxLength: 3 })
+    .map((items) => items.join(','));
+  return { 'whitelist-source-range': addresses, 'denylist-source-range': addresses, 'block-cidrs': addresses, 'block-user-agents': patterns, 'block-referers': patterns };
+})();
+
+/** The arbitrary for a declared ConfigMap key: valuesOf, and for a key that closes everything on a refusal mostly valid values. */
+export function configValuesOf(name: string): fc.Arbitrary<string> {
+  const valid = VALID_CLOSING_VALUES[name];
+  return valid === undefined ? valuesOf(name) : fc.oneof({ weight: 30, arbitrary: valid }, { weight: 1, arbitrary: valuesOf(name) });
+}
 
 /** Every annotation name a feature declares. */
 export const ANNOTATION_NAMES: readonly string[] = FEATURES.flatMap((f) => f.keys.flatMap((k) => (k.annotation ? [k.annotation.name] : [])));
