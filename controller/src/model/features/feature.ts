@@ -51,8 +51,8 @@ export interface FeatureKey<C> {
    * is not served (its annotation validation refuses it), `ignore` = the key is ignored with a
    * warning and the default applies. A value ingress-nginx accepts but this controller does not
    * support (KeyRefusal.unsupported) always fails. An empty annotation never fails: ingress-nginx
-   * validates no empty value and falls back to the default. A bad ConfigMap value always keeps
-   * the default.
+   * validates no empty value and falls back to the default. A bad ConfigMap value keeps the
+   * default (unless the key is `failClosed`).
    */
   readonly invalid: 'fail' | 'ignore';
   /**

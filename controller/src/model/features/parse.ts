@@ -122,7 +122,7 @@ export function parseIngressFeatures(
 /** What the ConfigMap contributes to a build. */
 export interface ControllerSettings {
   readonly settings: GlobalSettings;
-  /** True when the ConfigMap asks for a protection we do not give: no Ingress is served (fail closed). */
+  /** True when the ConfigMap asks for a protection we do not give, or a protective key's value is refused: no Ingress is served (fail closed). */
   readonly closed: boolean;
   readonly failures: readonly Failure[];
 }

@@ -76,8 +76,8 @@ export interface ValueRow<C> {
    * (InvalidAnnotation). `ignore`: invalid, a warning (IgnoredInvalidAnnotation) and the Ingress
    * keeps the default. `unsupported`: ingress-nginx takes it, this controller cannot honour it:
    * the Ingress is not served (InvalidAnnotation, "unsupported value"), even for a key whose
-   * invalid values are ignored. A refused ConfigMap value always keeps the default, with an
-   * InvalidConfigMapValue failure.
+   * invalid values are ignored. A refused ConfigMap value keeps the default, with an
+   * InvalidConfigMapValue failure (and serves no Ingress for a `failClosed` key).
    */
   readonly want: Partial<C> | 'fail' | 'ignore' | 'unsupported';
   /** Other annotations the row's Ingress carries (e.g. canary: "true"). */
