@@ -11,7 +11,7 @@
 // block nothing.
 
 import { accept, refuse, unsupported, type Checked } from '../checked.ts';
-import { checkBacktracking, newRegexCheckBudget } from '../regex-backtracking.ts';
+import { checkBacktracking, newRegexCheckBudget, type RegexCheckBudget } from '../regex-backtracking.ts';
 import type { BlockPattern } from '../types.ts';
 import { readAlike } from './canary.ts';
 
@@ -42,7 +42,7 @@ function asNginxReads(item: string): Checked<string> {
   return accept(text);
 }
 
-function parseRegex(text: string, caseless: boolean): Checked<BlockPattern> {
+function parseRegex(text: string, caseless: boolean, budget: RegexCheckBudget): Checked<BlockPattern> {
   const source = text.slice(caseless ? 2 : 1);
   if (source === '') return refuse('an empty regex');
   // PCRE's (?i) and friends: JavaScript reads them otherwise or not at all, so no check could vouch for them.
@@ -55,19 +55,19 @@ function parseRegex(text: string, caseless: boolean): Checked<BlockPattern> {
   if (!readAlike(source)) {
     return unsupported(`${JSON.stringify(text.slice(0, 64))}: only escapes JavaScript and PCRE read alike`);
   }
-  const linear = checkBacktracking(source, newRegexCheckBudget());
+  const linear = checkBacktracking(source, budget);
   if (!linear.ok) return refuse(`${JSON.stringify(text.slice(0, 64))}: ${linear.reason.replace('regex path', 'regex')}`);
   return accept(Object.freeze({ kind: caseless ? 'regex-caseless' : 'regex', value: source }));
 }
 
-/** One item: a regex map key or an exact string. */
-export function parseBlockPattern(item: string): Checked<BlockPattern> {
+/** One item: a regex map key or an exact string; `budget`: the time its list's regex checks may still take. */
+export function parseBlockPattern(item: string, budget: RegexCheckBudget = newRegexCheckBudget()): Checked<BlockPattern> {
   if (item.length > MAX_PATTERN_LENGTH) return unsupported(`an item of at most ${MAX_PATTERN_LENGTH} characters`);
   const read = asNginxReads(item);
   if (!read.ok) return read;
   const text = read.value;
-  if (text.startsWith('~*')) return parseRegex(text, true);
-  if (text.startsWith('~')) return parseRegex(text, false);
+  if (text.startsWith('~*')) return parseRegex(text, true, budget);
+  if (text.startsWith('~')) return parseRegex(text, false, budget);
   if (MAP_PARAMETERS.has(text) || text.startsWith('\\')) return unsupported(`${JSON.stringify(text)} is a parameter of NGINX's map, not a key`);
   // NGINX lower-cases exact keys and the value it looks up: the match ignores case.
   return accept(Object.freeze({ kind: 'exact', value: text }));
@@ -79,8 +79,10 @@ export function parseBlockPatterns(raw: string): Checked<readonly BlockPattern[]
   if (items.length > MAX_PATTERNS) return unsupported(`at most ${MAX_PATTERNS} items`);
   const patterns: BlockPattern[] = [];
   const seen = new Set<string>();
+  // One budget for the list: a thousand hostile regexes must not hold the builder for a second each.
+  const budget = newRegexCheckBudget();
   for (const item of items) {
-    const pattern = parseBlockPattern(item);
+    const pattern = parseBlockPattern(item, budget);
     if (!pattern.ok) return pattern;
     // Exact keys are compared lower-cased: NGINX refuses two that differ only in case ("conflicting parameter").
     const key = pattern.value.kind === 'exact' ? `exact ${pattern.value.value.toLowerCase()}` : `${pattern.value.kind} ${pattern.value.value}`;
