@@ -32,15 +32,24 @@ export const SECURE_HOST = 'secure.example.com';
 const SECURE_SECRET = 'secure-tls';
 
 /** The route of BENCH_HOST's `/` that the measured requests take. */
-export type BenchRoute = 'plain' | 'canary-by-header' | 'canary-by-weight';
-export const BENCH_ROUTES: readonly BenchRoute[] = ['plain', 'canary-by-header', 'canary-by-weight'];
+export type BenchRoute = 'plain' | 'canary-by-header' | 'canary-by-weight' | 'allow-list' | 'cors-simple';
+export const BENCH_ROUTES: readonly BenchRoute[] = ['plain', 'canary-by-header', 'canary-by-weight', 'allow-list', 'cors-simple'];
 /** The fixture's canary Ingress each route keeps (the others are dropped: a main path has one canary). */
 const CANARY_INGRESS: Readonly<Record<BenchRoute, string | null>> = {
-  plain: null, 'canary-by-header': 'app-canary-by-header', 'canary-by-weight': 'app-canary-by-weight',
+  plain: null, 'canary-by-header': 'app-canary-by-header', 'canary-by-weight': 'app-canary-by-weight', 'allow-list': null, 'cors-simple': null,
 };
-/** Request headers wrk sends on each route: by header, `always` sends every request to the canary. */
+/**
+ * Annotations a route adds to the fixture's `app` Ingress (wrk's location): an allow list that wrk's
+ * address (127.0.0.1) hits on its third rule, CORS with an origin list that wrk's Origin matches.
+ */
+export const ROUTE_ANNOTATIONS: Readonly<Record<BenchRoute, Readonly<Record<string, string>>>> = {
+  plain: {}, 'canary-by-header': {}, 'canary-by-weight': {},
+  'allow-list': { 'nginx.ingress.kubernetes.io/allowlist-source-range': '10.0.0.0/8, 192.168.0.0/16, 127.0.0.1/32' },
+  'cors-simple': { 'nginx.ingress.kubernetes.io/enable-cors': 'true', 'nginx.ingress.kubernetes.io/cors-allow-origin': 'https://app.example.com, https://*.example.org' },
+};
+/** Request headers wrk sends on each route: by header, `always` sends every request to the canary; CORS: a listed Origin. */
 export const ROUTE_HEADERS: Readonly<Record<BenchRoute, readonly string[]>> = {
-  plain: [], 'canary-by-header': ['X-Canary: always'], 'canary-by-weight': [],
+  plain: [], 'canary-by-header': ['X-Canary: always'], 'canary-by-weight': [], 'allow-list': [], 'cors-simple': ['Origin: https://app.example.com'],
 };
 
 /** The Secret the fixture's secure Ingress names, with a certificate made now (RSA key: ~50 ms). */
@@ -69,7 +78,8 @@ function sliceFor(service: string, peers: readonly Peer[]): V1EndpointSlice {
 export function buildProxyModel(peers: readonly Peer[], route: BenchRoute = 'plain'): BuildResult {
   const base = loadSnapshotFromYaml(readFileSync(FIXTURE, 'utf8'));
   const canaries = new Set(Object.values(CANARY_INGRESS).filter((name) => name !== null));
-  const ingresses = base.ingresses.filter((i) => !canaries.has(i.metadata?.name ?? '') || i.metadata?.name === CANARY_INGRESS[route]);
+  const ingresses = base.ingresses.filter((i) => !canaries.has(i.metadata?.name ?? '') || i.metadata?.name === CANARY_INGRESS[route])
+    .map((i) => (i.metadata?.name === 'app' ? { ...i, metadata: { ...i.metadata, annotations: { ...i.metadata.annotations, ...ROUTE_ANNOTATIONS[route] } } } : i));
   const snapshot = {
     ...base, ingresses, endpointSlices: [sliceFor('app', peers), sliceFor('app-canary', peers)], secrets: [...base.secrets, secureSecret()],
   };
@@ -77,7 +87,7 @@ export function buildProxyModel(peers: readonly Peer[], route: BenchRoute = 'pla
   if (result.failures.length > 0) {
     throw new Error(`bench fixture refused by buildModel: ${result.failures.map((f) => f.message).join('; ')}`);
   }
-  const backends = route === 'plain' ? 1 : 2;
+  const backends = CANARY_INGRESS[route] === null ? 1 : 2;
   const endpoints = result.model.backends.reduce((n, b) => n + b.endpoints.length, 0);
   if (result.model.backends.length !== backends || endpoints !== backends * peers.length) {
     throw new Error(`bench model (${route}) has ${result.model.backends.length} backends with ${endpoints} endpoints, expected ${backends} with ${peers.length} each`);
