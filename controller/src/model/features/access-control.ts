@@ -130,5 +130,5 @@ export const accessControlFeature = defineFeature({
   ],
   finish,
   proof: ['controller/src/model/features/access-control.test.ts', 'controller/src/model/features/ip-ranges.test.ts',
-    'controller/src/model/features/block-patterns.test.ts', 'controller/src/render/access-values.test.ts', 'e2e/access-control.test.ts'],
+    'controller/src/model/features/block-patterns.test.ts', 'controller/src/render/access-values.test.ts', 'controller/src/render/access-nginx.test.ts', 'e2e/access-control.test.ts'],
 });
