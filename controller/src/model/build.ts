@@ -31,6 +31,7 @@ import { indexIngressClasses, isOurIngress } from './ingress-class.ts';
 import { sortIngressesOldestFirst } from './order.ts';
 import { readSettings } from './features/parse.ts';
 import { placeCanaries, type CanaryIngress } from './canaries.ts';
+import { affinityWarnings } from './affinity-warnings.ts';
 import { placeBackendLocation } from './placement.ts';
 import { resolveTls, type IngressTls } from './tls-hosts.ts';
 import { ServerTable } from './server-table.ts';
@@ -59,15 +60,17 @@ function addIngress(ingress: V1Ingress, rank: number, state: BuildState): void {
   const features = translation.features;
   if (features === null) return;
   const canary = features.dynamic.canary;
+  const affinity = features.dynamic.affinity ?? null;
   if (canary?.enabled === true) {
-    state.canaries.push({ ref: translation.ref, rank, canary, candidates: translation.candidates });
+    state.canaries.push({ ref: translation.ref, rank, canary, candidates: translation.candidates, stickyAffinity: affinity?.canaryBehavior !== 'legacy' });
     return;
   }
   for (const host of translation.hosts) state.table.ensure(host);
   const loadBalance = (features.policy.loadBalance ?? state.settings.loadBalance).algorithm;
+  state.failures.push(...affinityWarnings(translation.ref, affinity, features.policy.rewrite ?? state.settings.rewrite));
   for (const candidate of translation.candidates) {
     const failure = placeBackendLocation(state.table, state.registry, {
-      ...candidate, loadBalance, rank, serviceField: '.backend.service.name',
+      ...candidate, loadBalance, affinity, rank, serviceField: '.backend.service.name',
     });
     if (failure) state.failures.push(failure);
   }

@@ -3,6 +3,7 @@
 // this order, and the catalogue and docs list them in it.
 
 import { accessLogFeature } from './access-log.ts';
+import { affinityFeature } from './affinity.ts';
 import { backendProtocolFeature } from './backend-protocol.ts';
 import { canaryFeature } from './canary.ts';
 import type { AnyFeature, FeatureName } from './feature.ts';
@@ -20,6 +21,7 @@ export const FEATURES: readonly AnyFeature[] = Object.freeze([
   backendProtocolFeature,
   loadBalanceFeature,
   canaryFeature,
+  affinityFeature,
   tlsSettingsFeature,
   accessLogFeature,
   safetyFeature,
