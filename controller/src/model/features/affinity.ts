@@ -105,7 +105,8 @@ export const affinityFeature = defineFeature({
     key('canaryBehavior', oneOf(['sticky', 'legacy'] as const, true), 'affinity-canary-behavior', 'Low', 'sticky',
       'On the canary Ingress: sticky keeps a client on the canary once it was sent there; legacy lets the canary rules ignore affinity.'),
     key('cookieName', parseCookieName, 'session-cookie-name', 'Medium', 'INGRESSCOOKIE', 'The cookie\'s name.',
-      'an RFC 6265 cookie name of at most 128 characters: a name ingress-nginx takes with "/", ":" or a space refuses the Ingress'),
+      'an RFC 6265 cookie name of at most 128 characters: a name ingress-nginx takes with "/", ":" or a space refuses the Ingress; '
+      + 'the request\'s cookie is found by NGINX\'s $cookie_ lookup, which ignores case'),
     key('cookiePath', parseCookiePath, 'session-cookie-path', 'Medium', '',
       'The cookie\'s Path (default: the location\'s path; set it with use-regex, or the regular expression becomes the Path).',
       'a path with a space inside refuses the Ingress'),
@@ -116,7 +117,7 @@ export const affinityFeature = defineFeature({
     key('cookieMaxAge', parseSeconds, 'session-cookie-max-age', 'Medium', '', 'The cookie\'s Max-Age in seconds (default: none).',
       'whole seconds within 32 bits: a larger integer refuses the Ingress'),
     key('cookieSecure', parseBoolean, 'session-cookie-secure', 'Low', 'false', 'Secure on every response (without it, only on HTTPS requests).'),
-    key('cookieSameSite', oneOf(['none', 'lax', 'strict'], false), 'session-cookie-samesite', 'Low', '', 'The cookie\'s SameSite: None, Lax or Strict (as written).'),
+    key('cookieSameSite', oneOf(['none', 'lax', 'strict'], false), 'session-cookie-samesite', 'Low', '', 'The cookie\'s SameSite: None, Lax or Strict, as written (another spelling, e.g. lax, sends none: lua-resty-cookie\'s rule in ingress-nginx).'),
     key('cookieConditionalSameSiteNone', parseBoolean, 'session-cookie-conditional-samesite-none', 'Low', 'false',
       'Leave out SameSite=None for user agents known to reject it.'),
     key('cookieChangeOnFailure', parseBoolean, 'session-cookie-change-on-failure', 'Low', 'false',
