@@ -123,5 +123,5 @@ export const affinityFeature = defineFeature({
     key('cookieChangeOnFailure', parseBoolean, 'session-cookie-change-on-failure', 'Low', 'false',
       'A retry after a failed try goes to another endpoint and sets a new cookie (without it, the retry stays on the cookie\'s endpoint).'),
   ],
-  proof: ['controller/src/model/features/affinity.test.ts', 'controller/src/model/affinity-backends.test.ts', 'lua/sticky.test.ts', 'e2e/affinity.test.ts'],
+  proof: ['controller/src/model/features/affinity.test.ts', 'controller/src/model/affinity-backends.test.ts', 'lua/sticky.test.ts', 'lua/sticky-cookie.test.ts', 'lua/sticky-ring.test.ts', 'controller/src/diff/decide-affinity.test.ts', 'e2e/affinity.test.ts'],
 });
