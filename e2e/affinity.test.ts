@@ -3,8 +3,10 @@
 // session pinned to its pod over 24 requests, persistent mode keeping every
 // session on its pod across a scale-up 2 → 4, and change-on-failure sending a
 // session whose pod died (its endpoint not yet gone) to another pod with a new
-// cookie (and, without it, retrying the dead pod: 502). Once the Ingresses are
-// live, none of it reloads NGINX: affinity is data for Lua.
+// cookie (and, without it, retrying the dead pod: 502), a canary whose clients
+// stay on their side (sticky) or get no cookie (legacy), and request metrics
+// whose labels gain no value per session or pod. Once the Ingresses are live,
+// none of it reloads NGINX: affinity is data for Lua.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { test } from 'node:test';
@@ -104,6 +106,47 @@ test('session affinity by cookie, without reloads', async (t) => {
     for (const session of sessions) {
       for (let i = 0; i < 20; i++) assert.deepEqual(await curl(controller.http, HOST, session.setCookie ?? ''), { pod: session.pod, setCookie: null });
     }
+  });
+
+  await t.test('a canary (sticky by default): a client sent to either side stays there; legacy: canary clients get no cookie', async () => {
+    await cluster.apply(appManifest({ name: 'web-canary', replicas: 1 }));
+    const canary = (annotations: Record<string, string>): string => ingressManifest({
+      name: 'web-canary', host: HOST, paths: [{ path: '/', service: 'web-canary' }], annotations: annotated({ 'canary': 'true', 'canary-weight': '50', ...annotations }),
+    });
+    await cluster.apply(canary({}));
+    const side = (pod: string): string => (pod.startsWith('web-canary-') ? 'canary' : 'main');
+    const sessions = new Map<string, Answer>();
+    await waitFor('a session on each side', async () => {
+      const got = await curl(controller.http, HOST);
+      if (got.setCookie !== null) sessions.set(side(got.pod), got);
+      return sessions.size === 2 ? true : undefined;
+    }, { timeoutMs: 20_000 });
+    for (const [where, session] of sessions) {
+      for (let i = 0; i < 20; i++) assert.deepEqual(await curl(controller.http, HOST, pair(session.setCookie)), { pod: session.pod, setCookie: null }, `${where} session, request ${i}`);
+    }
+    await cluster.apply(canary({ 'affinity-canary-behavior': 'legacy' }));
+    await waitFor('legacy: a canary answer without a cookie', async () => {
+      const got = await curl(controller.http, HOST);
+      return side(got.pod) === 'canary' && got.setCookie === null ? true : undefined;
+    }, { timeoutMs: 10_000 });
+    // A session of the main backend still stays there (ingress-nginx checks it first, whatever the behaviour).
+    const main = sessions.get('main');
+    for (let i = 0; i < 10; i++) assert.equal((await curl(controller.http, HOST, pair(main?.setCookie ?? null))).pod, main?.pod);
+    await cluster.kubectlOk(['delete', 'ingress', 'web-canary']);
+  });
+
+  await t.test('the request metrics of the host carry no per-session or per-pod label values', async () => {
+    assert.ok(controller.metricsUrl, 'metrics are served');
+    const series = await waitFor('request series of the host', async () => {
+      const text = await (await fetch(controller.metricsUrl!)).text();
+      const lines = text.split('\n').filter((line) => line.startsWith('nginx_ingress_controller_requests{') && line.includes(`host="${HOST}"`));
+      return lines.some((line) => line.includes('canary="default-web-canary-80"')) ? lines : undefined;
+    }, { timeoutMs: 10_000 });
+    const labels = new Set(series.map((line) => line.replace(/,?(method|status|controller_\w+)="[^"]*"/g, '').replace(/\} .*$/, '}')));
+    assert.deepEqual([...labels].sort(), [
+      `nginx_ingress_controller_requests{host="${HOST}",namespace="default",ingress="web",service="web",path="/",canary=""}`,
+      `nginx_ingress_controller_requests{host="${HOST}",namespace="default",ingress="web",service="web",path="/",canary="default-web-canary-80"}`,
+    ]);
   });
 
   await t.test('adding, changing and scaling with affinity reloaded nothing', () => {
