@@ -2,7 +2,7 @@
 // internal/ingress/annotations/{customhttperrors,disableproxyintercepterrors,defaultbackend},
 // template/configmap.go filterErrors). The annotation's codes are validated by
 // `^(?:[4,5]\d{2},?)*$` without spaces (invalid: the Ingress is not served); the ConfigMap's are
-// 300..599. disable-proxy-intercept-errors ignores what ParseBool cannot read (false).
+// read with the same grammar here. disable-proxy-intercept-errors ignores what ParseBool cannot read (false).
 // default-backend must be a DNS-1035 label (invalid: the Ingress is not served).
 
 import { strict as assert } from 'node:assert';
@@ -10,8 +10,7 @@ import { describe, it } from 'node:test';
 import type { CustomErrorsConfig } from '../types.ts';
 import { customErrorsFeature } from './custom-errors.ts';
 import {
-  annotationField, described, ingressConfig, parseAnnotations, readConfigMap, configField,
-  testDefaults, testOverrideRows, testValueRows, type OverrideRow, type ValueRow,
+  ingressConfig, parseAnnotations, testDefaults, testOverrideRows, testValueRows, type OverrideRow, type ValueRow,
 } from './testing.ts';
 
 const DEFAULTS: CustomErrorsConfig = { codes: [], interceptDisabled: false, defaultService: null, backend: null };
@@ -24,6 +23,21 @@ const values: ValueRow<CustomErrorsConfig>[] = [
   { name: 'custom-http-errors repeated', key: 'custom-http-errors', value: '503,503,404', want: { codes: [404, 503] } },
   { name: 'custom-http-errors trailing comma', key: 'custom-http-errors', value: '404,', want: { codes: [404] } },
   { name: 'custom-http-errors 599 (the highest)', key: 'custom-http-errors', value: '599', want: { codes: [599] } },
+  { name: 'custom-http-errors 400 (the lowest)', key: 'custom-http-errors', value: '400', want: { codes: [400] } },
+  { name: 'custom-http-errors spaces inside a code (removed, as ingress-nginx does)', key: 'custom-http-errors', value: '4 04', want: { codes: [404] } },
+  { name: 'custom-http-errors 301', key: 'custom-http-errors', value: '301', want: 'fail' },
+  { name: 'custom-http-errors 399 and 404', key: 'custom-http-errors', value: '399,404', want: 'fail' },
+  { name: 'custom-http-errors 600', key: 'custom-http-errors', value: '600', want: 'fail' },
+  { name: 'custom-http-errors 200', key: 'custom-http-errors', value: '200', want: 'fail' },
+  { name: 'custom-http-errors a word', key: 'custom-http-errors', value: 'notfound', want: 'fail' },
+  { name: 'custom-http-errors four digits', key: 'custom-http-errors', value: '4040', want: 'fail' },
+  { name: 'custom-http-errors a semicolon', key: 'custom-http-errors', value: '404;500', want: 'fail' },
+  { name: 'custom-http-errors a newline', key: 'custom-http-errors', value: '404\n500', want: 'fail' },
+  { name: 'custom-http-errors two commas', key: 'custom-http-errors', value: '404,,500', want: 'fail' },
+  { name: 'custom-http-errors commas only', key: 'custom-http-errors', value: ',,', want: 'fail' },
+  // `[4,5]` takes a comma: ingress-nginx accepts ",12" (code 12), which NGINX would refuse.
+  { name: 'custom-http-errors the comma of the character class', key: 'custom-http-errors', value: ',12', want: 'unsupported' },
+  { name: 'custom-http-errors empty', key: 'custom-http-errors', value: '', want: 'ignore' },
   { name: 'disable-proxy-intercept-errors true', key: 'disable-proxy-intercept-errors', value: 'true', want: { interceptDisabled: true } },
   { name: 'disable-proxy-intercept-errors False', key: 'disable-proxy-intercept-errors', value: 'False', want: { interceptDisabled: false } },
   { name: 'disable-proxy-intercept-errors 1', key: 'disable-proxy-intercept-errors', value: '1', want: { interceptDisabled: true } },
@@ -38,22 +52,6 @@ const values: ValueRow<CustomErrorsConfig>[] = [
   { name: 'default-backend with a quote', key: 'default-backend', value: 'e"x', want: 'fail' },
   { name: 'default-backend with a newline', key: 'default-backend', value: 'e\nx', want: 'fail' },
   { name: 'default-backend empty', key: 'default-backend', value: '', want: 'ignore' },
-];
-
-/** custom-http-errors, where the annotation's grammar (400..599) and the ConfigMap's (300..599) differ. */
-const codeRows: { name: string; value: string; annotation: readonly number[] | 'fail' | 'unsupported'; configMap: readonly number[] | 'refused' }[] = [
-  { name: '301: a ConfigMap code only', value: '301', annotation: 'fail', configMap: [301] },
-  { name: '399 and 404', value: '399,404', annotation: 'fail', configMap: [399, 404] },
-  { name: '600', value: '600', annotation: 'fail', configMap: 'refused' },
-  { name: '200', value: '200', annotation: 'fail', configMap: 'refused' },
-  { name: 'a word', value: 'notfound', annotation: 'fail', configMap: 'refused' },
-  { name: 'four digits', value: '4040', annotation: 'fail', configMap: 'refused' },
-  { name: 'a semicolon', value: '404;500', annotation: 'fail', configMap: 'refused' },
-  { name: 'a newline', value: '404\n500', annotation: 'fail', configMap: 'refused' },
-  { name: 'spaces inside a code', value: '4 04', annotation: [404], configMap: 'refused' },
-  // `[4,5]` takes a comma: ingress-nginx accepts ",12", which NGINX would refuse.
-  { name: 'the comma of the character class', value: ',12', annotation: 'unsupported', configMap: 'refused' },
-  { name: 'commas only', value: ',,', annotation: 'fail', configMap: [] },
 ];
 
 /** Annotations over a ConfigMap: an Ingress's config never inherits the ConfigMap's codes. */
@@ -82,31 +80,6 @@ const overrides: OverrideRow<CustomErrorsConfig>[] = [
 void describe('custom errors feature', () => {
   testDefaults(customErrorsFeature, DEFAULTS);
   void describe('values', () => testValueRows(customErrorsFeature, values));
-  void describe('custom-http-errors: annotation and ConfigMap grammars', () => {
-    for (const row of codeRows) {
-      void it(`${row.name} (annotation)`, () => {
-        const parsed = parseAnnotations({ 'custom-http-errors': row.value });
-        if (typeof row.annotation === 'string') {
-          assert.equal(parsed.ok, false);
-          if (parsed.ok) return;
-          assert.deepEqual(described(parsed.failures), [`InvalidAnnotation ${annotationField('custom-http-errors')}`]);
-          assert.match(parsed.failures[0]?.message ?? '', row.annotation === 'fail' ? /^invalid value/u : /^unsupported value/u);
-          return;
-        }
-        assert.deepEqual(ingressConfig(parsed, 'customErrors'), { ...DEFAULTS, codes: row.annotation });
-      });
-      void it(`${row.name} (ConfigMap)`, () => {
-        const read = readConfigMap({ 'custom-http-errors': row.value });
-        if (row.configMap === 'refused') {
-          assert.deepEqual(described(read.failures), [`InvalidConfigMapValue ${configField('custom-http-errors')}`]);
-          assert.deepEqual(read.settings.customErrors, DEFAULTS);
-          return;
-        }
-        assert.deepEqual(read.failures, []);
-        assert.deepEqual(read.settings.customErrors, { ...DEFAULTS, codes: row.configMap });
-      });
-    }
-  });
   void describe('overrides', () => testOverrideRows(customErrorsFeature, overrides));
   void it('the builder\'s field is never parsed: no key writes `backend`', () => {
     const parsed = parseAnnotations({ 'custom-http-errors': '404', 'default-backend': 'errors', 'disable-proxy-intercept-errors': 'true' });

@@ -19,17 +19,15 @@ import { parseBoolean } from './values.ts';
 /** ingress-nginx's annotation grammar, checked without spaces: `[4,5]` takes a comma too (",12" passes). */
 const ANNOTATION_CODES = /^(?:[4,5]\d{2},?)*$/u;
 
-/** NGINX's error_page takes 300..599. */
-function inErrorPageRange(code: number): boolean {
-  return code >= 300 && code <= 599;
-}
-
 function sortedUnique(codes: readonly number[]): readonly number[] {
   return Object.freeze([...new Set(codes)].sort((a, b) => a - b));
 }
 
-/** The annotation: 400..599, comma-separated, spaces anywhere (ingress-nginx removes them). */
-export function parseAnnotationCodes(raw: string): Checked<readonly number[]> {
+/**
+ * 400..599, comma-separated, spaces anywhere (ingress-nginx's annotation grammar; it removes the
+ * spaces). The ConfigMap key reads the same (one parser for both sources).
+ */
+export function parseErrorCodes(raw: string): Checked<readonly number[]> {
   const value = raw.replaceAll(' ', '');
   if (!ANNOTATION_CODES.test(value)) return refuse('expected a comma-separated list of status codes from 400 to 599, such as 404,503');
   const codes = value.split(',').filter((piece) => piece !== '').map(Number);
@@ -37,18 +35,6 @@ export function parseAnnotationCodes(raw: string): Checked<readonly number[]> {
   const outside = codes.find((code) => code < 400 || code > 599);
   if (outside !== undefined) return unsupported(`status ${outside} is not from 400 to 599`);
   return codes.length === 0 ? refuse('no status code') : accept(sortedUnique(codes));
-}
-
-/** The ConfigMap: 300..599 (ingress-nginx's filterErrors), comma-separated, spaces around each. */
-export function parseConfigMapCodes(raw: string): Checked<readonly number[]> {
-  const pieces = raw.split(',').map((piece) => piece.trim()).filter((piece) => piece !== '');
-  if (pieces.length === 0) return accept(Object.freeze([]));
-  const codes: number[] = [];
-  for (const piece of pieces) {
-    if (!/^\d{3}$/u.test(piece) || !inErrorPageRange(Number(piece))) return refuse('expected a comma-separated list of status codes from 300 to 599');
-    codes.push(Number(piece));
-  }
-  return accept(sortedUnique(codes));
 }
 
 function parseDefaultService(raw: string): Checked<string | null> {
@@ -81,16 +67,13 @@ export const customErrorsFeature = defineFeature({
   output: { kind: 'location', template: 'features/custom-errors.njk' },
   defaults: DEFAULTS,
   keys: [
-    field<CustomErrorsConfig, 'codes'>('codes', parseAnnotationCodes, {
+    field<CustomErrorsConfig, 'codes'>('codes', parseErrorCodes, {
       annotation: { name: 'custom-http-errors', scope: 'location', risk: 'Low' },
-      defaultText: '',
-      doc: 'Statuses (400 to 599, comma-separated) answered by the default backend for this Ingress\'s paths.',
-    }),
-    field<CustomErrorsConfig, 'codes'>('codes', parseConfigMapCodes, {
       configKey: 'custom-http-errors',
       defaultText: '',
-      doc: 'Statuses (300 to 599, comma-separated) answered by --default-backend-service for every path without its own.',
-      difference: 'a code that is not from 300 to 599 keeps the whole value from applying (ingress-nginx drops that code alone)',
+      doc: 'Statuses (400 to 599, comma-separated) answered by the default backend instead: the Ingress\'s for its paths, '
+        + 'the ConfigMap\'s (to --default-backend-service) for every path without its own.',
+      difference: 'in the ConfigMap, codes from 300 to 399 or a bad code keep the whole value from applying (ingress-nginx takes 300 to 599 and drops a bad code alone)',
     }),
     field<CustomErrorsConfig, 'interceptDisabled'>('interceptDisabled', parseBoolean, {
       annotation: { name: 'disable-proxy-intercept-errors', scope: 'location', risk: 'Low' },
