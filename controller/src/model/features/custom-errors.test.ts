@@ -37,7 +37,7 @@ const values: ValueRow<CustomErrorsConfig>[] = [
   { name: 'custom-http-errors commas only', key: 'custom-http-errors', value: ',,', want: 'fail' },
   // `[4,5]` takes a comma: ingress-nginx accepts ",12" (code 12), which NGINX would refuse.
   { name: 'custom-http-errors the comma of the character class', key: 'custom-http-errors', value: ',12', want: 'unsupported' },
-  { name: 'custom-http-errors empty', key: 'custom-http-errors', value: '', want: 'ignore' },
+  { name: 'custom-http-errors empty: none (the default)', key: 'custom-http-errors', value: '', want: { codes: [] } },
   { name: 'disable-proxy-intercept-errors true', key: 'disable-proxy-intercept-errors', value: 'true', want: { interceptDisabled: true } },
   { name: 'disable-proxy-intercept-errors False', key: 'disable-proxy-intercept-errors', value: 'False', want: { interceptDisabled: false } },
   { name: 'disable-proxy-intercept-errors 1', key: 'disable-proxy-intercept-errors', value: '1', want: { interceptDisabled: true } },

@@ -34,7 +34,8 @@ export function parseErrorCodes(raw: string): Checked<readonly number[]> {
   // Only the comma in ingress-nginx's character class gets here (",12" → 12): NGINX would refuse it.
   const outside = codes.find((code) => code < 400 || code > 599);
   if (outside !== undefined) return unsupported(`status ${outside} is not from 400 to 599`);
-  return codes.length === 0 ? refuse('no status code') : accept(sortedUnique(codes));
+  // Only "" is empty here: no codes (the ConfigMap's default; an empty annotation never gets here).
+  return accept(sortedUnique(codes));
 }
 
 function parseDefaultService(raw: string): Checked<string | null> {
