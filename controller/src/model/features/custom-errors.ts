@@ -61,7 +61,7 @@ export const customErrorsFeature = defineFeature({
   doc: 'custom-http-errors sends the listed statuses to the default backend (`proxy_intercept_errors on` and '
     + '`error_page` to a named location per error backend) with ingress-nginx\'s headers X-Code, X-Format, '
     + 'X-Original-URI, X-Namespace, X-Ingress-Name, X-Service-Name, X-Service-Port and X-Request-ID, the URI '
-    + 'rewritten to `/`. The error backend is the Ingress\'s default-backend Service, else '
+    + 'rewritten to `/` (the query kept). The error backend is the Ingress\'s default-backend Service, else '
     + '--default-backend-service, else NGINX answers 404 itself. default-backend also answers, with X-Code 503, '
     + 'the requests of a path whose Service has no endpoints; Lua decides per request, so a Service losing or '
     + 'regaining its endpoints never reloads NGINX.',
