@@ -95,6 +95,18 @@ test('custom error pages and the default-backend annotation', async (t) => {
     assert.equal(controller.reloadCount() - reloads, 0, 'switching to and from the default backend reloaded NGINX');
   });
 
+  await t.test('a path whose Service does not exist is answered by the default backend (ingress-nginx\'s own e2e case)', async () => {
+    const logged = controller.logs().length;
+    await cluster.apply(ingressManifest({
+      name: 'ghost', host: 'ghost.test', paths: [{ path: '/', service: 'missing' }], annotations: annotations({ 'default-backend': 'errors' }),
+    }));
+    const res = await waitForResponse(controller.http, { host: 'ghost.test', path: '/alma/armud' }, (r) => deploymentOf(r) === 'errors', 15_000);
+    assert.deepEqual([res.status, res.echo?.path, res.echo?.headers['x-code'], res.echo?.headers['x-service-name'], res.echo?.headers['x-ingress-name']],
+      [200, '/alma/armud', '503', 'missing', 'ghost']);
+    // A new Ingress reloads; wait for it, so the next test counts only its own reloads.
+    await controller.waitForReload(logged);
+  });
+
   await t.test('the default backend\'s own endpoints change without a reload', async () => {
     const reloads = controller.reloadCount();
     await cluster.kubectlOk(['rollout', 'restart', 'deployment/errors']);
