@@ -116,6 +116,16 @@ test('custom error pages and the default-backend annotation', async (t) => {
     assert.equal(controller.reloadCount() - reloads, 0);
   });
 
+  await t.test('while the default backend has no endpoints its pages come from --default-backend-service, with 0 reloads', async () => {
+    const reloads = controller.reloadCount();
+    await cluster.kubectlOk(['scale', 'deployment/errors', '--replicas=0']);
+    const res = await waitForResponse(controller.http, { host: 'shop.test', path: '/?status=404' }, (r) => deploymentOf(r) === 'fallback');
+    assert.deepEqual([res.echo?.headers['x-code'], res.echo?.headers['x-ingress-name']], ['404', 'shop']);
+    await cluster.kubectlOk(['scale', 'deployment/errors', '--replicas=1']);
+    await waitForResponse(controller.http, { host: 'shop.test', path: '/?status=404' }, (r) => deploymentOf(r) === 'errors');
+    assert.equal(controller.reloadCount() - reloads, 0);
+  });
+
   await t.test('disable-proxy-intercept-errors passes the app\'s error through; turned off, the page comes back', async () => {
     const raw = (disable: string): string => ingressManifest({
       name: 'raw', host: 'raw.test', paths: [{ path: '/', service: 'web' }],

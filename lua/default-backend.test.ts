@@ -46,11 +46,23 @@ function servers(port: number): string {
         error_page 404 = @custom_ns-errors-8080_404;
         return 404;
       }
+      location /alone {
+        set $resty_route "- ns-app-80 app.test ns ing app /alone";
+        proxy_intercept_errors on;
+        error_page 404 = @custom_ns-alone-80_404;
+        proxy_pass http://upstream_balancer;
+      }
+      location @custom_ns-alone-80_404 {
+        internal;
+        rewrite_by_lua_block { resty_ingress.error_page(404, "ns-alone-80") }
+        rewrite (.*) / break;
+        proxy_pass http://upstream_balancer;
+      }
       location @custom_ns-errors-8080_404 {
         internal;
         proxy_intercept_errors off;
         set $proxy_upstream_name "ns-errors-8080";
-        rewrite_by_lua_block { resty_ingress.error_page(404, "ns-errors-8080") }
+        rewrite_by_lua_block { resty_ingress.error_page(404, "ns-errors-8080", "ns-global-80") }
         rewrite (.*) / break;
         add_header X-Resty-Route $resty_route always;
         proxy_pass http://upstream_balancer;
@@ -63,16 +75,18 @@ void describe('default backend and custom error pages (Lua)', () => {
   let port: number;
   let app: Echo;
   let errors: Echo;
+  let global: Echo;
   before(async () => {
     app = await echoBackend('app', '127.0.0.2');
     errors = await echoBackend('errors', '127.0.0.3');
+    global = await echoBackend('global', '127.0.0.4');
     port = await freePort();
     fixture = await startLuaNginx(servers(port));
   });
   after(async () => {
     await fixture?.nginx.stop();
-    for (const echo of [app, errors]) echo?.server.closeAllConnections();
-    await Promise.all([app, errors].map((echo) => new Promise((done) => echo?.server.close(done))));
+    for (const echo of [app, errors, global]) echo?.server.closeAllConnections();
+    await Promise.all([app, errors, global].map((echo) => new Promise((done) => echo?.server.close(done))));
   });
 
   async function push(backends: Record<string, Echo[] | null>): Promise<void> {
@@ -168,9 +182,26 @@ void describe('default backend and custom error pages (Lua)', () => {
     assertCleanErrorLog(fixture);
   });
 
-  void it('the error backend without endpoints: 503', async () => {
-    await push({ 'ns-app-80': [app], 'ns-errors-8080': [] });
-    assert.equal((await get('/app/missing')).status, 503);
-    assertCleanErrorLog(fixture);
-  });
+  // ingress-nginx uses a default-backend for errors only while it has endpoints, else the global
+  // default backend, else its built-in one (404).
+  const pageRows: { name: string; path: string; errors: () => Echo[] | null; global: () => Echo[] | null; want: string | 404 }[] = [
+    { name: 'the error backend has endpoints: it answers', path: '/app/missing', errors: () => [errors], global: () => [global], want: 'errors' },
+    { name: 'it has none: the global default backend answers', path: '/app/missing', errors: () => [], global: () => [global], want: 'global' },
+    { name: 'it is unknown: the global default backend answers', path: '/app/missing', errors: () => null, global: () => [global], want: 'global' },
+    { name: 'neither has endpoints: NGINX answers 404', path: '/app/missing', errors: () => [], global: () => [], want: 404 },
+    { name: 'no global default backend and none of its own: 404', path: '/alone/missing', errors: () => [errors], global: () => [global], want: 404 },
+  ];
+  for (const row of pageRows) {
+    void it(`error page: ${row.name}`, async () => {
+      await push({ 'ns-app-80': [app], 'ns-errors-8080': row.errors(), 'ns-global-80': row.global() });
+      const seen = await get(row.path);
+      if (row.want === 404) {
+        assert.deepEqual([seen.status, seen.headers], [404, {}], 'NGINX\'s own 404 page');
+      } else {
+        assert.deepEqual([seen.status, seen.name, seen.headers['x-code'], seen.headers['x-service-name']], [200, row.want, '404', 'app']);
+        assert.equal(seen.route, `- ns-${row.want}-${row.want === 'errors' ? 8080 : 80} app.test ns ing app /app`);
+      }
+      assertCleanErrorLog(fixture);
+    });
+  }
 });

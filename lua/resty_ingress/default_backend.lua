@@ -15,12 +15,15 @@
 -- backend: $resty_route is rewritten with its backend word replaced (flags
 -- and labels kept: metrics still name the Ingress and Service).
 --
--- error_page(code, name): rewrite phase of the named location
+-- error_page(code, name, global): rewrite phase of the named location
 -- @custom_<name>_<code> an `error_page` sends a status to. $resty_route still
 -- holds the failed location's route (a named location keeps variables, not
 -- ngx.ctx): its labels give the X-Namespace/-Ingress-Name/-Service-Name/
 -- -Service-Port values, and the new route sends the request to `name`
--- (flags "-": no redirect, no canary).
+-- (flags "-": no redirect, no canary). As in ingress-nginx, an error backend
+-- is used only while it has endpoints: else the global default backend
+-- (`global`, --default-backend-service, when it differs from `name`), else
+-- NGINX answers 404 (ingress-nginx's built-in default backend).
 --
 -- Headers are set on the request (its client headers are passed too, as in
 -- ingress-nginx): an empty value removes one the client sent. Both run only
@@ -29,6 +32,8 @@ local ngx = ngx
 local balancer = require("resty_ingress.balancer")
 
 local var = ngx.var
+local ngx_exit = ngx.exit
+local HTTP_NOT_FOUND = ngx.HTTP_NOT_FOUND
 local set_header = ngx.req.set_header
 local str_match = string.match
 local str_sub = string.sub
@@ -88,7 +93,14 @@ function _M.fallback(name)
     var.proxy_upstream_name = name
 end
 
-function _M.error_page(code, name)
+function _M.error_page(code, name, global)
+    if not has_endpoints(name) then
+        if not global or not has_endpoints(global) then
+            return ngx_exit(HTTP_NOT_FOUND)
+        end
+        name = global
+        var.proxy_upstream_name = global
+    end
     local _, backend, host, namespace, ingress, service, path = str_match(var.resty_route or "", ROUTE)
     set_error_headers(tostring(code), backend, namespace, ingress, service)
     -- The error location sends "/" upstream; the fallback sends the client's URI, so no header.

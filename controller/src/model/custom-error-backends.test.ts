@@ -58,8 +58,8 @@ const rows: {
     backends: ['default-app-80', 'ingress-global-errors-80'],
   },
   {
-    name: 'custom-http-errors with default-backend: the global one is not filled in',
-    annotations: { 'custom-http-errors': '404', 'default-backend': 'errors' }, locations: ['default-errors-8080', 'default-errors-8080'], settings: null,
+    name: 'custom-http-errors with default-backend: the global one is filled in too (its pages go there while the Service has no endpoints)',
+    annotations: { 'custom-http-errors': '404', 'default-backend': 'errors' }, locations: ['default-errors-8080', 'default-errors-8080'], settings: 'ingress-global-errors-80',
     backends: ['default-app-80', 'default-errors-8080', 'ingress-global-errors-80'],
   },
   {

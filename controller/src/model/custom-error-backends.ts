@@ -24,7 +24,7 @@ export interface ResolvedErrorBackend {
   readonly features: IngressFeatures;
   readonly candidates: readonly LocationCandidate[];
   readonly failures: readonly Failure[];
-  /** Some location of it has error pages of its own that go to the global default backend. */
+  /** Some location of it has error pages of its own: they go to the global default backend (while its own has no endpoints). */
   readonly usesGlobal: boolean;
 }
 
@@ -82,7 +82,8 @@ export function resolveIngressErrorBackend(
     features: Object.freeze({ ...features, policy }),
     candidates: candidates.map((candidate) => ({ ...candidate, location: { ...candidate.location, policy } })),
     failures: [],
-    usesGlobal: false,
+    // Its pages go to the global default backend while the Service has no endpoints.
+    usesGlobal: own.codes.length > 0,
   };
 }
 

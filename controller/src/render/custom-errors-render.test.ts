@@ -45,6 +45,12 @@ const rows: { name: string; locations: Location[]; settings?: Model['settings'];
     lacks: ['proxy_set_header', 'return 404;'],
   },
   {
+    name: 'with --default-backend-service too: Lua takes it while the default-backend has no endpoints',
+    locations: [own({ codes: [404], defaultService: 'errors', backend: ERRORS.name })], settings: withGlobal({ backend: GLOBAL.name }),
+    has: ['rewrite_by_lua_block { resty_ingress.error_page(404, "default-errors", "ingress-global") }'],
+    lacks: ['@custom_ingress-global_404'],
+  },
+  {
     name: 'custom-http-errors without any default backend: NGINX answers 404 in the named location',
     locations: [own({ codes: [502] })],
     has: ['error_page 502 = "@custom_default_502";', 'location "@custom_default_502" {\n            internal;\n            return 404;'],
@@ -73,6 +79,7 @@ const rows: { name: string; locations: Location[]; settings?: Model['settings'];
     has: [
       'proxy_intercept_errors on;\n        error_page 404 = "@custom_ingress-global_404";\n        error_page 503 = "@custom_ingress-global_503";',
       'location "@custom_ingress-global_404" {', 'location "@custom_ingress-global_503" {',
+      'resty_ingress.error_page(404, "ingress-global") }',
     ],
     lacks: ['            error_page', 'resty_ingress.default_backend'],
   },

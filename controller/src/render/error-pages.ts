@@ -23,6 +23,12 @@ export interface ErrorPageView {
   readonly code: number;
   /** Backend.name it proxies to, or null: NGINX answers 404. */
   readonly backend: string | null;
+  /**
+   * --default-backend-service's Backend.name when it is another one: Lua sends the page there
+   * while `backend` has no endpoints (ingress-nginx uses a default-backend only while it has
+   * some), and answers 404 when neither has.
+   */
+  readonly fallback: string | null;
 }
 
 /** The ConfigMap's error pages: server-level directives of every public server. */
@@ -54,17 +60,19 @@ export function globalErrorPagesOf(settings: GlobalSettings): GlobalErrorPagesVi
 /** The named error locations one server needs, sorted by name: the ConfigMap's and those of its locations' own codes. */
 export function errorPagesOf(locations: readonly Location[], settings: GlobalSettings): ErrorPageView[] {
   const global = globalConfig(settings);
+  const globalBackend = global?.backend ?? null;
   const pages = new Map<string, ErrorPageView>();
   const add = (backend: string | null, codes: readonly number[]): void => {
+    const fallback = globalBackend !== backend ? globalBackend : null;
     for (const code of codes) {
       const name = errorPageName(backend, code);
-      if (!pages.has(name)) pages.set(name, { name, code, backend });
+      if (!pages.has(name)) pages.set(name, { name, code, backend, fallback });
     }
   };
   if (global !== undefined) add(global.backend, global.codes);
   for (const location of locations) {
     const own = location.policy.customErrors;
-    if (own !== undefined && own.codes.length > 0) add(own.backend ?? global?.backend ?? null, own.codes);
+    if (own !== undefined && own.codes.length > 0) add(own.backend ?? globalBackend, own.codes);
   }
   return [...pages.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }

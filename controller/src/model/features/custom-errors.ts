@@ -62,7 +62,7 @@ export const customErrorsFeature = defineFeature({
     + '`error_page` to a named location per error backend) with ingress-nginx\'s headers X-Code, X-Format, '
     + 'X-Original-URI, X-Namespace, X-Ingress-Name, X-Service-Name, X-Service-Port and X-Request-ID, the URI '
     + 'rewritten to `/` (the query kept). The error backend is the Ingress\'s default-backend Service, else '
-    + '--default-backend-service, else NGINX answers 404 itself. default-backend also answers, with X-Code 503, '
+    + '--default-backend-service, else NGINX answers 404 itself (each used while it has endpoints). default-backend also answers, with X-Code 503, '
     + 'the requests of a path whose Service has no endpoints; Lua decides per request, so a Service losing or '
     + 'regaining its endpoints never reloads NGINX.',
   output: { kind: 'location', template: 'features/custom-errors.njk' },
@@ -87,8 +87,8 @@ export const customErrorsFeature = defineFeature({
     field<CustomErrorsConfig, 'defaultService'>('defaultService', parseDefaultService, {
       annotation: { name: 'default-backend', scope: 'location', risk: 'Low' },
       defaultText: '',
-      doc: 'A Service (first port) of the Ingress\'s namespace for its error pages and for paths whose Service has no endpoints.',
-      difference: 'used whatever its endpoints: error pages to it answer 503 while it has none (ingress-nginx then uses the global default backend)',
+      doc: 'A Service (first port) of the Ingress\'s namespace for its error pages and for paths whose Service has no endpoints, '
+        + 'used while it has endpoints (else the error pages go to --default-backend-service, else NGINX answers 404).',
     }),
   ],
   finish,
