@@ -170,7 +170,8 @@ export interface FeatureConfigs {
 /**
  * custom-http-errors, disable-proxy-intercept-errors and default-backend (features/custom-errors.ts).
  * An Ingress's config does not inherit the ConfigMap's: as in ingress-nginx, its locations
- * inherit the http-level error pages (to the global default backend) unless they set their own.
+ * inherit the ConfigMap's error pages (server-level, to the global default backend) unless they
+ * set their own.
  */
 export interface CustomErrorsConfig {
   /** custom-http-errors: statuses answered by the error backend instead, sorted, unique; [] = none. */

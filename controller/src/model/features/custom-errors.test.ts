@@ -62,7 +62,7 @@ const overrides: OverrideRow<CustomErrorsConfig>[] = [
     configMap: { 'custom-http-errors': '404,500' }, annotations: { 'custom-http-errors': '503' }, global: { codes: [404, 500] }, want: { codes: [503] },
   },
   {
-    name: 'default-backend alone: no codes of its own (the ConfigMap\'s stay in http {})',
+    name: 'default-backend alone: no codes of its own (the ConfigMap\'s stay server-level)',
     configMap: { 'custom-http-errors': '404' }, annotations: { 'default-backend': 'errors' }, global: { codes: [404] }, want: { codes: [], defaultService: 'errors' },
   },
   {

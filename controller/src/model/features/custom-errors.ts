@@ -4,9 +4,10 @@
 // defaultbackend; nginx.tmpl CUSTOM_ERRORS): an Ingress's codes replace the
 // ConfigMap's for its locations, and go to its default-backend Service when it
 // has one, else to --default-backend-service, else NGINX's own 404. The
-// ConfigMap's codes are printed once in http {} (to the global default backend),
-// so an Ingress's config never inherits them: finish() drops what the
-// Ingress did not write. default-backend also serves a route whose backend
+// ConfigMap's codes are printed once per server (to the global default
+// backend), which its locations inherit, so an Ingress's config never holds
+// them: finish() drops what the Ingress did not write. Each error backend is
+// used while it has endpoints (then the global one, then NGINX's 404). default-backend also serves a route whose backend
 // has no endpoints: Lua decides that per request (no reload; model/
 // custom-error-backends.ts resolves the Service, lua/resty_ingress/default_backend.lua).
 
@@ -34,7 +35,7 @@ export function parseErrorCodes(raw: string): Checked<readonly number[]> {
   // Only the comma in ingress-nginx's character class gets here (",12" → 12): NGINX would refuse it.
   const outside = codes.find((code) => code < 400 || code > 599);
   if (outside !== undefined) return unsupported(`status ${outside} is not from 400 to 599`);
-  // Only "" is empty here: no codes (the ConfigMap's default; an empty annotation never gets here).
+  // Only "" is empty here: no codes, the default.
   return accept(sortedUnique(codes));
 }
 
@@ -45,7 +46,7 @@ function parseDefaultService(raw: string): Checked<string | null> {
 
 const DEFAULTS: CustomErrorsConfig = { codes: Object.freeze([]), interceptDisabled: false, defaultService: null, backend: null };
 
-/** An Ingress's config holds only what it wrote (the ConfigMap's codes reach its locations through http {}). */
+/** An Ingress's config holds only what it wrote (the ConfigMap's codes reach its locations from their server). */
 function finish(config: CustomErrorsConfig, given: ReadonlySet<string>): Checked<CustomErrorsConfig> {
   return accept({
     codes: given.has('custom-http-errors') ? config.codes : DEFAULTS.codes,
