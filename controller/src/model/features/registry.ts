@@ -6,6 +6,7 @@ import { accessLogFeature } from './access-log.ts';
 import { affinityFeature } from './affinity.ts';
 import { backendProtocolFeature } from './backend-protocol.ts';
 import { canaryFeature } from './canary.ts';
+import { customErrorsFeature } from './custom-errors.ts';
 import type { AnyFeature, FeatureName } from './feature.ts';
 import { loadBalanceFeature } from './load-balance.ts';
 import { proxyFeature } from './proxy.ts';
@@ -25,6 +26,7 @@ export const FEATURES: readonly AnyFeature[] = Object.freeze([
   tlsSettingsFeature,
   accessLogFeature,
   safetyFeature,
+  customErrorsFeature,
 ]);
 
 /** The features whose output is a location partial, in registry order (render/location-blocks.ts). */
