@@ -7,9 +7,10 @@ import type { Model } from '../../controller/src/model/types.ts';
 import { hostArgs } from '../lib/wrk.ts';
 import { canarySplit, type InstructionCount } from './instruction-count.ts';
 import { accessRows, ACCESS_GOAL, canaryRows, CANARY_GOAL, expectedCanaryShare, instructionRuns, splitAsExpected } from './instruction-rows.ts';
+import { createHash } from 'node:crypto';
 import { renderConfig } from '../../controller/src/render/render-config.ts';
 import { goldenOptions } from '../../controller/src/render/testdata/model-fixtures.ts';
-import { BENCH_HOST, BENCH_ROUTES, buildProxyModel, ROUTE_HEADERS, type BenchRoute } from './proxy-model.ts';
+import { AFFINITY_COOKIE, BENCH_HOST, BENCH_ROUTES, buildProxyModel, ROUTE_HEADERS, type BenchRoute } from './proxy-model.ts';
 
 const PEERS = [{ address: '127.0.0.2', port: 81 }, { address: '127.0.0.3', port: 81 }];
 const MODELS = Object.fromEntries(BENCH_ROUTES.map((route) => [route, buildProxyModel(PEERS, route).model])) as Record<BenchRoute, Model>;
@@ -39,7 +40,10 @@ test('buildProxyModel: the plain route has no policy, each canary route one on w
 });
 
 test('wrk\'s headers: the canary header with `always` only on the header route, as -H after the Host', () => {
-  assert.deepEqual(ROUTE_HEADERS, { plain: [], 'canary-by-header': ['X-Canary: always'], 'canary-by-weight': [], 'allow-list': [], 'cors-simple': ['Origin: https://app.example.com'] });
+  assert.deepEqual(ROUTE_HEADERS, {
+    plain: [], 'canary-by-header': ['X-Canary: always'], 'canary-by-weight': [], 'cookie-affinity': [`Cookie: ${AFFINITY_COOKIE}`],
+    'allow-list': [], 'cors-simple': ['Origin: https://app.example.com'],
+  });
   assert.deepEqual(hostArgs('http://x/', [BENCH_HOST], ROUTE_HEADERS['canary-by-header']), ['-H', `Host: ${BENCH_HOST}`, '-H', 'X-Canary: always', 'http://x/']);
   assert.deepEqual(hostArgs('http://x/', [BENCH_HOST]), ['-H', `Host: ${BENCH_HOST}`, 'http://x/']);
   assert.throws(() => hostArgs('http://x/', ['a', 'b'], ['X: 1']), /rotating hosts/);
@@ -49,9 +53,10 @@ test('instructionRuns: ours on every route, native once per distinct request, ab
   const rows: { name: string; sides: Parameters<typeof instructionRuns>[0]; routes: BenchRoute[]; want: string[] }[] = [
     { name: 'plain only', sides: ['ours', 'native'], routes: ['plain'], want: ['ours', 'native'] },
     {
-      name: 'every route: native with the header once, the weight route reuses plain native, the access routes have their own native',
+      name: 'every route: native with the header once, the weight route reuses plain native, the affinity and access routes have their own native',
       sides: ['ours', 'native'], routes: [...BENCH_ROUTES],
-      want: ['ours', 'native', 'ours, canary-by-header', 'native, canary-by-header', 'ours, canary-by-weight', 'ours, allow-list', 'native, allow-list', 'ours, cors-simple', 'native, cors-simple'],
+      want: ['ours', 'native', 'ours, canary-by-header', 'native, canary-by-header', 'ours, canary-by-weight', 'ours, cookie-affinity', 'native, cookie-affinity',
+        'ours, allow-list', 'native, allow-list', 'ours, cors-simple', 'native, cors-simple'],
     },
     {
       name: 'ablations stay plain', sides: ['ours', 'native', 'ours-no-metrics'], routes: ['canary-by-weight'],
@@ -87,7 +92,7 @@ test('splitAsExpected: all but the start-up probe, none, or within binomial boun
     { name: 'no metrics log', split: null, share: 1, want: false },
   ];
   for (const row of rows) assert.equal(splitAsExpected(row.split, row.share), row.want, row.name);
-  assert.deepEqual(BENCH_ROUTES.map((route) => expectedCanaryShare(route, MODELS[route])), [0, 1, 0.5, 0, 0]);
+  assert.deepEqual(BENCH_ROUTES.map((route) => expectedCanaryShare(route, MODELS[route])), [0, 1, 0.5, 0, 0, 0]);
 });
 
 test('canaryRows: ours ÷ native of the same requests, goal 1.25×, no value when the split is wrong', () => {
@@ -137,4 +142,16 @@ test('accessRows: ours ÷ native of the same conf, goal 1.3×, no value when a r
     assert.deepEqual(metrics.map((m) => [m.value, m.reference, m.missed]), row.want, row.name);
     assert.ok(metrics.every((m) => m.goal === ACCESS_GOAL), row.name);
   }
+});
+
+test('buildProxyModel: the cookie-affinity route puts affinity on wrk\'s backend, and wrk returns a session of it', () => {
+  const model = MODELS['cookie-affinity'];
+  assert.deepEqual(model.routes, [], 'no canary policy');
+  const backend = model.backends.find((b) => b.name === 'bench-app-80');
+  assert.equal(backend?.affinity?.cookie, 'INGRESSCOOKIE');
+  assert.equal(backend?.affinity?.mode, 'balanced');
+  assert.deepEqual(backend?.affinity?.ingresses, ['bench/app'], 'wrk\'s location is of an Ingress with affinity');
+  const md5 = (text: string): string => createHash('md5').update(text).digest('hex');
+  assert.equal(AFFINITY_COOKIE.split('|')[1], md5(md5('bench-app-80') + 'bench-app-80'), 'the cookie names the backend (sticky.lua\'s backend key)');
+  assert.equal(MODELS.plain.backends[0]?.affinity, null, 'the plain route has none');
 });

@@ -8,6 +8,7 @@ import { defaultCertificatePaths, fallbackSocketPaths, metricsLogPath, type Reso
 import { RenderError } from './nginx-values.ts';
 import type { LocationContext } from './location-blocks.ts';
 import { ServerViews, type ServerView } from './server-views.ts';
+import { globalErrorPagesOf, type GlobalErrorPagesView } from './error-pages.ts';
 
 export type { ServerView } from './server-views.ts';
 
@@ -94,6 +95,8 @@ export interface ConfigView {
   readonly servers: Iterable<ServerView>;
   readonly tls: TlsView | null;
   readonly blocks: BlocksView;
+  /** The ConfigMap's custom-http-errors (server-level in every public server), or null. */
+  readonly globalErrorPages: GlobalErrorPagesView | null;
 }
 
 function nextPowerOfTwo(n: number): number {
@@ -240,5 +243,6 @@ export function buildConfigView(model: Model, options: ResolvedRenderOptions, vi
     servers: { [Symbol.iterator]: () => serverViews(model, knownBackends, context, views) },
     tls: buildTlsView(model, options),
     blocks: blocksOf(model),
+    globalErrorPages: globalErrorPagesOf(model.settings),
   };
 }

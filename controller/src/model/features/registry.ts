@@ -4,9 +4,11 @@
 
 import { accessControlFeature } from './access-control.ts';
 import { accessLogFeature } from './access-log.ts';
+import { affinityFeature } from './affinity.ts';
 import { backendProtocolFeature } from './backend-protocol.ts';
 import { canaryFeature } from './canary.ts';
 import { corsFeature } from './cors.ts';
+import { customErrorsFeature } from './custom-errors.ts';
 import type { AnyFeature, FeatureName } from './feature.ts';
 import { loadBalanceFeature } from './load-balance.ts';
 import { proxyFeature } from './proxy.ts';
@@ -25,9 +27,11 @@ export const FEATURES: readonly AnyFeature[] = Object.freeze([
   backendProtocolFeature,
   loadBalanceFeature,
   canaryFeature,
+  affinityFeature,
   tlsSettingsFeature,
   accessLogFeature,
   safetyFeature,
+  customErrorsFeature,
 ]);
 
 /** The features whose output is a location partial, in registry order (render/location-blocks.ts). */
