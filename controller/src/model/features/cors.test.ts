@@ -9,7 +9,7 @@ import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
 import { isSafePattern } from 'redos-detector';
 import type { CorsConfig } from '../types.ts';
-import { corsFeature, DEFAULT_HEADERS, DEFAULT_MAX_AGE, DEFAULT_METHODS, MAX_ORIGINS, originRegex } from './cors.ts';
+import { corsFeature, DEFAULT_HEADERS, DEFAULT_MAX_AGE, DEFAULT_METHODS, MAX_LIST_LENGTH, MAX_ORIGINS, originRegex } from './cors.ts';
 import { testDefaults, testValueRows, type ValueRow } from './testing.ts';
 
 const origin = 'cors-allow-origin';
@@ -36,6 +36,7 @@ const values: ValueRow<CorsConfig>[] = [
   { name: 'a regex is invalid', key: origin, value: 'https://.*\\.com', want: 'ignore' },
   { name: 'a newline is invalid', key: origin, value: 'https://a.com\nhttps://b.com', want: 'ignore' },
   { name: 'a variable is invalid', key: origin, value: '$http_origin', want: 'ignore' },
+  { name: 'origins longer than NGINX reads in one token', key: origin, value: Array.from({ length: 20 }, (_, i) => `https://${'a'.repeat(200)}${i}.com`).join(','), want: 'unsupported' },
   { name: `more than ${MAX_ORIGINS} origins`, key: origin, value: Array.from({ length: MAX_ORIGINS + 1 }, (_, i) => `https://o${i}.com`).join(','), want: 'unsupported' },
   { name: 'methods (e2e "only allow POST, GET")', key: methods, value: 'POST, GET', want: { allowMethods: 'POST, GET' } },
   { name: 'methods without spaces', key: methods, value: 'GET,POST', want: { allowMethods: 'GET,POST' } },
@@ -46,6 +47,9 @@ const values: ValueRow<CorsConfig>[] = [
   { name: 'headers (e2e "allow headers")', key: headers, value: 'DNT, User-Agent', want: { allowHeaders: 'DNT, User-Agent' } },
   { name: 'headers with _', key: headers, value: 'X_Custom,X-Other', want: { allowHeaders: 'X_Custom,X-Other' } },
   { name: 'headers with *: invalid', key: headers, value: '*', want: 'ignore' },
+  { name: `headers longer than ${MAX_LIST_LENGTH} characters`, key: headers, value: 'X-Custom,'.repeat(120), want: 'unsupported' },
+  { name: `methods of ${MAX_LIST_LENGTH} characters (the most)`, key: methods, value: 'A'.repeat(MAX_LIST_LENGTH), want: { allowMethods: 'A'.repeat(MAX_LIST_LENGTH) } },
+  { name: `methods of ${MAX_LIST_LENGTH + 1} characters`, key: methods, value: 'A'.repeat(MAX_LIST_LENGTH + 1), want: 'unsupported' },
   { name: 'headers with ;: invalid', key: headers, value: 'X-A;X-B', want: 'ignore' },
   { name: 'expose headers (e2e)', key: expose, value: 'X-CustomResponseHeader, X-CustomSecondHeader', want: { exposeHeaders: 'X-CustomResponseHeader, X-CustomSecondHeader' } },
   { name: 'expose *', key: expose, value: '*', want: { exposeHeaders: '*' } },

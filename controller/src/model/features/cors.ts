@@ -17,6 +17,9 @@ export const DEFAULT_HEADERS = 'DNT,Keep-Alive,User-Agent,X-Requested-With,If-Mo
 export const DEFAULT_MAX_AGE = 1_728_000;
 /** Origins one Ingress may list: each is a branch of the regex every request of its paths runs. */
 export const MAX_ORIGINS = 100;
+/** NGINX reads no token past 4094 characters (nginx -t would fail for everyone): the origin regex and each header list stay well within. */
+export const MAX_ORIGIN_REGEX = 4000;
+export const MAX_LIST_LENGTH = 1024;
 
 /** Go's regexp \s: what ingress-nginx's `\s?` separators take besides the space. */
 const GO_SPACE = '[\\t\\n\\f\\r ]';
@@ -58,6 +61,7 @@ function parseOrigins(raw: string): Checked<readonly string[]> {
     origins.push(item);
   }
   if (origins.length > MAX_ORIGINS) return unsupported(`at most ${MAX_ORIGINS} origins`);
+  if (origins.length > 0 && originRegex(origins).length > MAX_ORIGIN_REGEX) return unsupported(`the origins make a regex of more than ${MAX_ORIGIN_REGEX} characters, longer than NGINX reads`);
   return accept(Object.freeze(origins));
 }
 
@@ -79,6 +83,7 @@ function listOf(pattern: RegExp, what: string): (raw: string) => Checked<string>
     if (value === '' || /[\r\n]/u.test(raw) || !pattern.test(raw.replaceAll(' ', '')) || !pattern.test(value)) return refuse(`expected ${what}`);
     // ingress-nginx pastes the value into the header: a tab or form feed would reach the response.
     if (!/^[A-Za-z0-9_*, -]+$/u.test(value)) return unsupported(`${what}, separated by commas and spaces only`);
+    if (value.length > MAX_LIST_LENGTH) return unsupported(`at most ${MAX_LIST_LENGTH} characters`);
     return accept(value);
   };
 }
@@ -109,7 +114,7 @@ export const corsFeature = defineFeature({
     field<CorsConfig, 'allowOrigin'>('allowOrigin', parseOrigins, {
       annotation: ingressKey('cors-allow-origin', 'Medium'), defaultText: '*', invalid: 'ignore',
       doc: 'Origins allowed: comma-separated scheme://host[:port], scheme://*.host[:port] (one label), null, or * (any).',
-      difference: `the match is anchored at both ends (ingress-nginx's regex only at the end); at most ${MAX_ORIGINS} origins`,
+      difference: `the match is anchored at both ends (ingress-nginx's regex only at the end); at most ${MAX_ORIGINS} origins, ${MAX_ORIGIN_REGEX} characters of regex`,
     }),
     field<CorsConfig, 'allowMethods'>('allowMethods', listOf(METHODS, 'methods (letters)'), {
       annotation: ingressKey('cors-allow-methods', 'Medium'), defaultText: DEFAULT_METHODS, doc: 'Access-Control-Allow-Methods.', invalid: 'ignore',
