@@ -7,6 +7,7 @@ import { backendProtocolFeature } from './backend-protocol.ts';
 import { canaryFeature } from './canary.ts';
 import type { AnyFeature, FeatureName } from './feature.ts';
 import { loadBalanceFeature } from './load-balance.ts';
+import { mirrorFeature } from './mirror.ts';
 import { proxyFeature } from './proxy.ts';
 import { rewriteFeature } from './rewrite.ts';
 import { safetyFeature } from './safety.ts';
@@ -23,6 +24,7 @@ export const FEATURES: readonly AnyFeature[] = Object.freeze([
   tlsSettingsFeature,
   accessLogFeature,
   safetyFeature,
+  mirrorFeature,
 ]);
 
 /** The features whose output is a location partial, in registry order (render/location-blocks.ts). */
