@@ -250,7 +250,7 @@ export interface MirrorConfig {
   /** mirror-host: the Host header of the copy (a host name or IPv4 address, optional `:port`); null = the target's host. */
   readonly host: string | null;
   /**
-   * With a target: `_mirror-<16 hex>`, a hash of the target and host. It names the server's
+   * With a target: `_mirror-<16 hex>`, a hash of the three fields above. It names the server's
    * internal `location = /<name>` the copy goes through and the `upstream <name>` that holds the
    * target's address (render/mirror-view.ts): Ingresses mirroring alike share them. Null without one.
    */

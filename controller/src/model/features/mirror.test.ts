@@ -12,9 +12,9 @@ import type { MirrorConfig, MirrorTarget } from '../types.ts';
 import { mirrorFeature, mirrorName } from './mirror.ts';
 import { annotationField, described, ingressConfig, parseAnnotations, readConfigMap, testDefaults, testValueRows, type ValueRow } from './testing.ts';
 
-function target(scheme: 'http' | 'https', host: string, port: number | null, path: string, mirrorHost: string | null = null): Partial<MirrorConfig> {
+function target(scheme: 'http' | 'https', host: string, port: number | null, path: string, mirrorHost: string | null = null, requestBody = true): Partial<MirrorConfig> {
   const parsed: MirrorTarget = { scheme, host, port, path };
-  return { target: parsed, host: mirrorHost, name: mirrorName({ target: parsed, host: mirrorHost }) };
+  return { target: parsed, host: mirrorHost, requestBody, name: mirrorName({ target: parsed, host: mirrorHost, requestBody }) };
 }
 
 const values: ValueRow<MirrorConfig>[] = [
@@ -99,13 +99,13 @@ void describe('mirror: defaults', () => {
 const HIGH = { 'mirror-target': 'http://127.0.0.1:9000$request_uri', 'mirror-host': 'shadow.example' };
 
 void describe('mirror: read together', () => {
-  void it('target, host and body together: the name hashes the target and host, not the body', () => {
-    const parsed = parseAnnotations({ ...HIGH, 'mirror-request-body': 'off' });
-    const config = ingressConfig(parsed, 'mirror');
-    assert.deepEqual(config, { ...target('http', '127.0.0.1', 9000, '$request_uri', 'shadow.example'), requestBody: false });
+  void it('target, host and body together: the name is the same for the same three, else another', () => {
+    const config = ingressConfig(parseAnnotations({ ...HIGH, 'mirror-request-body': 'off' }), 'mirror');
+    assert.deepEqual(config, target('http', '127.0.0.1', 9000, '$request_uri', 'shadow.example', false));
     assert.match(config?.name ?? '', /^_mirror-[0-9a-f]{16}$/u);
-    assert.equal(config?.name, ingressConfig(parseAnnotations(HIGH), 'mirror')?.name);
-    assert.notEqual(config?.name, ingressConfig(parseAnnotations({ 'mirror-target': HIGH['mirror-target'] }), 'mirror')?.name);
+    assert.equal(config?.name, ingressConfig(parseAnnotations({ 'mirror-request-body': 'off', ...HIGH }), 'mirror')?.name);
+    const others = [HIGH, { 'mirror-target': HIGH['mirror-target'], 'mirror-request-body': 'off' }, { ...HIGH, 'mirror-target': 'http://127.0.0.1:9001$request_uri', 'mirror-request-body': 'off' }];
+    for (const other of others) assert.notEqual(config?.name, ingressConfig(parseAnnotations(other), 'mirror')?.name, JSON.stringify(other));
   });
   void it('mirror-host without a target mirrors nothing (no name)', () => {
     assert.deepEqual(ingressConfig(parseAnnotations({ 'mirror-host': 'a.example' }), 'mirror'), { target: null, requestBody: true, host: 'a.example', name: null });

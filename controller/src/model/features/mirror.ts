@@ -19,14 +19,14 @@ import type { MirrorConfig } from '../types.ts';
 import { defineFeature, field } from './feature.ts';
 import { parseMirrorHost, parseMirrorTarget, parseRequestBody } from './mirror-url.ts';
 
-/** The name of the internal location and upstream a target and Host header go through. */
-export function mirrorName(config: Pick<MirrorConfig, 'target' | 'host'>): string | null {
+/** The name of the internal location and upstream a target, Host header and body choice go through. */
+export function mirrorName(config: Pick<MirrorConfig, 'target' | 'host' | 'requestBody'>): string | null {
   if (config.target === null) return null;
-  const digest = createHash('sha256').update(JSON.stringify([config.target, config.host])).digest('hex');
+  const digest = createHash('sha256').update(JSON.stringify([config.target, config.host, config.requestBody])).digest('hex');
   return `_mirror-${digest.slice(0, 16)}`;
 }
 
-/** Names the mirror once the keys are read (the name depends on the target and the Host header). */
+/** Names the mirror once the keys are read (the name depends on all three). */
 function finish(config: MirrorConfig): Checked<MirrorConfig> {
   return accept({ ...config, name: mirrorName(config) });
 }
