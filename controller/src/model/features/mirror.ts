@@ -51,6 +51,7 @@ export const mirrorFeature = defineFeature({
     field<MirrorConfig, 'requestBody'>('requestBody', parseRequestBody, {
       annotation: { name: 'mirror-request-body', scope: 'ingress', risk: 'Low' }, defaultText: 'on', invalid: 'ignore',
       doc: 'on: the copy carries the request body; off: it does not.',
+      difference: 'off also drops Content-Length and Transfer-Encoding from the copy (ingress-nginx sends the client\'s, and the mirror waits for a body that never comes)',
     }),
     field<MirrorConfig, 'host'>('host', parseMirrorHost, {
       annotation: { name: 'mirror-host', scope: 'ingress', risk: 'High' }, defaultText: 'the target\'s host', invalid: 'ignore',
