@@ -7,7 +7,7 @@
 
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, request as httpRequest, type IncomingHttpHeaders, type Server as HttpServer } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { join } from 'node:path';
@@ -197,6 +197,28 @@ void describe('mirror-target in real NGINX', () => {
     assert.deepEqual([res.status, res.body], [200, 'main answer']);
     assert.ok(res.ms < 2000, `the client waited ${res.ms} ms for a mirror that answers after 3000 ms`);
     assert.equal((await received(slow.seen, 1)).length, 1, 'the slow mirror got its copy');
+  });
+
+  void it('the metrics log has one line per client request, with the mirrored route\'s labels; none for a copy', async () => {
+    const logPath = join(nginx.prefix, 'metrics.log');
+    const linesOf = (ingress: string): string[] => readFileSync(logPath, 'utf8').split('\n')
+      .filter((line) => line.split('\t')[0]?.split(' ')[4] === ingress);
+    await sleep(1200); // the earlier tests' lines are flushed
+    const before = linesOf('copy').length;
+    copies.seen.length = 0;
+    for (let i = 0; i < 5; i++) assert.equal((await send(httpPort, 'GET', `/copy/m${i}`)).status, 200);
+    assert.equal((await received(copies.seen, 5)).length, 5);
+    // Lines are flushed once a second (buffer=64k flush=1s).
+    for (let i = 0; i < 40 && linesOf('copy').length < before + 5; i++) await sleep(100);
+    await sleep(1200);
+    assert.equal(linesOf('copy').length, before + 5, 'one metrics line per client request');
+    assert.doesNotMatch(readFileSync(logPath, 'utf8'), /_mirror-|\/m\d\t/u, 'no line for a copy');
+    // NGINX ends a request once its copy is done: the slow mirror's request logged its 3 s.
+    const slowLine = await (async () => {
+      for (let i = 0; i < 60 && linesOf('slow').length === 0; i++) await sleep(100);
+      return linesOf('slow')[0];
+    })();
+    assert.ok(Number(slowLine?.split('\t')[3]) >= 2.9, `request_time of the slow mirror's request: ${slowLine}`);
   });
 
   void it('an unmirrored location sends no copy', async () => {
