@@ -2,10 +2,14 @@
 // the copy the mirror receives (method, URI, Host, body or none), the
 // client's answer coming from the main backend whatever the mirror does, and
 // a target NGINX cannot resolve blamed on its Ingress alone (ownersOfLine),
-// so the sync leaves that Ingress out instead of failing every reload.
+// so the sync leaves that Ingress out instead of failing every reload; and
+// what a slow copy does delay (the request's end: its metrics line, the next
+// request on the connection).
 // Fails (never skips) without the runtime: the test command runs setup first.
 
 import { after, before, describe, it } from 'node:test';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import assert from 'node:assert/strict';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, request as httpRequest, type IncomingHttpHeaders, type Server as HttpServer } from 'node:http';
@@ -219,6 +223,16 @@ void describe('mirror-target in real NGINX', () => {
       return linesOf('slow')[0];
     })();
     assert.ok(Number(slowLine?.split('\t')[3]) >= 2.9, `request_time of the slow mirror's request: ${slowLine}`);
+  });
+
+  void it('a slow mirror holds the next request on the same keep-alive connection until its copy is done (NGINX, as ingress-nginx)', async () => {
+    // curl sends both on one connection; -w prints each one's time and new connections.
+    const { stdout } = await promisify(execFile)('curl', ['-s', '-o', '/dev/null', '-o', '/dev/null', '-w', '%{time_total} %{num_connects}\n',
+      '-H', `Host: ${HOST}`, `http://127.0.0.1:${httpPort}/slow/first`, `http://127.0.0.1:${httpPort}/copy/second`]);
+    const [first, second] = stdout.trim().split('\n').map((line) => line.split(' ').map(Number));
+    assert.ok((first?.[0] ?? 9) < 2, `the first answer took ${first?.[0]} s`);
+    assert.deepEqual(second?.[1], 0, 'the second request reused the connection');
+    assert.ok((second?.[0] ?? 0) > 2, `the second request waited ${second?.[0]} s for the first one's copy (3 s)`);
   });
 
   void it('an unmirrored location sends no copy', async () => {

@@ -35,9 +35,11 @@ export const mirrorFeature = defineFeature({
   name: 'mirror',
   title: 'Mirror',
   doc: 'Copies every request of the Ingress\'s paths to mirror-target (NGINX\'s mirror module): the client gets the main '
-    + 'backend\'s answer, the copy\'s answer is dropped, and a slow or dead mirror never fails the request (NGINX finishes '
-    + 'the request once the copy is done). The target\'s host is resolved when NGINX loads its configuration: a host that '
-    + 'does not resolve refuses this Ingress (the others are applied). High risk: only under annotations-risk-level High.',
+    + 'backend\'s answer at once, the copy\'s answer is dropped, and a slow or dead mirror never fails the request. As in '
+    + 'ingress-nginx, NGINX ends the request only once its copy is done: a slow mirror delays its access log and metrics line '
+    + '(request_time includes the copy) and the next request on the same keep-alive connection. The target\'s host is resolved '
+    + 'when NGINX loads its configuration: a host that does not resolve refuses this Ingress (the others are applied). '
+    + 'High risk: only under annotations-risk-level High.',
   output: { kind: 'location', template: 'features/mirror.njk' },
   defaults: { target: null, requestBody: true, host: null, name: null },
   keys: [
