@@ -243,7 +243,7 @@ void describe('mirror-target in real NGINX', () => {
   });
 });
 
-void describe('a mirror target NGINX cannot resolve', () => {
+void describe('mirror blocks nginx -t refuses, blamed on the Ingress at fault', () => {
   const web = backend('shop-web');
   const bad = mirrored('/bad', 'bad', mirror({ 'mirror-target': 'http://mirror.invalid/$request_uri' }), web.name);
   const good = mirrored('/good', 'good', mirror({ 'mirror-target': 'http://127.0.0.1:9/x' }), web.name);
@@ -263,6 +263,25 @@ void describe('a mirror target NGINX cannot resolve', () => {
       assert.deepEqual(ownersOfLine(withBad, real.conf, refused.line), [ref('bad')]);
       writeFileSync(confPath, renderConfig(site([good]), goldenOptions(dataplane, prefix)).conf);
       await testNginxConf({ dataplane, prefix, confPath });
+    } finally {
+      rmSync(prefix, { recursive: true, force: true });
+    }
+  });
+
+  void it('an Ingress path taking a mirror location\'s name is blamed, not the Ingress mirroring', async () => {
+    const name = (good.policy.mirror as MirrorConfig).name as string;
+    const squatter = proxied(`/${name}`, 'exact', web.name, { ingress: ref('squatter'), host: HOST });
+    const dataplane = findDataplane();
+    const prefix = makePrefix();
+    try {
+      const confPath = join(prefix, 'nginx.conf');
+      const squatted = site([good, squatter]);
+      const real = renderConfig(squatted, goldenOptions(dataplane, prefix));
+      writeFileSync(confPath, real.conf);
+      const refused = await testNginxConf({ dataplane, prefix, confPath }).then(() => assert.fail('nginx -t accepted'), (err: unknown) => err);
+      assert.ok(refused instanceof NginxConfigError && refused.refused && refused.line !== null, String(refused));
+      assert.match(refused.nginxOutput, /duplicate location/u);
+      assert.deepEqual(ownersOfLine(squatted, real.conf, refused.line), [ref('squatter')]);
     } finally {
       rmSync(prefix, { recursive: true, force: true });
     }

@@ -7,9 +7,11 @@
 // never needs a resolver, and the target's host is resolved when NGINX loads
 // the configuration. When `nginx -t` refuses that (a host that does not
 // resolve), the line is in one of these blocks: mirrorOwners() names the
-// Ingresses that asked for it, so the sync leaves them out, not everyone.
+// Ingresses that asked for it, so the sync leaves them out, not everyone
+// (or, for a duplicate location, the Ingress whose path took the name).
 
 import type { IngressRef, Location, MirrorConfig, Model } from '../model/types.ts';
+import { matchersOf } from './location-blocks.ts';
 import { RenderError } from './nginx-values.ts';
 
 /** The internal location of one mirror in a server (server.njk → features/mirror-location.njk). */
@@ -107,6 +109,11 @@ export function mirrorOwners(model: Model, stack: readonly OpenBlock[]): Ingress
     if (hostname === undefined) return null;
   }
   if (name === undefined || !NAME.test(name)) return null;
+  // An Ingress path rendered as the same `= /<name>` makes NGINX refuse the second block, the
+  // mirror's: the path's Ingress is at fault, not the one mirroring.
+  const squatter = model.servers.find((server) => server.hostname === hostname)?.locations
+    .find((location) => location.ingress !== null && matchersOf(location).some((m) => m.modifier === '=' && m.path === `/${name}`));
+  if (squatter?.ingress) return [squatter.ingress];
   const owners = new Map<string, IngressRef>();
   for (const server of model.servers) {
     if (hostname !== undefined && server.hostname !== hostname) continue;

@@ -62,5 +62,5 @@ export const mirrorFeature = defineFeature({
     }),
   ],
   finish,
-  proof: ['controller/src/model/features/mirror.test.ts', 'controller/src/render/mirror-render.test.ts', 'e2e/mirror.test.ts'],
+  proof: ['controller/src/model/features/mirror.test.ts', 'controller/src/render/mirror-view.test.ts', 'controller/src/render/mirror-render.test.ts', 'e2e/mirror.test.ts'],
 });
