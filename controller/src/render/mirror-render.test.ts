@@ -12,7 +12,9 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import assert from 'node:assert/strict';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, request as httpRequest, type IncomingHttpHeaders, type Server as HttpServer } from 'node:http';
+import { createServer, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import type { TLSSocket } from 'node:tls';
 import type { AddressInfo, Socket } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -24,6 +26,7 @@ import { testNginxConf } from '../nginx/nginx-conf-files.ts';
 import { NginxConfigError } from '../nginx/nginx-errors.ts';
 import { ownersOfLine } from './conf-owners.ts';
 import { renderConfig } from './render-config.ts';
+import { createSelfSignedCertificate } from '../tls/self-signed.ts';
 import { backend, goldenOptions, model, notFound, proxied, server } from './testdata/model-fixtures.ts';
 import { makePrefix, startNginx, type RunningNginx } from './testdata/nginx-runner.ts';
 
@@ -47,22 +50,29 @@ interface Seen {
   readonly url: string;
   readonly headers: IncomingHttpHeaders;
   readonly body: string;
+  /** The TLS server name (SNI) the client sent, over HTTPS. */
+  readonly servername?: string | false | null;
 }
 
-/** A server that records what it receives and answers `answer`, or holds the request for `holdMs` first. */
-async function recorder(answer: string, holdMs = 0): Promise<{ server: HttpServer; port: number; seen: Seen[] }> {
+/**
+ * A server that records what it receives and answers `answer`, or holds the request for `holdMs`
+ * first; over HTTPS with `tls`.
+ */
+async function recorder(answer: string, holdMs = 0, tls?: { cert: string; key: string }): Promise<{ server: HttpServer; port: number; seen: Seen[] }> {
   const seen: Seen[] = [];
-  const server = createServer((req, res) => {
+  const handle = (req: IncomingMessage, res: ServerResponse): void => {
     let body = '';
     req.setEncoding('utf8');
     req.on('data', (chunk: string) => (body += chunk));
     req.on('end', () => {
-      seen.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body });
+      const servername = tls === undefined ? undefined : (req.socket as TLSSocket).servername;
+      seen.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body, servername });
       const reply = (): void => void res.end(answer);
       if (holdMs > 0) setTimeout(reply, holdMs).unref();
       else reply();
     });
-  });
+  };
+  const server: HttpServer = tls === undefined ? createServer(handle) : createHttpsServer(tls, handle);
   await new Promise<void>((ready) => server.listen(0, '127.0.0.1', ready));
   return { server, port: (server.address() as AddressInfo).port, seen };
 }
@@ -102,6 +112,7 @@ void describe('mirror-target in real NGINX', () => {
   let main: Awaited<ReturnType<typeof recorder>>;
   let copies: Awaited<ReturnType<typeof recorder>>;
   let slow: Awaited<ReturnType<typeof recorder>>;
+  let secure: Awaited<ReturnType<typeof recorder>>;
   const sockets = new Set<Socket>();
 
   before(async () => {
@@ -109,6 +120,8 @@ void describe('mirror-target in real NGINX', () => {
     copies = await recorder('mirror answer, never seen by clients');
     slow = await recorder('late', 3000);
     slow.server.on('connection', (socket: Socket) => sockets.add(socket));
+    const cert = createSelfSignedCertificate({ dnsNames: ['localhost'] });
+    secure = await recorder('tls mirror answer', 0, { cert: cert.cert, key: cert.key });
     const deadPort = await freePort();
     const at = (port: number, rest: string): string => `http://127.0.0.1:${port}${rest}`;
     const site: Model = model([
@@ -119,6 +132,7 @@ void describe('mirror-target in real NGINX', () => {
         mirrored('/fixed', 'fixed', mirror({ 'mirror-target': at(copies.port, '/mirror') }), web.name),
         mirrored('/dead', 'dead', mirror({ 'mirror-target': at(deadPort, '$request_uri') }), web.name),
         mirrored('/slow', 'slow', mirror({ 'mirror-target': at(slow.port, '$request_uri') }), web.name),
+        mirrored('/tls', 'tls', mirror({ 'mirror-target': `https://localhost:${secure.port}/over-tls$request_uri`, 'mirror-host': 'shadow.example' }), web.name),
         proxied('/', 'prefix', web.name, { ingress: ref('front'), host: HOST }),
       ]),
     ], [web]);
@@ -139,7 +153,7 @@ void describe('mirror-target in real NGINX', () => {
 
   after(async () => {
     await nginx?.stop();
-    for (const { server } of [main, copies, slow]) {
+    for (const { server } of [main, copies, slow, secure]) {
       server?.closeAllConnections();
       server?.close();
     }
@@ -190,6 +204,13 @@ void describe('mirror-target in real NGINX', () => {
     await send(httpPort, 'GET', '/fixed/x?q=1');
     const [copy] = await received(copies.seen, 1);
     assert.equal(copy?.url, '/mirror?q=1');
+  });
+
+  void it('an https target (a name resolved at load) gets the copy over TLS with the target\'s name as SNI', async () => {
+    const res = await send(httpPort, 'POST', '/tls/x?z=3', 'over tls');
+    assert.deepEqual([res.status, res.body], [200, 'main answer']);
+    const [copy] = await received(secure.seen, 1);
+    assert.deepEqual([copy?.method, copy?.url, copy?.body, copy?.headers.host, copy?.servername], ['POST', '/over-tls/tls/x?z=3', 'over tls', 'shadow.example', 'localhost']);
   });
 
   void it('a dead mirror does not fail the client\'s request', async () => {
