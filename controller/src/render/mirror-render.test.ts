@@ -239,11 +239,15 @@ void describe('mirror-target in real NGINX', () => {
     assert.equal(linesOf('copy').length, before + 5, 'one metrics line per client request');
     assert.doesNotMatch(readFileSync(logPath, 'utf8'), /_mirror-|\/m\d\t/u, 'no line for a copy');
     // NGINX ends a request once its copy is done: the slow mirror's request logged its 3 s.
+    const slowBefore = linesOf('slow').length;
+    assert.equal((await send(httpPort, 'GET', '/slow/metrics')).status, 200);
     const slowLine = await (async () => {
-      for (let i = 0; i < 60 && linesOf('slow').length === 0; i++) await sleep(100);
-      return linesOf('slow')[0];
+      for (let i = 0; i < 60 && linesOf('slow').length === slowBefore; i++) await sleep(100);
+      return linesOf('slow').at(-1);
     })();
     assert.ok(Number(slowLine?.split('\t')[3]) >= 2.9, `request_time of the slow mirror's request: ${slowLine}`);
+    // The upstream time is the main backend's alone (response_duration_seconds is not inflated).
+    assert.ok(Number(slowLine?.split('\t')[4]) < 1, `upstream_response_time of the slow mirror's request: ${slowLine}`);
   });
 
   void it('a slow mirror holds the next request on the same keep-alive connection until its copy is done (NGINX, as ingress-nginx)', async () => {
