@@ -147,7 +147,7 @@ export interface Location {
 export type Policy = Readonly<Partial<Pick<FeatureConfigs, LocationFeature>>>;
 
 /** Features whose config a Location's policy may carry (static, rendered per location). */
-export type LocationFeature = 'proxy' | 'backendProtocol' | 'rewrite' | 'sslRedirect' | 'loadBalance' | 'mirror';
+export type LocationFeature = 'proxy' | 'backendProtocol' | 'rewrite' | 'sslRedirect' | 'loadBalance' | 'customErrors' | 'mirror';
 
 /**
  * Every feature's config, by feature name (controller/src/model/features: one module each).
@@ -165,6 +165,30 @@ export interface FeatureConfigs {
   readonly accessLog: AccessLogSettings;
   readonly safety: SafetySettings;
   readonly mirror: MirrorConfig;
+  readonly customErrors: CustomErrorsConfig;
+}
+
+/**
+ * custom-http-errors, disable-proxy-intercept-errors and default-backend (features/custom-errors.ts).
+ * An Ingress's config does not inherit the ConfigMap's: as in ingress-nginx, its locations
+ * inherit the ConfigMap's error pages (server-level, to the global default backend) unless they
+ * set their own.
+ */
+export interface CustomErrorsConfig {
+  /** custom-http-errors: statuses answered by the error backend instead, sorted, unique; [] = none. */
+  readonly codes: readonly number[];
+  /** disable-proxy-intercept-errors: a backend's own error responses pass through (`proxy_intercept_errors off`). */
+  readonly interceptDisabled: boolean;
+  /** default-backend (annotation only): a Service in the Ingress's namespace, or null. */
+  readonly defaultService: string | null;
+  /**
+   * Filled in by the builder (model/custom-error-backends.ts), never parsed: Backend.name of the
+   * error backend. In a policy, defaultService's first port (also where Lua sends the requests
+   * of a route whose backend has no endpoints); in Model.settings, --default-backend-service's
+   * when some location has error pages. null = none (errors then go to the global one, else
+   * NGINX answers 404 as ingress-nginx's built-in default backend does).
+   */
+  readonly backend: string | null;
 }
 
 /** ingress-nginx's safeguards (ConfigMap only), always on here: only their safe values are accepted. */

@@ -8,6 +8,7 @@ import { defaultCertificatePaths, fallbackSocketPaths, metricsLogPath, type Reso
 import { RenderError } from './nginx-values.ts';
 import type { LocationContext } from './location-blocks.ts';
 import { ServerViews, type ServerView } from './server-views.ts';
+import { globalErrorPagesOf, type GlobalErrorPagesView } from './error-pages.ts';
 import { mirrorUpstreamsOf, type MirrorUpstreamView } from './mirror-view.ts';
 
 export type { ServerView } from './server-views.ts';
@@ -87,6 +88,8 @@ export interface ConfigView {
    */
   readonly servers: Iterable<ServerView>;
   readonly tls: TlsView | null;
+  /** The ConfigMap's custom-http-errors (server-level in every public server), or null. */
+  readonly globalErrorPages: GlobalErrorPagesView | null;
   /** One `upstream` per mirror target (mirror-target; mirror-view.ts), sorted by name. */
   readonly mirrorUpstreams: readonly MirrorUpstreamView[];
 }
@@ -227,6 +230,7 @@ export function buildConfigView(model: Model, options: ResolvedRenderOptions, vi
     proxyDefaults: proxyDefaultsOf(model),
     servers: { [Symbol.iterator]: () => serverViews(model, knownBackends, context, views) },
     tls: buildTlsView(model, options),
+    globalErrorPages: globalErrorPagesOf(model.settings),
     mirrorUpstreams: mirrorUpstreamsOf(model),
   };
 }

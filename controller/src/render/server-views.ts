@@ -17,6 +17,7 @@
 
 import type { FeatureName } from '../model/features/feature.ts';
 import type { Location, Server } from '../model/types.ts';
+import { errorPagesOf, type ErrorPageView } from './error-pages.ts';
 import { buildLocationBlocks, globallySetFeatures, sameLocationContext, type BackendLabels, type LocationBlock, type LocationContext } from './location-blocks.ts';
 import { mirrorLocationsOf, type MirrorLocationView } from './mirror-view.ts';
 
@@ -34,6 +35,8 @@ export interface ServerView {
    * per module on every parse: one per server was a tenth of parsing 1,000 servers.
    */
   readonly namedRedirect: boolean;
+  /** The named locations of custom error pages (error-pages.ts), sorted by name. */
+  readonly errorPages: readonly ErrorPageView[];
   /** The internal locations mirrored requests are copied through (mirror-target; mirror-view.ts). */
   readonly mirrors: readonly MirrorLocationView[];
 }
@@ -59,6 +62,7 @@ function buildServerView(
     hostname: server.hostname, isDefault, locations,
     proxies: locations.some((block) => block.proxy !== null),
     namedRedirect: context.https && locations.some((block) => block.proxy?.route.startsWith('e ') === true),
+    errorPages: errorPagesOf(server.locations, context.settings),
     mirrors: mirrorLocationsOf(server.locations),
   };
 }
@@ -73,6 +77,7 @@ function lazyView(hostname: string, isDefault: boolean, build: () => ServerView)
     get locations() { return view().locations; },
     get proxies() { return view().proxies; },
     get namedRedirect() { return view().namedRedirect; },
+    get errorPages() { return view().errorPages; },
     get mirrors() { return view().mirrors; },
     toJSON: () => view(),
   } as ServerView;

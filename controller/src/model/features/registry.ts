@@ -5,6 +5,7 @@
 import { accessLogFeature } from './access-log.ts';
 import { backendProtocolFeature } from './backend-protocol.ts';
 import { canaryFeature } from './canary.ts';
+import { customErrorsFeature } from './custom-errors.ts';
 import type { AnyFeature, FeatureName } from './feature.ts';
 import { loadBalanceFeature } from './load-balance.ts';
 import { mirrorFeature } from './mirror.ts';
@@ -24,6 +25,7 @@ export const FEATURES: readonly AnyFeature[] = Object.freeze([
   tlsSettingsFeature,
   accessLogFeature,
   safetyFeature,
+  customErrorsFeature,
   mirrorFeature,
 ]);
 

@@ -104,6 +104,14 @@ export const KEY_VALUES: Readonly<Record<string, fc.Arbitrary<string>>> = {
   'allow-snippet-annotations': boolean,
   'annotations-risk-level': userValue(fc.constantFrom('Critical', 'High', 'Medium', 'Low', ' High', 'high')),
   'strict-validate-path-type': boolean,
+  'custom-http-errors': userValue(fc.oneof(
+    fc.array(fc.constantFrom('404', '500', '503', '599', '400', '301', '600', '200', ' 502', ''), { minLength: 1, maxLength: 4 }).map((codes) => codes.join(',')),
+    fc.constantFrom(',12', '404,,500', '4 04', 'notfound', '404;500'),
+  )),
+  'disable-proxy-intercept-errors': boolean,
+  // Names of the generated Services' grammar (some exist), and names ingress-nginx refuses.
+  'default-backend': userValue(fc.oneof(fc.stringMatching(/^[a-z]([a-z0-9-]{0,10}[a-z0-9])?$/), fc.constant(`${MARKER}-svc`),
+    fc.constantFrom('Errors', 'ns/errors', '1errors', `e${'x'.repeat(63)}`))),
   'mirror-target': mirrorTarget,
   'mirror-request-body': userValue(fc.constantFrom('on', 'off', ' off ', 'o ff', 'OFF', 'false', '')),
   'mirror-host': mirrorHost,
