@@ -27,7 +27,7 @@ import { NginxConfigError } from '../nginx/nginx-errors.ts';
 import { ownersOfLine } from './conf-owners.ts';
 import { renderConfig } from './render-config.ts';
 import { createSelfSignedCertificate } from '../tls/self-signed.ts';
-import { backend, goldenOptions, model, notFound, proxied, server } from './testdata/model-fixtures.ts';
+import { backend, DEFAULT_SETTINGS, goldenOptions, model, notFound, proxied, server } from './testdata/model-fixtures.ts';
 import { makePrefix, startNginx, type RunningNginx } from './testdata/nginx-runner.ts';
 
 const HOST = 'shop.test';
@@ -58,7 +58,7 @@ interface Seen {
  * A server that records what it receives and answers `answer`, or holds the request for `holdMs`
  * first; over HTTPS with `tls`.
  */
-async function recorder(answer: string, holdMs = 0, tls?: { cert: string; key: string }): Promise<{ server: HttpServer; port: number; seen: Seen[] }> {
+async function recorder(answer: string, holdMs = 0, tls?: { cert: string; key: string }, status = 200): Promise<{ server: HttpServer; port: number; seen: Seen[] }> {
   const seen: Seen[] = [];
   const handle = (req: IncomingMessage, res: ServerResponse): void => {
     let body = '';
@@ -67,7 +67,7 @@ async function recorder(answer: string, holdMs = 0, tls?: { cert: string; key: s
     req.on('end', () => {
       const servername = tls === undefined ? undefined : (req.socket as TLSSocket).servername;
       seen.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body, servername });
-      const reply = (): void => void res.end(answer);
+      const reply = (): void => void res.writeHead(status).end(answer);
       if (holdMs > 0) setTimeout(reply, holdMs).unref();
       else reply();
     });
@@ -113,6 +113,9 @@ void describe('mirror-target in real NGINX', () => {
   let copies: Awaited<ReturnType<typeof recorder>>;
   let slow: Awaited<ReturnType<typeof recorder>>;
   let secure: Awaited<ReturnType<typeof recorder>>;
+  let missing: Awaited<ReturnType<typeof recorder>>;
+  let errors: Awaited<ReturnType<typeof recorder>>;
+  const errorBackend = backend('shop-errors');
   const sockets = new Set<Socket>();
 
   before(async () => {
@@ -122,6 +125,8 @@ void describe('mirror-target in real NGINX', () => {
     slow.server.on('connection', (socket: Socket) => sockets.add(socket));
     const cert = createSelfSignedCertificate({ dnsNames: ['localhost'] });
     secure = await recorder('tls mirror answer', 0, { cert: cert.cert, key: cert.key });
+    missing = await recorder('no such page', 0, undefined, 404);
+    errors = await recorder('custom error page');
     const deadPort = await freePort();
     const at = (port: number, rest: string): string => `http://127.0.0.1:${port}${rest}`;
     const site: Model = model([
@@ -132,10 +137,12 @@ void describe('mirror-target in real NGINX', () => {
         mirrored('/fixed', 'fixed', mirror({ 'mirror-target': at(copies.port, '/mirror') }), web.name),
         mirrored('/dead', 'dead', mirror({ 'mirror-target': at(deadPort, '$request_uri') }), web.name),
         mirrored('/slow', 'slow', mirror({ 'mirror-target': at(slow.port, '$request_uri') }), web.name),
+        mirrored('/missing', 'missing', mirror({ 'mirror-target': at(missing.port, '$request_uri') }), web.name),
         mirrored('/tls', 'tls', mirror({ 'mirror-target': `https://localhost:${secure.port}/over-tls$request_uri`, 'mirror-host': 'shadow.example' }), web.name),
         proxied('/', 'prefix', web.name, { ingress: ref('front'), host: HOST }),
       ]),
-    ], [web]);
+      // The ConfigMap's custom-http-errors: server-level error pages every location inherits.
+    ], [web, errorBackend], { ...DEFAULT_SETTINGS, customErrors: { codes: [404], interceptDisabled: false, defaultService: null, backend: errorBackend.name } });
     httpPort = await freePort();
     const statusPort = await freePort();
     const dataplane = findDataplane();
@@ -144,7 +151,10 @@ void describe('mirror-target in real NGINX', () => {
     nginx = await startNginx(dataplane, prefix, rendered.conf, `http://127.0.0.1:${statusPort}/healthz`);
     const push = await fetch(`http://127.0.0.1:${statusPort}/configuration/backends`, {
       method: 'POST',
-      body: JSON.stringify([{ name: web.name, endpoints: [{ address: '127.0.0.1', port: main.port }], loadBalance: 'round_robin' }]),
+      body: JSON.stringify([
+        { name: web.name, endpoints: [{ address: '127.0.0.1', port: main.port }], loadBalance: 'round_robin' },
+        { name: errorBackend.name, endpoints: [{ address: '127.0.0.1', port: errors.port }], loadBalance: 'round_robin' },
+      ]),
     });
     assert.equal(push.status, 201, await push.text());
     for (let i = 0; i < 80 && (await send(httpPort, 'GET', '/')).status !== 200; i++) await sleep(25);
@@ -153,7 +163,7 @@ void describe('mirror-target in real NGINX', () => {
 
   after(async () => {
     await nginx?.stop();
-    for (const { server } of [main, copies, slow, secure]) {
+    for (const { server } of [main, copies, slow, secure, missing, errors]) {
       server?.closeAllConnections();
       server?.close();
     }
@@ -213,6 +223,14 @@ void describe('mirror-target in real NGINX', () => {
     assert.deepEqual([copy?.method, copy?.url, copy?.body, copy?.headers.host, copy?.servername], ['POST', '/over-tls/tls/x?z=3', 'over tls', 'shadow.example', 'localhost']);
   });
 
+  void it('a copy\'s error status is not sent to the ConfigMap\'s custom error pages (the copy\'s answer is dropped)', async () => {
+    const res = await send(httpPort, 'GET', '/missing/page');
+    assert.deepEqual([res.status, res.body], [200, 'main answer']);
+    assert.equal((await received(missing.seen, 1)).length, 1);
+    await sleep(300);
+    assert.deepEqual(errors.seen.map((seen) => seen.url), [], 'the error backend got the copy\'s 404');
+  });
+
   void it('a dead mirror does not fail the client\'s request', async () => {
     for (let i = 0; i < 3; i++) assert.deepEqual((await send(httpPort, 'GET', '/dead/x')).status, 200);
   });
@@ -258,6 +276,12 @@ void describe('mirror-target in real NGINX', () => {
     assert.ok((first?.[0] ?? 9) < 2, `the first answer took ${first?.[0]} s`);
     assert.deepEqual(second?.[1], 0, 'the second request reused the connection');
     assert.ok((second?.[0] ?? 0) > 2, `the second request waited ${second?.[0]} s for the first one's copy (3 s)`);
+  });
+
+  void it('logs no [error] but the dead mirror\'s refused connections', () => {
+    const serious = nginx.errorLog().split('\n').filter((line) => /\[(error|alert|crit|emerg)\]/u.test(line));
+    assert.ok(serious.length > 0, 'the dead mirror was logged');
+    for (const line of serious) assert.match(line, /connect\(\) failed \(111: Connection refused\) while connecting to upstream.*request: "GET \/dead\//u);
   });
 
   void it('an unmirrored location sends no copy', async () => {
