@@ -65,9 +65,10 @@ function addIngress(ingress: V1Ingress, rank: number, state: BuildState): void {
   }
   for (const host of translation.hosts) state.table.ensure(host);
   const loadBalance = (features.policy.loadBalance ?? state.settings.loadBalance).algorithm;
+  const serviceUpstream = (features.dynamic.serviceUpstream ?? state.settings.serviceUpstream).enabled;
   for (const candidate of translation.candidates) {
     const failure = placeBackendLocation(state.table, state.registry, {
-      ...candidate, loadBalance, rank, serviceField: '.backend.service.name',
+      ...candidate, loadBalance, serviceUpstream, rank, serviceField: '.backend.service.name',
     });
     if (failure) state.failures.push(failure);
   }

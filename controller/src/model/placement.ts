@@ -14,6 +14,8 @@ export interface BackendPlacement {
   readonly location: Location;
   readonly backend: ServiceRef;
   readonly loadBalance: LoadBalance;
+  /** service-upstream of the Ingress (absent = false). */
+  readonly serviceUpstream?: boolean;
   /** Ingress position, oldest first; +Infinity for generated locations. */
   readonly rank: number;
   /** Field prefix for failures (`spec.rules[0].http.paths[1]`, `spec.defaultBackend`, a flag name). */
@@ -46,6 +48,7 @@ export function placeBackendLocation(
   registry.add({
     ref: request.backend,
     loadBalance: request.loadBalance,
+    serviceUpstream: request.serviceUpstream === true,
     rank: request.rank,
     routed: true,
     ingress: location.ingress,

@@ -147,7 +147,8 @@ export interface Location {
 export type Policy = Readonly<Partial<Pick<FeatureConfigs, LocationFeature>>>;
 
 /** Features whose config a Location's policy may carry (static, rendered per location). */
-export type LocationFeature = 'proxy' | 'backendProtocol' | 'rewrite' | 'sslRedirect' | 'loadBalance';
+export type LocationFeature = 'proxy' | 'backendProtocol' | 'rewrite' | 'sslRedirect' | 'loadBalance'
+  | 'upstreamHeaders' | 'nextUpstream';
 
 /**
  * Every feature's config, by feature name (controller/src/model/features: one module each).
@@ -164,6 +165,40 @@ export interface FeatureConfigs {
   readonly tls: TlsSettings;
   readonly accessLog: AccessLogSettings;
   readonly safety: SafetySettings;
+  readonly upstreamHeaders: UpstreamHeadersConfig;
+  readonly nextUpstream: NextUpstreamConfig;
+  readonly serviceUpstream: ServiceUpstreamConfig;
+}
+
+/**
+ * upstream-vhost and x-forwarded-prefix (features/upstream-headers.ts): headers sent upstream. A
+ * location that sets either prints NGINX's whole list of proxy_set_header again
+ * (rootfs/etc/nginx/template/proxy-headers.njk), as NGINX inherits none into a location with its own.
+ */
+export interface UpstreamHeadersConfig {
+  /** upstream-vhost: the Host header sent upstream (a host name or IP literal, optional port), or null for `$host`. */
+  readonly host: string | null;
+  /** x-forwarded-prefix: the X-Forwarded-Prefix header (a path; `$1`..`$9` are the location regex's captures), or null: not sent. */
+  readonly prefix: string | null;
+}
+
+/** proxy-next-upstream, -timeout, -tries (features/next-upstream.ts): which failed tries NGINX retries on another endpoint. */
+export interface NextUpstreamConfig {
+  /** proxy_next_upstream's conditions (NGINX's words, no repeats; `off` alone), as written. */
+  readonly conditions: readonly string[];
+  /** proxy_next_upstream_timeout in seconds; 0 = no limit. */
+  readonly timeout: number;
+  /** proxy_next_upstream_tries, counting the first try; 0 = no limit (each endpoint once: lua/resty_ingress/balancer.lua). */
+  readonly tries: number;
+}
+
+/**
+ * service-upstream (features/service-upstream.ts): the backend's one endpoint is the Service's
+ * ClusterIP and port instead of its EndpointSlices. DYNAMIC: it only changes Backend.endpoints;
+ * when Ingresses routing to one Service port disagree, the oldest Ingress's value wins.
+ */
+export interface ServiceUpstreamConfig {
+  readonly enabled: boolean;
 }
 
 /** ingress-nginx's safeguards (ConfigMap only), always on here: only their safe values are accepted. */
