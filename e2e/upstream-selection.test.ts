@@ -11,9 +11,9 @@
 // - service-upstream: the backend's one endpoint becomes the Service's
 //   ClusterIP. Here a ClusterIP is only reachable if something listens on it:
 //   the Service asks for a loopback ClusterIP, and this test plays kube-proxy
-//   there (a TCP forwarder to the ready pods, counting connections), so a
-//   request proves it went through the ClusterIP. Turning it on and off
-//   reloads NGINX 0 times (Lua gets new endpoints).
+//   there (a TCP forwarder to the ready pods, counting what NGINX sends), so a
+//   request proves it went through the ClusterIP. Turning it on and off, by
+//   annotation or ConfigMap, reloads NGINX 0 times (Lua gets new endpoints).
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { randomInt } from 'node:crypto';
@@ -61,13 +61,17 @@ function spareLoopback(): string {
   return `127.${200 + randomInt(50)}.${randomInt(256)}.${1 + randomInt(250)}`;
 }
 
-/** kube-proxy for one Service: listens on its ClusterIP and port, forwards each connection to a ready pod in turn. */
-async function startKubeProxy(cluster: Cluster, address: string, deployment: string): Promise<{ connections: () => number; close: () => Promise<void> }> {
-  let connections = 0;
+/**
+ * kube-proxy for one Service: listens on its ClusterIP and port, forwards each connection to a ready
+ * pod in turn. `received()` counts the chunks NGINX sent through it (its upstream connections are
+ * kept alive, so connections alone would miss later requests).
+ */
+async function startKubeProxy(cluster: Cluster, address: string, deployment: string): Promise<{ received: () => number; close: () => Promise<void> }> {
+  let received = 0;
   let next = 0;
   const sockets = new Set<Socket>();
   const server: Server = createServer((client) => {
-    connections += 1;
+    client.on('data', () => { received += 1; });
     const pods = cluster.pods(deployment).filter((pod) => pod.state === 'ready');
     const pod = pods[next++ % Math.max(1, pods.length)];
     if (pod === undefined) {
@@ -87,7 +91,7 @@ async function startKubeProxy(cluster: Cluster, address: string, deployment: str
     server.listen(80, address, resolve);
   });
   return {
-    connections: () => connections,
+    received: () => received,
     close: () => new Promise((resolve) => {
       for (const socket of sockets) socket.destroy();
       server.close(() => resolve());
@@ -193,7 +197,7 @@ test('upstream-vhost, x-forwarded-prefix, next-upstream and service-upstream thr
     const reloads = controller.reloadCount();
     const pods = cluster.pods('svcup').map((pod) => `${pod.ip}:${pod.port}`).sort();
     await waitFor('the pods as endpoints', async () => ((await luaEndpoints(controller.statusUrl, 'default-svcup-80')).join() === pods.join() ? true : undefined));
-    assert.equal(proxy.connections(), 0, 'nothing went through the ClusterIP yet');
+    assert.equal(proxy.received(), 0, 'nothing went through the ClusterIP yet');
 
     await cluster.kubectlOk(['annotate', 'ingress', 'svcup', `${PREFIX}/service-upstream=true`]);
     await waitFor('the ClusterIP as the one endpoint', async () =>
@@ -203,13 +207,20 @@ test('upstream-vhost, x-forwarded-prefix, next-upstream and service-upstream thr
       assert.equal(res.status, 200);
       assert.ok(res.pod?.startsWith('svcup-'), `answered by ${res.pod}`);
     }
-    assert.ok(proxy.connections() > 0, 'NGINX connected to the ClusterIP');
+    assert.ok(proxy.received() >= 10, 'the requests went through the ClusterIP');
 
     await cluster.kubectlOk(['annotate', 'ingress', 'svcup', `${PREFIX}/service-upstream-`]);
     await waitFor('the pods as endpoints again', async () => ((await luaEndpoints(controller.statusUrl, 'default-svcup-80')).join() === pods.join() ? true : undefined));
-    const connections = proxy.connections();
+    const received = proxy.received();
     for (let i = 0; i < 10; i += 1) assert.equal((await request(controller.http, { host: 'svcup.test', path: '/' })).status, 200);
-    assert.equal(proxy.connections(), connections, 'no request went through the ClusterIP once it was off');
+    assert.equal(proxy.received(), received, 'no request went through the ClusterIP once it was off');
+
+    // The ConfigMap's key turns it on for every Ingress that does not say otherwise, also without a reload.
+    await cluster.apply(configMap({ 'proxy-next-upstream-tries': '1', 'service-upstream': 'true' }));
+    await waitFor('the ClusterIP from the ConfigMap', async () =>
+      ((await luaEndpoints(controller.statusUrl, 'default-svcup-80')).join() === `${clusterIP}:80` ? true : undefined));
+    assert.equal((await request(controller.http, { host: 'svcup.test', path: '/' })).status, 200);
+    assert.ok(proxy.received() > received, 'the request went through the ClusterIP again');
     assert.equal(controller.reloadCount() - reloads, 0, 'toggling service-upstream reloaded NGINX');
   });
 });

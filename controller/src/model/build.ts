@@ -30,6 +30,7 @@ import { TranslationCache } from './ingress-translation.ts';
 import { indexIngressClasses, isOurIngress } from './ingress-class.ts';
 import { sortIngressesOldestFirst } from './order.ts';
 import { readSettings } from './features/parse.ts';
+import { DYNAMIC_FEATURES } from './features/registry.ts';
 import { placeCanaries, type CanaryIngress } from './canaries.ts';
 import { placeBackendLocation } from './placement.ts';
 import { resolveTls, type IngressTls } from './tls-hosts.ts';
@@ -191,8 +192,20 @@ function buildRouting(translations: TranslationCache, snapshot: Snapshot, option
   const resolved = state.registry.resolve(services);
   state.failures.push(...resolved.failures);
   return {
-    servers: state.table.toServers(), settings: config.settings, routes: canaries.routes, backends: resolved.backends, tls: state.tls, failures: state.failures,
+    servers: state.table.toServers(), settings: staticSettings(config.settings), routes: canaries.routes, backends: resolved.backends, tls: state.tls, failures: state.failures,
   };
+}
+
+/**
+ * The settings as Model.settings holds them: a dynamic feature's global value (the ConfigMap's
+ * service-upstream) is applied above, to endpoints or routes, and left at its default here, so
+ * changing it in the ConfigMap is a push to Lua, not a reload (Model.settings is static).
+ */
+function staticSettings(settings: GlobalSettings): GlobalSettings {
+  if (DYNAMIC_FEATURES.every((feature) => settings[feature.name] === feature.defaults)) return settings;
+  const blanked: Record<string, unknown> = { ...settings };
+  for (const feature of DYNAMIC_FEATURES) blanked[feature.name] = feature.defaults;
+  return Object.freeze(blanked) as unknown as GlobalSettings;
 }
 
 /**

@@ -156,6 +156,15 @@ void describe('service-upstream: applied without a reload', () => {
     { name: 'turned off by the annotation', before: on, after: {} },
     { name: 'turned off by an annotation false', before: on, after: off },
   ];
+  void it('turned on in the ConfigMap: a dynamic push too (Model.settings keeps dynamic features at their defaults)', () => {
+    const ingresses = [ingress('a', { rules: [rule80('a.example')] })];
+    const running = build({ ingresses, configMap: {} }).model;
+    const next = build({ ingresses, configMap: { 'service-upstream': 'true' } }).model;
+    assert.deepEqual(next.backends[0]?.endpoints, [{ address: '10.96.0.10', port: 80 }]);
+    assert.deepEqual(next.settings.serviceUpstream, { enabled: false });
+    const decision = decideApply({ model: running, dataplaneEmpty: false }, next);
+    assert.equal(decision.kind, 'dynamic');
+  });
   for (const row of toggles) {
     void it(`${row.name}: a dynamic push of the new endpoints, nothing static changes`, () => {
       const running = build({ ingresses: [ingress('a', { annotations: row.before, rules: [rule80('a.example')] })] }).model;

@@ -15,8 +15,8 @@ export const serviceUpstreamFeature = defineFeature({
   title: 'Service upstream',
   doc: 'Proxy to the Service\'s ClusterIP and port instead of its endpoints: one endpoint, so no retry on another Pod '
     + '(proxy-next-upstream has nothing to retry on) and no EWMA. It needs no EndpointSlices. A headless Service keeps its '
-    + 'endpoints (with a warning); an ExternalName Service is not supported either way. The annotation applies without a '
-    + 'reload; the ConfigMap key, like every ConfigMap change, reloads.',
+    + 'endpoints (with a warning); an ExternalName Service is not supported either way. The annotation and the ConfigMap key '
+    + 'both apply without a reload.',
   output: { kind: 'lua' },
   defaults: { enabled: false },
   keys: [
