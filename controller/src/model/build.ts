@@ -60,13 +60,13 @@ function addIngress(ingress: V1Ingress, rank: number, state: BuildState): void {
   const features = translation.features;
   if (features === null) return;
   const canary = features.dynamic.canary;
+  const serviceUpstream = (features.dynamic.serviceUpstream ?? state.settings.serviceUpstream).enabled;
   if (canary?.enabled === true) {
-    state.canaries.push({ ref: translation.ref, rank, canary, candidates: translation.candidates });
+    state.canaries.push({ ref: translation.ref, rank, canary, candidates: translation.candidates, serviceUpstream });
     return;
   }
   for (const host of translation.hosts) state.table.ensure(host);
   const loadBalance = (features.policy.loadBalance ?? state.settings.loadBalance).algorithm;
-  const serviceUpstream = (features.dynamic.serviceUpstream ?? state.settings.serviceUpstream).enabled;
   for (const candidate of translation.candidates) {
     const failure = placeBackendLocation(state.table, state.registry, {
       ...candidate, loadBalance, serviceUpstream, rank, serviceField: '.backend.service.name',

@@ -19,6 +19,8 @@ export interface CanaryIngress {
   readonly rank: number;
   readonly canary: CanaryConfig;
   readonly candidates: readonly LocationCandidate[];
+  /** service-upstream of the canary Ingress: its backend's one endpoint is the ClusterIP (absent = false). */
+  readonly serviceUpstream?: boolean;
 }
 
 /**
@@ -57,7 +59,7 @@ function attachPath(candidate: LocationCandidate, ingress: CanaryIngress, table:
   const canaryBackend = location.route.kind === 'backend' ? location.route.backend : '';
   registry.add({
     ref: backend, loadBalance: 'round_robin', rank: ingress.rank, routed: false, ingress: ingress.ref,
-    field, serviceField: '.backend.service.name',
+    field, serviceField: '.backend.service.name', serviceUpstream: ingress.serviceUpstream === true,
   });
   attached.set(main.route.key, { ingress: ingress.ref, policy: Object.freeze({ key: main.route.key, canary: splitOf(ingress.canary, canaryBackend) }) });
   return null;

@@ -100,6 +100,18 @@ const rows: Row[] = [
     endpoints: { 'default-web-80': PODS },
   },
   {
+    name: 'a canary Ingress with it: its own backend\'s one endpoint is the canary Service\'s ClusterIP',
+    ingresses: [
+      ingress('main', { rules: [rule80('a.example')] }),
+      ingress('canary', {
+        created: '2024-02-01T00:00:00Z', annotations: { ...on, [ann('canary')]: 'true', [ann('canary-weight')]: '10' },
+        rules: [rule('a.example', path('/', svc('web-canary', 80)))],
+      }),
+    ],
+    services: [web, withClusterIp(service('web-canary', [{ port: 80, name: 'http', targetPort: 8080 }]), '10.96.0.11')],
+    endpoints: { 'default-web-80': PODS, 'default-web-canary-80': [{ address: '10.96.0.11', port: 80 }] },
+  },
+  {
     name: 'a headless Service keeps its Pods, with a warning to the Ingress that asked',
     ingresses: [ingress('a', { annotations: on, rules: [rule80('a.example')] }), ingress('b', { created: '2024-02-01T00:00:00Z', rules: [rule80('b.example')] })],
     services: [withClusterIp(web, 'None')],
