@@ -21,6 +21,7 @@ import { createServer, connect, type Server, type Socket } from 'node:net';
 import { test } from 'node:test';
 import { promisify } from 'node:util';
 import { parseAllDocuments } from 'yaml';
+import { createSelfSignedCertificate } from '../controller/src/tls/self-signed.ts';
 import { appManifest, ingressManifest, request, startStack, waitFor, waitForResponse, yamlDocuments, type Cluster } from './harness/index.ts';
 
 const run = promisify(execFile);
@@ -138,6 +139,23 @@ test('upstream-vhost, x-forwarded-prefix, next-upstream and service-upstream thr
     assert.equal(plain.status, 200);
     assert.equal(plain.headers.host, 'no-prefix.test');
     assert.equal(plain.headers['x-forwarded-prefix'], undefined, 'an empty x-forwarded-prefix sends no header');
+  });
+
+  await t.test('upstream-vhost with ssl-redirect: plain HTTP is redirected to the client\'s host, not the upstream Host', async () => {
+    const certificate = createSelfSignedCertificate({ dnsNames: ['secure-vhost.test'] });
+    const b64 = (text: string): string => Buffer.from(text).toString('base64');
+    const secret = yamlDocuments([{
+      apiVersion: 'v1', kind: 'Secret', type: 'kubernetes.io/tls', metadata: { name: 'secure-vhost-tls', namespace: 'default' },
+      data: { 'tls.crt': b64(certificate.cert), 'tls.key': b64(certificate.key) },
+    }]);
+    const ingress = JSON.parse(annotated('secure-vhost', 'secure-vhost.test', 'web', { 'upstream-vhost': 'internal.svc:8080' })) as { spec: Record<string, unknown> };
+    ingress.spec.tls = [{ hosts: ['secure-vhost.test'], secretName: 'secure-vhost-tls' }];
+    const before = controller.logs().length;
+    await cluster.apply([secret, `${JSON.stringify(ingress)}\n`].join('---\n'));
+    // The catch-all server redirects the host too until its own server is live: wait for that reload.
+    await controller.waitForReload(before);
+    const res = await waitForResponse(controller.http, { host: 'secure-vhost.test', path: '/cart?id=7' }, (r) => r.status === 308);
+    assert.equal(res.headers.location, `https://secure-vhost.test:${controller.ports.https}/cart?id=7`);
   });
 
   await t.test('next-upstream: one pod of two fails (connection refused)', async () => {

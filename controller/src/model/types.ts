@@ -112,7 +112,7 @@ export type Route =
      * The route's identity, rendered as the location's `$resty_route` and the key Lua finds
      * its dynamic policy by: "<flags> <backend> <host> <namespace> <ingress> <service> <path>"
      * (model/route-key.ts). flags: `-`, or letters: `r` = ssl-redirect by certificate, `e` = the
-     * same for a location with rewrite-target (answered through its error page). Every field is
+     * same for a location with rewrite-target or upstream-vhost (answered through its error page). Every field is
      * a validated token without whitespace; `$` in a regex path is written as a backtick.
      */
     readonly key: string;
