@@ -34,6 +34,7 @@ const CASES: readonly Case[] = [
   { name: 'tries-2', directives: 'proxy_next_upstream error timeout; proxy_next_upstream_tries 2;' },
   { name: 'tries-3', directives: 'proxy_next_upstream error timeout; proxy_next_upstream_tries 3;' },
   { name: 'tries-0', directives: 'proxy_next_upstream error timeout; proxy_next_upstream_tries 0;' },
+  { name: 'tries-4', directives: 'proxy_next_upstream error timeout; proxy_next_upstream_tries 4;' },
   { name: 'plain-503', directives: 'proxy_next_upstream error timeout; proxy_next_upstream_tries 3;' },
   { name: 'retry-503', directives: 'proxy_next_upstream error timeout http_503; proxy_next_upstream_tries 3;' },
   { name: 'retry-503-post', directives: 'proxy_next_upstream error timeout http_503; proxy_next_upstream_tries 3;' },
@@ -77,7 +78,7 @@ void describe('next upstream: tries and conditions with the Lua balancer', () =>
     backends.push(failing, healthy);
     const at = (b: { address: string; port: number }): { address: string; port: number } => ({ address: b.address, port: b.port });
     const body = [
-      ...['tries-1', 'tries-2', 'tries-3', 'tries-0'].map((name) => ({ name, endpoints: dead.map(at), loadBalance: 'round_robin' })),
+      ...['tries-1', 'tries-2', 'tries-3', 'tries-0', 'tries-4'].map((name) => ({ name, endpoints: dead.map(at), loadBalance: 'round_robin' })),
       ...['plain-503', 'retry-503', 'retry-503-post'].map((name) => ({ name, endpoints: [at(failing), at(healthy)], loadBalance: 'round_robin' })),
       { name: 'off', endpoints: dead.map(at), loadBalance: 'round_robin' },
     ];
@@ -97,6 +98,7 @@ void describe('next upstream: tries and conditions with the Lua balancer', () =>
     { name: 'tries 2: one retry', path: '/tries-2', tries: 2 },
     { name: 'tries 3 (the default): two retries of four failing endpoints', path: '/tries-3', tries: 3 },
     { name: 'tries 0 (no limit): every endpoint once', path: '/tries-0', tries: 4 },
+    { name: 'tries 4: above the old cap of 3 in Lua, every one of four endpoints', path: '/tries-4', tries: 4 },
     { name: 'off: no retry whatever the tries', path: '/off', tries: 1 },
   ];
   for (const row of triesRows) {
