@@ -19,6 +19,8 @@ export interface CanaryIngress {
   readonly rank: number;
   readonly canary: CanaryConfig;
   readonly candidates: readonly LocationCandidate[];
+  /** affinity-canary-behavior is sticky (the default): the canary's backend takes the main backend's affinity. */
+  readonly stickyAffinity?: boolean;
   /** service-upstream of the canary Ingress: its backend's one endpoint is the ClusterIP (absent = false). */
   readonly serviceUpstream?: boolean;
 }
@@ -60,6 +62,7 @@ function attachPath(candidate: LocationCandidate, ingress: CanaryIngress, table:
   registry.add({
     ref: backend, loadBalance: 'round_robin', rank: ingress.rank, routed: false, ingress: ingress.ref,
     field, serviceField: '.backend.service.name', serviceUpstream: ingress.serviceUpstream === true,
+    ...(ingress.stickyAffinity === false ? {} : { affinityFrom: main.route.backend }),
   });
   attached.set(main.route.key, { ingress: ingress.ref, policy: Object.freeze({ key: main.route.key, canary: splitOf(ingress.canary, canaryBackend) }) });
   return null;

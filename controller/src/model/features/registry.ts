@@ -3,8 +3,10 @@
 // this order, and the catalogue and docs list them in it.
 
 import { accessLogFeature } from './access-log.ts';
+import { affinityFeature } from './affinity.ts';
 import { backendProtocolFeature } from './backend-protocol.ts';
 import { canaryFeature } from './canary.ts';
+import { customErrorsFeature } from './custom-errors.ts';
 import type { AnyFeature, FeatureName } from './feature.ts';
 import { loadBalanceFeature } from './load-balance.ts';
 import { nextUpstreamFeature } from './next-upstream.ts';
@@ -23,9 +25,11 @@ export const FEATURES: readonly AnyFeature[] = Object.freeze([
   backendProtocolFeature,
   loadBalanceFeature,
   canaryFeature,
+  affinityFeature,
   tlsSettingsFeature,
   accessLogFeature,
   safetyFeature,
+  customErrorsFeature,
   upstreamHeadersFeature,
   nextUpstreamFeature,
   serviceUpstreamFeature,
