@@ -112,7 +112,7 @@ export type Route =
      * The route's identity, rendered as the location's `$resty_route` and the key Lua finds
      * its dynamic policy by: "<flags> <backend> <host> <namespace> <ingress> <service> <path>"
      * (model/route-key.ts). flags: `-`, or letters: `r` = ssl-redirect by certificate, `e` = the
-     * same for a location with rewrite-target (answered through its error page). Every field is
+     * same for a location with rewrite-target or upstream-vhost (answered through its error page). Every field is
      * a validated token without whitespace; `$` in a regex path is written as a backtick.
      */
     readonly key: string;
@@ -147,7 +147,8 @@ export interface Location {
 export type Policy = Readonly<Partial<Pick<FeatureConfigs, LocationFeature>>>;
 
 /** Features whose config a Location's policy may carry (static, rendered per location). */
-export type LocationFeature = 'proxy' | 'backendProtocol' | 'rewrite' | 'sslRedirect' | 'loadBalance' | 'customErrors' | 'accessControl' | 'cors';
+export type LocationFeature = 'proxy' | 'backendProtocol' | 'rewrite' | 'sslRedirect' | 'loadBalance' | 'customErrors' | 'mirror'
+  | 'upstreamHeaders' | 'nextUpstream' | 'accessControl' | 'cors';
 
 /**
  * Every feature's config, by feature name (controller/src/model/features: one module each).
@@ -167,7 +168,42 @@ export interface FeatureConfigs {
   readonly safety: SafetySettings;
   readonly accessControl: AccessControlConfig;
   readonly cors: CorsConfig;
+  readonly mirror: MirrorConfig;
   readonly customErrors: CustomErrorsConfig;
+  readonly upstreamHeaders: UpstreamHeadersConfig;
+  readonly nextUpstream: NextUpstreamConfig;
+  readonly serviceUpstream: ServiceUpstreamConfig;
+}
+
+/**
+ * upstream-vhost and x-forwarded-prefix (features/upstream-headers.ts): headers sent upstream. A
+ * location that sets either prints NGINX's whole list of proxy_set_header again
+ * (rootfs/etc/nginx/template/proxy-headers.njk), as NGINX inherits none into a location with its own.
+ */
+export interface UpstreamHeadersConfig {
+  /** upstream-vhost: the Host header sent upstream (a host name or IP literal, optional port), or null for `$host`. */
+  readonly host: string | null;
+  /** x-forwarded-prefix: the X-Forwarded-Prefix header (a path; `$1`..`$9` are the location regex's captures), or null: not sent. */
+  readonly prefix: string | null;
+}
+
+/** proxy-next-upstream, -timeout, -tries (features/next-upstream.ts): which failed tries NGINX retries on another endpoint. */
+export interface NextUpstreamConfig {
+  /** proxy_next_upstream's conditions (NGINX's words, no repeats; `off` alone), as written. */
+  readonly conditions: readonly string[];
+  /** proxy_next_upstream_timeout in seconds; 0 = no limit. */
+  readonly timeout: number;
+  /** proxy_next_upstream_tries, counting the first try; 0 = no limit (each endpoint once: lua/resty_ingress/balancer.lua). */
+  readonly tries: number;
+}
+
+/**
+ * service-upstream (features/service-upstream.ts): the backend's one endpoint is the Service's
+ * ClusterIP and port instead of its EndpointSlices. DYNAMIC: it only changes Backend.endpoints;
+ * when Ingresses routing to one Service port disagree, the oldest Ingress's value wins.
+ */
+export interface ServiceUpstreamConfig {
+  readonly enabled: boolean;
 }
 
 /**
@@ -374,6 +410,40 @@ export interface BackendAffinity {
    * Ingress routing here balances by the cookie a client brings but sets none (as ingress-nginx).
    */
   readonly ingresses: readonly string[];
+}
+
+/**
+ * mirror-target, mirror-request-body and mirror-host of one Ingress (features/mirror.ts). Each
+ * request of its paths is copied to the target (NGINX `mirror`); the client gets the main
+ * backend's answer whatever the copy does.
+ */
+export interface MirrorConfig {
+  /** mirror-target, validated and taken apart; null = no mirror. */
+  readonly target: MirrorTarget | null;
+  /** mirror-request-body (default on): the copy carries the request body. */
+  readonly requestBody: boolean;
+  /** mirror-host: the Host header of the copy (a host name or IPv4 address, optional `:port`); null = the target's host. */
+  readonly host: string | null;
+  /**
+   * With a target: `_mirror-<16 hex>`, a hash of the three fields above. It names the server's
+   * internal `location = /<name>` the copy goes through and the `upstream <name>` that holds the
+   * target's address (render/mirror-view.ts): Ingresses mirroring alike share them. Null without one.
+   */
+  readonly name: string | null;
+}
+
+/** A mirror-target URL as NGINX is given it: every field matched a strict grammar. */
+export interface MirrorTarget {
+  readonly scheme: 'http' | 'https';
+  /** A DNS name (lowercase letters, digits, `-`, dots between labels) or an IPv4 address. */
+  readonly host: string;
+  /** The port written in the URL, or null (80 for http, 443 for https). */
+  readonly port: number | null;
+  /**
+   * What follows the host and port: `""`, or a path of `[A-Za-z0-9/._~:-]` starting with `/`,
+   * with `$request_uri` at most once anywhere in it (the client's URI and query, as NGINX has it).
+   */
+  readonly path: string;
 }
 
 /** Load-balancing algorithms Lua implements (load-balance annotation). */

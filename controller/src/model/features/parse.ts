@@ -12,6 +12,7 @@ import type { FeatureConfigs, Failure, GlobalSettings, IngressRef, Policy } from
 import type { AnyFeature, Draft, FeatureKey, KeyRefusal, UntypedFeature } from './feature.ts';
 import { annotationStatus, configKeyStatus } from './names.ts';
 import { FEATURES } from './registry.ts';
+import { riskyAnnotations } from './risk.ts';
 
 /** Every feature's defaults: the settings without a ConfigMap. */
 export const DEFAULT_SETTINGS: GlobalSettings = Object.freeze(
@@ -19,7 +20,7 @@ export const DEFAULT_SETTINGS: GlobalSettings = Object.freeze(
 );
 
 /** The configs of the dynamic features an Ingress set (pushed to Lua through Model.routes). */
-export type DynamicConfigs = Readonly<Partial<Pick<FeatureConfigs, 'canary' | 'affinity'>>>;
+export type DynamicConfigs = Readonly<Partial<Pick<FeatureConfigs, 'canary' | 'affinity' | 'serviceUpstream'>>>;
 
 /** What one Ingress's annotations give. */
 export interface IngressFeatures {
@@ -92,6 +93,8 @@ export function parseIngressFeatures(
   const failures: Failure[] = [];
   const warnings: Failure[] = [];
   const byFeature = sortAnnotations(annotations ?? {}, `${prefix}/`, ingress, failures, warnings);
+  // ingress-nginx refuses an Ingress with an annotation above annotations-risk-level (risk.ts).
+  failures.push(...riskyAnnotations(annotations ?? {}, `${prefix}/`, ingress, settings.safety.riskLevel));
   if (byFeature.size === 0) return failures.length > 0 ? { ok: false, failures: [...failures, ...warnings] } : { ok: true, value: EMPTY, warnings };
   const policy: Record<string, unknown> = {};
   const dynamic: Record<string, unknown> = {};

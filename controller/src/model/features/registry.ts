@@ -11,11 +11,15 @@ import { corsFeature } from './cors.ts';
 import { customErrorsFeature } from './custom-errors.ts';
 import type { AnyFeature, FeatureName } from './feature.ts';
 import { loadBalanceFeature } from './load-balance.ts';
+import { mirrorFeature } from './mirror.ts';
+import { nextUpstreamFeature } from './next-upstream.ts';
 import { proxyFeature } from './proxy.ts';
 import { rewriteFeature } from './rewrite.ts';
 import { safetyFeature } from './safety.ts';
+import { serviceUpstreamFeature } from './service-upstream.ts';
 import { sslRedirectFeature } from './ssl-redirect.ts';
 import { tlsSettingsFeature } from './tls-settings.ts';
+import { upstreamHeadersFeature } from './upstream-headers.ts';
 
 export const FEATURES: readonly AnyFeature[] = Object.freeze([
   sslRedirectFeature,
@@ -32,6 +36,10 @@ export const FEATURES: readonly AnyFeature[] = Object.freeze([
   accessLogFeature,
   safetyFeature,
   customErrorsFeature,
+  mirrorFeature,
+  upstreamHeadersFeature,
+  nextUpstreamFeature,
+  serviceUpstreamFeature,
 ]);
 
 /** The features whose output is a location partial, in registry order (render/location-blocks.ts). */

@@ -67,6 +67,32 @@ const ORIGIN_PIECES = ['https://app.example.com', `https://${MARKER}.example.com
 const origins = userValue(fc.array(fc.constantFrom(...ORIGIN_PIECES), { minLength: 1, maxLength: 4 }).map((items) => items.join(', ')));
 const headerList = (pieces: readonly string[]): fc.Arbitrary<string> => userValue(fc.array(fc.constantFrom(...pieces), { minLength: 1, maxLength: 4 })
   .chain((items) => fc.constantFrom(',', ', ', ' ', ',\t', ',  ').map((separator) => items.join(separator))));
+/**
+ * mirror-target: hosts that resolve without a network (NGINX resolves a target when it loads the
+ * conf; one that does not resolve fails nginx -t by design, blamed on its Ingress alone:
+ * render/mirror-render.test.ts), the marker in the path; schemes, hosts and variables it refuses.
+ */
+const mirrorTarget = userValue(fc.oneof(
+  { weight: 3, arbitrary: fc.tuple(
+    fc.constantFrom('http', 'https'),
+    fc.constantFrom('127.0.0.1', 'localhost', '127.0.9.9:8081', 'localhost:65535'),
+    fc.constantFrom('', '/', `/${MARKER}`, `/${MARKER}/a.b~c:d-e_f`),
+    fc.constantFrom('', '$request_uri'),
+  ).map(([scheme, host, path, variable]) => `${scheme}://${host}${path}${variable}`) },
+  { weight: 1, arbitrary: fc.tuple(
+    fc.constantFrom('http', 'HTTP', 'ftp', 'http:/'),
+    fc.constantFrom('localhost', '999.1.1.1', '[::1]', 'localhost:0', '', `$host`),
+    fc.constantFrom('', `/${MARKER}`, '/a b', '/%20', '/?a=b', '/}', '/;'),
+    fc.constantFrom('', '$host', '${request_uri}', '$request_uri$request_uri', '$request_uri_x', '$1'),
+  ).map(([scheme, host, path, variable]) => `${scheme}://${host}${path}${variable}`) },
+));
+/** mirror-host: a Host header, name or address with an optional port, the marker in a label. */
+const mirrorHost = userValue(fc.oneof(
+  fc.stringMatching(/^[a-z0-9]([a-z0-9-]{0,8}[a-z0-9])?(\.[a-z0-9]{1,5}){0,2}(:[0-9]{1,5})?$/),
+  fc.constantFrom(`${MARKER}.example`, `${MARKER}.example:8443`, '10.0.0.1', '$http_host', 'a_b', '{a}', 'a/b'),
+));
+/** Host names for upstream-vhost, with the marker sometimes. */
+const upstreamHost = fc.oneof(fc.stringMatching(/^[a-z0-9]([a-z0-9.-]{0,20}[a-z0-9])?$/), fc.constant(`${MARKER}.svc.cluster.local`));
 
 /** What each annotation and ConfigMap key of a feature may be given, by name. */
 export const KEY_VALUES: Readonly<Record<string, fc.Arbitrary<string>>> = {
@@ -133,6 +159,18 @@ export const KEY_VALUES: Readonly<Record<string, fc.Arbitrary<string>>> = {
   // Names of the generated Services' grammar (some exist), and names ingress-nginx refuses.
   'default-backend': userValue(fc.oneof(fc.stringMatching(/^[a-z]([a-z0-9-]{0,10}[a-z0-9])?$/), fc.constant(`${MARKER}-svc`),
     fc.constantFrom('Errors', 'ns/errors', '1errors', `e${'x'.repeat(63)}`))),
+  'mirror-target': mirrorTarget,
+  'mirror-request-body': userValue(fc.constantFrom('on', 'off', ' off ', 'o ff', 'OFF', 'false', '')),
+  'mirror-host': mirrorHost,
+  'upstream-vhost': userValue(fc.oneof(upstreamHost, upstreamHost.map((name) => `${name}:8080`), fc.constantFrom('10.0.0.1:80', '[::1]:8443', '$host',
+    '*.example.com', 'a:99999', ' api.internal ', `${MARKER}.svc`, 'a b', 'a;b'))),
+  'x-forwarded-prefix': userValue(fc.oneof(fc.stringMatching(/^\/[A-Za-z0-9._~/:-]{0,20}$/), fc.constantFrom('/$1', '/api/$2/x', '$host', '/a b',
+    `/${MARKER}`, '/a"b', '/$', '/$a1'))),
+  'proxy-next-upstream': userValue(fc.array(fc.constantFrom('error', 'timeout', 'http_502', 'http_503', 'non_idempotent', 'off', 'http_418', MARKER), { minLength: 1, maxLength: 4 })
+    .chain((words) => fc.constantFrom(' ', '', '  ', '\t').map((separator) => words.join(separator)))),
+  'proxy-next-upstream-timeout': seconds,
+  'proxy-next-upstream-tries': userValue(fc.oneof(integerText, fc.constantFrom('0', '1', '100', '101', '+3', '3s'))),
+  'service-upstream': boolean,
 };
 
 /**
