@@ -23,6 +23,7 @@ local ngx_balancer = require("ngx.balancer")
 local cjson = require("cjson.safe")
 local round_robin = require("resty_ingress.round_robin")
 local ewma = require("resty_ingress.ewma")
+local chash = require("resty_ingress.chash")
 local https_redirect = require("resty_ingress.https_redirect")
 local canary = require("resty_ingress.canary")
 local route = require("resty_ingress.route")
@@ -88,6 +89,15 @@ local function fallback(peer)
     end
 end
 
+-- The picker of a backend, chosen as ingress-nginx chooses its balancer:
+-- upstream-hash-by (hash) first, then the load-balance algorithm.
+local function new_picker(decoded, endpoints)
+    if type(decoded.hash) == "table" and #endpoints > 0 then
+        return chash.new(endpoints, decoded.hash)
+    end
+    return (PICKERS[decoded.loadBalance] or round_robin).new(endpoints)
+end
+
 -- Replaces a backend's picker only when its JSON changed: a no-op push keeps
 -- round-robin position and EWMA scores.
 function _M.sync(name, raw)
@@ -111,12 +121,15 @@ function _M.sync(name, raw)
         endpoints[i] = { address = address, port = endpoint.port, key = key,
                          needle = " " .. key .. " " }
     end
-    local picker_module = PICKERS[decoded.loadBalance] or round_robin
+    local picker, picker_err = new_picker(decoded, endpoints)
+    if not picker then
+        return nil, "backend " .. name .. ": " .. tostring(picker_err)
+    end
     backends[name] = {
         raw = raw,
         algorithm = decoded.loadBalance,
         count = #endpoints,
-        picker = picker_module.new(endpoints),
+        picker = picker,
     }
     return true
 end
@@ -137,6 +150,10 @@ local function pick_retry(backend)
     local last = str_match(tried, ".*%s(%S+:%d+)%s")
     if last then
         picker:failed(last)
+    end
+    -- Consistent hashing walks its ring from the key to an endpoint not tried.
+    if picker.find_other then
+        return picker:find_other(tried)
     end
     for _ = 1, backend.count do
         local peer = picker:find()
