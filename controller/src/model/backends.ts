@@ -8,14 +8,17 @@ import type { V1Service, V1ServicePort } from '@kubernetes/client-node';
 import { backendName, type ServiceRef } from './backend-ref.ts';
 import type { ServiceIndex, SliceIndex } from './cluster-index.ts';
 import { findServicePort, type EndpointCache } from './endpoints.ts';
-import { describeRef, makeFailure, quoteValue } from './failure.ts';
+import { describeRef, makeFailure, makeWarning, quoteValue } from './failure.ts';
 import { compareText } from './order.ts';
-import type { Backend, Failure, IngressRef, LoadBalance } from './types.ts';
+import { sameHash } from './backend-balancing.ts';
+import type { Backend, BackendHash, Failure, IngressRef, LoadBalance } from './types.ts';
 
 /** One location's use of a backend. */
 export interface BackendClaim {
   readonly ref: ServiceRef;
   readonly loadBalance: LoadBalance;
+  /** Consistent hashing (upstream-hash-by) the claiming Ingress asks for, or null. */
+  readonly hash: BackendHash | null;
   /** Position of the claiming Ingress, oldest first; generated locations use +Infinity. */
   readonly rank: number;
   /** False for a canary split's claim: no location routes to it (Backend.routed). */
@@ -70,6 +73,7 @@ export class BackendRegistry {
       const winner = oldestClaim(entry.claims);
       const lookup = lookupServicePort(entry.ref, services.service(entry.ref.namespace, entry.ref.service));
       if (lookup.problem) failures.push(...claimFailures(entry, lookup.problem));
+      if (winner !== undefined) failures.push(...hashConflicts(name, entry.claims, winner));
       const backend: Backend = {
         name,
         namespace: entry.ref.namespace,
@@ -77,6 +81,7 @@ export class BackendRegistry {
         port: entry.ref.port,
         endpoints: [],
         loadBalance: winner?.loadBalance ?? 'round_robin',
+        hash: winner?.hash ?? null,
         routed: entry.claims.some((claim) => claim.routed),
       };
       backends.push({ current: backend, servicePort: lookup.servicePort });
@@ -147,6 +152,25 @@ function lookupServicePort(ref: ServiceRef, service: V1Service | undefined): { s
   }
   // Zero ready endpoints is normal (scale to 0, rollout): no failure.
   return { servicePort, problem: null };
+}
+
+/**
+ * A warning per Ingress that asks for another upstream-hash-by on the backend than the oldest
+ * claim's: as in ingress-nginx, the Ingress that made the upstream first decides for every path.
+ */
+function hashConflicts(name: string, claims: readonly BackendClaim[], winner: BackendClaim): Failure[] {
+  const warned = new Set<string>();
+  const failures: Failure[] = [];
+  for (const claim of claims) {
+    if (claim.hash === null || claim.ingress === null || sameHash(claim.hash, winner.hash)) continue;
+    const who = describeRef(claim.ingress);
+    if (warned.has(who)) continue;
+    warned.add(who);
+    const decided = winner.ingress === null ? 'a generated location' : `the older Ingress ${describeRef(winner.ingress)}`;
+    failures.push(makeWarning(claim.ingress, 'UpstreamHashConflict', `${claim.field}${claim.serviceField}`,
+      `backend ${quoteValue(name)} balances as ${decided} says (upstream-hash-by ${winner.hash === null ? 'none' : quoteValue(winner.hash.by)}); this Ingress's upstream-hash-by is not used`));
+  }
+  return failures;
 }
 
 /** One failure per claiming Ingress (not per path), each naming the first field that referenced it. */

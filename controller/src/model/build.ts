@@ -17,6 +17,7 @@
 
 import type { V1Ingress } from '@kubernetes/client-node';
 import { BackendRegistry, withEndpoints, type ResolvedBackend } from './backends.ts';
+import { balancingOf } from './backend-balancing.ts';
 import { indexServices, indexSlices } from './cluster-index.ts';
 import { EndpointCache } from './endpoints.ts';
 import {
@@ -64,10 +65,10 @@ function addIngress(ingress: V1Ingress, rank: number, state: BuildState): void {
     return;
   }
   for (const host of translation.hosts) state.table.ensure(host);
-  const loadBalance = (features.policy.loadBalance ?? state.settings.loadBalance).algorithm;
+  const balancing = balancingOf(features.dynamic, state.settings);
   for (const candidate of translation.candidates) {
     const failure = placeBackendLocation(state.table, state.registry, {
-      ...candidate, loadBalance, rank, serviceField: '.backend.service.name',
+      ...candidate, ...balancing, rank, serviceField: '.backend.service.name',
     });
     if (failure) state.failures.push(failure);
   }

@@ -9,7 +9,7 @@ import type { V1ConfigMap } from '@kubernetes/client-node';
 import { accept, type Checked } from '../checked.ts';
 import { makeFailure, makeWarning, quoteValue } from '../failure.ts';
 import type { FeatureConfigs, Failure, GlobalSettings, IngressRef, Policy } from '../types.ts';
-import type { AnyFeature, Draft, FeatureKey, KeyRefusal, UntypedFeature } from './feature.ts';
+import type { AnnotationRisk, AnyFeature, Draft, FeatureKey, KeyRefusal, UntypedFeature } from './feature.ts';
 import { annotationStatus, configKeyStatus } from './names.ts';
 import { FEATURES } from './registry.ts';
 
@@ -19,7 +19,7 @@ export const DEFAULT_SETTINGS: GlobalSettings = Object.freeze(
 );
 
 /** The configs of the dynamic features an Ingress set (pushed to Lua through Model.routes). */
-export type DynamicConfigs = Readonly<Partial<Pick<FeatureConfigs, 'canary'>>>;
+export type DynamicConfigs = Readonly<Partial<Pick<FeatureConfigs, 'canary' | 'loadBalance' | 'upstreamHash'>>>;
 
 /** What one Ingress's annotations give. */
 export interface IngressFeatures {
@@ -55,6 +55,20 @@ function applyKeys(
 }
 
 const annotationField = (fullKey: string): string => `metadata.annotations[${fullKey}]`;
+
+const RISK_ORDER: readonly AnnotationRisk[] = ['Low', 'Medium', 'High', 'Critical'];
+
+/**
+ * The names in `given` whose declared risk is above `level` (ConfigMap annotations-risk-level):
+ * as in ingress-nginx (CheckAnnotationRisk), such an annotation refuses the Ingress, whatever
+ * its value.
+ */
+function tooRisky(feature: AnyFeature, given: ReadonlyMap<string, unknown>, level: AnnotationRisk): string[] {
+  const allowed = RISK_ORDER.indexOf(level);
+  return (feature.keys as readonly FeatureKey<unknown>[])
+    .filter((key) => key.annotation !== undefined && given.has(key.annotation.name) && RISK_ORDER.indexOf(key.annotation.risk) > allowed)
+    .map((key) => key.annotation?.name ?? '');
+}
 
 /** Sorts an Ingress's prefixed annotations by feature, reporting every other name. */
 function sortAnnotations(source: Readonly<Record<string, unknown>>, keyPrefix: string, ingress: IngressRef, failures: Failure[], warnings: Failure[]): Map<AnyFeature, Map<string, unknown>> {
@@ -99,6 +113,12 @@ export function parseIngressFeatures(
     const given = byFeature.get(feature);
     if (given === undefined) continue;
     const fullKey = (name: string): string => `${prefix}/${name}`;
+    const risky = tooRisky(feature, given, settings.safety.riskLevel);
+    for (const name of risky) {
+      failures.push(makeFailure(ingress, 'RiskyAnnotation', annotationField(fullKey(name)),
+        `${fullKey(name)} is too risky for annotations-risk-level ${settings.safety.riskLevel}; the Ingress is skipped`));
+    }
+    if (risky.length > 0) continue;
     const finished = applyKeys(feature, settings[feature.name], given,
       (key) => key.annotation?.name, (key, name, raw, refusal) => {
         // ingress-nginx runs no validator on an empty value, and its parsers then fall back to the

@@ -12,6 +12,7 @@ import { rewriteFeature } from './rewrite.ts';
 import { safetyFeature } from './safety.ts';
 import { sslRedirectFeature } from './ssl-redirect.ts';
 import { tlsSettingsFeature } from './tls-settings.ts';
+import { upstreamHashFeature } from './upstream-hash.ts';
 
 export const FEATURES: readonly AnyFeature[] = Object.freeze([
   sslRedirectFeature,
@@ -19,6 +20,7 @@ export const FEATURES: readonly AnyFeature[] = Object.freeze([
   rewriteFeature,
   backendProtocolFeature,
   loadBalanceFeature,
+  upstreamHashFeature,
   canaryFeature,
   tlsSettingsFeature,
   accessLogFeature,

@@ -50,8 +50,8 @@ export const safetyFeature = defineFeature({
     }),
     field<SafetySettings, 'riskLevel'>('riskLevel', parseRiskLevel, {
       configKey: 'annotations-risk-level', defaultText: 'High',
-      doc: 'The highest annotation risk accepted. High, Medium and Low are recorded; annotations of every supported risk are validated the same way.',
-      difference: 'Critical (snippets) is refused; a lower level does not refuse the supported annotations above it',
+      doc: 'The highest annotation risk accepted: an Ingress with a supported annotation of a higher risk is not served, as in ingress-nginx.',
+      difference: 'Critical (snippets) is refused',
     }),
     field<SafetySettings, 'strictPathType'>('strictPathType', onlyTrue('strict path validation'), {
       configKey: 'strict-validate-path-type', defaultText: 'true', doc: 'Regex characters in a path need ImplementationSpecific.',
