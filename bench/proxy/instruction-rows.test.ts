@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import type { Model } from '../../controller/src/model/types.ts';
 import { hostArgs } from '../lib/wrk.ts';
 import { canarySplit, type InstructionCount } from './instruction-count.ts';
-import { canaryRows, CANARY_GOAL, expectedCanaryShare, instructionRuns, splitAsExpected } from './instruction-rows.ts';
+import { balancingRows, canaryRows, CANARY_GOAL, expectedCanaryShare, instructionRuns, splitAsExpected } from './instruction-rows.ts';
 import { BENCH_HOST, BENCH_ROUTES, buildProxyModel, ROUTE_HEADERS, type BenchRoute } from './proxy-model.ts';
 
 const PEERS = [{ address: '127.0.0.2', port: 81 }, { address: '127.0.0.3', port: 81 }];
@@ -17,6 +17,8 @@ test('buildProxyModel: the plain route has no policy, each canary route one on w
     { route: 'plain', backends: ['bench-app-80'], canary: null },
     { route: 'canary-by-header', backends: ['bench-app-80', 'bench-app-canary-80'], canary: { header: 'X-Canary', weight: 0 } },
     { route: 'canary-by-weight', backends: ['bench-app-80', 'bench-app-canary-80'], canary: { header: null, weight: 50, weightTotal: 100 } },
+    { route: 'hash-by-uri', backends: ['bench-app-80'], canary: null },
+    { route: 'ewma', backends: ['bench-app-80'], canary: null },
   ];
   for (const row of rows) {
     const model = MODELS[row.route];
@@ -35,7 +37,7 @@ test('buildProxyModel: the plain route has no policy, each canary route one on w
 });
 
 test('wrk\'s headers: the canary header with `always` only on the header route, as -H after the Host', () => {
-  assert.deepEqual(ROUTE_HEADERS, { plain: [], 'canary-by-header': ['X-Canary: always'], 'canary-by-weight': [] });
+  assert.deepEqual(ROUTE_HEADERS, { plain: [], 'canary-by-header': ['X-Canary: always'], 'canary-by-weight': [], 'hash-by-uri': [], ewma: [] });
   assert.deepEqual(hostArgs('http://x/', [BENCH_HOST], ROUTE_HEADERS['canary-by-header']), ['-H', `Host: ${BENCH_HOST}`, '-H', 'X-Canary: always', 'http://x/']);
   assert.deepEqual(hostArgs('http://x/', [BENCH_HOST]), ['-H', `Host: ${BENCH_HOST}`, 'http://x/']);
   assert.throws(() => hostArgs('http://x/', ['a', 'b'], ['X: 1']), /rotating hosts/);
@@ -46,7 +48,7 @@ test('instructionRuns: ours on every route, native once per distinct request, ab
     { name: 'plain only', sides: ['ours', 'native'], routes: ['plain'], want: ['ours', 'native'] },
     {
       name: 'every route: native with the header once, the weight route reuses plain native', sides: ['ours', 'native'], routes: [...BENCH_ROUTES],
-      want: ['ours', 'native', 'ours, canary-by-header', 'native, canary-by-header', 'ours, canary-by-weight'],
+      want: ['ours', 'native', 'ours, canary-by-header', 'native, canary-by-header', 'ours, canary-by-weight', 'ours, hash-by-uri', 'ours, ewma'],
     },
     {
       name: 'ablations stay plain', sides: ['ours', 'native', 'ours-no-metrics'], routes: ['canary-by-weight'],
@@ -82,7 +84,7 @@ test('splitAsExpected: all but the start-up probe, none, or within binomial boun
     { name: 'no metrics log', split: null, share: 1, want: false },
   ];
   for (const row of rows) assert.equal(splitAsExpected(row.split, row.share), row.want, row.name);
-  assert.deepEqual(BENCH_ROUTES.map((route) => expectedCanaryShare(route, MODELS[route])), [0, 1, 0.5]);
+  assert.deepEqual(BENCH_ROUTES.map((route) => expectedCanaryShare(route, MODELS[route])), [0, 1, 0.5, 0, 0]);
 });
 
 test('canaryRows: ours ÷ native of the same requests, goal 1.25×, no value when the split is wrong', () => {
@@ -104,4 +106,28 @@ test('canaryRows: ours ÷ native of the same requests, goal 1.25×, no value whe
   assert.match(notes[0] ?? '', /^canary-by-header: 999 of 1000 logged requests to the canary \(expected a share of 1\)$/);
   assert.match(notes[1] ?? '', /^canary-by-weight: 100 of 1000 .* did not split as configured/);
   assert.equal(canaryRows(new Map([['ours', count(1, null)]]), (route) => MODELS[route]).metrics.length, 0, 'no canary runs, no canary rows');
+});
+
+test('buildProxyModel: the balancing routes set wrk\'s backend apart from the plain route', () => {
+  const rows: { route: BenchRoute; want: [string, unknown] }[] = [
+    { route: 'plain', want: ['round_robin', null] },
+    { route: 'hash-by-uri', want: ['round_robin', { by: '$request_uri', subsetSize: null }] },
+    { route: 'ewma', want: ['ewma', null] },
+  ];
+  for (const row of rows) {
+    const backend = MODELS[row.route].backends.find((b) => b.name === 'bench-app-80');
+    assert.deepEqual([backend?.loadBalance, backend?.hash], row.want, row.route);
+  }
+});
+
+test('balancingRows: ours on the hash and EWMA routes ÷ native of the same requests (plain native), goal 1.25×', () => {
+  const count = (perRequest: number): InstructionCount => ({
+    side: 'x', requests: 1000, loadedInstructions: 0, timerInstructions: 0, idlePerSecond: 0, perRequest, dumpFile: '', split: null,
+  });
+  const counts = new Map([['ours', count(43000)], ['native', count(37000)], ['ours, hash-by-uri', count(44000)], ['ours, ewma', count(48000)]]);
+  assert.deepEqual(balancingRows(counts).map((m) => [m.value, m.reference, m.goal, m.missed]), [
+    [44000, 37000, CANARY_GOAL, false],
+    [48000, 37000, CANARY_GOAL, true],
+  ]);
+  assert.deepEqual(balancingRows(new Map([['ours', count(1)]])), [], 'no balancing runs, no rows');
 });

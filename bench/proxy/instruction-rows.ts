@@ -1,7 +1,8 @@
 // The callgrind runs of the proxy benchmark and their rows: ours ÷ native in
 // user-space instructions per request on each route wrk's requests can take
 // (the plain location, the same location with a canary by header, and by
-// weight), and the ablations that price pieces of ours (plain route only).
+// weight, hashed by $request_uri, balanced by EWMA), and the ablations that
+// price pieces of ours (plain route only).
 // A canary adds nothing to nginx.conf (its policy is pushed to Lua), so the
 // native reference is the same conf; it serves the same requests as ours
 // (the canary header too), so a row prices what we do with them. A canary
@@ -52,7 +53,7 @@ export function instructionRuns(sides: readonly SideLabel[], routes: readonly Be
 
 /** The canary's share of a route's requests when its policy works: by header (`always`) 1, by weight weight ÷ max(100, total). */
 export function expectedCanaryShare(route: BenchRoute, model: Model): number {
-  if (route === 'plain') return 0;
+  if (route !== 'canary-by-header' && route !== 'canary-by-weight') return 0;
   if (route === 'canary-by-header') return 1;
   const split = model.routes[0]?.canary;
   if (split === undefined) throw new Error(`the ${route} model has no route policy`);
@@ -89,6 +90,23 @@ const CANARY_ROWS: readonly { route: BenchRoute; name: string }[] = [
   { route: 'canary-by-header', name: 'user-space instructions per request, canary by header (`always`: every request to the canary)' },
   { route: 'canary-by-weight', name: 'user-space instructions per request, canary by weight (50 of 100)' },
 ];
+
+const BALANCING_ROWS: readonly { route: BenchRoute; name: string }[] = [
+  { route: 'hash-by-uri', name: 'user-space instructions per request, hash by $request_uri (upstream-hash-by; wrk\'s one URI: one endpoint)' },
+  { route: 'ewma', name: 'user-space instructions per request, EWMA (load-balance ewma, with its Lua log phase)' },
+];
+
+/** The balancing rows: ours on a route balancing otherwise ÷ native of the same requests, goal CANARY_GOAL (pay for what you use). */
+export function balancingRows(counts: ReadonlyMap<string, InstructionCount>): Metric[] {
+  const metrics: Metric[] = [];
+  for (const row of BALANCING_ROWS) {
+    const ours = counts.get(runName('ours', row.route));
+    const native = counts.get(runName('native', nativeRouteOf(row.route)));
+    if (ours === undefined || native === undefined) continue;
+    metrics.push(metric(row.name, 'instr', ours.perRequest, native.perRequest, 'native, same requests', CANARY_GOAL));
+  }
+  return metrics;
+}
 
 /** The canary rows (ours ÷ native, goal CANARY_GOAL) and a note per row on its split. */
 export function canaryRows(counts: ReadonlyMap<string, InstructionCount>, modelOf: (route: BenchRoute) => Model): { metrics: Metric[]; notes: string[] } {
