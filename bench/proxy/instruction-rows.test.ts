@@ -6,8 +6,9 @@ import { test } from 'node:test';
 import type { Model } from '../../controller/src/model/types.ts';
 import { hostArgs } from '../lib/wrk.ts';
 import { canarySplit, type InstructionCount } from './instruction-count.ts';
-import { balancingRows, canaryRows, CANARY_GOAL, expectedCanaryShare, instructionRuns, splitAsExpected } from './instruction-rows.ts';
-import { BENCH_HOST, BENCH_ROUTES, buildProxyModel, ROUTE_HEADERS, type BenchRoute } from './proxy-model.ts';
+import { canaryRows, CANARY_GOAL, expectedCanaryShare, instructionRuns, splitAsExpected } from './instruction-rows.ts';
+import { createHash } from 'node:crypto';
+import { AFFINITY_COOKIE, BENCH_HOST, BENCH_ROUTES, buildProxyModel, ROUTE_HEADERS, type BenchRoute } from './proxy-model.ts';
 
 const PEERS = [{ address: '127.0.0.2', port: 81 }, { address: '127.0.0.3', port: 81 }];
 const MODELS = Object.fromEntries(BENCH_ROUTES.map((route) => [route, buildProxyModel(PEERS, route).model])) as Record<BenchRoute, Model>;
@@ -37,7 +38,7 @@ test('buildProxyModel: the plain route has no policy, each canary route one on w
 });
 
 test('wrk\'s headers: the canary header with `always` only on the header route, as -H after the Host', () => {
-  assert.deepEqual(ROUTE_HEADERS, { plain: [], 'canary-by-header': ['X-Canary: always'], 'canary-by-weight': [], 'hash-by-uri': [], ewma: [] });
+  assert.deepEqual(ROUTE_HEADERS, { plain: [], 'canary-by-header': ['X-Canary: always'], 'canary-by-weight': [], 'cookie-affinity': [`Cookie: ${AFFINITY_COOKIE}`], 'hash-by-uri': [], ewma: [] });
   assert.deepEqual(hostArgs('http://x/', [BENCH_HOST], ROUTE_HEADERS['canary-by-header']), ['-H', `Host: ${BENCH_HOST}`, '-H', 'X-Canary: always', 'http://x/']);
   assert.deepEqual(hostArgs('http://x/', [BENCH_HOST]), ['-H', `Host: ${BENCH_HOST}`, 'http://x/']);
   assert.throws(() => hostArgs('http://x/', ['a', 'b'], ['X: 1']), /rotating hosts/);
@@ -48,7 +49,7 @@ test('instructionRuns: ours on every route, native once per distinct request, ab
     { name: 'plain only', sides: ['ours', 'native'], routes: ['plain'], want: ['ours', 'native'] },
     {
       name: 'every route: native with the header once, the weight route reuses plain native', sides: ['ours', 'native'], routes: [...BENCH_ROUTES],
-      want: ['ours', 'native', 'ours, canary-by-header', 'native, canary-by-header', 'ours, canary-by-weight', 'ours, hash-by-uri', 'ours, ewma'],
+      want: ['ours', 'native', 'ours, canary-by-header', 'native, canary-by-header', 'ours, canary-by-weight', 'ours, cookie-affinity', 'native, cookie-affinity', 'ours, hash-by-uri', 'ours, ewma'],
     },
     {
       name: 'ablations stay plain', sides: ['ours', 'native', 'ours-no-metrics'], routes: ['canary-by-weight'],
@@ -84,7 +85,7 @@ test('splitAsExpected: all but the start-up probe, none, or within binomial boun
     { name: 'no metrics log', split: null, share: 1, want: false },
   ];
   for (const row of rows) assert.equal(splitAsExpected(row.split, row.share), row.want, row.name);
-  assert.deepEqual(BENCH_ROUTES.map((route) => expectedCanaryShare(route, MODELS[route])), [0, 1, 0.5, 0, 0]);
+  assert.deepEqual(BENCH_ROUTES.map((route) => expectedCanaryShare(route, MODELS[route])), [0, 1, 0.5, 0, 0, 0]);
 });
 
 test('canaryRows: ours ÷ native of the same requests, goal 1.25×, no value when the split is wrong', () => {
@@ -108,7 +109,19 @@ test('canaryRows: ours ÷ native of the same requests, goal 1.25×, no value whe
   assert.equal(canaryRows(new Map([['ours', count(1, null)]]), (route) => MODELS[route]).metrics.length, 0, 'no canary runs, no canary rows');
 });
 
-test('buildProxyModel: the balancing routes set wrk\'s backend apart from the plain route', () => {
+test('buildProxyModel: the cookie-affinity route puts affinity on wrk\'s backend, and wrk returns a session of it', () => {
+  const model = MODELS['cookie-affinity'];
+  assert.deepEqual(model.routes, [], 'no canary policy');
+  const backend = model.backends.find((b) => b.name === 'bench-app-80');
+  assert.equal(backend?.affinity?.cookie, 'INGRESSCOOKIE');
+  assert.equal(backend?.affinity?.mode, 'balanced');
+  assert.deepEqual(backend?.affinity?.ingresses, ['bench/app'], 'wrk\'s location is of an Ingress with affinity');
+  const md5 = (text: string): string => createHash('md5').update(text).digest('hex');
+  assert.equal(AFFINITY_COOKIE.split('|')[1], md5(md5('bench-app-80') + 'bench-app-80'), 'the cookie names the backend (sticky.lua\'s backend key)');
+  assert.equal(MODELS.plain.backends[0]?.affinity, null, 'the plain route has none');
+});
+
+test('buildProxyModel: the hash and EWMA routes set wrk\'s backend apart from the plain route (the same nginx.conf but EWMA\'s log phase)', () => {
   const rows: { route: BenchRoute; want: [string, unknown] }[] = [
     { route: 'plain', want: ['round_robin', null] },
     { route: 'hash-by-uri', want: ['round_robin', { by: '$request_uri', subsetSize: null }] },
@@ -118,16 +131,4 @@ test('buildProxyModel: the balancing routes set wrk\'s backend apart from the pl
     const backend = MODELS[row.route].backends.find((b) => b.name === 'bench-app-80');
     assert.deepEqual([backend?.loadBalance, backend?.hash], row.want, row.route);
   }
-});
-
-test('balancingRows: ours on the hash and EWMA routes ÷ native of the same requests (plain native), goal 1.25×', () => {
-  const count = (perRequest: number): InstructionCount => ({
-    side: 'x', requests: 1000, loadedInstructions: 0, timerInstructions: 0, idlePerSecond: 0, perRequest, dumpFile: '', split: null,
-  });
-  const counts = new Map([['ours', count(43000)], ['native', count(37000)], ['ours, hash-by-uri', count(44000)], ['ours, ewma', count(48000)]]);
-  assert.deepEqual(balancingRows(counts).map((m) => [m.value, m.reference, m.goal, m.missed]), [
-    [44000, 37000, CANARY_GOAL, false],
-    [48000, 37000, CANARY_GOAL, true],
-  ]);
-  assert.deepEqual(balancingRows(new Map([['ours', count(1)]])), [], 'no balancing runs, no rows');
 });

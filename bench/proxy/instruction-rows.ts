@@ -1,8 +1,9 @@
 // The callgrind runs of the proxy benchmark and their rows: ours ÷ native in
 // user-space instructions per request on each route wrk's requests can take
 // (the plain location, the same location with a canary by header, and by
-// weight, hashed by $request_uri, balanced by EWMA), and the ablations that
-// price pieces of ours (plain route only).
+// weight, and with cookie affinity for a returning session), and the
+// ablations that price pieces of ours (plain route only). Affinity, like a
+// canary, is pushed to Lua: the native reference is the same conf.
 // A canary adds nothing to nginx.conf (its policy is pushed to Lua), so the
 // native reference is the same conf; it serves the same requests as ours
 // (the canary header too), so a row prices what we do with them. A canary
@@ -89,24 +90,11 @@ export async function countRuns(ctx: BenchContext, windows: InstructionWindows, 
 const CANARY_ROWS: readonly { route: BenchRoute; name: string }[] = [
   { route: 'canary-by-header', name: 'user-space instructions per request, canary by header (`always`: every request to the canary)' },
   { route: 'canary-by-weight', name: 'user-space instructions per request, canary by weight (50 of 100)' },
-];
-
-const BALANCING_ROWS: readonly { route: BenchRoute; name: string }[] = [
+  // No canary: its split check (none to a canary, requests logged on the route) proves the run served the location.
+  { route: 'cookie-affinity', name: 'user-space instructions per request, cookie affinity (returning session)' },
   { route: 'hash-by-uri', name: 'user-space instructions per request, hash by $request_uri (upstream-hash-by; wrk\'s one URI: one endpoint)' },
   { route: 'ewma', name: 'user-space instructions per request, EWMA (load-balance ewma, with its Lua log phase)' },
 ];
-
-/** The balancing rows: ours on a route balancing otherwise ÷ native of the same requests, goal CANARY_GOAL (pay for what you use). */
-export function balancingRows(counts: ReadonlyMap<string, InstructionCount>): Metric[] {
-  const metrics: Metric[] = [];
-  for (const row of BALANCING_ROWS) {
-    const ours = counts.get(runName('ours', row.route));
-    const native = counts.get(runName('native', nativeRouteOf(row.route)));
-    if (ours === undefined || native === undefined) continue;
-    metrics.push(metric(row.name, 'instr', ours.perRequest, native.perRequest, 'native, same requests', CANARY_GOAL));
-  }
-  return metrics;
-}
 
 /** The canary rows (ours ÷ native, goal CANARY_GOAL) and a note per row on its split. */
 export function canaryRows(counts: ReadonlyMap<string, InstructionCount>, modelOf: (route: BenchRoute) => Model): { metrics: Metric[]; notes: string[] } {

@@ -3,10 +3,12 @@
 // buildModel, rendered by the real renderer. The route wrk's requests take
 // is the plain location or, with one of the fixture's canary Ingresses kept,
 // the same location with a canary policy (pushed to Lua; nginx.conf is the
-// same, so native is the same too), or the plain location with its Ingress
-// balancing otherwise: hashing by $request_uri (pushed to Lua too) or EWMA
-// (its locations also get the Lua log phase that feeds it response times;
-// native strips it, so native is the same again).
+// same, so native is the same too), or with session affinity by cookie on its
+// backend (pushed to Lua with the endpoints: the same nginx.conf again) and a
+// returning session's cookie on every request, or hashing by $request_uri
+// (pushed to Lua too), or EWMA (its locations also get the Lua log phase that
+// feeds it response times; native strips it, so native is the same again).
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { V1EndpointSlice, V1Secret } from '@kubernetes/client-node';
@@ -35,21 +37,31 @@ export const SECURE_HOST = 'secure.example.com';
 const SECURE_SECRET = 'secure-tls';
 
 /** The route of BENCH_HOST's `/` that the measured requests take. */
-export type BenchRoute = 'plain' | 'canary-by-header' | 'canary-by-weight' | 'hash-by-uri' | 'ewma';
-export const BENCH_ROUTES: readonly BenchRoute[] = ['plain', 'canary-by-header', 'canary-by-weight', 'hash-by-uri', 'ewma'];
+export type BenchRoute = 'plain' | 'canary-by-header' | 'canary-by-weight' | 'cookie-affinity' | 'hash-by-uri' | 'ewma';
+export const BENCH_ROUTES: readonly BenchRoute[] = ['plain', 'canary-by-header', 'canary-by-weight', 'cookie-affinity', 'hash-by-uri', 'ewma'];
 /** The fixture's canary Ingress each route keeps (the others are dropped: a main path has one canary). */
 const CANARY_INGRESS: Readonly<Record<BenchRoute, string | null>> = {
-  plain: null, 'canary-by-header': 'app-canary-by-header', 'canary-by-weight': 'app-canary-by-weight', 'hash-by-uri': null, ewma: null,
+  plain: null, 'canary-by-header': 'app-canary-by-header', 'canary-by-weight': 'app-canary-by-weight', 'cookie-affinity': null,
+  'hash-by-uri': null, ewma: null,
 };
-/** Request headers wrk sends on each route: by header, `always` sends every request to the canary. */
-export const ROUTE_HEADERS: Readonly<Record<BenchRoute, readonly string[]>> = {
-  plain: [], 'canary-by-header': ['X-Canary: always'], 'canary-by-weight': [], 'hash-by-uri': [], ewma: [],
-};
-/** The Ingress `app` (wrk's location) with these annotations on a route, over the fixture's. */
+/** Annotations a route adds to the fixture's `app` Ingress (wrk's location). */
 const APP_ANNOTATIONS: Readonly<Record<BenchRoute, Readonly<Record<string, string>>>> = {
-  plain: {}, 'canary-by-header': {}, 'canary-by-weight': {},
+  plain: {}, 'canary-by-header': {}, 'canary-by-weight': {}, 'cookie-affinity': { 'nginx.ingress.kubernetes.io/affinity': 'cookie' },
   'hash-by-uri': { 'nginx.ingress.kubernetes.io/upstream-hash-by': '$request_uri' },
   ewma: { 'nginx.ingress.kubernetes.io/load-balance': 'ewma' },
+};
+/** The backend of wrk's location. */
+const APP_BACKEND = 'bench-app-80';
+const md5 = (text: string): string => createHash('md5').update(text).digest('hex');
+/**
+ * A returning session of the default (balanced) mode: any key maps to an endpoint, then the
+ * backend's key (md5(md5(name)..name), lua/resty_ingress/sticky.lua). Every request carries it.
+ */
+export const AFFINITY_COOKIE = `INGRESSCOOKIE=bench-session|${md5(md5(APP_BACKEND) + APP_BACKEND)}`;
+/** Request headers wrk sends on each route: by header, `always` sends every request to the canary. */
+export const ROUTE_HEADERS: Readonly<Record<BenchRoute, readonly string[]>> = {
+  plain: [], 'canary-by-header': ['X-Canary: always'], 'canary-by-weight': [], 'cookie-affinity': [`Cookie: ${AFFINITY_COOKIE}`],
+  'hash-by-uri': [], ewma: [],
 };
 
 /** The Secret the fixture's secure Ingress names, with a certificate made now (RSA key: ~50 ms). */
@@ -88,6 +100,11 @@ export function buildProxyModel(peers: readonly Peer[], route: BenchRoute = 'pla
     throw new Error(`bench fixture refused by buildModel: ${result.failures.map((f) => f.message).join('; ')}`);
   }
   const backends = CANARY_INGRESS[route] === null ? 1 : 2;
+  const affinity = result.model.backends.find((b) => b.name === APP_BACKEND)?.affinity ?? null;
+  if ((affinity !== null) !== (route === 'cookie-affinity')) throw new Error(`bench model (${route}): ${APP_BACKEND} has affinity ${JSON.stringify(affinity)}`);
+  const app = result.model.backends.find((b) => b.name === APP_BACKEND);
+  const balancing = route === 'hash-by-uri' ? 'round_robin $request_uri' : route === 'ewma' ? 'ewma none' : 'round_robin none';
+  if (`${app?.loadBalance} ${app?.hash?.by ?? 'none'}` !== balancing) throw new Error(`bench model (${route}): ${APP_BACKEND} balances ${app?.loadBalance} hash ${app?.hash?.by ?? 'none'}, expected ${balancing}`);
   const endpoints = result.model.backends.reduce((n, b) => n + b.endpoints.length, 0);
   if (result.model.backends.length !== backends || endpoints !== backends * peers.length) {
     throw new Error(`bench model (${route}) has ${result.model.backends.length} backends with ${endpoints} endpoints, expected ${backends} with ${peers.length} each`);
@@ -96,9 +113,6 @@ export function buildProxyModel(peers: readonly Peer[], route: BenchRoute = 'pla
   if (policies.length !== backends - 1 || policies.some((key) => !key.includes(` ${BENCH_HOST} `))) {
     throw new Error(`bench model (${route}) has route policies [${policies.join(', ')}], expected ${backends - 1} on ${BENCH_HOST}`);
   }
-  const app = result.model.backends.find((b) => b.name === 'bench-app-80');
-  const balancing = route === 'hash-by-uri' ? `round_robin $request_uri` : route === 'ewma' ? 'ewma none' : 'round_robin none';
-  if (`${app?.loadBalance} ${app?.hash?.by ?? 'none'}` !== balancing) throw new Error(`bench model (${route}): bench-app-80 balances ${app?.loadBalance} hash ${app?.hash?.by ?? 'none'}, expected ${balancing}`);
   const hosts = result.model.tls.hosts.map((h) => h.host);
   if (hosts.length !== 1 || hosts[0] !== SECURE_HOST) throw new Error(`bench model has certificates for [${hosts.join(', ')}], expected ${SECURE_HOST} only`);
   return result;

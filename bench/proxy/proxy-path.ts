@@ -28,7 +28,7 @@ import { median, medianInterval, pairedRatios } from '../lib/stats.ts';
 import { errorCount, latencyAt, runWrk, toDistribution } from '../lib/wrk.ts';
 import { atOnceLatency, atOnceRounds, P99_AT_ONCE, PER_CORE_AT_ONCE, type AtOnceRound } from './cpu-at-once.ts';
 import { hasCallgrind, type InstructionCount, type InstructionWindows } from './instruction-count.ts';
-import { balancingRows, canaryRows, countRuns, instructionRuns } from './instruction-rows.ts';
+import { canaryRows, countRuns, instructionRuns } from './instruction-rows.ts';
 import { describeJit, readJitTrace, REQUEST_PATH_FILES, requestPathPhases } from './jit-trace.ts';
 import { measureMetricsParseCost } from './metrics-parse-cost.ts';
 import { BENCH_HOST, BENCH_ROUTES, buildProxyModel, type BenchRoute } from './proxy-model.ts';
@@ -174,7 +174,6 @@ async function runProxyPath(ctx: BenchContext): Promise<BenchResult> {
         metric('proxy CPU per request', 'µs', cpuOf('ours'), cpuOf('native'), 'native'),
         metric('user-space instructions per request (callgrind)', 'instr', ins('ours'), ins('native'), 'native'),
         ...canary.metrics,
-        ...balancingRows(instructions),
         metric('instructions/request of request metrics (NGINX metrics log)', 'instr', minus(ins('ours'), ins('ours-no-metrics')), minus(ins('ours'), ins('native')), 'ours − native'),
         metric('instructions/request of the ssl-redirect check', 'instr', minus(ins('ours'), ins('ours-no-redirect-check')), minus(ins('ours'), ins('native')), 'ours − native'),
         metric('instructions/request of our balancer above a minimal balancer_by_lua', 'instr', minus(ins('ours'), ins('ours-minimal-balancer')), minus(ins('ours'), ins('native')), 'ours − native'),

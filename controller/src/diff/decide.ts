@@ -2,7 +2,7 @@
 // next one. This is the ONE place that knows which parts of the model are
 // dynamic (applied by Lua at run time) and which need a reload: it blanks the
 // dynamic parts of both models and compares the rest. The dynamic parts are
-// the model's, not a list of features: endpoints, certificates, and
+// the model's, not a list of features: endpoints, Backend.affinity, certificates, and
 // Model.routes, where the builder puts the config of every feature the
 // registry declares dynamic (model/features/registry.ts). A backend that no
 // location routes to (a canary's) is dynamic as a whole.
@@ -54,7 +54,9 @@ export interface RunningState {
 /** The part of a backend Lua receives. */
 export function toDynamicBackend(backend: Backend): DynamicBackend {
   const dynamic = { name: backend.name, endpoints: backend.endpoints, loadBalance: backend.loadBalance };
-  return backend.hash === null ? dynamic : { ...dynamic, hash: backend.hash };
+  // Only a backend with a hash or affinity carries the field: every other push stays as it was.
+  const hashed = backend.hash === null || backend.hash === undefined ? dynamic : { ...dynamic, hash: backend.hash };
+  return backend.affinity === null || backend.affinity === undefined ? hashed : { ...hashed, affinity: backend.affinity };
 }
 
 /** The full dynamic state of a model, in model order (sorted by name). */
@@ -77,7 +79,7 @@ const NO_TLS: Model['tls'] = { certificates: [], hosts: [], defaultCertificate: 
 export function staticPart(model: Model): Model {
   return {
     ...model,
-    backends: routedBackends(model).map((b) => ({ ...b, endpoints: [], loadBalance: 'round_robin', hash: null })),
+    backends: routedBackends(model).map((b) => ({ ...b, endpoints: [], loadBalance: 'round_robin', hash: null, affinity: null })),
     settings: Object.fromEntries(Object.entries(model.settings).filter(([name]) => !DYNAMIC_SETTINGS.has(name))) as Model['settings'],
     // Certificates, rotations and the host map live in Lua only.
     tls: NO_TLS,
@@ -86,14 +88,14 @@ export function staticPart(model: Model): Model {
 }
 
 // Fields of a Backend / Model that Lua applies at run time; every other field feeds nginx.conf.
-const DYNAMIC_BACKEND_FIELDS: ReadonlySet<string> = new Set(['endpoints', 'loadBalance', 'hash']);
+const DYNAMIC_BACKEND_FIELDS: ReadonlySet<string> = new Set(['endpoints', 'loadBalance', 'hash', 'affinity']);
 const DYNAMIC_MODEL_FIELDS: ReadonlySet<string> = new Set(['tls', 'backends', 'routes', 'settings']);
 /**
  * The global configs (Model.settings) of the features the registry declares dynamic (output
  * `lua`: decide.test.ts checks the two lists agree): they reach Lua through the backends and
  * routes, never nginx.conf.
  */
-export const DYNAMIC_SETTINGS: ReadonlySet<string> = new Set(['loadBalance', 'upstreamHash', 'canary']);
+export const DYNAMIC_SETTINGS: ReadonlySet<string> = new Set(['loadBalance', 'upstreamHash', 'canary', 'affinity']);
 
 /** The backends some location routes to (the others exist for Lua alone). */
 function routedBackends(model: Model): readonly Backend[] {
@@ -158,8 +160,8 @@ export function backendPatch(next: Model, changed: readonly string[]): BackendPa
 
 /** True when Lua must get `after` in place of `before` (same name). */
 function dynamicChanged(before: Backend, after: Backend): boolean {
-  return before !== after && (before.loadBalance !== after.loadBalance || !deepEqual(before.hash, after.hash)
-    || !deepEqual(before.endpoints, after.endpoints));
+  return before !== after && (before.loadBalance !== after.loadBalance || !deepEqual(before.endpoints, after.endpoints)
+    || !deepEqual(before.hash ?? null, after.hash ?? null) || !deepEqual(before.affinity ?? null, after.affinity ?? null));
 }
 
 /** Names of backends whose dynamic part differs (added, removed or changed), sorted. */

@@ -5,6 +5,7 @@
 // balancing algorithm.
 
 import type { V1Service, V1ServicePort } from '@kubernetes/client-node';
+import { inheritedFrom, ownAffinity, type AffinityClaim } from './affinity-backends.ts';
 import { backendName, type ServiceRef } from './backend-ref.ts';
 import type { ServiceIndex, SliceIndex } from './cluster-index.ts';
 import { findServicePort, type EndpointCache } from './endpoints.ts';
@@ -14,11 +15,11 @@ import { sameHash } from './backend-balancing.ts';
 import type { Backend, BackendHash, Failure, IngressRef, LoadBalance } from './types.ts';
 
 /** One location's use of a backend. */
-export interface BackendClaim {
+export interface BackendClaim extends AffinityClaim {
   readonly ref: ServiceRef;
   readonly loadBalance: LoadBalance;
-  /** Consistent hashing (upstream-hash-by) the claiming Ingress asks for, or null. */
-  readonly hash: BackendHash | null;
+  /** Consistent hashing (upstream-hash-by) the claiming Ingress asks for; absent or null = none. */
+  readonly hash?: BackendHash | null;
   /** Position of the claiming Ingress, oldest first; generated locations use +Infinity. */
   readonly rank: number;
   /** False for a canary split's claim: no location routes to it (Backend.routed). */
@@ -82,11 +83,24 @@ export class BackendRegistry {
         endpoints: [],
         loadBalance: winner?.loadBalance ?? 'round_robin',
         hash: winner?.hash ?? null,
+        affinity: ownAffinity(entry.claims),
         routed: entry.claims.some((claim) => claim.routed),
       };
       backends.push({ current: backend, servicePort: lookup.servicePort });
     }
+    this.#inheritAffinity(backends);
     return { backends, failures };
+  }
+
+  /** A canary's backend without affinity of its own takes its main backend's (affinity-backends.ts). */
+  #inheritAffinity(backends: readonly ResolvedBackend[]): void {
+    const byName = new Map(backends.map((entry) => [entry.current.name, entry.current]));
+    for (const entry of backends) {
+      if (entry.current.affinity !== null) continue;
+      const from = inheritedFrom(this.#entries.get(entry.current.name)?.claims ?? []);
+      const affinity = from === null ? null : byName.get(from)?.affinity ?? null;
+      if (affinity !== null) entry.current = { ...entry.current, affinity };
+    }
   }
 }
 
@@ -162,13 +176,14 @@ function hashConflicts(name: string, claims: readonly BackendClaim[], winner: Ba
   const warned = new Set<string>();
   const failures: Failure[] = [];
   for (const claim of claims) {
-    if (claim.hash === null || claim.ingress === null || sameHash(claim.hash, winner.hash)) continue;
+    const hash = claim.hash ?? null;
+    if (hash === null || claim.ingress === null || sameHash(hash, winner.hash ?? null)) continue;
     const who = describeRef(claim.ingress);
     if (warned.has(who)) continue;
     warned.add(who);
     const decided = winner.ingress === null ? 'a generated location' : `the older Ingress ${describeRef(winner.ingress)}`;
     failures.push(makeWarning(claim.ingress, 'UpstreamHashConflict', `${claim.field}${claim.serviceField}`,
-      `backend ${quoteValue(name)} balances as ${decided} says (upstream-hash-by ${winner.hash === null ? 'none' : quoteValue(winner.hash.by)}); this Ingress's upstream-hash-by is not used`));
+      `backend ${quoteValue(name)} balances as ${decided} says (upstream-hash-by ${winner.hash ? quoteValue(winner.hash.by) : 'none'}); this Ingress's upstream-hash-by is not used`));
   }
   return failures;
 }

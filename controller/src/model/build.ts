@@ -18,7 +18,8 @@
 import type { V1Ingress } from '@kubernetes/client-node';
 import { BackendRegistry, withEndpoints, type ResolvedBackend } from './backends.ts';
 import { balancingOf } from './backend-balancing.ts';
-import { indexServices, indexSlices } from './cluster-index.ts';
+import { indexServices, indexSlices, type ServiceIndex } from './cluster-index.ts';
+import { resolveIngressErrorBackend, withGlobalErrorBackend } from './custom-error-backends.ts';
 import { EndpointCache } from './endpoints.ts';
 import {
   placeGlobalDefaults,
@@ -32,6 +33,7 @@ import { indexIngressClasses, isOurIngress } from './ingress-class.ts';
 import { sortIngressesOldestFirst } from './order.ts';
 import { readSettings } from './features/parse.ts';
 import { placeCanaries, type CanaryIngress } from './canaries.ts';
+import { affinityWarnings } from './affinity-warnings.ts';
 import { placeBackendLocation } from './placement.ts';
 import { resolveTls, type IngressTls } from './tls-hosts.ts';
 import { ServerTable } from './server-table.ts';
@@ -51,24 +53,36 @@ interface BuildState {
   readonly settings: GlobalSettings;
   /** Per-Ingress translations, possibly from earlier builds. */
   readonly translations: TranslationCache;
+  /** The Services, and the annotation prefix: default-backend annotations are resolved per build (custom-error-backends.ts). */
+  readonly services: ServiceIndex;
+  readonly prefix: string;
+  /** Some Ingress's error pages go to --default-backend-service. */
+  globalErrorPages: boolean;
 }
 
 /** Places one Ingress's rule locations (its translation may come from an earlier build) and records it for the later phases. */
 function addIngress(ingress: V1Ingress, rank: number, state: BuildState): void {
   const translation = state.translations.translate(ingress);
   state.failures.push(...translation.failures);
-  const features = translation.features;
-  if (features === null) return;
-  const canary = features.dynamic.canary;
+  if (translation.features === null) return;
+  const canary = translation.features.dynamic.canary;
+  const affinity = translation.features.dynamic.affinity ?? null;
   if (canary?.enabled === true) {
-    state.canaries.push({ ref: translation.ref, rank, canary, candidates: translation.candidates });
+    state.canaries.push({ ref: translation.ref, rank, canary, candidates: translation.candidates, stickyAffinity: affinity?.canaryBehavior !== 'legacy' });
     return;
   }
   for (const host of translation.hosts) state.table.ensure(host);
-  const balancing = balancingOf(features.dynamic, state.settings);
-  for (const candidate of translation.candidates) {
+  const balancing = balancingOf(translation.features.dynamic, state.settings);
+  state.failures.push(...affinityWarnings(translation.ref, affinity, translation.features.policy.rewrite ?? state.settings.rewrite));
+  const errors = resolveIngressErrorBackend(translation.ref, translation.features, translation.candidates, {
+    services: state.services, registry: state.registry, prefix: state.prefix, rank, loadBalance: balancing.loadBalance,
+  });
+  const features = errors.features;
+  state.failures.push(...errors.failures);
+  if (errors.usesGlobal) state.globalErrorPages = true;
+  for (const candidate of errors.candidates) {
     const failure = placeBackendLocation(state.table, state.registry, {
-      ...candidate, ...balancing, rank, serviceField: '.backend.service.name',
+      ...candidate, ...balancing, affinity, rank, serviceField: '.backend.service.name',
     });
     if (failure) state.failures.push(failure);
   }
@@ -168,7 +182,7 @@ function buildRouting(translations: TranslationCache, snapshot: Snapshot, option
   translations.useContext(options.annotationsPrefix, config.settings);
   const state: BuildState = {
     table: new ServerTable(), registry: new BackendRegistry(), failures: [...config.failures], accepted: [], tls: [],
-    canaries: [], settings: config.settings, translations,
+    canaries: [], settings: config.settings, translations, services, prefix: options.annotationsPrefix, globalErrorPages: false,
   };
 
   ours.forEach((ingress, rank) => {
@@ -185,13 +199,15 @@ function buildRouting(translations: TranslationCache, snapshot: Snapshot, option
   const global = resolveGlobalDefault(options, services);
   state.failures.push(...global.failures);
   state.failures.push(...placeGlobalDefaults(state.table, state.registry, global, state.settings));
+  const errorPages = withGlobalErrorBackend(config.settings, global, state.globalErrorPages, state.registry);
+  state.failures.push(...errorPages.failures);
   const canaries = placeCanaries(state.canaries, state.table, state.registry);
   state.failures.push(...canaries.failures);
 
   const resolved = state.registry.resolve(services);
   state.failures.push(...resolved.failures);
   return {
-    servers: state.table.toServers(), settings: config.settings, routes: canaries.routes, backends: resolved.backends, tls: state.tls, failures: state.failures,
+    servers: state.table.toServers(), settings: errorPages.settings, routes: canaries.routes, backends: resolved.backends, tls: state.tls, failures: state.failures,
   };
 }
 

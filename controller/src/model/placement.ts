@@ -6,7 +6,7 @@ import type { ServiceRef } from './backend-ref.ts';
 import type { BackendRegistry } from './backends.ts';
 import { describeRef, makeFailure, quoteValue } from './failure.ts';
 import { holderName, type ServerTable } from './server-table.ts';
-import type { BackendHash, Failure, Location, LoadBalance } from './types.ts';
+import type { AffinityConfig, BackendHash, Failure, Location, LoadBalance } from './types.ts';
 
 /** A location that routes to a Service port, with who asked for it. */
 export interface BackendPlacement {
@@ -16,6 +16,8 @@ export interface BackendPlacement {
   readonly loadBalance: LoadBalance;
   /** Consistent hashing (upstream-hash-by), or null. */
   readonly hash: BackendHash | null;
+  /** The Ingress's affinity config (Backend.affinity), or null/absent. */
+  readonly affinity?: AffinityConfig | null;
   /** Ingress position, oldest first; +Infinity for generated locations. */
   readonly rank: number;
   /** Field prefix for failures (`spec.rules[0].http.paths[1]`, `spec.defaultBackend`, a flag name). */
@@ -49,6 +51,7 @@ export function placeBackendLocation(
     ref: request.backend,
     loadBalance: request.loadBalance,
     hash: request.hash,
+    affinity: request.affinity ?? null,
     rank: request.rank,
     routed: true,
     ingress: location.ingress,

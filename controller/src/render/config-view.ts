@@ -8,6 +8,7 @@ import { defaultCertificatePaths, fallbackSocketPaths, metricsLogPath, type Reso
 import { RenderError } from './nginx-values.ts';
 import type { LocationContext } from './location-blocks.ts';
 import { ServerViews, type ServerView } from './server-views.ts';
+import { globalErrorPagesOf, type GlobalErrorPagesView } from './error-pages.ts';
 
 export type { ServerView } from './server-views.ts';
 
@@ -86,6 +87,8 @@ export interface ConfigView {
    */
   readonly servers: Iterable<ServerView>;
   readonly tls: TlsView | null;
+  /** The ConfigMap's custom-http-errors (server-level in every public server), or null. */
+  readonly globalErrorPages: GlobalErrorPagesView | null;
 }
 
 function nextPowerOfTwo(n: number): number {
@@ -224,5 +227,6 @@ export function buildConfigView(model: Model, options: ResolvedRenderOptions, vi
     proxyDefaults: proxyDefaultsOf(model),
     servers: { [Symbol.iterator]: () => serverViews(model, knownBackends, context, views) },
     tls: buildTlsView(model, options),
+    globalErrorPages: globalErrorPagesOf(model.settings),
   };
 }
