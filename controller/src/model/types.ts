@@ -147,7 +147,7 @@ export interface Location {
 export type Policy = Readonly<Partial<Pick<FeatureConfigs, LocationFeature>>>;
 
 /** Features whose config a Location's policy may carry (static, rendered per location). */
-export type LocationFeature = 'proxy' | 'backendProtocol' | 'rewrite' | 'sslRedirect' | 'customErrors';
+export type LocationFeature = 'proxy' | 'backendProtocol' | 'rewrite' | 'sslRedirect' | 'customErrors' | 'mirror';
 
 /**
  * Every feature's config, by feature name (controller/src/model/features: one module each).
@@ -166,6 +166,7 @@ export interface FeatureConfigs {
   readonly tls: TlsSettings;
   readonly accessLog: AccessLogSettings;
   readonly safety: SafetySettings;
+  readonly mirror: MirrorConfig;
   readonly customErrors: CustomErrorsConfig;
 }
 
@@ -352,6 +353,40 @@ export interface BackendAffinity {
    * Ingress routing here balances by the cookie a client brings but sets none (as ingress-nginx).
    */
   readonly ingresses: readonly string[];
+}
+
+/**
+ * mirror-target, mirror-request-body and mirror-host of one Ingress (features/mirror.ts). Each
+ * request of its paths is copied to the target (NGINX `mirror`); the client gets the main
+ * backend's answer whatever the copy does.
+ */
+export interface MirrorConfig {
+  /** mirror-target, validated and taken apart; null = no mirror. */
+  readonly target: MirrorTarget | null;
+  /** mirror-request-body (default on): the copy carries the request body. */
+  readonly requestBody: boolean;
+  /** mirror-host: the Host header of the copy (a host name or IPv4 address, optional `:port`); null = the target's host. */
+  readonly host: string | null;
+  /**
+   * With a target: `_mirror-<16 hex>`, a hash of the three fields above. It names the server's
+   * internal `location = /<name>` the copy goes through and the `upstream <name>` that holds the
+   * target's address (render/mirror-view.ts): Ingresses mirroring alike share them. Null without one.
+   */
+  readonly name: string | null;
+}
+
+/** A mirror-target URL as NGINX is given it: every field matched a strict grammar. */
+export interface MirrorTarget {
+  readonly scheme: 'http' | 'https';
+  /** A DNS name (lowercase letters, digits, `-`, dots between labels) or an IPv4 address. */
+  readonly host: string;
+  /** The port written in the URL, or null (80 for http, 443 for https). */
+  readonly port: number | null;
+  /**
+   * What follows the host and port: `""`, or a path of `[A-Za-z0-9/._~:-]` starting with `/`,
+   * with `$request_uri` at most once anywhere in it (the client's URI and query, as NGINX has it).
+   */
+  readonly path: string;
 }
 
 /** Load-balancing algorithms Lua implements (load-balance annotation). */

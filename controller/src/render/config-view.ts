@@ -9,6 +9,7 @@ import { RenderError } from './nginx-values.ts';
 import type { LocationContext } from './location-blocks.ts';
 import { ServerViews, type ServerView } from './server-views.ts';
 import { globalErrorPagesOf, type GlobalErrorPagesView } from './error-pages.ts';
+import { mirrorUpstreamsOf, type MirrorUpstreamView } from './mirror-view.ts';
 
 export type { ServerView } from './server-views.ts';
 
@@ -89,6 +90,8 @@ export interface ConfigView {
   readonly tls: TlsView | null;
   /** The ConfigMap's custom-http-errors (server-level in every public server), or null. */
   readonly globalErrorPages: GlobalErrorPagesView | null;
+  /** One `upstream` per mirror target (mirror-target; mirror-view.ts), sorted by name. */
+  readonly mirrorUpstreams: readonly MirrorUpstreamView[];
 }
 
 function nextPowerOfTwo(n: number): number {
@@ -228,5 +231,6 @@ export function buildConfigView(model: Model, options: ResolvedRenderOptions, vi
     servers: { [Symbol.iterator]: () => serverViews(model, knownBackends, context, views) },
     tls: buildTlsView(model, options),
     globalErrorPages: globalErrorPagesOf(model.settings),
+    mirrorUpstreams: mirrorUpstreamsOf(model),
   };
 }

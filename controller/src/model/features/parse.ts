@@ -9,9 +9,10 @@ import type { V1ConfigMap } from '@kubernetes/client-node';
 import { accept, type Checked } from '../checked.ts';
 import { makeFailure, makeWarning, quoteValue } from '../failure.ts';
 import type { FeatureConfigs, Failure, GlobalSettings, IngressRef, Policy } from '../types.ts';
-import type { AnnotationRisk, AnyFeature, Draft, FeatureKey, KeyRefusal, UntypedFeature } from './feature.ts';
+import type { AnyFeature, Draft, FeatureKey, KeyRefusal, UntypedFeature } from './feature.ts';
 import { annotationStatus, configKeyStatus } from './names.ts';
 import { FEATURES } from './registry.ts';
+import { riskyAnnotations } from './risk.ts';
 
 /** Every feature's defaults: the settings without a ConfigMap. */
 export const DEFAULT_SETTINGS: GlobalSettings = Object.freeze(
@@ -56,20 +57,6 @@ function applyKeys(
 
 const annotationField = (fullKey: string): string => `metadata.annotations[${fullKey}]`;
 
-const RISK_ORDER: readonly AnnotationRisk[] = ['Low', 'Medium', 'High', 'Critical'];
-
-/**
- * The names in `given` whose declared risk is above `level` (ConfigMap annotations-risk-level):
- * as in ingress-nginx (CheckAnnotationRisk), such an annotation refuses the Ingress, whatever
- * its value.
- */
-function tooRisky(feature: AnyFeature, given: ReadonlyMap<string, unknown>, level: AnnotationRisk): string[] {
-  const allowed = RISK_ORDER.indexOf(level);
-  return (feature.keys as readonly FeatureKey<unknown>[])
-    .filter((key) => key.annotation !== undefined && given.has(key.annotation.name) && RISK_ORDER.indexOf(key.annotation.risk) > allowed)
-    .map((key) => key.annotation?.name ?? '');
-}
-
 /** Sorts an Ingress's prefixed annotations by feature, reporting every other name. */
 function sortAnnotations(source: Readonly<Record<string, unknown>>, keyPrefix: string, ingress: IngressRef, failures: Failure[], warnings: Failure[]): Map<AnyFeature, Map<string, unknown>> {
   const byFeature = new Map<AnyFeature, Map<string, unknown>>();
@@ -106,6 +93,8 @@ export function parseIngressFeatures(
   const failures: Failure[] = [];
   const warnings: Failure[] = [];
   const byFeature = sortAnnotations(annotations ?? {}, `${prefix}/`, ingress, failures, warnings);
+  // ingress-nginx refuses an Ingress with an annotation above annotations-risk-level (risk.ts).
+  failures.push(...riskyAnnotations(annotations ?? {}, `${prefix}/`, ingress, settings.safety.riskLevel));
   if (byFeature.size === 0) return failures.length > 0 ? { ok: false, failures: [...failures, ...warnings] } : { ok: true, value: EMPTY, warnings };
   const policy: Record<string, unknown> = {};
   const dynamic: Record<string, unknown> = {};
@@ -113,12 +102,6 @@ export function parseIngressFeatures(
     const given = byFeature.get(feature);
     if (given === undefined) continue;
     const fullKey = (name: string): string => `${prefix}/${name}`;
-    const risky = tooRisky(feature, given, settings.safety.riskLevel);
-    for (const name of risky) {
-      failures.push(makeFailure(ingress, 'RiskyAnnotation', annotationField(fullKey(name)),
-        `${fullKey(name)} is too risky for annotations-risk-level ${settings.safety.riskLevel}; the Ingress is skipped`));
-    }
-    if (risky.length > 0) continue;
     const finished = applyKeys(feature, settings[feature.name], given,
       (key) => key.annotation?.name, (key, name, raw, refusal) => {
         // ingress-nginx runs no validator on an empty value, and its parsers then fall back to the

@@ -9,6 +9,7 @@ import { canaryFeature } from './canary.ts';
 import { customErrorsFeature } from './custom-errors.ts';
 import type { AnyFeature, FeatureName } from './feature.ts';
 import { loadBalanceFeature } from './load-balance.ts';
+import { mirrorFeature } from './mirror.ts';
 import { proxyFeature } from './proxy.ts';
 import { rewriteFeature } from './rewrite.ts';
 import { safetyFeature } from './safety.ts';
@@ -29,6 +30,7 @@ export const FEATURES: readonly AnyFeature[] = Object.freeze([
   accessLogFeature,
   safetyFeature,
   customErrorsFeature,
+  mirrorFeature,
 ]);
 
 /** The features whose output is a location partial, in registry order (render/location-blocks.ts). */

@@ -47,6 +47,31 @@ const logFormat = fc.oneof(
   stretched(fc.constantFrom('$status ', `${MARKER} `, '{"s":"$status"}'), `${MARKER} `, [4000, 4093, 4094, 4095, 4096, 4097]),
 );
 
+/**
+ * mirror-target: hosts that resolve without a network (NGINX resolves a target when it loads the
+ * conf; one that does not resolve fails nginx -t by design, blamed on its Ingress alone:
+ * render/mirror-render.test.ts), the marker in the path; schemes, hosts and variables it refuses.
+ */
+const mirrorTarget = userValue(fc.oneof(
+  { weight: 3, arbitrary: fc.tuple(
+    fc.constantFrom('http', 'https'),
+    fc.constantFrom('127.0.0.1', 'localhost', '127.0.9.9:8081', 'localhost:65535'),
+    fc.constantFrom('', '/', `/${MARKER}`, `/${MARKER}/a.b~c:d-e_f`),
+    fc.constantFrom('', '$request_uri'),
+  ).map(([scheme, host, path, variable]) => `${scheme}://${host}${path}${variable}`) },
+  { weight: 1, arbitrary: fc.tuple(
+    fc.constantFrom('http', 'HTTP', 'ftp', 'http:/'),
+    fc.constantFrom('localhost', '999.1.1.1', '[::1]', 'localhost:0', '', `$host`),
+    fc.constantFrom('', `/${MARKER}`, '/a b', '/%20', '/?a=b', '/}', '/;'),
+    fc.constantFrom('', '$host', '${request_uri}', '$request_uri$request_uri', '$request_uri_x', '$1'),
+  ).map(([scheme, host, path, variable]) => `${scheme}://${host}${path}${variable}`) },
+));
+/** mirror-host: a Host header, name or address with an optional port, the marker in a label. */
+const mirrorHost = userValue(fc.oneof(
+  fc.stringMatching(/^[a-z0-9]([a-z0-9-]{0,8}[a-z0-9])?(\.[a-z0-9]{1,5}){0,2}(:[0-9]{1,5})?$/),
+  fc.constantFrom(`${MARKER}.example`, `${MARKER}.example:8443`, '10.0.0.1', '$http_host', 'a_b', '{a}', 'a/b'),
+));
+
 /** What each annotation and ConfigMap key of a feature may be given, by name. */
 export const KEY_VALUES: Readonly<Record<string, fc.Arbitrary<string>>> = {
   'proxy-body-size': size,
@@ -103,6 +128,9 @@ export const KEY_VALUES: Readonly<Record<string, fc.Arbitrary<string>>> = {
   // Names of the generated Services' grammar (some exist), and names ingress-nginx refuses.
   'default-backend': userValue(fc.oneof(fc.stringMatching(/^[a-z]([a-z0-9-]{0,10}[a-z0-9])?$/), fc.constant(`${MARKER}-svc`),
     fc.constantFrom('Errors', 'ns/errors', '1errors', `e${'x'.repeat(63)}`))),
+  'mirror-target': mirrorTarget,
+  'mirror-request-body': userValue(fc.constantFrom('on', 'off', ' off ', 'o ff', 'OFF', 'false', '')),
+  'mirror-host': mirrorHost,
 };
 
 /** Every annotation name a feature declares. */
