@@ -2,13 +2,20 @@
 -- with a subset size, "chashsubset" balancers), in pure Lua: there is no
 -- lua-resty-balancer C library in the data plane. A ring of points (ketama
 -- style: POINTS per member, each at crc32("<member id>#<j>")), sorted once per
--- backend sync; a request's key (crc32 of upstream-hash-by evaluated) goes to
--- the first point at or after it. Removing one member of n removes only its
--- points: only the keys that landed on them move (~1/n), every other key keeps
--- its member. Members are the endpoints, or (subset mode) subsets of
--- subset-size endpoints in the backend's order, the last one padded with the
--- first endpoints as ingress-nginx pads it: the key picks a subset, then a
--- random member of it, as ingress-nginx's chashsubset does.
+-- backend sync. The hash space is cut into a fixed number of buckets, each
+-- knowing the first point at or after its start: a request's key (crc32 of
+-- upstream-hash-by evaluated) picks its bucket with a shift, so the request
+-- path has no loop (a binary search's loop aborted the balancer's LuaJIT
+-- trace). Removing one member of n removes only its points: only the buckets
+-- whose first point was one of them move (~1/n of the keys), every other key
+-- keeps its member. The number of buckets must not follow n (it would move
+-- other keys too): 16384 up to 1,600 members, whose ring has 16,000 points
+-- at most (bucketing adds little to the unevenness the points' random gaps
+-- already give); 65536 past that. Members
+-- are the endpoints, or (subset mode) subsets of subset-size endpoints in
+-- the backend's order, the last one padded with the first endpoints as
+-- ingress-nginx pads it: the key picks a subset, then a random member of it,
+-- as ingress-nginx's chashsubset does.
 -- The key template is parsed once per sync into variable names and literal
 -- text: a request reads the variables and concatenates, nothing is compiled.
 local ngx = ngx
@@ -22,6 +29,9 @@ local math_floor = math.floor
 local math_max = math.max
 local math_ceil = math.ceil
 local math_random = math.random
+local bit_rshift = bit.rshift
+local ffi = require("ffi")
+local ffi_new = ffi.new
 local table_sort = table.sort
 local concat = table.concat
 local str_find = string.find
@@ -35,6 +45,11 @@ local str_sub = string.sub
 local POINTS = 160
 local MAX_POINTS = 16000
 local MIN_POINTS = 10
+-- Buckets (and the shift of a 32-bit hash to a bucket number), by band.
+local BUCKETS, BUCKET_SHIFT = 16384, 18
+local MANY_BUCKETS, MANY_BUCKET_SHIFT = 65536, 16
+local HASH_SPACE = 4294967296
+local BUCKET_TYPE = "int32_t[?]"
 -- Members are numbered in the low bits of a point while sorting.
 local MEMBER_BITS = 65536
 local MAX_KEY_LENGTH = 256
@@ -113,6 +128,10 @@ local function build_ring(ids)
     while per_member > MIN_POINTS and per_member * count > MAX_POINTS do
         per_member = math_max(MIN_POINTS, math_floor(per_member / 2))
     end
+    local buckets, shift = BUCKETS, BUCKET_SHIFT
+    if per_member == MIN_POINTS and MIN_POINTS * count > MAX_POINTS then
+        buckets, shift = MANY_BUCKETS, MANY_BUCKET_SHIFT
+    end
     local encoded = {}
     for member = 1, count do
         local prefix = ids[member] .. "#"
@@ -128,7 +147,20 @@ local function build_ring(ids)
         owners[i] = member + 1
         points[i] = (encoded[i] - member) / MEMBER_BITS
     end
-    return points, owners
+    -- For each bucket (from 0), the index of the first point at or after its
+    -- start; the first point when none is (the ring wraps).
+    local count_points = #points
+    local width = HASH_SPACE / buckets
+    local first = ffi_new(BUCKET_TYPE, buckets)
+    local p = 1
+    for b = 0, buckets - 1 do
+        local start = b * width
+        while p <= count_points and points[p] < start do
+            p = p + 1
+        end
+        first[b] = p <= count_points and p or 1
+    end
+    return points, owners, first, shift
 end
 
 -- ingress-nginx's subsets: ceil(n / size) of them, the endpoints in order,
@@ -168,10 +200,10 @@ function _M.new(endpoints, hash)
             ids[i] = endpoints[i].key
         end
     end
-    local points, owners = {}, {}
-    if #ids > 0 then
-        points, owners = build_ring(ids)
+    if #ids == 0 then
+        return nil, "no endpoints"
     end
+    local points, owners, first, shift = build_ring(ids)
     local single = #parts == 1 and is_var[1] and parts[1] or nil
     return setmetatable({
         endpoints = endpoints,
@@ -185,6 +217,8 @@ function _M.new(endpoints, hash)
         points = points,
         owners = owners,
         point_count = #points,
+        first = first,
+        shift = shift,
     }, mt)
 end
 
@@ -208,34 +242,18 @@ local function request_key(self)
 end
 _M.request_key = request_key
 
--- The index of the first point at or after hash `h` (wrapping to the first).
-local function point_at(points, count, h)
-    if count == 0 or h > points[count] then
-        return 1
-    end
-    local low, high = 1, count
-    while low < high do
-        local middle = math_floor((low + high) / 2)
-        if points[middle] < h then
-            low = middle + 1
-        else
-            high = middle
-        end
-    end
-    return low
+-- The ring position (a point's index) of hash `h`: its bucket's first point.
+local function point_of(self, h)
+    return self.first[bit_rshift(h, self.shift)]
 end
 
 -- The member (index into endpoints, or into subsets) for `key`.
 function _M.member_of(self, key)
-    if self.point_count == 0 then
-        return nil
-    end
-    return self.owners[point_at(self.points, self.point_count, crc32(key))]
+    return self.owners[point_of(self, crc32(key))]
 end
 
 function _M.find(self)
-    local point = point_at(self.points, self.point_count, crc32(request_key(self)))
-    local member = self.owners[point]
+    local member = self.owners[point_of(self, crc32(request_key(self)))]
     local subsets = self.subsets
     if subsets then
         local subset = subsets[member]
@@ -249,8 +267,8 @@ end
 -- members along the ring, so a retry goes where the key would go were the
 -- failed endpoint gone. All tried: the key's own endpoint.
 function _M.find_other(self, tried)
-    local points, owners, count = self.points, self.owners, self.point_count
-    local start = point_at(points, count, crc32(request_key(self)))
+    local owners, count = self.owners, self.point_count
+    local start = point_of(self, crc32(request_key(self)))
     local subsets = self.subsets
     for step = 0, count - 1 do
         local member = owners[(start + step - 1) % count + 1]
