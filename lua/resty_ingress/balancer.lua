@@ -258,9 +258,15 @@ function _M.log(name)
     if not backend or backend.algorithm ~= "ewma" then
         return
     end
-    local addr = str_match(var.upstream_addr or "", "([^%s,:]+:%d+)$")
-                 or str_match(var.upstream_addr or "", "(%[[^%]]+%]:%d+)$")
-    local rtt = tonumber(str_match(var.upstream_response_time or "", "([%d%.]+)$"))
+    local addr = var.upstream_addr or ""
+    local times = var.upstream_response_time or ""
+    -- One try (the usual case) needs no pattern: patterns are not compiled by
+    -- LuaJIT (the trace stitches out to them). With retries, the last one.
+    local rtt = tonumber(times)
+    if rtt == nil or str_find(addr, " ", 1, true) then
+        addr = str_match(addr, "([^%s,:]+:%d+)$") or str_match(addr, "(%[[^%]]+%]:%d+)$")
+        rtt = tonumber(str_match(times, "([%d%.]+)$"))
+    end
     if addr and rtt then
         backend.picker:feedback(addr, rtt)
     end
