@@ -13,7 +13,7 @@ export interface Peer {
 }
 
 /** ours, the native reference, and ours minus one piece (to price that piece). */
-export type SideLabel = 'ours' | 'native' | 'ours-no-metrics' | 'ours-no-redirect-check' | 'ours-minimal-balancer' | 'probe-native-peers' | 'probe-log-phase';
+export type SideLabel = 'ours' | 'native' | 'ours-no-metrics' | 'ours-no-redirect-check' | 'ours-minimal-balancer' | 'probe-native-peers' | 'probe-log-phase' | 'probe-no-log-phase';
 
 export interface SideSpec {
   readonly label: SideLabel;
@@ -117,6 +117,7 @@ export function sideSpecs(peers: readonly Peer[]): SideSpec[] {
     { label: 'ours-minimal-balancer', transform: (conf) => withMinimalBalancer(conf, peers), lua: true },
     { label: 'probe-native-peers', transform: (conf) => withNativePeersUnderLua(conf, peers), lua: true },
     { label: 'probe-log-phase', transform: withLogPhaseEverywhere, lua: true },
+    { label: 'probe-no-log-phase', transform: withoutLogPhase, lua: true },
   ];
 }
 
@@ -150,6 +151,16 @@ export function withLogPhaseEverywhere(ours: string): string {
   });
   if (count === 0) throw templateChanged('a proxied location (set $proxy_upstream_name … proxy_pass …upstream_balancer)');
   return replaced;
+}
+
+const LOG_PHASE = /^\s*log_by_lua_block \{.*\}\s*$\n/gm;
+
+/**
+ * A probe, not a benchmark row: our conf without its Lua log phases (run it on the ewma route:
+ * EWMA then picks without response-time feedback). Prices the log phase of an EWMA location.
+ */
+export function withoutLogPhase(ours: string): string {
+  return removeAll(ours, LOG_PHASE, 'log_by_lua_block lines');
 }
 
 /**
