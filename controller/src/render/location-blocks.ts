@@ -28,8 +28,9 @@ export interface ProxyView {
    * so this follows it only when nginx.conf is rendered: a backend switched to EWMA since picks
    * by EWMA at once and learns response times from the next reload on (failed tries before).
    * Measured with callgrind (bench/tools/instructions-per-request.ts, probe-log-phase): a log
-   * phase in every location costs the plain round-robin route +1,662 instructions per request
-   * (43,031 → 44,693, +3.9 %), against a budget of +1 % for the plain route.
+   * phase in every location costs the plain round-robin route +1,480 to +1,662 instructions per
+   * request in two runs (43,031 → 44,693; 42,825 → 44,305: +3.5 to +3.9 %), against a budget of
+   * +1 % for the plain route.
    */
   readonly feedback: boolean;
   /** `proxy_pass <scheme>://upstream_balancer` (backend-protocol). */
