@@ -95,7 +95,7 @@ const DYNAMIC_MODEL_FIELDS: ReadonlySet<string> = new Set(['tls', 'backends', 'r
  * `lua`: decide.test.ts checks the two lists agree): they reach Lua through the backends and
  * routes, never nginx.conf.
  */
-export const DYNAMIC_SETTINGS: ReadonlySet<string> = new Set(['loadBalance', 'upstreamHash', 'canary', 'affinity']);
+export const DYNAMIC_SETTINGS: ReadonlySet<string> = new Set(['loadBalance', 'upstreamHash', 'canary', 'affinity', 'serviceUpstream']);
 
 /** The backends some location routes to (the others exist for Lua alone). */
 function routedBackends(model: Model): readonly Backend[] {

@@ -2,7 +2,7 @@
 // against its Service, then (withEndpoints) gives each its endpoints. Only
 // backends some location uses appear in the model. The claim with the lowest
 // rank (the oldest Ingress; generated locations rank last) decides the
-// balancing algorithm.
+// balancing algorithm and service-upstream.
 
 import type { V1Service, V1ServicePort } from '@kubernetes/client-node';
 import { inheritedFrom, ownAffinity, type AffinityClaim } from './affinity-backends.ts';
@@ -12,7 +12,8 @@ import { findServicePort, type EndpointCache } from './endpoints.ts';
 import { describeRef, makeFailure, makeWarning, quoteValue } from './failure.ts';
 import { compareText } from './order.ts';
 import { sameHash } from './backend-balancing.ts';
-import type { Backend, BackendHash, Failure, IngressRef, LoadBalance } from './types.ts';
+import { clusterEndpointOf } from './service-upstream.ts';
+import type { Backend, BackendHash, Endpoint, Failure, IngressRef, LoadBalance } from './types.ts';
 
 /** One location's use of a backend. */
 export interface BackendClaim extends AffinityClaim {
@@ -20,6 +21,8 @@ export interface BackendClaim extends AffinityClaim {
   readonly loadBalance: LoadBalance;
   /** Consistent hashing (upstream-hash-by) the claiming Ingress asks for; absent or null = none. */
   readonly hash?: BackendHash | null;
+  /** service-upstream: the Service's ClusterIP is the one endpoint (absent = false). */
+  readonly serviceUpstream?: boolean;
   /** Position of the claiming Ingress, oldest first; generated locations use +Infinity. */
   readonly rank: number;
   /** False for a canary split's claim: no location routes to it (Backend.routed). */
@@ -72,9 +75,16 @@ export class BackendRegistry {
       const entry = this.#entries.get(name);
       if (!entry) continue;
       const winner = oldestClaim(entry.claims);
-      const lookup = lookupServicePort(entry.ref, services.service(entry.ref.namespace, entry.ref.service));
+      const service = services.service(entry.ref.namespace, entry.ref.service);
+      const lookup = lookupServicePort(entry.ref, service);
       if (lookup.problem) failures.push(...claimFailures(entry, lookup.problem));
       if (winner !== undefined) failures.push(...hashConflicts(name, entry.claims, winner));
+      let fixedEndpoints: readonly Endpoint[] | null = null;
+      if (winner?.serviceUpstream === true && service !== undefined && lookup.servicePort !== null) {
+        const cluster = clusterEndpointOf(service, lookup.servicePort);
+        if (cluster.ok) fixedEndpoints = cluster.endpoints;
+        else failures.push(...claimFailures(entry, cluster, (claim) => claim.serviceUpstream === true, true));
+      }
       const backend: Backend = {
         name,
         namespace: entry.ref.namespace,
@@ -86,7 +96,7 @@ export class BackendRegistry {
         affinity: ownAffinity(entry.claims),
         routed: entry.claims.some((claim) => claim.routed),
       };
-      backends.push({ current: backend, servicePort: lookup.servicePort });
+      backends.push({ current: backend, servicePort: lookup.servicePort, fixedEndpoints });
     }
     this.#inheritAffinity(backends);
     return { backends, failures };
@@ -115,14 +125,16 @@ export interface ResolvedBackend {
   current: Backend;
   /** The Service port whose slices hold the endpoints; null when there is none (a failure said why: no endpoints, 503). */
   readonly servicePort: V1ServicePort | null;
+  /** service-upstream: the endpoints whatever the slices say (the ClusterIP's), else null/absent. */
+  readonly fixedEndpoints?: readonly Endpoint[] | null;
 }
 
 /** The Backends with their endpoints from `slices`; a Backend whose endpoints array did not change is the same object as last time. */
 export function withEndpoints(resolved: readonly ResolvedBackend[], slices: SliceIndex, cache: EndpointCache): Backend[] {
   return resolved.map((entry) => {
-    const { current, servicePort } = entry;
+    const { current, servicePort, fixedEndpoints } = entry;
     if (servicePort === null) return current;
-    const endpoints = cache.collect(servicePort, slices.slicesFor(current.namespace, current.service));
+    const endpoints = fixedEndpoints ?? cache.collect(servicePort, slices.slicesFor(current.namespace, current.service));
     if (endpoints !== current.endpoints) entry.current = { ...current, endpoints };
     return entry.current;
   });
@@ -188,15 +200,16 @@ function hashConflicts(name: string, claims: readonly BackendClaim[], winner: Ba
   return failures;
 }
 
-/** One failure per claiming Ingress (not per path), each naming the first field that referenced it. */
-function claimFailures(entry: BackendEntry, problem: Problem): Failure[] {
+/** One failure (or warning) per claiming Ingress (not per path) that `concerns`, each naming the first field that referenced it. */
+function claimFailures(entry: BackendEntry, problem: Problem, concerns: (claim: BackendClaim) => boolean = () => true, warning = false): Failure[] {
   const seen = new Set<string>();
   const failures: Failure[] = [];
+  const make = warning ? makeWarning : makeFailure;
   for (const claim of [...entry.claims].sort(byRank)) {
     const who = claim.ingress ? describeRef(claim.ingress) : '';
-    if (seen.has(who)) continue;
+    if (seen.has(who) || !concerns(claim)) continue;
     seen.add(who);
-    failures.push(makeFailure(claim.ingress, problem.reason, `${claim.field}${claim.serviceField}`, problem.message));
+    failures.push(make(claim.ingress, problem.reason, `${claim.field}${claim.serviceField}`, problem.message));
   }
   return failures;
 }

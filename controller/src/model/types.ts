@@ -112,7 +112,7 @@ export type Route =
      * The route's identity, rendered as the location's `$resty_route` and the key Lua finds
      * its dynamic policy by: "<flags> <backend> <host> <namespace> <ingress> <service> <path>"
      * (model/route-key.ts). flags: `-`, or letters: `r` = ssl-redirect by certificate, `e` = the
-     * same for a location with rewrite-target (answered through its error page). Every field is
+     * same for a location with rewrite-target or upstream-vhost (answered through its error page). Every field is
      * a validated token without whitespace; `$` in a regex path is written as a backtick.
      */
     readonly key: string;
@@ -147,7 +147,8 @@ export interface Location {
 export type Policy = Readonly<Partial<Pick<FeatureConfigs, LocationFeature>>>;
 
 /** Features whose config a Location's policy may carry (static, rendered per location). */
-export type LocationFeature = 'proxy' | 'backendProtocol' | 'rewrite' | 'sslRedirect' | 'customErrors' | 'mirror';
+export type LocationFeature = 'proxy' | 'backendProtocol' | 'rewrite' | 'sslRedirect' | 'customErrors' | 'mirror'
+  | 'upstreamHeaders' | 'nextUpstream';
 
 /**
  * Every feature's config, by feature name (controller/src/model/features: one module each).
@@ -168,6 +169,40 @@ export interface FeatureConfigs {
   readonly safety: SafetySettings;
   readonly mirror: MirrorConfig;
   readonly customErrors: CustomErrorsConfig;
+  readonly upstreamHeaders: UpstreamHeadersConfig;
+  readonly nextUpstream: NextUpstreamConfig;
+  readonly serviceUpstream: ServiceUpstreamConfig;
+}
+
+/**
+ * upstream-vhost and x-forwarded-prefix (features/upstream-headers.ts): headers sent upstream. A
+ * location that sets either prints NGINX's whole list of proxy_set_header again
+ * (rootfs/etc/nginx/template/proxy-headers.njk), as NGINX inherits none into a location with its own.
+ */
+export interface UpstreamHeadersConfig {
+  /** upstream-vhost: the Host header sent upstream (a host name or IP literal, optional port), or null for `$host`. */
+  readonly host: string | null;
+  /** x-forwarded-prefix: the X-Forwarded-Prefix header (a path; `$1`..`$9` are the location regex's captures), or null: not sent. */
+  readonly prefix: string | null;
+}
+
+/** proxy-next-upstream, -timeout, -tries (features/next-upstream.ts): which failed tries NGINX retries on another endpoint. */
+export interface NextUpstreamConfig {
+  /** proxy_next_upstream's conditions (NGINX's words, no repeats; `off` alone), as written. */
+  readonly conditions: readonly string[];
+  /** proxy_next_upstream_timeout in seconds; 0 = no limit. */
+  readonly timeout: number;
+  /** proxy_next_upstream_tries, counting the first try; 0 = no limit (each endpoint once: lua/resty_ingress/balancer.lua). */
+  readonly tries: number;
+}
+
+/**
+ * service-upstream (features/service-upstream.ts): the backend's one endpoint is the Service's
+ * ClusterIP and port instead of its EndpointSlices. DYNAMIC: it only changes Backend.endpoints;
+ * when Ingresses routing to one Service port disagree, the oldest Ingress's value wins.
+ */
+export interface ServiceUpstreamConfig {
+  readonly enabled: boolean;
 }
 
 /**

@@ -3,7 +3,7 @@
 // endpoints and load-balance algorithms never enter it, so an endpoint
 // change cannot change nginx.conf or its version.
 
-import type { AccessLogSettings, Backend, HstsSettings, Model, ProxyConfig, Server } from '../model/types.ts';
+import type { AccessLogSettings, Backend, HstsSettings, Model, NextUpstreamConfig, ProxyConfig, Server } from '../model/types.ts';
 import { defaultCertificatePaths, fallbackSocketPaths, metricsLogPath, type ResolvedRenderOptions } from './render-options.ts';
 import { RenderError } from './nginx-values.ts';
 import type { LocationContext } from './location-blocks.ts';
@@ -79,6 +79,8 @@ export interface ConfigView {
   readonly serverNamesHash: ServerNamesHash;
   /** `client_max_body_size` and the proxy timeouts of http {} (the proxy feature's global config); locations render only what differs. */
   readonly proxyDefaults: ProxyConfig;
+  /** The ConfigMap's proxy-next-upstream* (http {}); locations render only what differs. */
+  readonly nextUpstreamDefaults: NextUpstreamConfig;
   /**
    * The servers in render order, made one at a time as they are iterated
    * (each iteration makes them afresh or takes their JSON from the last
@@ -150,6 +152,15 @@ function proxyDefaultsOf(model: Model): ProxyConfig {
   const defaults = model.settings?.proxy;
   if (defaults === undefined || typeof defaults.bodySize !== 'string') {
     throw new RenderError('UnsafeValue', 'model: settings.proxy must have bodySize and the timeouts');
+  }
+  return defaults;
+}
+
+/** The ConfigMap's next-upstream settings, checked for shape (their values are checked again by the filters). */
+function nextUpstreamDefaultsOf(model: Model): NextUpstreamConfig {
+  const defaults = model.settings?.nextUpstream;
+  if (defaults === undefined || !Array.isArray(defaults.conditions) || defaults.conditions.length === 0) {
+    throw new RenderError('UnsafeValue', 'model: settings.nextUpstream must have conditions, timeout and tries');
   }
   return defaults;
 }
@@ -228,6 +239,7 @@ export function buildConfigView(model: Model, options: ResolvedRenderOptions, vi
     },
     serverNamesHash: sizeServerNamesHash(renderedHostnames(model)),
     proxyDefaults: proxyDefaultsOf(model),
+    nextUpstreamDefaults: nextUpstreamDefaultsOf(model),
     servers: { [Symbol.iterator]: () => serverViews(model, knownBackends, context, views) },
     tls: buildTlsView(model, options),
     globalErrorPages: globalErrorPagesOf(model.settings),

@@ -10,12 +10,15 @@ import { customErrorsFeature } from './custom-errors.ts';
 import type { AnyFeature, FeatureName } from './feature.ts';
 import { loadBalanceFeature } from './load-balance.ts';
 import { mirrorFeature } from './mirror.ts';
+import { nextUpstreamFeature } from './next-upstream.ts';
 import { proxyFeature } from './proxy.ts';
 import { rewriteFeature } from './rewrite.ts';
 import { safetyFeature } from './safety.ts';
+import { serviceUpstreamFeature } from './service-upstream.ts';
 import { sslRedirectFeature } from './ssl-redirect.ts';
 import { tlsSettingsFeature } from './tls-settings.ts';
 import { upstreamHashFeature } from './upstream-hash.ts';
+import { upstreamHeadersFeature } from './upstream-headers.ts';
 
 export const FEATURES: readonly AnyFeature[] = Object.freeze([
   sslRedirectFeature,
@@ -31,6 +34,9 @@ export const FEATURES: readonly AnyFeature[] = Object.freeze([
   safetyFeature,
   customErrorsFeature,
   mirrorFeature,
+  upstreamHeadersFeature,
+  nextUpstreamFeature,
+  serviceUpstreamFeature,
 ]);
 
 /** The features whose output is a location partial, in registry order (render/location-blocks.ts). */

@@ -71,6 +71,8 @@ const mirrorHost = userValue(fc.oneof(
   fc.stringMatching(/^[a-z0-9]([a-z0-9-]{0,8}[a-z0-9])?(\.[a-z0-9]{1,5}){0,2}(:[0-9]{1,5})?$/),
   fc.constantFrom(`${MARKER}.example`, `${MARKER}.example:8443`, '10.0.0.1', '$http_host', 'a_b', '{a}', 'a/b'),
 ));
+/** Host names for upstream-vhost, with the marker sometimes. */
+const upstreamHost = fc.oneof(fc.stringMatching(/^[a-z0-9]([a-z0-9.-]{0,20}[a-z0-9])?$/), fc.constant(`${MARKER}.svc.cluster.local`));
 
 /** What each annotation and ConfigMap key of a feature may be given, by name. */
 export const KEY_VALUES: Readonly<Record<string, fc.Arbitrary<string>>> = {
@@ -131,6 +133,15 @@ export const KEY_VALUES: Readonly<Record<string, fc.Arbitrary<string>>> = {
   'mirror-target': mirrorTarget,
   'mirror-request-body': userValue(fc.constantFrom('on', 'off', ' off ', 'o ff', 'OFF', 'false', '')),
   'mirror-host': mirrorHost,
+  'upstream-vhost': userValue(fc.oneof(upstreamHost, upstreamHost.map((name) => `${name}:8080`), fc.constantFrom('10.0.0.1:80', '[::1]:8443', '$host',
+    '*.example.com', 'a:99999', ' api.internal ', `${MARKER}.svc`, 'a b', 'a;b'))),
+  'x-forwarded-prefix': userValue(fc.oneof(fc.stringMatching(/^\/[A-Za-z0-9._~/:-]{0,20}$/), fc.constantFrom('/$1', '/api/$2/x', '$host', '/a b',
+    `/${MARKER}`, '/a"b', '/$', '/$a1'))),
+  'proxy-next-upstream': userValue(fc.array(fc.constantFrom('error', 'timeout', 'http_502', 'http_503', 'non_idempotent', 'off', 'http_418', MARKER), { minLength: 1, maxLength: 4 })
+    .chain((words) => fc.constantFrom(' ', '', '  ', '\t').map((separator) => words.join(separator)))),
+  'proxy-next-upstream-timeout': seconds,
+  'proxy-next-upstream-tries': userValue(fc.oneof(integerText, fc.constantFrom('0', '1', '100', '101', '+3', '3s'))),
+  'service-upstream': boolean,
 };
 
 /** Every annotation name a feature declares. */
