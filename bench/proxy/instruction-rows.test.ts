@@ -22,6 +22,8 @@ test('buildProxyModel: the plain route has no policy, each canary route one on w
     { route: 'canary-by-weight', backends: ['bench-app-80', 'bench-app-canary-80'], canary: { header: null, weight: 50, weightTotal: 100 } },
     { route: 'allow-list', backends: ['bench-app-80'], canary: null },
     { route: 'cors-simple', backends: ['bench-app-80'], canary: null },
+    { route: 'hash-by-uri', backends: ['bench-app-80'], canary: null },
+    { route: 'ewma', backends: ['bench-app-80'], canary: null },
   ];
   for (const row of rows) {
     const model = MODELS[row.route];
@@ -42,7 +44,7 @@ test('buildProxyModel: the plain route has no policy, each canary route one on w
 test('wrk\'s headers: the canary header with `always` only on the header route, as -H after the Host', () => {
   assert.deepEqual(ROUTE_HEADERS, {
     plain: [], 'canary-by-header': ['X-Canary: always'], 'canary-by-weight': [], 'cookie-affinity': [`Cookie: ${AFFINITY_COOKIE}`],
-    'allow-list': [], 'cors-simple': ['Origin: https://app.example.com'],
+    'allow-list': [], 'cors-simple': ['Origin: https://app.example.com'], 'hash-by-uri': [], ewma: [],
   });
   assert.deepEqual(hostArgs('http://x/', [BENCH_HOST], ROUTE_HEADERS['canary-by-header']), ['-H', `Host: ${BENCH_HOST}`, '-H', 'X-Canary: always', 'http://x/']);
   assert.deepEqual(hostArgs('http://x/', [BENCH_HOST]), ['-H', `Host: ${BENCH_HOST}`, 'http://x/']);
@@ -53,10 +55,10 @@ test('instructionRuns: ours on every route, native once per distinct request, ab
   const rows: { name: string; sides: Parameters<typeof instructionRuns>[0]; routes: BenchRoute[]; want: string[] }[] = [
     { name: 'plain only', sides: ['ours', 'native'], routes: ['plain'], want: ['ours', 'native'] },
     {
-      name: 'every route: native with the header once, the weight route reuses plain native, the affinity and access routes have their own native',
+      name: 'every route: native with the header once, the weight, hash and EWMA routes reuse plain native, the affinity and access routes have their own native',
       sides: ['ours', 'native'], routes: [...BENCH_ROUTES],
       want: ['ours', 'native', 'ours, canary-by-header', 'native, canary-by-header', 'ours, canary-by-weight', 'ours, cookie-affinity', 'native, cookie-affinity',
-        'ours, allow-list', 'native, allow-list', 'ours, cors-simple', 'native, cors-simple'],
+        'ours, allow-list', 'native, allow-list', 'ours, cors-simple', 'native, cors-simple', 'ours, hash-by-uri', 'ours, ewma'],
     },
     {
       name: 'ablations stay plain', sides: ['ours', 'native', 'ours-no-metrics'], routes: ['canary-by-weight'],
@@ -92,7 +94,7 @@ test('splitAsExpected: all but the start-up probe, none, or within binomial boun
     { name: 'no metrics log', split: null, share: 1, want: false },
   ];
   for (const row of rows) assert.equal(splitAsExpected(row.split, row.share), row.want, row.name);
-  assert.deepEqual(BENCH_ROUTES.map((route) => expectedCanaryShare(route, MODELS[route])), [0, 1, 0.5, 0, 0, 0]);
+  assert.deepEqual(BENCH_ROUTES.map((route) => expectedCanaryShare(route, MODELS[route])), [0, 1, 0.5, 0, 0, 0, 0, 0]);
 });
 
 test('canaryRows: ours ÷ native of the same requests, goal 1.25×, no value when the split is wrong', () => {
@@ -154,4 +156,16 @@ test('buildProxyModel: the cookie-affinity route puts affinity on wrk\'s backend
   const md5 = (text: string): string => createHash('md5').update(text).digest('hex');
   assert.equal(AFFINITY_COOKIE.split('|')[1], md5(md5('bench-app-80') + 'bench-app-80'), 'the cookie names the backend (sticky.lua\'s backend key)');
   assert.equal(MODELS.plain.backends[0]?.affinity, null, 'the plain route has none');
+});
+
+test('buildProxyModel: the hash and EWMA routes set wrk\'s backend apart from the plain route (the same nginx.conf but EWMA\'s log phase)', () => {
+  const rows: { route: BenchRoute; want: [string, unknown] }[] = [
+    { route: 'plain', want: ['round_robin', null] },
+    { route: 'hash-by-uri', want: ['round_robin', { by: '$request_uri', subsetSize: null }] },
+    { route: 'ewma', want: ['ewma', null] },
+  ];
+  for (const row of rows) {
+    const backend = MODELS[row.route].backends.find((b) => b.name === 'bench-app-80');
+    assert.deepEqual([backend?.loadBalance, backend?.hash], row.want, row.route);
+  }
 });

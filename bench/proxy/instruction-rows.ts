@@ -13,7 +13,7 @@ import type { Model } from '../../controller/src/model/types.ts';
 import type { BenchContext } from '../lib/context.ts';
 import { metric, type Goal, type Metric } from '../lib/report.ts';
 import { countInstructions, type CanarySplitCount, type InstructionCount, type InstructionWindows } from './instruction-count.ts';
-import { BENCH_ROUTES, APP_ANNOTATIONS, ROUTE_HEADERS, type BenchRoute } from './proxy-model.ts';
+import { BENCH_ROUTES, NATIVE_KEEPS, ROUTE_HEADERS, type BenchRoute } from './proxy-model.ts';
 import type { SideLabel, SideSpec } from './reference-conf.ts';
 
 /** Pay for what you use: a canary route may cost at most this much of native. */
@@ -35,11 +35,11 @@ export function runName(side: SideLabel, route: BenchRoute): string {
 export const ACCESS_GOAL: Goal = { on: 'ratio', op: '<=', target: 1.3 };
 
 /**
- * The route whose native run serves the same requests as `route`: native has no canary (only the
- * headers differ), but allow lists and CORS are NGINX directives native keeps, so those routes are their own.
+ * The route whose native run serves the same requests as `route`: native has no Lua (canary,
+ * hashing, EWMA: only the headers differ), but it keeps the NGINX directives of NATIVE_KEEPS.
  */
 function nativeRouteOf(route: BenchRoute): BenchRoute {
-  if (Object.keys(APP_ANNOTATIONS[route]).length > 0) return route;
+  if (NATIVE_KEEPS.has(route)) return route;
   const headers = ROUTE_HEADERS[route].join('\n');
   return BENCH_ROUTES.find((r) => ROUTE_HEADERS[r].join('\n') === headers) ?? route;
 }
@@ -61,7 +61,7 @@ export function instructionRuns(sides: readonly SideLabel[], routes: readonly Be
 
 /** The canary's share of a route's requests when its policy works: by header (`always`) 1, by weight weight ÷ max(100, total). */
 export function expectedCanaryShare(route: BenchRoute, model: Model): number {
-  if (route === 'plain' || route === 'cookie-affinity' || route === 'allow-list' || route === 'cors-simple') return 0;
+  if (route !== 'canary-by-header' && route !== 'canary-by-weight') return 0;
   if (route === 'canary-by-header') return 1;
   const split = model.routes[0]?.canary;
   if (split === undefined) throw new Error(`the ${route} model has no route policy`);
@@ -99,6 +99,8 @@ const CANARY_ROWS: readonly { route: BenchRoute; name: string }[] = [
   { route: 'canary-by-weight', name: 'user-space instructions per request, canary by weight (50 of 100)' },
   // No canary: its split check (none to a canary, requests logged on the route) proves the run served the location.
   { route: 'cookie-affinity', name: 'user-space instructions per request, cookie affinity (returning session)' },
+  { route: 'hash-by-uri', name: 'user-space instructions per request, hash by $request_uri (upstream-hash-by; wrk\'s one URI: one endpoint)' },
+  { route: 'ewma', name: 'user-space instructions per request, EWMA (load-balance ewma, with its Lua log phase)' },
 ];
 
 /** The canary rows (ours ÷ native, goal CANARY_GOAL) and a note per row on its split. */

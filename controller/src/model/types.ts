@@ -147,7 +147,7 @@ export interface Location {
 export type Policy = Readonly<Partial<Pick<FeatureConfigs, LocationFeature>>>;
 
 /** Features whose config a Location's policy may carry (static, rendered per location). */
-export type LocationFeature = 'proxy' | 'backendProtocol' | 'rewrite' | 'sslRedirect' | 'loadBalance' | 'customErrors' | 'mirror'
+export type LocationFeature = 'proxy' | 'backendProtocol' | 'rewrite' | 'sslRedirect' | 'customErrors' | 'mirror'
   | 'upstreamHeaders' | 'nextUpstream' | 'accessControl' | 'cors';
 
 /**
@@ -161,6 +161,7 @@ export interface FeatureConfigs {
   readonly rewrite: RewriteConfig;
   readonly sslRedirect: SslRedirectConfig;
   readonly loadBalance: LoadBalanceConfig;
+  readonly upstreamHash: UpstreamHashConfig;
   readonly canary: CanaryConfig;
   readonly affinity: AffinityConfig;
   readonly tls: TlsSettings;
@@ -276,9 +277,30 @@ export interface SslRedirectConfig {
   readonly force: boolean;
 }
 
-/** load-balance: lives on the Backend; when Ingresses disagree, the oldest Ingress's value wins. */
+/** load-balance: lives on the Backend (DYNAMIC); when Ingresses disagree, the oldest Ingress's value wins. */
 export interface LoadBalanceConfig {
   readonly algorithm: LoadBalance;
+}
+
+/**
+ * upstream-hash-by, -subset, -subset-size (annotations only: ingress-nginx reads the ConfigMap keys
+ * of these names but never uses them). Lives on the Backend as Backend.hash (DYNAMIC).
+ */
+export interface UpstreamHashConfig {
+  /** upstream-hash-by: the key template (`$name`, `${name}` and text of [A-Za-z0-9_-]), or null = no hashing. */
+  readonly by: string | null;
+  /** upstream-hash-by-subset: the key picks a subset of `subsetSize` endpoints, then a random one of it. */
+  readonly subset: boolean;
+  /** upstream-hash-by-subset-size (default 3). */
+  readonly subsetSize: number;
+}
+
+/** Consistent hashing of a backend, as Lua receives it. */
+export interface BackendHash {
+  /** The key template, validated (UpstreamHashConfig.by). */
+  readonly by: string;
+  /** Endpoints per subset (subset mode), or null: the key picks one endpoint. */
+  readonly subsetSize: number | null;
 }
 
 /** The canary-* annotations of one Ingress, read together (features/canary.ts). */
@@ -456,9 +478,9 @@ export interface Endpoint {
 }
 
 /**
- * One backend: a Service port. Static part: name/service/port and loadBalance
- * (they shape nginx.conf only through the locations that name the backend).
- * Dynamic part: endpoints and affinity, applied by Lua without a reload.
+ * One backend: a Service port. Static part: name/service/port (they shape
+ * nginx.conf only through the locations that name the backend). Dynamic part:
+ * endpoints, loadBalance, hash and affinity, applied by Lua without a reload.
  */
 export interface Backend {
   /** `<namespace>-<service>-<port>` where port is the Service port number or name as referenced. */
@@ -472,11 +494,17 @@ export interface Backend {
   /** Ready endpoints, sorted by address then port; empty = 503 (missing Service, none ready). DYNAMIC. */
   readonly endpoints: readonly Endpoint[];
   /**
-   * Balancing algorithm; when Ingresses disagree, the oldest Ingress's value wins. STATIC:
-   * EWMA needs a Lua log phase in the backend's locations (it learns response times), which
-   * round_robin locations do not pay for; Lua also receives it with the endpoints.
+   * Balancing algorithm; when Ingresses disagree, the oldest Ingress's value wins. DYNAMIC
+   * (pushed with the endpoints, never a reload). EWMA learns response times from a Lua log
+   * phase, which only the locations of backends that used EWMA when nginx.conf was last
+   * rendered carry (render/location-blocks.ts says why).
    */
   readonly loadBalance: LoadBalance;
+  /**
+   * Consistent hashing (upstream-hash-by), or null. When set (and no affinity), Lua picks by the
+   * hash, not by loadBalance. When Ingresses disagree, the oldest Ingress's value wins. DYNAMIC.
+   */
+  readonly hash: BackendHash | null;
   /**
    * Session affinity by cookie, or null. When Ingresses disagree, the oldest Ingress with
    * affinity: cookie decides (ingress-nginx takes the first it sees with a type); a canary's
@@ -496,6 +524,8 @@ export interface DynamicBackend {
   readonly name: string;
   readonly endpoints: readonly Endpoint[];
   readonly loadBalance: LoadBalance;
+  /** Backend.hash when not null (absent = none: Lua's canonical form leaves it out too). */
+  readonly hash?: BackendHash;
   /** Backend.affinity; absent = null. */
   readonly affinity?: BackendAffinity | null;
 }

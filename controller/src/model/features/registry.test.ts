@@ -68,10 +68,10 @@ void describe('every name belongs to one module', () => {
 
 void describe('the registry\'s views', () => {
   void it('the location features, in registry order', () => {
-    assert.deepEqual(LOCATION_FEATURES.map((feature) => feature.name), ['sslRedirect', 'accessControl', 'cors', 'proxy', 'rewrite', 'backendProtocol', 'loadBalance', 'customErrors',
+    assert.deepEqual(LOCATION_FEATURES.map((feature) => feature.name), ['sslRedirect', 'accessControl', 'cors', 'proxy', 'rewrite', 'backendProtocol', 'customErrors',
       'mirror', 'upstreamHeaders', 'nextUpstream']);
   });
-  void it('the dynamic features', () => assert.deepEqual(DYNAMIC_FEATURES.map((feature) => feature.name), ['canary', 'affinity', 'serviceUpstream']));
+  void it('the dynamic features', () => assert.deepEqual(DYNAMIC_FEATURES.map((feature) => feature.name), ['loadBalance', 'upstreamHash', 'canary', 'affinity', 'serviceUpstream']));
   void it('modules, their defaults and keys are frozen', () => {
     assert.ok(Object.isFrozen(FEATURES));
     for (const feature of FEATURES) assert.ok(Object.isFrozen(feature) && Object.isFrozen(feature.defaults) && Object.isFrozen(feature.keys), feature.name);

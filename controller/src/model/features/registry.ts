@@ -19,6 +19,7 @@ import { safetyFeature } from './safety.ts';
 import { serviceUpstreamFeature } from './service-upstream.ts';
 import { sslRedirectFeature } from './ssl-redirect.ts';
 import { tlsSettingsFeature } from './tls-settings.ts';
+import { upstreamHashFeature } from './upstream-hash.ts';
 import { upstreamHeadersFeature } from './upstream-headers.ts';
 
 export const FEATURES: readonly AnyFeature[] = Object.freeze([
@@ -30,6 +31,7 @@ export const FEATURES: readonly AnyFeature[] = Object.freeze([
   rewriteFeature,
   backendProtocolFeature,
   loadBalanceFeature,
+  upstreamHashFeature,
   canaryFeature,
   affinityFeature,
   tlsSettingsFeature,
