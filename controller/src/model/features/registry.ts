@@ -6,6 +6,7 @@ import { accessLogFeature } from './access-log.ts';
 import { affinityFeature } from './affinity.ts';
 import { backendProtocolFeature } from './backend-protocol.ts';
 import { canaryFeature } from './canary.ts';
+import { clientCertsFeature } from './client-certs.ts';
 import { customErrorsFeature } from './custom-errors.ts';
 import type { AnyFeature, FeatureName } from './feature.ts';
 import { loadBalanceFeature } from './load-balance.ts';
@@ -35,6 +36,7 @@ export const FEATURES: readonly AnyFeature[] = Object.freeze([
   upstreamHeadersFeature,
   nextUpstreamFeature,
   serviceUpstreamFeature,
+  clientCertsFeature,
 ]);
 
 /** The features whose output is a location partial, in registry order (render/location-blocks.ts). */
