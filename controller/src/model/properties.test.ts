@@ -32,9 +32,10 @@ const RUNS = 600;
 
 /**
  * Where a string may hold characters that would leave an NGINX token: canary splits and
- * certificates are data for Lua (JSON, never nginx.conf), the log format is single-quoted by render.
+ * certificates, client CAs and auth-tls-match-cn are data for Lua (JSON, never nginx.conf), the log
+ * format is single-quoted by render.
  */
-const FREE_TEXT = /^(?:tls\.certificates\[\d+\]\.(?:cert|key)|settings\.accessLog\.format|routes\[\d+\]\.canary\.\w+)$/;
+const FREE_TEXT = /^(?:tls\.certificates\[\d+\]\.(?:cert|key)|settings\.accessLog\.format|routes\[\d+\]\.canary\.\w+|tls\.clientAuth\.(?:cas\[\d+\]\.pem|hosts\[\d+\]\.matchCn)|servers\[\d+\]\.locations\[\d+\]\.policy\.clientCerts\.matchCn)$/;
 // eslint-disable-next-line no-control-regex -- control characters are what is looked for
 const LEAVES_TOKEN = /[\u0000-\u0020\u007f"'\\;{}]/u;
 
