@@ -77,7 +77,9 @@ export const clientCertsFeature = defineFeature({
     field<ClientCertsConfig, 'secret'>('secret', parseSecret, {
       annotation: { name: 'auth-tls-secret', scope: 'location', risk: 'Medium' },
       defaultText: '', doc: 'Secret (name or namespace/name) whose ca.crt holds the CAs client certificates must chain to.',
-      difference: 'another namespace is refused (allow-cross-namespace-resources is not supported); a Secret without ca.crt makes the host answer 403 instead of serving without verification',
+      difference: 'another namespace is refused (allow-cross-namespace-resources is not supported); a Secret without ca.crt makes the host answer 403 '
+        + 'instead of serving without verification; a changed CA applies without a reload to new TLS sessions, while a session resumed from before '
+        + 'the change keeps its verification until ssl_session_timeout (10 minutes)',
     }),
     field<ClientCertsConfig, 'verify'>('verify', (raw) => parseOneOf(raw, VERIFY), {
       annotation: { name: 'auth-tls-verify-client', scope: 'location', risk: 'Medium' }, invalid: 'ignore',
