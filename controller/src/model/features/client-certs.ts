@@ -53,6 +53,11 @@ export function parseMatchCn(raw: string): Checked<string> {
   if (!raw.startsWith('CN=')) return refuse('expected CN= followed by a regular expression');
   // Printable ASCII only: Lua checks the pattern again, and no byte of it can mean anything else there.
   if (raw.length > MAX_MATCH_CN || !/^[\x20-\x7e]+$/u.test(raw)) return refuse(`expected at most ${MAX_MATCH_CN} printable ASCII characters`);
+  // Only syntax JavaScript and PCRE2 read alike: Lua compiles it again with PCRE and refuses the
+  // whole client-auth push when it cannot, which would hold back every host's update.
+  if (/\\[A-Za-z0-9]/u.test(raw.replaceAll(/\\[dDwWsSbB]/gu, '')) || /\(\?<[=!]/u.test(raw)) {
+    return refuse('expected escapes \\d \\w \\s \\b (their negations) or of punctuation, and no lookbehind');
+  }
   try {
     new RegExp(raw, 'u');
   } catch {
