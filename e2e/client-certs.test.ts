@@ -5,8 +5,10 @@
 // ssl-client-verify, ssl-client-subject-dn, ssl-client-issuer-dn (and
 // ssl-client-cert with pass-certificate); none or another CA's is 400, or a
 // 302 to auth-tls-error-page; optional lets a client without one through;
-// match-cn answers 403 for another subject. A changed CA Secret or mode
-// applies with no reload; a younger Ingress on the host gets a Warning Event.
+// optional_no_ca passes another CA's with its FAILED result; match-cn answers 403
+// for another subject. A changed CA Secret or mode applies with no reload; a
+// younger Ingress on the host is checked with the oldest one's settings and gets
+// a Warning Event.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { rmSync } from 'node:fs';
@@ -31,9 +33,9 @@ function caSecret(name: string, ca: string): string {
   return yamlDocuments([{ apiVersion: 'v1', kind: 'Secret', metadata: { name }, data: { 'ca.crt': b64(ca) } }]);
 }
 
-function securedIngress(name: string, host: string, annotations: Record<string, string>): string {
+function securedIngress(name: string, host: string, annotations: Record<string, string>, path = '/'): string {
   const manifest = ingressManifest({
-    name, host, paths: [{ path: '/', service: 'web' }],
+    name, host, paths: [{ path, service: 'web' }],
     annotations: Object.fromEntries(Object.entries(annotations).map(([key, value]) => [`${PREFIX}/${key}`, value])),
   });
   // The harness's YAML writer leaves on/off bare, which kubectl's YAML 1.1 reads as booleans.
@@ -43,8 +45,8 @@ function securedIngress(name: string, host: string, annotations: Record<string, 
 
 interface Answer { status: number; body: string; location: string }
 
-async function curl(port: number, host: string, cert?: ClientCertFiles): Promise<Answer> {
-  const args = ['-sk', '--max-time', '5', '--resolve', `${host}:${port}:127.0.0.1`, '-o', '-', '-w', '\n%{http_code} %{redirect_url}', `https://${host}:${port}/`];
+async function curl(port: number, host: string, cert?: ClientCertFiles, path = '/'): Promise<Answer> {
+  const args = ['-sk', '--max-time', '5', '--resolve', `${host}:${port}:127.0.0.1`, '-o', '-', '-w', '\n%{http_code} %{redirect_url}', `https://${host}:${port}${path}`];
   if (cert) args.push('--cert', cert.certPath, '--key', cert.keyPath);
   const { stdout } = await run('curl', args);
   const cut = stdout.lastIndexOf('\n');
@@ -88,6 +90,23 @@ test('client certificates by host: accepted, refused, optional, headers upstream
     assert.match(stranger.body, /The SSL certificate error/u);
   });
 
+  await t.test('a younger Ingress on the host: its path is checked with the oldest one\'s settings, it gets a Warning Event', async () => {
+    const before = controller.logs().length;
+    await cluster.apply(securedIngress('secure-admin', 'secure.test', { 'auth-tls-secret': 'other-ca', 'auth-tls-verify-client': 'optional' }, '/admin'));
+    // A new path reloads; the next subtest counts reloads from here.
+    await controller.waitForReload(before);
+    const event = await waitFor('the ClientCertConflict Event', async () =>
+      (await cluster.events('involvedObject.name=secure-admin,type=Warning')).find((e) => e.reason === 'ClientCertConflict'));
+    assert.match(event.message, /already set by older Ingress default\/secure/u);
+    const admin = await waitFor('/admin served', async () => {
+      const answer = await curl(port, 'secure.test', certs.alice, '/admin');
+      return answer.status === 200 ? answer : undefined;
+    });
+    assert.equal(echoed(admin)['ssl-client-verify'], 'SUCCESS');
+    assert.equal(echoed(admin)['ssl-client-cert'] !== undefined, true, 'the host\'s pass-certificate applies to it');
+    assert.equal((await curl(port, 'secure.test', undefined, '/admin')).status, 400, 'not optional: the oldest Ingress says on');
+  });
+
   await t.test('optional, match-cn, error page and a changed CA apply with no reload', async () => {
     const reloads = controller.reloadCount();
     const apply = async (annotations: Record<string, string>): Promise<void> => { await cluster.apply(securedIngress('secure', 'secure.test', { ...base, ...annotations })); };
@@ -100,6 +119,14 @@ test('client certificates by host: accepted, refused, optional, headers upstream
     assert.equal(echoed(optional)['ssl-client-verify'], 'NONE');
     assert.equal(echoed(optional)['ssl-client-subject-dn'], undefined, 'an empty value sends no header');
     assert.equal((await curl(port, 'secure.test', certs.mallory)).status, 400);
+
+    await apply({ 'auth-tls-verify-client': 'optional_no_ca' });
+    const noCa = await waitFor('optional_no_ca', async () => {
+      const answer = await curl(port, 'secure.test', certs.mallory);
+      return answer.status === 200 ? answer : undefined;
+    });
+    assert.equal(echoed(noCa)['ssl-client-verify'], 'FAILED:unable to verify the first certificate');
+    assert.equal(echoed(noCa)['ssl-client-subject-dn'], 'CN=mallory');
 
     await apply({ 'auth-tls-match-cn': 'CN=(bob|carol)' });
     const forbidden = await waitFor('match-cn', async () => {
