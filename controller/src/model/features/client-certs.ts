@@ -8,7 +8,7 @@
 // nginx.conf. No value reaches nginx.conf: match-cn and the error page travel
 // as JSON data, checked again by Lua.
 
-import { accept, refuse, type Checked } from '../checked.ts';
+import { accept, refuse, unsupported, type Checked } from '../checked.ts';
 import { checkNamespace, checkObjectName } from '../names.ts';
 import { checkBacktracking, newRegexCheckBudget } from '../regex-backtracking.ts';
 import type { ClientCertsConfig, ClientCertsSecret, ClientVerify } from '../types.ts';
@@ -43,8 +43,9 @@ function parseDepth(raw: string): Checked<number> {
 
 function parseErrorPage(raw: string): Checked<string> {
   if (raw.length > 2048 || !ERROR_PAGE.test(raw)) return refuse('expected a URL or @location of letters, digits, "-", "_", ".", ":" and "/"');
-  // A named location would need to exist in every server of the host: not offered.
-  if (raw.startsWith('@')) return refuse('a named location is not supported; give a URL');
+  // NGINX redirects (302) to an http(s) URL; anything else ingress-nginx's error_page turns into an
+  // internal redirect inside the server (a path, a named location), which is not offered here.
+  if (!/^https?:\/\//u.test(raw)) return unsupported('only an http:// or https:// URL is supported (a 302 to it)');
   return accept(raw);
 }
 
@@ -97,6 +98,7 @@ export const clientCertsFeature = defineFeature({
     field<ClientCertsConfig, 'errorPage'>('errorPage', parseErrorPage, {
       annotation: { name: 'auth-tls-error-page', scope: 'location', risk: 'High' },
       defaultText: '', doc: 'URL a client whose certificate is refused is redirected to (302), instead of NGINX\'s 400 page.',
+      difference: 'only an http(s) URL; a path or named location (an internal redirect in ingress-nginx) is refused',
     }),
     field<ClientCertsConfig, 'passCertificate'>('passCertificate', parseBoolean, {
       annotation: { name: 'auth-tls-pass-certificate-to-upstream', scope: 'location', risk: 'Low' },
