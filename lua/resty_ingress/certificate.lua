@@ -86,9 +86,11 @@ local function load(dict, id)
     return entry
 end
 
-function _M.call()
+-- Serves the certificate of server_name; also called by client_auth.lua in the
+-- certificate phase of a server with client auth (its own context replaced this one's).
+function _M.serve(server_name)
     local dict = certificate_store.dict()
-    local id = _M.lookup(dict, clienthello.get_client_hello_server_name())
+    local id = _M.lookup(dict, server_name)
     if not id then
         return
     end
@@ -107,6 +109,10 @@ function _M.call()
         ngx_log(ERR, "serving certificate ", id, ": ", err)
         return ngx.exit(ngx.ERROR)
     end
+end
+
+function _M.call()
+    return _M.serve(clienthello.get_client_hello_server_name())
 end
 
 return _M

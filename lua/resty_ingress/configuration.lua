@@ -8,12 +8,16 @@
 --   GET  /configuration/certificates  what is loaded, without PEMs or keys
 --   POST /configuration/routes    every route policy (routes_api.lua; 201 / 400 + reason)
 --   GET  /configuration/routes    the policies as stored ({"routes":[]} before any POST)
+--   POST /configuration/client-auth  CA bundles + each host's client-certificate mode (client_auth_api.lua)
+--   GET  /configuration/client-auth  the state as stored (CA PEMs are public certificates)
 local ngx = ngx
 local cjson = require("cjson.safe")
 local store = require("resty_ingress.store")
 local validate = require("resty_ingress.validate")
 local certificate_api = require("resty_ingress.certificate_api")
 local routes_api = require("resty_ingress.routes_api")
+local client_auth = require("resty_ingress.client_auth")
+local client_auth_api = require("resty_ingress.client_auth_api")
 
 local io_open = io.open
 local next = next
@@ -152,6 +156,10 @@ local endpoints = {
         GET = function() return respond(200, certificate_api.summary(), "application/json") end,
         POST = certificates(certificate_api.post),
         PATCH = certificates(certificate_api.patch),
+    },
+    ["/configuration/client-auth"] = {
+        GET = function() return respond(200, client_auth.stored(), "application/json") end,
+        POST = function() return push(client_auth_api.parse, client_auth.replace, 201) end,
     },
     ["/configuration/routes"] = {
         GET = get_routes,

@@ -10,6 +10,7 @@ local balancer = require("resty_ingress.balancer")
 local https_redirect = require("resty_ingress.https_redirect")
 local unbalanced = require("resty_ingress.unbalanced")
 local default_backend = require("resty_ingress.default_backend")
+local client_auth = require("resty_ingress.client_auth")
 
 local _M = {}
 
@@ -27,6 +28,9 @@ function _M.entry_points()
         default_backend = default_backend.fallback,
         -- rewrite_by_lua of the custom error pages' named locations: see default_backend.lua.
         error_page = default_backend.error_page,
+        -- access_by_lua and ssl_certificate_by_lua of servers with client certificates: see client_auth.lua.
+        client_cert = client_auth.check,
+        client_cert_handshake = client_auth.handshake,
     }
 end
 

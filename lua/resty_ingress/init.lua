@@ -29,6 +29,8 @@ local MODULES = {
     "resty_ingress.certificate_store",
     "resty_ingress.certificate_api",
     "resty_ingress.certificate",
+    "resty_ingress.client_auth_api",
+    "resty_ingress.client_auth",
     "resty_ingress.https_redirect",
     "resty_ingress.unbalanced",
     "resty_ingress.default_backend",

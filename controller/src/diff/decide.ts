@@ -70,6 +70,7 @@ export function dynamicCertificates(model: Model): DynamicCertificates {
     certificates: model.tls.certificates.map((c) => ({ id: c.id, cert: c.cert, key: c.key })),
     hosts: Object.fromEntries(model.tls.hosts.map((h) => [h.host, h.certificate])),
     defaultCertificate: model.tls.defaultCertificate,
+    ...(model.tls.clientAuth === undefined ? {} : { clientAuth: model.tls.clientAuth }),
   };
 }
 

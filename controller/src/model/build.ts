@@ -37,6 +37,8 @@ import { placeCanaries, type CanaryIngress } from './canaries.ts';
 import { affinityWarnings } from './affinity-warnings.ts';
 import { placeBackendLocation } from './placement.ts';
 import { resolveTls, type IngressTls } from './tls-hosts.ts';
+import { claimClientAuth, markClientAuthServers, resolveClientAuth, type ClientCertClaim } from './client-auth.ts';
+import { CATCH_ALL_HOST } from './names.ts';
 import { ServerTable } from './server-table.ts';
 import type { BuildOptions, BuildResult, Failure, GlobalSettings, RoutePolicy, Server, Snapshot } from './types.ts';
 
@@ -59,6 +61,8 @@ interface BuildState {
   readonly prefix: string;
   /** Some Ingress's error pages go to --default-backend-service. */
   globalErrorPages: boolean;
+  /** Accepted Ingresses asking for client certificates, oldest first (client-auth.ts). */
+  readonly clientCerts: ClientCertClaim[];
 }
 
 /** Places one Ingress's rule locations (its translation may come from an earlier build) and records it for the later phases. */
@@ -74,6 +78,16 @@ function addIngress(ingress: V1Ingress, rank: number, state: BuildState): void {
       ref: translation.ref, rank, canary, candidates: translation.candidates, stickyAffinity: affinity?.canaryBehavior !== 'legacy', serviceUpstream,
     });
     return;
+  }
+  const clientCerts = translation.features.policy.clientCerts;
+  if (clientCerts?.secret != null) {
+    // Client certificates bind to a host's TLS server name: the catch-all has none to bind to.
+    if (translation.hosts.includes(CATCH_ALL_HOST)) {
+      state.failures.push(makeFailure(translation.ref, 'ClientCertNeedsHost', 'spec.rules',
+        'auth-tls-secret needs every rule to name a host; the Ingress is not served'));
+      return;
+    }
+    state.clientCerts.push({ ref: translation.ref, hosts: translation.hosts, config: clientCerts });
   }
   for (const host of translation.hosts) state.table.ensure(host);
   const balancing = balancingOf(translation.features.dynamic, state.settings);
@@ -148,6 +162,8 @@ interface Routing {
   readonly backends: readonly ResolvedBackend[];
   /** Accepted Ingresses with spec.tls entries, for resolveTls. */
   readonly tls: readonly IngressTls[];
+  /** The Ingress deciding each host's client certificates, for resolveClientAuth. */
+  readonly clientAuth: ReturnType<typeof claimClientAuth>['winners'];
   readonly failures: readonly Failure[];
 }
 
@@ -187,6 +203,7 @@ function buildRouting(translations: TranslationCache, snapshot: Snapshot, option
   const state: BuildState = {
     table: new ServerTable(), registry: new BackendRegistry(), failures: [...config.failures], accepted: [], tls: [],
     canaries: [], settings: config.settings, translations, services, prefix: options.annotationsPrefix, globalErrorPages: false,
+    clientCerts: [],
   };
 
   ours.forEach((ingress, rank) => {
@@ -210,8 +227,11 @@ function buildRouting(translations: TranslationCache, snapshot: Snapshot, option
 
   const resolved = state.registry.resolve(services);
   state.failures.push(...resolved.failures);
+  const clientAuth = claimClientAuth(state.clientCerts);
+  state.failures.push(...clientAuth.failures);
   return {
-    servers: state.table.toServers(), settings: staticSettings(errorPages.settings), routes: canaries.routes, backends: resolved.backends, tls: state.tls, failures: state.failures,
+    clientAuth: clientAuth.winners,
+    servers: markClientAuthServers(state.table.toServers(), clientAuth.winners), settings: staticSettings(errorPages.settings), routes: canaries.routes, backends: resolved.backends, tls: state.tls, failures: state.failures,
   };
 }
 
@@ -241,8 +261,10 @@ function buildWith(caches: BuildCaches, snapshot: Snapshot, options: BuildOption
   caches.routing = { inputs, routing };
   const backends = withEndpoints(routing.backends, indexSlices(snapshot), caches.endpoints);
   const tls = resolveTls(routing.tls, snapshot?.secrets ?? [], options);
+  const clientAuth = resolveClientAuth(routing.clientAuth, snapshot?.secrets ?? []);
+  const tlsState = clientAuth.state === undefined ? tls.state : { ...tls.state, clientAuth: clientAuth.state };
   return {
-    model: { servers: routing.servers, backends, tls: tls.state, settings: routing.settings, routes: routing.routes },
-    failures: [...routing.failures, ...tls.failures],
+    model: { servers: routing.servers, backends, tls: tlsState, settings: routing.settings, routes: routing.routes },
+    failures: [...routing.failures, ...tls.failures, ...clientAuth.failures],
   };
 }

@@ -34,10 +34,12 @@ const RUNS = 600;
 
 /**
  * Where a string may hold characters that would leave an NGINX token: canary splits, a backend's
- * hash key and certificates are data for Lua (JSON, never nginx.conf), the log format is
- * single-quoted by render. A hash key is checked against its own grammar instead (HASH_BY).
+ * hash key, certificates, client CAs and auth-tls-match-cn are data for Lua (JSON, never
+ * nginx.conf), the log format is single-quoted by render. A hash key is checked against its own
+ * grammar instead (HASH_BY).
  */
 const FREE_TEXT = new RegExp('^(?:tls\\.certificates\\[\\d+\\]\\.(?:cert|key)|settings\\.accessLog\\.format|routes\\[\\d+\\]\\.canary\\.\\w+|backends\\[\\d+\\]\\.hash\\.by'
+  + '|tls\\.clientAuth\\.(?:cas\\[\\d+\\]\\.pem|hosts\\[\\d+\\]\\.matchCn)|servers\\[\\d+\\]\\.locations\\[\\d+\\]\\.policy\\.clientCerts\\.matchCn'
   + '|(?:settings|servers\\[\\d+\\]\\.locations\\[\\d+\\]\\.policy)\\.(?:cors\\.(?:allowMethods|allowHeaders|exposeHeaders)|accessControl\\.block(?:UserAgents|Referers)\\[\\d+\\]\\.value))$', 'u');
 /** upstream-hash-by as Lua parses it (lua/resty_ingress/chash.lua parse_key). */
 const HASH_BY = /^(?:\$\{[A-Za-z0-9_]+\}|\$[A-Za-z0-9_]+|[A-Za-z0-9_-]+)+$/u;

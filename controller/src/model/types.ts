@@ -83,6 +83,12 @@ export interface Server {
   readonly hostname: string;
   /** Locations in the order NGINX should see them (see LocationMatch), sorted deterministically. */
   readonly locations: readonly Location[];
+  /**
+   * Absent: no client certificates. Present: the host checks them (auth-tls-*, the oldest Ingress
+   * of the host decides: model/client-auth.ts); the mode and CA are dynamic (TlsState.clientAuth).
+   * passCertificate: ssl-client-cert goes upstream.
+   */
+  readonly clientAuth?: { readonly passCertificate: boolean };
   // No "has TLS" flag here: whether a host has a certificate lives only in the
   // dynamic TlsState, so adding TLS to a served host never reloads (Lua
   // decides ssl-redirect per request: lua/resty_ingress/https_redirect.lua).
@@ -148,7 +154,7 @@ export type Policy = Readonly<Partial<Pick<FeatureConfigs, LocationFeature>>>;
 
 /** Features whose config a Location's policy may carry (static, rendered per location). */
 export type LocationFeature = 'proxy' | 'backendProtocol' | 'rewrite' | 'sslRedirect' | 'customErrors' | 'mirror'
-  | 'upstreamHeaders' | 'nextUpstream' | 'accessControl' | 'cors';
+  | 'upstreamHeaders' | 'nextUpstream' | 'accessControl' | 'cors' | 'clientCerts';
 
 /**
  * Every feature's config, by feature name (controller/src/model/features: one module each).
@@ -174,6 +180,36 @@ export interface FeatureConfigs {
   readonly upstreamHeaders: UpstreamHeadersConfig;
   readonly nextUpstream: NextUpstreamConfig;
   readonly serviceUpstream: ServiceUpstreamConfig;
+  readonly clientCerts: ClientCertsConfig;
+}
+
+/** auth-tls-verify-client: NGINX's ssl_verify_client modes. */
+export type ClientVerify = 'on' | 'off' | 'optional' | 'optional_no_ca';
+
+/** auth-tls-secret as written: namespace null = the Ingress's own. */
+export interface ClientCertsSecret {
+  readonly namespace: string | null;
+  readonly name: string;
+}
+
+/**
+ * auth-tls-* (features/client-certs.ts): client certificates. Set per Ingress, applied per host: the
+ * oldest Ingress of a host with a secret decides (model/client-auth.ts); Server.clientAuth and
+ * TlsState.clientAuth carry the result. No field reaches nginx.conf but passCertificate.
+ */
+export interface ClientCertsConfig {
+  /** auth-tls-secret; null = client certificates off (every other key is then ignored, as ingress-nginx). */
+  readonly secret: ClientCertsSecret | null;
+  /** auth-tls-verify-client (default on). */
+  readonly verify: ClientVerify;
+  /** auth-tls-verify-depth, 1..100 (default 1; 0 reads as 1). */
+  readonly depth: number;
+  /** auth-tls-error-page: URL refused clients are redirected to (302), or null: NGINX's 400 pages. */
+  readonly errorPage: string | null;
+  /** auth-tls-pass-certificate-to-upstream: send ssl-client-cert upstream. */
+  readonly passCertificate: boolean;
+  /** auth-tls-match-cn: "CN=<regex>" matched against $ssl_client_s_dn (403 otherwise), or null. */
+  readonly matchCn: string | null;
 }
 
 /**
@@ -607,6 +643,27 @@ export interface TlsState {
   readonly hosts: readonly CertificateHost[];
   /** Certificate.id of --default-ssl-certificate when valid, else null (the self-signed placeholder of nginx.conf). */
   readonly defaultCertificate: string | null;
+  /** Client certificates per host (absent = none): pushed to Lua with the certificates (POST /configuration/client-auth). */
+  readonly clientAuth?: ClientAuthState;
+}
+
+/** The CA bundles and each host's client-certificate settings (model/client-auth.ts). */
+export interface ClientAuthState {
+  /** CA bundles by id (`namespace/name` of the Secret), sorted by id; `pem` is re-encoded certificate by certificate. */
+  readonly cas: readonly { readonly id: string; readonly pem: string }[];
+  /** Sorted by host. */
+  readonly hosts: readonly ClientAuthHost[];
+}
+
+/** One host's client-certificate settings as Lua receives them (lua/resty_ingress/client_auth_api.lua). */
+export interface ClientAuthHost {
+  readonly host: string;
+  /** The CA bundle's id, or null: its Secret is missing or unusable, the host answers 403. */
+  readonly ca: string | null;
+  readonly verify: ClientVerify;
+  readonly depth: number;
+  readonly matchCn: string | null;
+  readonly errorPage: string | null;
 }
 
 /** The JSON Lua receives on POST /configuration/certificates: the FULL set (private keys included, loopback only). */
@@ -617,6 +674,8 @@ export interface DynamicCertificates {
   readonly hosts: Readonly<Record<string, string>>;
   /** Certificate id for unknown SNI, or null (NGINX's placeholder certificate). */
   readonly defaultCertificate: string | null;
+  /** Client certificates (absent = none), POSTed whole to /configuration/client-auth after the certificates. */
+  readonly clientAuth?: ClientAuthState;
 }
 
 /** HSTS as sent on HTTPS responses. */

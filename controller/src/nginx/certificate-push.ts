@@ -15,10 +15,10 @@
 // reason (ids, never PEM content).
 
 import { createHash } from 'node:crypto';
-import type { DynamicCertificates } from '../model/types.ts';
+import type { ClientAuthState, DynamicCertificates } from '../model/types.ts';
 import { getCertificates, type LoadedCertificates } from './lua-certificates.ts';
 import { LuaClientError, type LuaClientOptions } from './lua-client.ts';
-import { luaRequest } from './lua-request.ts';
+import { luaRequest, postDocument } from './lua-request.ts';
 
 const PATH = '/configuration/certificates';
 /** Far below the endpoint's 21 MiB, and a bounded pause for the worker that parses it. */
@@ -122,6 +122,16 @@ async function patchCertificates(baseUrl: string, patch: CertificatePatch, opts:
   return Number(match[1]);
 }
 
+const CLIENT_AUTH_PATH = '/configuration/client-auth';
+
+/** The body of POST /configuration/client-auth (lua/resty_ingress/client_auth_api.lua): objects keyed by CA id and host. */
+export function luaClientAuth(state: ClientAuthState | undefined): unknown {
+  return {
+    cas: Object.fromEntries((state?.cas ?? []).map((ca) => [ca.id, ca.pem])),
+    hosts: Object.fromEntries((state?.hosts ?? []).map(({ host, ...settings }) => [host, settings])),
+  };
+}
+
 export interface CertificatePusher {
   /** Brings Lua to `desired` in bounded PATCHes; resolves with Lua's certificate store version. */
   push(desired: DynamicCertificates): Promise<number>;
@@ -136,6 +146,8 @@ export function createCertificatePusher(baseUrl: string, opts: LuaClientOptions 
       held = null; // unknown until every PATCH is through
       let version = loaded.version;
       for (const patch of planCertificatePatches(known, desired)) version = await patchCertificates(baseUrl, patch, opts);
+      // After the certificates: the client-auth state is small (CAs and modes), sent whole every time.
+      await postDocument(baseUrl, CLIENT_AUTH_PATH, luaClientAuth(desired.clientAuth), opts);
       held = heldAfter(desired, version);
       return version;
     },

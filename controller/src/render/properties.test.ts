@@ -44,8 +44,21 @@ const USER_VALUE_DIRECTIVES = new Set(['server_name', 'location', 'set', 'rewrit
   'server', 'proxy_pass', 'proxy_set_header', 'proxy_ssl_name',
   // CORS (features/cors.njk): the origin regex and the header lists.
   'add_header', 'if']);
-/** Lua blocks whose string literals may carry a backend name. */
-const USER_VALUE_LUA = new Set(['log_by_lua_block', 'rewrite_by_lua_block']);
+/**
+ * The client-certificate check is a server-level access_by_lua that every location inherits
+ * (features/client-certs-server.njk): a location with an access_by_lua (or access_by_lua_file)
+ * of its own would replace it and serve that path unverified.
+ */
+function assertClientCertCheckInherited(conf: string): void {
+  for (const server of conf.split(/\n {4}server \{\n/u).slice(1)) {
+    if (!server.includes('resty_ingress.client_cert(')) continue;
+    const accessPhases = server.match(/access_by_lua/gu)?.length ?? 0;
+    assert.equal(accessPhases, 1, `a location of a client-certificate server has its own access phase:\n${server.slice(0, 400)}`);
+  }
+}
+
+/** Lua blocks whose string literals may carry a backend name, or a host (client certificates' server name). */
+const USER_VALUE_LUA = new Set(['log_by_lua_block', 'rewrite_by_lua_block', 'ssl_certificate_by_lua_block', 'access_by_lua_block']);
 
 /** Checks every marker of `conf`; returns how many it found. */
 function assertUserValuesQuoted(conf: string): number {
@@ -105,6 +118,13 @@ void describe('rendering generated clusters', () => {
       assert.throws(() => assertUserValuesQuoted(`http {\n  server {\n    ${conf}\n  }\n}\n`), assert.AssertionError);
     });
   }
+
+  void it(`${RUNS} clusters: a server checking client certificates has no location with an access phase of its own`, () => {
+    fc.assert(fc.property(clusterArbitrary(pool), (cluster: Cluster) => {
+      const { conf } = renderer.render(buildModel(cluster.snapshot, cluster.options).model);
+      assertClientCertCheckInherited(conf);
+    }), { numRuns: RUNS, seed });
+  });
 
   void it(`${RUNS} clusters: render accepts every accepted model and every user value stays inside a validated token`, (t) => {
     let values = 0;

@@ -39,6 +39,8 @@ export interface ServerView {
   readonly errorPages: readonly ErrorPageView[];
   /** The internal locations mirrored requests are copied through (mirror-target; mirror-view.ts). */
   readonly mirrors: readonly MirrorLocationView[];
+  /** Client certificates (Server.clientAuth): the server asks for and checks them (features/client-certs-server.njk); null = none. */
+  readonly clientAuth: { readonly passCertificate: boolean } | null;
 }
 
 /** The view's JSON, attached to views this module made (not enumerable: JSON.stringify never sees it). */
@@ -64,6 +66,7 @@ function buildServerView(
     namedRedirect: context.https && locations.some((block) => block.proxy?.route.startsWith('e ') === true),
     errorPages: errorPagesOf(server.locations, context.settings),
     mirrors: mirrorLocationsOf(server.locations),
+    clientAuth: server.clientAuth ?? null,
   };
 }
 
@@ -79,6 +82,7 @@ function lazyView(hostname: string, isDefault: boolean, build: () => ServerView)
     get namedRedirect() { return view().namedRedirect; },
     get errorPages() { return view().errorPages; },
     get mirrors() { return view().mirrors; },
+    get clientAuth() { return view().clientAuth; },
     toJSON: () => view(),
   } as ServerView;
 }
@@ -90,6 +94,7 @@ interface Made {
   readonly locations: readonly Location[];
   /** Per location, its backend balances with EWMA (ProxyView.feedback); null when its backend is not in the model. */
   readonly feedback: readonly (boolean | null)[];
+  readonly clientAuth: Server['clientAuth'];
   readonly json: string;
 }
 
@@ -102,7 +107,7 @@ function feedbackOf(location: Location, knownBackends: ReadonlyMap<string, Backe
 
 function madeFrom(made: Made, server: Server, knownBackends: ReadonlyMap<string, BackendLabels>, isDefault: boolean, context: LocationContext): boolean {
   const { locations } = server;
-  return made.isDefault === isDefault && sameLocationContext(made.context, context) && made.locations.length === locations.length
+  return made.isDefault === isDefault && made.clientAuth?.passCertificate === server.clientAuth?.passCertificate && sameLocationContext(made.context, context) && made.locations.length === locations.length
     && locations.every((location, i) => {
       const feedback = feedbackOf(location, knownBackends);
       return location === made.locations[i] && feedback !== null && feedback === made.feedback[i];
@@ -137,7 +142,7 @@ export class ServerViews {
     const view = build();
     const json = JSON.stringify(view);
     const feedback = server.locations.map((location) => feedbackOf(location, knownBackends));
-    this.#pass.set(server.hostname, { isDefault, context, locations: server.locations, feedback, json });
+    this.#pass.set(server.hostname, { isDefault, context, locations: server.locations, feedback, clientAuth: server.clientAuth, json });
     return withJson(view, json);
   }
 

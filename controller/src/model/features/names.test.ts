@@ -7,6 +7,7 @@ import { describe, it } from 'node:test';
 import { accessControlFeature } from './access-control.ts';
 import { accessLogFeature } from './access-log.ts';
 import { canaryFeature } from './canary.ts';
+import { clientCertsFeature } from './client-certs.ts';
 import { corsFeature } from './cors.ts';
 import type { AnyFeature } from './feature.ts';
 import { INGRESS_NGINX_ANNOTATIONS, INGRESS_NGINX_CONFIG_KEYS } from './ingress-nginx-names.ts';
@@ -38,7 +39,7 @@ const annotationRows: { name: string; annotation: string; value: unknown; want: 
   { name: 'harmless: server push', annotation: 'http2-push-preload', value: 'true', want: `harmless: ${HARMLESS_ANNOTATIONS['http2-push-preload']}` },
   { name: 'external auth', annotation: 'auth-url', value: 'https://auth.example/verify', want: 'unsupported protective' },
   { name: 'basic auth', annotation: 'auth-type', value: 'basic', want: 'unsupported protective' },
-  { name: 'client certificates', annotation: 'auth-tls-verify-client', value: 'on', want: 'unsupported protective' },
+  { name: 'client certificates (a feature)', annotation: 'auth-tls-verify-client', value: 'on', want: feature(clientCertsFeature) },
   { name: 'an allow-list by its alias', annotation: 'whitelist-source-range', value: '10.0.0.0/8', want: feature(accessControlFeature) },
   { name: 'an allow-list', annotation: 'allowlist-source-range', value: '10.0.0.0/8', want: feature(accessControlFeature) },
   { name: 'a deny-list', annotation: 'denylist-source-range', value: '192.0.2.0/24', want: feature(accessControlFeature) },

@@ -7,6 +7,7 @@ import { accessLogFeature } from './access-log.ts';
 import { affinityFeature } from './affinity.ts';
 import { backendProtocolFeature } from './backend-protocol.ts';
 import { canaryFeature } from './canary.ts';
+import { clientCertsFeature } from './client-certs.ts';
 import { corsFeature } from './cors.ts';
 import { customErrorsFeature } from './custom-errors.ts';
 import type { AnyFeature, FeatureName } from './feature.ts';
@@ -42,6 +43,7 @@ export const FEATURES: readonly AnyFeature[] = Object.freeze([
   upstreamHeadersFeature,
   nextUpstreamFeature,
   serviceUpstreamFeature,
+  clientCertsFeature,
 ]);
 
 /** The features whose output is a location partial, in registry order (render/location-blocks.ts). */

@@ -175,6 +175,16 @@ export const KEY_VALUES: Readonly<Record<string, fc.Arbitrary<string>>> = {
   'proxy-next-upstream-timeout': seconds,
   'proxy-next-upstream-tries': userValue(fc.oneof(integerText, fc.constantFrom('0', '1', '100', '101', '+3', '3s'))),
   'service-upstream': boolean,
+  'auth-tls-secret': userValue(fc.oneof(fc.stringMatching(/^[a-z]([a-z0-9-]{0,10}[a-z0-9])?$/), fc.constant(`${MARKER}-ca`),
+    fc.stringMatching(/^[a-z]{1,6}\/[a-z]{1,6}$/), fc.constantFrom('CA', 'a/b/c', '/ca', 'ns/', 'ca secret', 'ca";'))),
+  'auth-tls-verify-client': userValue(fc.constantFrom('on', 'off', 'optional', 'optional_no_ca', 'ON', ' on', 'yes', 'on;')),
+  'auth-tls-verify-depth': userValue(fc.oneof(integerText, fc.constantFrom('0', '1', '100', '101', '-1', '1.5', '0x2'))),
+  'auth-tls-error-page': userValue(fc.oneof(
+    fc.stringMatching(/^https?:\/\/[a-z0-9.-]{1,12}(:\d{1,5})?(\/[A-Za-z0-9._-]{1,8}){0,3}$/), fc.constant(`https://${MARKER}.test/x`),
+    fc.constantFrom('/cert-error', '@cert', 'https://e.test/?a=b', 'https://e.test/a b', 'https://e.test; return 200', 'javascript:alert(1)'))),
+  'auth-tls-pass-certificate-to-upstream': boolean,
+  'auth-tls-match-cn': userValue(fc.oneof(regex.map((body) => `CN=${body}`), fc.constant(`CN=${MARKER}`),
+    fc.constantFrom('CN=(alice|bob)', 'CN=(a+)+$', 'alice', 'CN=(', 'CN=a") { return 200; } #', 'CN=a\nb', 'CN=bücher'))),
 };
 
 /**
