@@ -18,6 +18,7 @@ import { metricsLogPath } from './render/render-options.ts';
 import { createCertificatePusher } from './nginx/certificate-push.ts';
 import { postRoutes } from './nginx/lua-routes.ts';
 import { writeSelfSignedDefault } from './tls/default-certificate.ts';
+import { writeBackendTlsFiles } from './nginx/backend-tls-files.ts';
 import { startAdmissionWebhook, type WebhookServer } from './admission/index.ts';
 import { splitListenAddress } from './cli/validators.ts';
 import { sameStaticPart } from './diff/decide.ts';
@@ -99,6 +100,7 @@ export async function startController(opts: ControllerOptions, logger: Logger, r
   logger.info({ serial: placeholder.serial }, 'self-signed default certificate written');
 
   let sync: Sync | null = null;
+  let backendTlsKept = new Set<string>();
   const nginx = createNginx({
     dataplane,
     prefix: opts.nginxPrefix,
@@ -144,7 +146,11 @@ export async function startController(opts: ControllerOptions, logger: Logger, r
       // The clock enters here, not in the pure builder: it only flags expired certificates.
       // No exclusion is no option: the admission webhook's builds (same builder) then share the routing cache.
       build: (snapshot, exclude) => builder.build(snapshot, { ...opts, now: Date.now(), exclude: exclude.size > 0 ? exclude : undefined }),
-      render: (model) => renderer.render(model),
+      // The proxy-ssl-secret files the conf names exist before any `nginx -t` reads it.
+      render: (model) => {
+        backendTlsKept = writeBackendTlsFiles(opts.nginxPrefix, model.backendTls, backendTlsKept);
+        return renderer.render(model);
+      },
       owners: ownersOfLine,
     },
     dataplane: {

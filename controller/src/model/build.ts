@@ -33,6 +33,7 @@ import { readSettings } from './features/parse.ts';
 import { placeCanaries, type CanaryIngress } from './canaries.ts';
 import { placeBackendLocation } from './placement.ts';
 import { resolveTls, type IngressTls } from './tls-hosts.ts';
+import { resolveBackendTls } from './backend-tls.ts';
 import { ServerTable } from './server-table.ts';
 import type { BuildOptions, BuildResult, Failure, GlobalSettings, RoutePolicy, Server, Snapshot } from './types.ts';
 
@@ -208,8 +209,13 @@ function buildWith(caches: BuildCaches, snapshot: Snapshot, options: BuildOption
   caches.routing = { inputs, routing };
   const backends = withEndpoints(routing.backends, indexSlices(snapshot), caches.endpoints);
   const tls = resolveTls(routing.tls, snapshot?.secrets ?? [], options);
+  // proxy-ssl-secret: read on every build, like spec.tls (absent from the model when no location uses one).
+  const backendTls = resolveBackendTls(routing.servers, snapshot?.secrets ?? [], options.annotationsPrefix);
   return {
-    model: { servers: routing.servers, backends, tls: tls.state, settings: routing.settings, routes: routing.routes },
-    failures: [...routing.failures, ...tls.failures],
+    model: {
+      servers: routing.servers, backends, tls: tls.state, settings: routing.settings, routes: routing.routes,
+      ...(backendTls.secrets.length > 0 ? { backendTls: backendTls.secrets } : {}),
+    },
+    failures: [...routing.failures, ...tls.failures, ...backendTls.failures],
   };
 }

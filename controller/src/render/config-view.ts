@@ -7,6 +7,7 @@ import type { AccessLogSettings, Backend, HstsSettings, Model, ProxyConfig, Serv
 import { defaultCertificatePaths, fallbackSocketPaths, metricsLogPath, type ResolvedRenderOptions } from './render-options.ts';
 import { RenderError } from './nginx-values.ts';
 import type { LocationContext } from './location-blocks.ts';
+import { backendTlsFiles } from '../model/backend-tls.ts';
 import { ServerViews, type ServerView } from './server-views.ts';
 
 export type { ServerView } from './server-views.ts';
@@ -211,7 +212,10 @@ export function buildConfigView(model: Model, options: ResolvedRenderOptions, vi
   const knownBackends = new Map(model.backends.map((backend) => [backend.name, backend]));
   const { templateDir: _templateDir, ...rendered } = options;
   const accessLog = accessLogSettings(model);
-  const context: LocationContext = { https: options.httpsPort !== null, settings: model.settings };
+  const context: LocationContext = {
+    https: options.httpsPort !== null, settings: model.settings,
+    ...(model.backendTls !== undefined && model.backendTls.length > 0 ? { backendTls: backendTlsFiles(options.prefix, model.backendTls) } : {}),
+  };
   return {
     options: rendered,
     paths: prefixPaths(options, accessLog),

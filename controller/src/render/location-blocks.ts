@@ -12,6 +12,7 @@ import type { FeatureName } from '../model/features/feature.ts';
 import { LOCATION_FEATURES } from '../model/features/registry.ts';
 import type { Backend, GlobalSettings, Location } from '../model/types.ts';
 import { RenderError } from './nginx-values.ts';
+import { backendPassOf, backendTlsOf, sniOf, type BackendPass, type BackendTlsFiles, type SniView } from './backend-pass.ts';
 
 /** NGINX location modifier: exact, plain prefix, case-insensitive regex. */
 export type LocationModifier = '=' | '' | '~*';
@@ -26,6 +27,12 @@ export interface ProxyView {
   readonly feedback: boolean;
   /** `proxy_pass <scheme>://upstream_balancer` (backend-protocol). */
   readonly scheme: 'http' | 'https';
+  /** The module that speaks to the backend and its pass directive (render/backend-pass.ts). */
+  readonly pass: BackendPass;
+  /** The proxy-ssl-secret files of the location (HTTPS/GRPCS), `denied` when its Secret cannot be used (503), else null. */
+  readonly backendTls: BackendTlsFiles | 'denied' | null;
+  /** SNI for a pass that can speak TLS, else null. */
+  readonly sni: SniView | null;
 }
 
 /** One feature's partial in a block: the template, the location's config and the global one. */
@@ -61,11 +68,14 @@ export interface LocationContext {
   readonly https: boolean;
   /** The global config of every feature (Model.settings). */
   readonly settings: GlobalSettings;
+  /** The proxy-ssl-secret files by Secret id (render/backend-pass.ts); absent = none. */
+  readonly backendTls?: ReadonlyMap<string, BackendTlsFiles>;
 }
 
 /** Whether two contexts give the same blocks. */
 export function sameLocationContext(a: LocationContext, b: LocationContext): boolean {
-  return a.https === b.https && (a.settings === b.settings || deepEqual(a.settings, b.settings));
+  return a.https === b.https && (a.settings === b.settings || deepEqual(a.settings, b.settings))
+    && deepEqual([...a.backendTls ?? []], [...b.backendTls ?? []]);
 }
 
 /** What a location's block needs of its backend: the algorithm. */
@@ -96,6 +106,9 @@ function proxyViewOf(location: Location, backends: ReadonlyMap<string, BackendLa
     route: location.route.key,
     feedback: backends.get(location.route.backend)?.loadBalance === 'ewma',
     scheme: protocol === 'HTTPS' ? 'https' : 'http',
+    pass: backendPassOf(protocol),
+    backendTls: backendTlsOf(location, context.backendTls),
+    sni: sniOf(backendPassOf(protocol), location.policy.proxySsl),
   };
 }
 

@@ -5,6 +5,8 @@
 import { accessLogFeature } from './access-log.ts';
 import { backendProtocolFeature } from './backend-protocol.ts';
 import { canaryFeature } from './canary.ts';
+import { fastcgiFeature } from './fastcgi.ts';
+import { proxySslFeature } from './proxy-ssl.ts';
 import type { AnyFeature, FeatureName } from './feature.ts';
 import { loadBalanceFeature } from './load-balance.ts';
 import { proxyFeature } from './proxy.ts';
@@ -18,6 +20,8 @@ export const FEATURES: readonly AnyFeature[] = Object.freeze([
   proxyFeature,
   rewriteFeature,
   backendProtocolFeature,
+  fastcgiFeature,
+  proxySslFeature,
   loadBalanceFeature,
   canaryFeature,
   tlsSettingsFeature,

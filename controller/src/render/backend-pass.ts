@@ -1,0 +1,66 @@
+// How a proxied location speaks to its backend (backend-protocol) and with
+// which TLS material (proxy-ssl-*): decided here, printed by location.njk and
+// the partials features/backend-protocol.njk and features/proxy-ssl.njk.
+// Every protocol goes through the one balancer upstream; only the module
+// changes (ingress-nginx's buildProxyPass): proxy_pass http(s)://, or
+// $scheme:// for AUTO_HTTP (NGINX finds the upstream by the name at run time),
+// grpc_pass grpc(s)://, fastcgi_pass.
+
+import { splitObjectReference } from '../model/features/object-ref.ts';
+import { type BackendTlsFiles } from '../model/backend-tls.ts';
+import type { BackendProtocol, Location, ProxySslConfig } from '../model/types.ts';
+
+export type { BackendTlsFiles } from '../model/backend-tls.ts';
+
+/** The module a location proxies with and its pass directive. */
+export interface BackendPass {
+  /** The prefix of the module's directives: proxy_…, grpc_… or fastcgi_… */
+  readonly module: 'proxy' | 'grpc' | 'fastcgi';
+  /** e.g. `grpc_pass grpcs://upstream_balancer` (the `;` is the template's). */
+  readonly directive: string;
+  /** TLS to the backend is possible (HTTPS, GRPCS, AUTO_HTTP): SNI and proxy-ssl-* apply. */
+  readonly tls: boolean;
+}
+
+const PASSES: Readonly<Record<BackendProtocol, BackendPass>> = Object.freeze({
+  HTTP: { module: 'proxy', directive: 'proxy_pass http://upstream_balancer', tls: false },
+  HTTPS: { module: 'proxy', directive: 'proxy_pass https://upstream_balancer', tls: true },
+  AUTO_HTTP: { module: 'proxy', directive: 'proxy_pass $scheme://upstream_balancer', tls: true },
+  GRPC: { module: 'grpc', directive: 'grpc_pass grpc://upstream_balancer', tls: false },
+  GRPCS: { module: 'grpc', directive: 'grpc_pass grpcs://upstream_balancer', tls: true },
+  FCGI: { module: 'fastcgi', directive: 'fastcgi_pass upstream_balancer', tls: false },
+});
+
+/** The pass of `protocol`. */
+export function backendPassOf(protocol: BackendProtocol): BackendPass {
+  const pass = PASSES[protocol];
+  if (pass === undefined) throw new Error(`unknown backend protocol ${JSON.stringify(protocol)}`);
+  return pass;
+}
+
+/** The proxy-ssl files of `location`: null without a Secret, `denied` when its Secret is unusable or not of its namespace. */
+export function backendTlsOf(location: Location, files: ReadonlyMap<string, BackendTlsFiles> | undefined): BackendTlsFiles | 'denied' | null {
+  const config: ProxySslConfig | undefined = location.policy.proxySsl;
+  if (config === undefined || config.secret === null) return null;
+  const namespace = location.ingress?.namespace;
+  if (namespace === undefined || splitObjectReference(config.secret, namespace).namespace !== namespace) return 'denied';
+  return files?.get(config.secret) ?? 'denied';
+}
+
+/** SNI towards a TLS backend: whether it is sent and the name sent and checked. */
+export interface SniView {
+  readonly on: boolean;
+  /** A validated host name or `$host`/`$proxy_host`. */
+  readonly name: string;
+}
+
+/**
+ * SNI of a location whose pass can speak TLS: the request host by default (without a name
+ * NGINX would send and check "upstream_balancer"); proxy-ssl-name and -server-name change it,
+ * as in ingress-nginx, only with a proxy-ssl-secret. Null for a pass without TLS.
+ */
+export function sniOf(pass: BackendPass, config: ProxySslConfig | undefined): SniView | null {
+  if (!pass.tls) return null;
+  const own = config !== undefined && config.secret !== null ? config : null;
+  return { on: own?.serverName ?? true, name: own?.name ?? '$host' };
+}
