@@ -1,0 +1,146 @@
+// E2E backend protocols and TLS to the backend, through the real controller,
+// real NGINX and real kubectl: a gRPC unary call through the ingress over TLS
+// (HTTP/2 by ALPN) and over plain HTTP/2 (prior knowledge) to an h2c backend,
+// and to a TLS backend (GRPCS); a gRPC route without endpoints answers
+// UNAVAILABLE (the balancer's fallback server speaks HTTP/2 too); an HTTPS
+// backend verified against the proxy-ssl-secret's ca.crt (the right CA passes,
+// a wrong one is a 502, proxy-ssl-verify off passes again) and shown the
+// Secret's client certificate; a FastCGI responder with fastcgi-index. The
+// "pods" are servers of this process on a loopback address, published with a
+// selector-less Service and an EndpointSlice.
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import * as grpc from '@grpc/grpc-js';
+import { createSelfSignedCertificate } from '../controller/src/tls/self-signed.ts';
+import { ingressManifest, startStack, waitFor, waitForResponse, yamlDocuments } from './harness/index.ts';
+import { callEcho, manualServiceManifest, startFastcgiResponder, startGrpcBackend, startHttpsBackend, type GrpcEcho } from './protocol-backends.ts';
+
+const b64 = (text: string): string => Buffer.from(text).toString('base64');
+
+function secretManifest(name: string, data: Readonly<Record<string, string>>, type = 'Opaque'): string {
+  return yamlDocuments([{ apiVersion: 'v1', kind: 'Secret', type, metadata: { name, namespace: 'default' }, data: Object.fromEntries(Object.entries(data).map(([k, v]) => [k, b64(v)])) }]);
+}
+
+/** kubectl reads YAML 1.1, where a bare on/off is a boolean: annotation values must be quoted. */
+const quoteOnOff = (manifest: string): string => manifest.replace(/: (on|off)$/gmu, ': "$1"');
+
+const withTls = (manifest: string, host: string, secretName: string): string =>
+  manifest.replace(/^spec:\n/mu, `spec:\n  tls:\n    - hosts: [${host}]\n      secretName: ${secretName}\n`);
+
+/** A loopback address outside the simulator's pool, for this test's own servers. */
+function ownAddress(pool: string): string {
+  const [, second] = pool.split('.');
+  return `127.${(Number(second) + 64) % 256 || 1}.7.${10 + Math.floor(Math.random() * 200)}`;
+}
+
+test('backend protocols: gRPC over TLS and h2c, GRPCS, HTTPS with proxy-ssl verification, FastCGI', async (t) => {
+  const { cluster, controller } = await startStack(t);
+  const address = ownAddress(cluster.addressPool);
+  const grpcCert = createSelfSignedCertificate({ dnsNames: ['grpc.test', 'grpcs.test'] });
+  const backendCert = createSelfSignedCertificate({ dnsNames: ['secure.test'] });
+  const wrongCa = createSelfSignedCertificate({ dnsNames: ['secure.test'] });
+  const clientCert = createSelfSignedCertificate({ commonName: 'ingress-client' });
+  const h2c = await startGrpcBackend(address, 'grpc-pod');
+  const h2 = await startGrpcBackend(address, 'grpcs-pod', backendCert);
+  const https = await startHttpsBackend(address, 'https-pod', backendCert);
+  const fastcgi = await startFastcgiResponder(address, 'fcgi-pod');
+  t.after(async () => { await Promise.all([h2c.close(), h2.close(), https.close(), fastcgi.close()]); });
+
+  await cluster.apply([
+    manualServiceManifest('grpc', [h2c]),
+    manualServiceManifest('grpcs', [h2]),
+    manualServiceManifest('empty', []),
+    manualServiceManifest('secure', [https]),
+    manualServiceManifest('fcgi', [fastcgi]),
+    secretManifest('grpc-tls', { 'tls.crt': grpcCert.cert, 'tls.key': grpcCert.key }, 'kubernetes.io/tls'),
+    secretManifest('backend-ca', { 'ca.crt': backendCert.cert, 'tls.crt': clientCert.cert, 'tls.key': clientCert.key }),
+    withTls(ingressManifest({ name: 'grpc', host: 'grpc.test', paths: [{ path: '/', service: 'grpc' }], annotations: { 'nginx.ingress.kubernetes.io/backend-protocol': 'GRPC' } }), 'grpc.test', 'grpc-tls'),
+    withTls(ingressManifest({ name: 'grpcs', host: 'grpcs.test', paths: [{ path: '/', service: 'grpcs' }], annotations: { 'nginx.ingress.kubernetes.io/backend-protocol': 'GRPCS' } }), 'grpcs.test', 'grpc-tls'),
+    ingressManifest({ name: 'grpc-plain', host: 'grpc-plain.test', paths: [{ path: '/', service: 'grpc' }], annotations: { 'nginx.ingress.kubernetes.io/backend-protocol': 'grpc' } }),
+    ingressManifest({ name: 'empty', host: 'empty.test', paths: [{ path: '/', service: 'empty' }], annotations: { 'nginx.ingress.kubernetes.io/backend-protocol': 'GRPC' } }),
+    quoteOnOff(ingressManifest({
+      name: 'secure', host: 'secure.test', paths: [{ path: '/', service: 'secure' }],
+      annotations: {
+        'nginx.ingress.kubernetes.io/backend-protocol': 'HTTPS',
+        'nginx.ingress.kubernetes.io/proxy-ssl-secret': 'default/backend-ca',
+        'nginx.ingress.kubernetes.io/proxy-ssl-verify': 'on',
+        'nginx.ingress.kubernetes.io/proxy-ssl-protocols': 'TLSv1.3 TLSv1.2',
+      },
+    })),
+    ingressManifest({
+      name: 'fcgi', host: 'fcgi.test', paths: [{ path: '/app/', service: 'fcgi' }],
+      annotations: { 'nginx.ingress.kubernetes.io/backend-protocol': 'FCGI', 'nginx.ingress.kubernetes.io/fastcgi-index': 'index.php' },
+    }),
+  ].join('---\n'));
+
+  const tlsChannel = grpc.credentials.createSsl(Buffer.from(grpcCert.cert));
+  const viaTls = (host: string): Promise<GrpcEcho> =>
+    callEcho(`127.0.0.1:${controller.ports.https}`, tlsChannel, { 'grpc.ssl_target_name_override': host, 'grpc.default_authority': host }, `hello ${host}`);
+
+  await t.test('GRPC: a unary call over TLS with HTTP/2 reaches the h2c pod with the request host and forwarded headers', async () => {
+    const echo = await waitFor('a gRPC answer from grpc.test', () => viaTls('grpc.test').catch(() => undefined), { timeoutMs: 20_000, intervalMs: 200 });
+    assert.equal(echo.pod, 'grpc-pod');
+    assert.equal(echo.message, 'hello grpc.test');
+    assert.equal(echo.authority, 'grpc.test', ':authority is the client\'s host, not "upstream_balancer"');
+    assert.equal(echo.forwardedHost, 'grpc.test', 'grpc_set_header X-Forwarded-Host reached the pod');
+    assert.equal(echo.realIp, '127.0.0.1');
+  });
+
+  await t.test('GRPC: plain HTTP/2 (prior knowledge) on the HTTP listener, as ingress-nginx\'s http2 on', async () => {
+    const echo = await callEcho(`127.0.0.1:${controller.ports.http}`, grpc.credentials.createInsecure(), { 'grpc.default_authority': 'grpc-plain.test' }, 'plain');
+    assert.equal(echo.pod, 'grpc-pod');
+    assert.equal(echo.authority, 'grpc-plain.test');
+    assert.equal(echo.message, 'plain');
+  });
+
+  await t.test('GRPCS: the call goes to the TLS pod over TLS', async () => {
+    const echo = await waitFor('a gRPC answer from grpcs.test', () => viaTls('grpcs.test').catch(() => undefined), { timeoutMs: 20_000, intervalMs: 200 });
+    assert.equal(echo.pod, 'grpcs-pod');
+    assert.equal(echo.authority, 'grpcs.test');
+  });
+
+  await t.test('GRPC without endpoints: UNAVAILABLE from the fallback server (HTTP/2 over its socket), not a protocol error', async () => {
+    await waitForResponse(controller.http, { host: 'empty.test', path: '/' }, (r) => r.status === 503);
+    const err = await callEcho(`127.0.0.1:${controller.ports.http}`, grpc.credentials.createInsecure(), { 'grpc.default_authority': 'empty.test' }, 'x')
+      .then(() => null, (error: unknown) => error as grpc.ServiceError);
+    assert.ok(err !== null, 'the call failed');
+    assert.equal(err.code, grpc.status.UNAVAILABLE, `${err.code} ${err.details}`);
+  });
+
+  await t.test('HTTPS with proxy-ssl-verify on and the right ca.crt: 200, and the pod saw the Secret\'s client certificate', async () => {
+    const res = await waitForResponse(controller.http, { host: 'secure.test', path: '/' }, (r) => r.status === 200);
+    const body = JSON.parse(res.body) as { pod: string; clientCertificate: string | null; servername: string | null };
+    assert.equal(body.pod, 'https-pod');
+    assert.equal(body.clientCertificate, 'ingress-client');
+    assert.equal(body.servername, 'secure.test', 'SNI is the request host');
+    const dir = join(controller.prefix, 'backend-tls');
+    assert.equal(statSync(dir).mode & 0o777, 0o700);
+    const files = readdirSync(dir);
+    assert.equal(files.length, 2, `the CA file and the certificate+key file: ${files.join(', ')}`);
+    for (const file of files) assert.equal(statSync(join(dir, file)).mode & 0o777, 0o600, file);
+    assert.ok(!readFileSync(join(controller.prefix, 'nginx.conf'), 'utf8').includes('PRIVATE KEY'), 'no key material in nginx.conf');
+  });
+
+  await t.test('a wrong ca.crt: 502 (after the documented reload); verification off: 200 again', async () => {
+    const reloads = controller.reloadCount();
+    await cluster.apply(secretManifest('backend-ca', { 'ca.crt': wrongCa.cert, 'tls.crt': clientCert.cert, 'tls.key': clientCert.key }));
+    await waitForResponse(controller.http, { host: 'secure.test', path: '/' }, (r) => r.status === 502);
+    // A Secret change reloads (NGINX reads the CA file at load); its log line may trail the first 502.
+    await waitFor('the reload of the Secret change', () => controller.reloadCount() > reloads || undefined);
+    await cluster.kubectlOk(['annotate', '--overwrite', 'ingress/secure', 'nginx.ingress.kubernetes.io/proxy-ssl-verify=off']);
+    await waitForResponse(controller.http, { host: 'secure.test', path: '/' }, (r) => r.status === 200);
+  });
+
+  await t.test('FCGI: the responder gets NGINX\'s stock params and fastcgi-index', async () => {
+    const res = await waitForResponse(controller.http, { host: 'fcgi.test', path: '/app/?q=1' }, (r) => r.status === 200);
+    const body = JSON.parse(res.body) as { pod: string; params: Record<string, string> };
+    assert.equal(body.pod, 'fcgi-pod');
+    assert.equal(body.params.REQUEST_METHOD, 'GET');
+    assert.equal(body.params.QUERY_STRING, 'q=1');
+    assert.equal(body.params.SCRIPT_NAME, '/app/index.php', 'fastcgi_index appended to a URI ending in /');
+    assert.equal(body.params.HTTP_PROXY, undefined, 'HTTPoxy: no HTTP_PROXY param');
+    assert.equal(body.params.HTTP_HOST, 'fcgi.test');
+  });
+});
