@@ -79,6 +79,15 @@ export const KEY_VALUES: Readonly<Record<string, fc.Arbitrary<string>>> = {
   'allow-snippet-annotations': boolean,
   'annotations-risk-level': userValue(fc.constantFrom('Critical', 'High', 'Medium', 'Low', ' High', 'high')),
   'strict-validate-path-type': boolean,
+  'fastcgi-index': userValue(fc.constantFrom('index.php', ' index.php ', 'app.fcgi', `${MARKER}.php`, 'a b', '../x', 'in"dex', '$uri')),
+  'fastcgi-params-configmap': userValue(fc.constantFrom('params', 'default/params', `${MARKER}`, 'a/b/c', '/x', 'x/', 'Bad_Name')),
+  'proxy-ssl-secret': userValue(fc.constantFrom('default/ca', `default/${MARKER}`, 'team-a/ca', 'ca', 'a/b/c', 'default/', 'DEFAULT/Ca')),
+  'proxy-ssl-verify': userValue(fc.constantFrom('on', 'off', 'On', 'true', '')),
+  'proxy-ssl-verify-depth': userValue(fc.oneof(integerText, bigIntegerText)),
+  'proxy-ssl-name': userValue(fc.oneof(fc.constantFrom('$host', '$proxy_host', '$request_uri', 'a*b', `${MARKER}.example`, 'Backend.Example', '-a.b'), fc.stringMatching(/^[a-z0-9]([a-z0-9-]{0,8}[a-z0-9])?(\.[a-z0-9]{1,5}){0,3}$/))),
+  'proxy-ssl-server-name': userValue(fc.constantFrom('on', 'off', 'yes', 'ON')),
+  'proxy-ssl-protocols': userValue(fc.constantFrom('TLSv1.2', 'TLSv1.3 TLSv1.2', ' TLSv1.3 ', 'TLSv1.1', 'SSLv3', '', 'TLSv1.2  TLSv1.2')),
+  'proxy-ssl-ciphers': ciphers,
 };
 
 /** Every annotation name a feature declares. */
