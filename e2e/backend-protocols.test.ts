@@ -38,7 +38,7 @@ function ownAddress(pool: string): string {
 test('backend protocols: gRPC over TLS and h2c, GRPCS, HTTPS with proxy-ssl verification, FastCGI', async (t) => {
   const { cluster, controller } = await startStack(t);
   const address = ownAddress(cluster.addressPool);
-  const grpcCert = createSelfSignedCertificate({ dnsNames: ['grpc.test', 'grpcs.test'] });
+  const grpcCert = createSelfSignedCertificate({ dnsNames: ['grpc.test', 'grpcs.test', 'fcgi-tls.test'] });
   const backendCert = createSelfSignedCertificate({ dnsNames: ['secure.test'] });
   const wrongCa = createSelfSignedCertificate({ dnsNames: ['secure.test'] });
   const clientCert = createSelfSignedCertificate({ commonName: 'ingress-client' });
@@ -69,6 +69,11 @@ test('backend protocols: gRPC over TLS and h2c, GRPCS, HTTPS with proxy-ssl veri
         'nginx.ingress.kubernetes.io/proxy-ssl-protocols': 'TLSv1.3 TLSv1.2',
       },
     })),
+    withTls(ingressManifest({
+      name: 'fcgi-tls', host: 'fcgi-tls.test', paths: [{ path: '/', service: 'fcgi' }],
+      annotations: { 'nginx.ingress.kubernetes.io/backend-protocol': 'FCGI' },
+    }), 'fcgi-tls.test', 'grpc-tls'),
+    ingressManifest({ name: 'fcgi-empty', host: 'fcgi-empty.test', paths: [{ path: '/', service: 'empty' }], annotations: { 'nginx.ingress.kubernetes.io/backend-protocol': 'FCGI' } }),
     ingressManifest({
       name: 'fcgi', host: 'fcgi.test', paths: [{ path: '/app/', service: 'fcgi' }],
       annotations: { 'nginx.ingress.kubernetes.io/backend-protocol': 'FCGI', 'nginx.ingress.kubernetes.io/fastcgi-index': 'index.php' },
@@ -142,5 +147,11 @@ test('backend protocols: gRPC over TLS and h2c, GRPCS, HTTPS with proxy-ssl veri
     assert.equal(body.params.SCRIPT_NAME, '/app/index.php', 'fastcgi_index appended to a URI ending in /');
     assert.equal(body.params.HTTP_PROXY, undefined, 'HTTPoxy: no HTTP_PROXY param');
     assert.equal(body.params.HTTP_HOST, 'fcgi.test');
+  });
+
+  await t.test('FCGI without endpoints: 503, and plain HTTP to a host with a certificate: the redirect (the fallback servers speak no FastCGI)', async () => {
+    await waitForResponse(controller.http, { host: 'fcgi-empty.test', path: '/' }, (r) => r.status === 503);
+    const res = await waitForResponse(controller.http, { host: 'fcgi-tls.test', path: '/x?y=1' }, (r) => r.status === 308);
+    assert.equal(res.headers.location, `https://fcgi-tls.test:${controller.ports.https}/x?y=1`);
   });
 });
