@@ -5,7 +5,8 @@
 // UNAVAILABLE (the balancer's fallback server speaks HTTP/2 too); an HTTPS
 // backend verified against the proxy-ssl-secret's ca.crt (the right CA passes,
 // a wrong one is a 502, proxy-ssl-verify off passes again) and shown the
-// Secret's client certificate; a FastCGI responder with fastcgi-index. The
+// Secret's client certificate; a FastCGI responder with fastcgi-index and the
+// params of a ConfigMap (watched by name once the Ingress names it). The
 // "pods" are servers of this process on a loopback address, published with a
 // selector-less Service and an EndpointSlice.
 import assert from 'node:assert/strict';
@@ -54,6 +55,7 @@ test('backend protocols: gRPC over TLS and h2c, GRPCS, HTTPS with proxy-ssl veri
     manualServiceManifest('empty', []),
     manualServiceManifest('secure', [https]),
     manualServiceManifest('fcgi', [fastcgi]),
+    yamlDocuments([{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'fcgi-params', namespace: 'default' }, data: { SCRIPT_FILENAME: '/srv/www$fastcgi_script_name', APP_ENV: 'staging' } }]),
     secretManifest('grpc-tls', { 'tls.crt': grpcCert.cert, 'tls.key': grpcCert.key }, 'kubernetes.io/tls'),
     secretManifest('backend-ca', { 'ca.crt': backendCert.cert, 'tls.crt': clientCert.cert, 'tls.key': clientCert.key }),
     withTls(ingressManifest({ name: 'grpc', host: 'grpc.test', paths: [{ path: '/', service: 'grpc' }], annotations: { 'nginx.ingress.kubernetes.io/backend-protocol': 'GRPC' } }), 'grpc.test', 'grpc-tls'),
@@ -76,7 +78,10 @@ test('backend protocols: gRPC over TLS and h2c, GRPCS, HTTPS with proxy-ssl veri
     ingressManifest({ name: 'fcgi-empty', host: 'fcgi-empty.test', paths: [{ path: '/', service: 'empty' }], annotations: { 'nginx.ingress.kubernetes.io/backend-protocol': 'FCGI' } }),
     ingressManifest({
       name: 'fcgi', host: 'fcgi.test', paths: [{ path: '/app/', service: 'fcgi' }],
-      annotations: { 'nginx.ingress.kubernetes.io/backend-protocol': 'FCGI', 'nginx.ingress.kubernetes.io/fastcgi-index': 'index.php' },
+      annotations: {
+        'nginx.ingress.kubernetes.io/backend-protocol': 'FCGI', 'nginx.ingress.kubernetes.io/fastcgi-index': 'index.php',
+        'nginx.ingress.kubernetes.io/fastcgi-params-configmap': 'fcgi-params',
+      },
     }),
   ].join('---\n'));
 
@@ -147,6 +152,13 @@ test('backend protocols: gRPC over TLS and h2c, GRPCS, HTTPS with proxy-ssl veri
     assert.equal(body.params.SCRIPT_NAME, '/app/index.php', 'fastcgi_index appended to a URI ending in /');
     assert.equal(body.params.HTTP_PROXY, undefined, 'HTTPoxy: no HTTP_PROXY param');
     assert.equal(body.params.HTTP_HOST, 'fcgi.test');
+    assert.equal(body.params.SCRIPT_FILENAME, '/srv/www/app/index.php', 'fastcgi-params-configmap, with NGINX\'s variable expanded');
+    assert.equal(body.params.APP_ENV, 'staging');
+  });
+
+  await t.test('FCGI: a change of the params ConfigMap reaches the responder (the controller watches it by name)', async () => {
+    await cluster.kubectlOk(['patch', 'configmap', 'fcgi-params', '--type=merge', '-p', JSON.stringify({ data: { APP_ENV: 'production' } })]);
+    await waitForResponse(controller.http, { host: 'fcgi.test', path: '/app/' }, (r) => r.status === 200 && (JSON.parse(r.body) as { params: Record<string, string> }).params.APP_ENV === 'production');
   });
 
   await t.test('FCGI without endpoints: 503, and plain HTTP to a host with a certificate: the redirect (the fallback servers speak no FastCGI)', async () => {

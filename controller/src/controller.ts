@@ -19,6 +19,7 @@ import { createCertificatePusher } from './nginx/certificate-push.ts';
 import { postRoutes } from './nginx/lua-routes.ts';
 import { writeSelfSignedDefault } from './tls/default-certificate.ts';
 import { writeBackendTlsFiles } from './nginx/backend-tls-files.ts';
+import { referencedParamsConfigMaps } from './model/fastcgi-params.ts';
 import { startAdmissionWebhook, type WebhookServer } from './admission/index.ts';
 import { splitListenAddress } from './cli/validators.ts';
 import { sameStaticPart } from './diff/decide.ts';
@@ -175,6 +176,8 @@ export async function startController(opts: ControllerOptions, logger: Logger, r
     reloadSettleMs: 100,
     hooks: mergeHooks(reporting.hooks, observability.syncHooks, {
       onBuilt: (built, snapshot) => {
+        // fastcgi-params-configmap: the ConfigMaps our Ingresses name are watched by name (kube/store.ts).
+        store.watchReferencedConfigMaps(referencedParamsConfigMaps(ourIngresses(snapshot, opts), opts.annotationsPrefix, built.model.settings.crossNamespace.allow));
         observability.modelBuilt(built);
         reporting.built(built.model, snapshot);
       },

@@ -83,6 +83,7 @@ interface ResolveRow {
   readonly secrets: readonly V1Secret[];
   readonly ids: readonly string[];
   readonly failures: readonly string[];
+  readonly allow?: boolean;
 }
 
 const resolveRows: ResolveRow[] = [
@@ -96,13 +97,17 @@ const resolveRows: ResolveRow[] = [
     ids: ['default/backend-ca'],
     failures: ['team-b/thief: proxy-ssl-secret default/backend-ca is not in the Ingress\'s namespace team-b; its paths answer 503'],
   },
+  {
+    name: 'another namespace\'s Secret with allow-cross-namespace-resources', allow: true,
+    servers: [{ hostname: 'a.test', locations: [location('/', 'team-b', 'friend', SSL)] }], secrets: [secret('backend-ca', { 'ca.crt': ca.cert })], ids: ['default/backend-ca'], failures: [],
+  },
   { name: 'an unusable Secret', servers: [{ hostname: 'a.test', locations: [location('/', 'default', 'app', SSL)] }], secrets: [secret('backend-ca', { 'tls.crt': client.cert })], ids: [], failures: ['default/app: Secret default/backend-ca: tls.crt and tls.key must come together; its paths answer 503'] },
 ];
 
 void describe('resolveBackendTls', () => {
   for (const row of resolveRows) {
     void it(row.name, () => {
-      const resolved = resolveBackendTls(row.servers, row.secrets, 'nginx.ingress.kubernetes.io');
+      const resolved = resolveBackendTls(row.servers, row.secrets, 'nginx.ingress.kubernetes.io', row.allow === true);
       assert.deepEqual(resolved.secrets.map((s) => s.id), row.ids);
       assert.deepEqual(resolved.failures.map((f) => `${f.ingress?.namespace}/${f.ingress?.name}: ${f.message}`), row.failures);
       for (const failure of resolved.failures) {

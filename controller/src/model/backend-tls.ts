@@ -79,14 +79,17 @@ export function readBackendTlsSecret(secret: V1Secret, id: string): { ok: true; 
   return { ok: true, value: { id, ca, cert, key, fingerprint } };
 }
 
-/** Why `ingress` may not use the Secret `id`, or null (ingress-nginx: only Secrets of the Ingress's own namespace). */
-export function crossNamespace(id: string, ingress: IngressRef): string | null {
+/**
+ * Why `ingress` may not use the Secret `id`, or null (ingress-nginx: only Secrets of the Ingress's
+ * own namespace, unless allow-cross-namespace-resources).
+ */
+export function crossNamespace(id: string, ingress: IngressRef, allow: boolean): string | null {
   const ref = splitObjectReference(id, ingress.namespace);
-  return ref.namespace === ingress.namespace ? null : `proxy-ssl-secret ${id} is not in the Ingress's namespace ${ingress.namespace}`;
+  return allow || ref.namespace === ingress.namespace ? null : `proxy-ssl-secret ${id} is not in the Ingress's namespace ${ingress.namespace}`;
 }
 
 /** The proxy-ssl Secrets the locations of `servers` use, each Ingress told once about a Secret it cannot use. */
-export function resolveBackendTls(servers: readonly Server[], secrets: readonly V1Secret[], annotationsPrefix: string): ResolvedBackendTls {
+export function resolveBackendTls(servers: readonly Server[], secrets: readonly V1Secret[], annotationsPrefix: string, allowCrossNamespace = false): ResolvedBackendTls {
   const wanted = new Map<string, IngressRef[]>();
   const seenPolicies = new Set<object>();
   for (const server of servers) {
@@ -114,7 +117,7 @@ export function resolveBackendTls(servers: readonly Server[], secrets: readonly 
     const read = secret === undefined ? { ok: false as const, reason: `Secret ${id} not found` } : readBackendTlsSecret(secret, id);
     if (read.ok) resolved.push(read.value);
     for (const ingress of users) {
-      const reason = crossNamespace(id, ingress) ?? (read.ok ? null : read.reason);
+      const reason = crossNamespace(id, ingress, allowCrossNamespace) ?? (read.ok ? null : read.reason);
       if (reason !== null) failures.push(makeFailure(ingress, 'InvalidBackendTls', field, `${reason}; its paths answer 503`));
     }
   }

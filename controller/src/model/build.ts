@@ -34,6 +34,7 @@ import { placeCanaries, type CanaryIngress } from './canaries.ts';
 import { placeBackendLocation } from './placement.ts';
 import { resolveTls, type IngressTls } from './tls-hosts.ts';
 import { resolveBackendTls } from './backend-tls.ts';
+import { resolveFastcgiParams } from './fastcgi-params.ts';
 import { ServerTable } from './server-table.ts';
 import type { BuildOptions, BuildResult, Failure, GlobalSettings, RoutePolicy, Server, Snapshot } from './types.ts';
 
@@ -51,14 +52,30 @@ interface BuildState {
   readonly settings: GlobalSettings;
   /** Per-Ingress translations, possibly from earlier builds. */
   readonly translations: TranslationCache;
+  /** The snapshot's ConfigMaps (fastcgi-params-configmap). */
+  readonly configMaps: Snapshot['configMaps'];
+  readonly annotationsPrefix: string;
 }
 
 /** Places one Ingress's rule locations (its translation may come from an earlier build) and records it for the later phases. */
 function addIngress(ingress: V1Ingress, rank: number, state: BuildState): void {
   const translation = state.translations.translate(ingress);
   state.failures.push(...translation.failures);
-  const features = translation.features;
+  let features = translation.features;
   if (features === null) return;
+  let candidates = translation.candidates;
+  // fastcgi-params-configmap: the ConfigMap's data, read on every build (a ConfigMap is no part of the Ingress).
+  const fastcgi = features.policy.fastcgi;
+  if (fastcgi !== undefined && fastcgi.paramsConfigMap !== null) {
+    const resolved = resolveFastcgiParams(fastcgi, translation.ref, state.configMaps, state.settings.crossNamespace.allow, state.annotationsPrefix);
+    if (!resolved.ok) {
+      state.failures.push(resolved.failure);
+      return;
+    }
+    const policy = Object.freeze({ ...features.policy, fastcgi: resolved.config });
+    features = { ...features, policy };
+    candidates = candidates.map((candidate) => ({ ...candidate, location: { ...candidate.location, policy } }));
+  }
   const canary = features.dynamic.canary;
   if (canary?.enabled === true) {
     state.canaries.push({ ref: translation.ref, rank, canary, candidates: translation.candidates });
@@ -66,7 +83,7 @@ function addIngress(ingress: V1Ingress, rank: number, state: BuildState): void {
   }
   for (const host of translation.hosts) state.table.ensure(host);
   const loadBalance = (features.policy.loadBalance ?? state.settings.loadBalance).algorithm;
-  for (const candidate of translation.candidates) {
+  for (const candidate of candidates) {
     const failure = placeBackendLocation(state.table, state.registry, {
       ...candidate, loadBalance, rank, serviceField: '.backend.service.name',
     });
@@ -168,7 +185,7 @@ function buildRouting(translations: TranslationCache, snapshot: Snapshot, option
   translations.useContext(options.annotationsPrefix, config.settings);
   const state: BuildState = {
     table: new ServerTable(), registry: new BackendRegistry(), failures: [...config.failures], accepted: [], tls: [],
-    canaries: [], settings: config.settings, translations,
+    canaries: [], settings: config.settings, translations, configMaps: snapshot?.configMaps ?? [], annotationsPrefix: options.annotationsPrefix,
   };
 
   ours.forEach((ingress, rank) => {
@@ -210,7 +227,7 @@ function buildWith(caches: BuildCaches, snapshot: Snapshot, options: BuildOption
   const backends = withEndpoints(routing.backends, indexSlices(snapshot), caches.endpoints);
   const tls = resolveTls(routing.tls, snapshot?.secrets ?? [], options);
   // proxy-ssl-secret: read on every build, like spec.tls (absent from the model when no location uses one).
-  const backendTls = resolveBackendTls(routing.servers, snapshot?.secrets ?? [], options.annotationsPrefix);
+  const backendTls = resolveBackendTls(routing.servers, snapshot?.secrets ?? [], options.annotationsPrefix, routing.settings.crossNamespace.allow);
   return {
     model: {
       servers: routing.servers, backends, tls: tls.state, settings: routing.settings, routes: routing.routes,

@@ -188,6 +188,13 @@ export interface FeatureConfigs {
   readonly safety: SafetySettings;
   readonly fastcgi: FastcgiConfig;
   readonly proxySsl: ProxySslConfig;
+  readonly crossNamespace: CrossNamespaceSettings;
+}
+
+/** allow-cross-namespace-resources (ConfigMap only, features/cross-namespace.ts). */
+export interface CrossNamespaceSettings {
+  /** Annotations may name Secrets and ConfigMaps of other namespaces (default false). */
+  readonly allow: boolean;
 }
 
 /** ingress-nginx's safeguards (ConfigMap only), always on here: only their safe values are accepted. */
@@ -230,6 +237,11 @@ export interface FastcgiConfig {
   readonly index: string | null;
   /** fastcgi-params-configmap: `<name>` or `<namespace>/<name>` of a ConfigMap (the namespace must be the Ingress's), or null. */
   readonly paramsConfigMap: string | null;
+  /**
+   * The ConfigMap's data as `fastcgi_param` name/value pairs, sorted by name, each checked
+   * (model/fastcgi-params.ts); set by the build from the snapshot, null until then or without one.
+   */
+  readonly params: readonly (readonly [string, string])[] | null;
 }
 
 /**

@@ -38,12 +38,12 @@ export function backendPassOf(protocol: BackendProtocol): BackendPass {
   return pass;
 }
 
-/** The proxy-ssl files of `location`: null without a Secret, `denied` when its Secret is unusable or not of its namespace. */
-export function backendTlsOf(location: Location, files: ReadonlyMap<string, BackendTlsFiles> | undefined): BackendTlsFiles | 'denied' | null {
+/** The proxy-ssl files of `location`: null without a Secret, `denied` when its Secret is unusable or (unless allowed) not of its namespace. */
+export function backendTlsOf(location: Location, files: ReadonlyMap<string, BackendTlsFiles> | undefined, allowCrossNamespace: boolean): BackendTlsFiles | 'denied' | null {
   const config: ProxySslConfig | undefined = location.policy.proxySsl;
   if (config === undefined || config.secret === null) return null;
   const namespace = location.ingress?.namespace;
-  if (namespace === undefined || splitObjectReference(config.secret, namespace).namespace !== namespace) return 'denied';
+  if (namespace === undefined || (!allowCrossNamespace && splitObjectReference(config.secret, namespace).namespace !== namespace)) return 'denied';
   return files?.get(config.secret) ?? 'denied';
 }
 

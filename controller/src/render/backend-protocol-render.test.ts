@@ -58,11 +58,16 @@ const rows: Row[] = [
   },
   {
     name: 'FCGI: fastcgi_pass with the stock params, HTTP_PROXY emptied, and the index', protocol: 'FCGI',
-    policy: { fastcgi: { index: 'index.php', paramsConfigMap: null } },
+    policy: { fastcgi: { index: 'index.php', paramsConfigMap: null, params: null } },
     has: ['fastcgi_param SCRIPT_NAME $fastcgi_script_name;', 'fastcgi_param REDIRECT_STATUS 200;', 'fastcgi_param HTTP_PROXY "";', 'fastcgi_index "index.php";', 'fastcgi_pass upstream_balancer;'],
     lacks: ['proxy_pass'],
   },
-  { name: 'fastcgi-index without FCGI: nothing', protocol: 'HTTP', policy: { fastcgi: { index: 'index.php', paramsConfigMap: null } }, has: ['proxy_pass http://upstream_balancer;'], lacks: ['fastcgi_index'] },
+  {
+    name: 'FCGI with the params of a ConfigMap, after the stock ones as ingress-nginx prints them; an empty value is ""', protocol: 'FCGI',
+    policy: { fastcgi: { index: null, paramsConfigMap: 'fcgi-params', params: [['REDIRECT_STATUS', ''], ['SCRIPT_FILENAME', '/srv/app$fastcgi_script_name']] } },
+    has: ['fastcgi_param "REDIRECT_STATUS" "";', 'fastcgi_param "SCRIPT_FILENAME" "/srv/app$fastcgi_script_name";'], lacks: ['fastcgi_index'],
+  },
+  { name: 'fastcgi-index without FCGI: nothing', protocol: 'HTTP', policy: { fastcgi: { index: 'index.php', paramsConfigMap: null, params: null } }, has: ['proxy_pass http://upstream_balancer;'], lacks: ['fastcgi_index'] },
   {
     name: 'HTTPS with a Secret of all three: CA, verification and the client certificate from files', protocol: 'HTTPS', policy: { proxySsl: SSL }, secrets: [BOTH],
     has: [`proxy_ssl_trusted_certificate "${base(BOTH.fingerprint)}.ca.pem";`, 'proxy_ssl_ciphers "HIGH:!aNULL";', 'proxy_ssl_protocols "TLSv1.2" "TLSv1.3";', 'proxy_ssl_verify on;',

@@ -107,7 +107,7 @@ function proxyViewOf(location: Location, backends: ReadonlyMap<string, BackendLa
     feedback: backends.get(location.route.backend)?.loadBalance === 'ewma',
     scheme: protocol === 'HTTPS' ? 'https' : 'http',
     pass: backendPassOf(protocol),
-    backendTls: backendTlsOf(location, context.backendTls),
+    backendTls: backendTlsOf(location, context.backendTls, context.settings.crossNamespace?.allow === true),
     sni: sniOf(backendPassOf(protocol), location.policy.proxySsl),
   };
 }

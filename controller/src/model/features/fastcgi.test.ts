@@ -2,8 +2,8 @@
 // internal/ingress/annotations/fastcgi and its test): annotations only. The
 // index is one file name (its regexValidIndexAnnotationAndKey); a value it
 // refuses refuses the Ingress (its parser returns the validation error). A
-// ConfigMap reference is refused as unsupported until referenced ConfigMaps are
-// watched; a malformed one is invalid.
+// ConfigMap reference is <name> or <namespace>/<name> (its data:
+// model/fastcgi-params.test.ts); a malformed one refuses the Ingress.
 
 import { describe } from 'node:test';
 import type { FastcgiConfig } from '../types.ts';
@@ -25,9 +25,11 @@ const values: ValueRow<FastcgiConfig>[] = [
   { name: 'a space inside', key: index, value: 'a b', want: 'fail' },
   { name: 'too long', key: index, value: `${'a'.repeat(256)}`, want: 'fail' },
   { name: 'empty: ignored (ingress-nginx validates no empty value)', key: index, value: '', want: 'ignore' },
-  { name: 'a ConfigMap by name: not supported yet', key: params, value: 'fcgi-params', want: 'unsupported' },
-  { name: 'a ConfigMap by namespace/name: not supported yet', key: params, value: 'default/fcgi-params', want: 'unsupported' },
-  { name: 'three parts', key: params, value: 'a/b/c', want: 'unsupported' },
+  { name: 'a ConfigMap by name', key: params, value: 'fcgi-params', want: { paramsConfigMap: 'fcgi-params' } },
+  { name: 'a ConfigMap by namespace/name', key: params, value: 'default/fcgi-params', want: { paramsConfigMap: 'default/fcgi-params' } },
+  { name: 'a ConfigMap with spaces around it', key: params, value: ' fcgi-params ', want: { paramsConfigMap: 'fcgi-params' } },
+  { name: 'three parts (ingress-nginx\'s validator takes it, its parser not)', key: params, value: 'a/b/c', want: 'unsupported' },
+  { name: 'upper case (no Kubernetes name)', key: params, value: 'Params', want: 'unsupported' },
   { name: 'a quote', key: params, value: 'a"b', want: 'fail' },
   { name: 'a space inside a name', key: params, value: 'a b;', want: 'fail' },
 ];
@@ -39,4 +41,4 @@ const overrides: OverrideRow<FastcgiConfig>[] = [
 
 void describe('fastcgi: values', () => testValueRows(fastcgiFeature, values));
 void describe('fastcgi: per Ingress', () => testOverrideRows(fastcgiFeature, overrides));
-void describe('fastcgi: defaults', () => testDefaults(fastcgiFeature, { index: null, paramsConfigMap: null }));
+void describe('fastcgi: defaults', () => testDefaults(fastcgiFeature, { index: null, paramsConfigMap: null, params: null }));

@@ -3,9 +3,11 @@
 // FCGI hands its FastCGI responder. The index is a file name; the params come
 // from a ConfigMap in the Ingress's own namespace, each key a parameter name
 // and each value checked strictly (model/fastcgi-params.ts) before it can reach
-// nginx.conf. Printed only for FCGI locations (features/fastcgi.njk).
+// nginx.conf. Printed only for FCGI locations (features/fastcgi.njk). The
+// params are read per build from the ConfigMap (model/fastcgi-params.ts),
+// which the controller watches by name once an Ingress names it.
 
-import { accept, refuse, unsupported, type Checked } from '../checked.ts';
+import { accept, refuse, type Checked } from '../checked.ts';
 import type { FastcgiConfig } from '../types.ts';
 import { defineFeature, field } from './feature.ts';
 import { parseObjectReference } from './object-ref.ts';
@@ -19,34 +21,25 @@ function parseIndex(raw: string): Checked<string | null> {
   return INDEX.test(value) ? accept(value) : refuse('expected a file name of letters, digits, ".", "_" and "-"');
 }
 
-/**
- * The ConfigMaps of this controller are watched by name (kube/watch-targets.ts); one an Ingress
- * names is not watched yet, so its params cannot be read: refused rather than served without them.
- */
-function parseParamsConfigMap(raw: string): Checked<string | null> {
-  const reference = parseObjectReference(raw, true);
-  return reference.ok ? unsupported('fastcgi-params-configmap is not supported yet') : reference;
-}
-
 export const fastcgiFeature = defineFeature({
   name: 'fastcgi',
   title: 'FastCGI',
   doc: 'The index file and extra parameters of a location with backend-protocol FCGI. The parameters come from a ConfigMap '
     + 'in the Ingress\'s namespace (data: parameter name → value); a missing ConfigMap or a bad key or value leaves the Ingress unserved.',
   output: { kind: 'location', template: 'features/fastcgi.njk' },
-  defaults: { index: null, paramsConfigMap: null },
+  defaults: { index: null, paramsConfigMap: null, params: null },
   keys: [
     field<FastcgiConfig, 'index'>('index', parseIndex, {
       annotation: { name: 'fastcgi-index', scope: 'location', risk: 'Medium' },
       defaultText: '',
       doc: 'fastcgi_index: the file name a URI ending in "/" gets appended (e.g. index.php).',
     }),
-    field<FastcgiConfig, 'paramsConfigMap'>('paramsConfigMap', parseParamsConfigMap, {
+    field<FastcgiConfig, 'paramsConfigMap'>('paramsConfigMap', (raw) => parseObjectReference(raw, true), {
       annotation: { name: 'fastcgi-params-configmap', scope: 'location', risk: 'Medium' },
       defaultText: '',
       doc: 'A ConfigMap (<name> or <namespace>/<name>, same namespace as the Ingress) whose data become fastcgi_param lines.',
-      difference: 'not supported yet: a valid reference refuses the Ingress (the ConfigMap would need a watch by name)',
+      difference: 'a value ingress-nginx takes but NGINX would not (braces, an empty key) refuses the Ingress; the controller watches each named ConfigMap by name (RBAC: see the chart)',
     }),
   ],
-  proof: ['controller/src/model/features/fastcgi.test.ts', 'controller/src/render/backend-protocol-render.test.ts', 'e2e/backend-protocols.test.ts'],
+  proof: ['controller/src/model/features/fastcgi.test.ts', 'controller/src/model/fastcgi-params.test.ts', 'controller/src/render/backend-protocol-render.test.ts', 'e2e/backend-protocols.test.ts'],
 });

@@ -5,6 +5,7 @@
 import { accessLogFeature } from './access-log.ts';
 import { backendProtocolFeature } from './backend-protocol.ts';
 import { canaryFeature } from './canary.ts';
+import { crossNamespaceFeature } from './cross-namespace.ts';
 import { fastcgiFeature } from './fastcgi.ts';
 import { proxySslFeature } from './proxy-ssl.ts';
 import type { AnyFeature, FeatureName } from './feature.ts';
@@ -22,6 +23,7 @@ export const FEATURES: readonly AnyFeature[] = Object.freeze([
   backendProtocolFeature,
   fastcgiFeature,
   proxySslFeature,
+  crossNamespaceFeature,
   loadBalanceFeature,
   canaryFeature,
   tlsSettingsFeature,

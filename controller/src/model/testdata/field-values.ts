@@ -88,6 +88,7 @@ export const KEY_VALUES: Readonly<Record<string, fc.Arbitrary<string>>> = {
   'proxy-ssl-server-name': userValue(fc.constantFrom('on', 'off', 'yes', 'ON')),
   'proxy-ssl-protocols': userValue(fc.constantFrom('TLSv1.2', 'TLSv1.3 TLSv1.2', ' TLSv1.3 ', 'TLSv1.1', 'SSLv3', '', 'TLSv1.2  TLSv1.2')),
   'proxy-ssl-ciphers': ciphers,
+  'allow-cross-namespace-resources': boolean,
 };
 
 /** Every annotation name a feature declares. */
