@@ -72,6 +72,7 @@ export const proxySslFeature = defineFeature({
       annotation: { name: 'proxy-ssl-secret', scope: 'ingress', risk: 'Medium' },
       defaultText: '',
       doc: 'The Secret <namespace>/<name> with ca.crt and/or tls.crt + tls.key.',
+      difference: 'applies to the Ingress\'s own paths, as with ingress-nginx\'s proxy-ssl-location-only "true" (its default also sets the first one on the whole server)',
     }),
     field<ProxySslConfig, 'verify'>('verify', parseOnOff, {
       annotation: { name: 'proxy-ssl-verify', scope: 'ingress', risk: 'Low' },
