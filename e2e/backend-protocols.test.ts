@@ -62,6 +62,7 @@ test('backend protocols: gRPC over TLS and h2c, GRPCS, HTTPS with proxy-ssl veri
     withTls(ingressManifest({ name: 'grpcs', host: 'grpcs.test', paths: [{ path: '/', service: 'grpcs' }], annotations: { 'nginx.ingress.kubernetes.io/backend-protocol': 'GRPCS' } }), 'grpcs.test', 'grpc-tls'),
     ingressManifest({ name: 'grpc-plain', host: 'grpc-plain.test', paths: [{ path: '/', service: 'grpc' }], annotations: { 'nginx.ingress.kubernetes.io/backend-protocol': 'grpc' } }),
     ingressManifest({ name: 'empty', host: 'empty.test', paths: [{ path: '/', service: 'empty' }], annotations: { 'nginx.ingress.kubernetes.io/backend-protocol': 'GRPC' } }),
+    ingressManifest({ name: 'empty-tls', host: 'empty-tls.test', paths: [{ path: '/', service: 'empty' }], annotations: { 'nginx.ingress.kubernetes.io/backend-protocol': 'GRPCS' } }),
     quoteOnOff(ingressManifest({
       name: 'secure', host: 'secure.test', paths: [{ path: '/', service: 'secure' }],
       annotations: {
@@ -111,12 +112,17 @@ test('backend protocols: gRPC over TLS and h2c, GRPCS, HTTPS with proxy-ssl veri
     assert.equal(echo.authority, 'grpcs.test');
   });
 
-  await t.test('GRPC without endpoints: UNAVAILABLE from the fallback server (HTTP/2 over its socket), not a protocol error', async () => {
+  await t.test('GRPC and GRPCS without endpoints: UNAVAILABLE from the fallback server (HTTP/2 over its socket), not a protocol error', async () => {
     await waitForResponse(controller.http, { host: 'empty.test', path: '/' }, (r) => r.status === 503);
     const err = await callEcho(`127.0.0.1:${controller.ports.http}`, grpc.credentials.createInsecure(), { 'grpc.default_authority': 'empty.test' }, 'x')
       .then(() => null, (error: unknown) => error as grpc.ServiceError);
     assert.ok(err !== null, 'the call failed');
     assert.equal(err.code, grpc.status.UNAVAILABLE, `${err.code} ${err.details}`);
+    // GRPCS: the balancer turns TLS off for the fallback peer.
+    await waitForResponse(controller.http, { host: 'empty-tls.test', path: '/' }, (r) => r.status === 503);
+    const tlsErr = await callEcho(`127.0.0.1:${controller.ports.http}`, grpc.credentials.createInsecure(), { 'grpc.default_authority': 'empty-tls.test' }, 'x')
+      .then(() => null, (error: unknown) => error as grpc.ServiceError);
+    assert.equal(tlsErr?.code, grpc.status.UNAVAILABLE, `${tlsErr?.code} ${tlsErr?.details}`);
   });
 
   await t.test('HTTPS with proxy-ssl-verify on and the right ca.crt: 200, and the pod saw the Secret\'s client certificate', async () => {
