@@ -7,7 +7,8 @@ import type { Model } from '../../controller/src/model/types.ts';
 import { hostArgs } from '../lib/wrk.ts';
 import { canarySplit, type InstructionCount } from './instruction-count.ts';
 import { canaryRows, CANARY_GOAL, expectedCanaryShare, instructionRuns, splitAsExpected } from './instruction-rows.ts';
-import { BENCH_HOST, BENCH_ROUTES, buildProxyModel, ROUTE_HEADERS, type BenchRoute } from './proxy-model.ts';
+import { createHash } from 'node:crypto';
+import { AFFINITY_COOKIE, BENCH_HOST, BENCH_ROUTES, buildProxyModel, ROUTE_HEADERS, type BenchRoute } from './proxy-model.ts';
 
 const PEERS = [{ address: '127.0.0.2', port: 81 }, { address: '127.0.0.3', port: 81 }];
 const MODELS = Object.fromEntries(BENCH_ROUTES.map((route) => [route, buildProxyModel(PEERS, route).model])) as Record<BenchRoute, Model>;
@@ -35,7 +36,7 @@ test('buildProxyModel: the plain route has no policy, each canary route one on w
 });
 
 test('wrk\'s headers: the canary header with `always` only on the header route, as -H after the Host', () => {
-  assert.deepEqual(ROUTE_HEADERS, { plain: [], 'canary-by-header': ['X-Canary: always'], 'canary-by-weight': [] });
+  assert.deepEqual(ROUTE_HEADERS, { plain: [], 'canary-by-header': ['X-Canary: always'], 'canary-by-weight': [], 'cookie-affinity': [`Cookie: ${AFFINITY_COOKIE}`] });
   assert.deepEqual(hostArgs('http://x/', [BENCH_HOST], ROUTE_HEADERS['canary-by-header']), ['-H', `Host: ${BENCH_HOST}`, '-H', 'X-Canary: always', 'http://x/']);
   assert.deepEqual(hostArgs('http://x/', [BENCH_HOST]), ['-H', `Host: ${BENCH_HOST}`, 'http://x/']);
   assert.throws(() => hostArgs('http://x/', ['a', 'b'], ['X: 1']), /rotating hosts/);
@@ -46,7 +47,7 @@ test('instructionRuns: ours on every route, native once per distinct request, ab
     { name: 'plain only', sides: ['ours', 'native'], routes: ['plain'], want: ['ours', 'native'] },
     {
       name: 'every route: native with the header once, the weight route reuses plain native', sides: ['ours', 'native'], routes: [...BENCH_ROUTES],
-      want: ['ours', 'native', 'ours, canary-by-header', 'native, canary-by-header', 'ours, canary-by-weight'],
+      want: ['ours', 'native', 'ours, canary-by-header', 'native, canary-by-header', 'ours, canary-by-weight', 'ours, cookie-affinity', 'native, cookie-affinity'],
     },
     {
       name: 'ablations stay plain', sides: ['ours', 'native', 'ours-no-metrics'], routes: ['canary-by-weight'],
@@ -82,7 +83,7 @@ test('splitAsExpected: all but the start-up probe, none, or within binomial boun
     { name: 'no metrics log', split: null, share: 1, want: false },
   ];
   for (const row of rows) assert.equal(splitAsExpected(row.split, row.share), row.want, row.name);
-  assert.deepEqual(BENCH_ROUTES.map((route) => expectedCanaryShare(route, MODELS[route])), [0, 1, 0.5]);
+  assert.deepEqual(BENCH_ROUTES.map((route) => expectedCanaryShare(route, MODELS[route])), [0, 1, 0.5, 0]);
 });
 
 test('canaryRows: ours ÷ native of the same requests, goal 1.25×, no value when the split is wrong', () => {
@@ -104,4 +105,16 @@ test('canaryRows: ours ÷ native of the same requests, goal 1.25×, no value whe
   assert.match(notes[0] ?? '', /^canary-by-header: 999 of 1000 logged requests to the canary \(expected a share of 1\)$/);
   assert.match(notes[1] ?? '', /^canary-by-weight: 100 of 1000 .* did not split as configured/);
   assert.equal(canaryRows(new Map([['ours', count(1, null)]]), (route) => MODELS[route]).metrics.length, 0, 'no canary runs, no canary rows');
+});
+
+test('buildProxyModel: the cookie-affinity route puts affinity on wrk\'s backend, and wrk returns a session of it', () => {
+  const model = MODELS['cookie-affinity'];
+  assert.deepEqual(model.routes, [], 'no canary policy');
+  const backend = model.backends.find((b) => b.name === 'bench-app-80');
+  assert.equal(backend?.affinity?.cookie, 'INGRESSCOOKIE');
+  assert.equal(backend?.affinity?.mode, 'balanced');
+  assert.deepEqual(backend?.affinity?.ingresses, ['bench/app'], 'wrk\'s location is of an Ingress with affinity');
+  const md5 = (text: string): string => createHash('md5').update(text).digest('hex');
+  assert.equal(AFFINITY_COOKIE.split('|')[1], md5(md5('bench-app-80') + 'bench-app-80'), 'the cookie names the backend (sticky.lua\'s backend key)');
+  assert.equal(MODELS.plain.backends[0]?.affinity, null, 'the plain route has none');
 });

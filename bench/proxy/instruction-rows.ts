@@ -1,7 +1,9 @@
 // The callgrind runs of the proxy benchmark and their rows: ours ÷ native in
 // user-space instructions per request on each route wrk's requests can take
 // (the plain location, the same location with a canary by header, and by
-// weight), and the ablations that price pieces of ours (plain route only).
+// weight, and with cookie affinity for a returning session), and the
+// ablations that price pieces of ours (plain route only). Affinity, like a
+// canary, is pushed to Lua: the native reference is the same conf.
 // A canary adds nothing to nginx.conf (its policy is pushed to Lua), so the
 // native reference is the same conf; it serves the same requests as ours
 // (the canary header too), so a row prices what we do with them. A canary
@@ -52,7 +54,7 @@ export function instructionRuns(sides: readonly SideLabel[], routes: readonly Be
 
 /** The canary's share of a route's requests when its policy works: by header (`always`) 1, by weight weight ÷ max(100, total). */
 export function expectedCanaryShare(route: BenchRoute, model: Model): number {
-  if (route === 'plain') return 0;
+  if (route === 'plain' || route === 'cookie-affinity') return 0;
   if (route === 'canary-by-header') return 1;
   const split = model.routes[0]?.canary;
   if (split === undefined) throw new Error(`the ${route} model has no route policy`);
@@ -88,6 +90,8 @@ export async function countRuns(ctx: BenchContext, windows: InstructionWindows, 
 const CANARY_ROWS: readonly { route: BenchRoute; name: string }[] = [
   { route: 'canary-by-header', name: 'user-space instructions per request, canary by header (`always`: every request to the canary)' },
   { route: 'canary-by-weight', name: 'user-space instructions per request, canary by weight (50 of 100)' },
+  // No canary: its split check (none to a canary, requests logged on the route) proves the run served the location.
+  { route: 'cookie-affinity', name: 'user-space instructions per request, cookie affinity (returning session)' },
 ];
 
 /** The canary rows (ours ÷ native, goal CANARY_GOAL) and a note per row on its split. */

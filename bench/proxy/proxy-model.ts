@@ -3,7 +3,10 @@
 // buildModel, rendered by the real renderer. The route wrk's requests take
 // is the plain location or, with one of the fixture's canary Ingresses kept,
 // the same location with a canary policy (pushed to Lua; nginx.conf is the
-// same, so native is the same too).
+// same, so native is the same too), or with session affinity by cookie on its
+// backend (pushed to Lua with the endpoints: the same nginx.conf again) and a
+// returning session's cookie on every request.
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { V1EndpointSlice, V1Secret } from '@kubernetes/client-node';
@@ -32,15 +35,27 @@ export const SECURE_HOST = 'secure.example.com';
 const SECURE_SECRET = 'secure-tls';
 
 /** The route of BENCH_HOST's `/` that the measured requests take. */
-export type BenchRoute = 'plain' | 'canary-by-header' | 'canary-by-weight';
-export const BENCH_ROUTES: readonly BenchRoute[] = ['plain', 'canary-by-header', 'canary-by-weight'];
+export type BenchRoute = 'plain' | 'canary-by-header' | 'canary-by-weight' | 'cookie-affinity';
+export const BENCH_ROUTES: readonly BenchRoute[] = ['plain', 'canary-by-header', 'canary-by-weight', 'cookie-affinity'];
 /** The fixture's canary Ingress each route keeps (the others are dropped: a main path has one canary). */
 const CANARY_INGRESS: Readonly<Record<BenchRoute, string | null>> = {
-  plain: null, 'canary-by-header': 'app-canary-by-header', 'canary-by-weight': 'app-canary-by-weight',
+  plain: null, 'canary-by-header': 'app-canary-by-header', 'canary-by-weight': 'app-canary-by-weight', 'cookie-affinity': null,
 };
+/** Annotations a route adds to the fixture's `app` Ingress (wrk's location). */
+const APP_ANNOTATIONS: Readonly<Record<BenchRoute, Readonly<Record<string, string>>>> = {
+  plain: {}, 'canary-by-header': {}, 'canary-by-weight': {}, 'cookie-affinity': { 'nginx.ingress.kubernetes.io/affinity': 'cookie' },
+};
+/** The backend of wrk's location. */
+const APP_BACKEND = 'bench-app-80';
+const md5 = (text: string): string => createHash('md5').update(text).digest('hex');
+/**
+ * A returning session of the default (balanced) mode: any key maps to an endpoint, then the
+ * backend's key (md5(md5(name)..name), lua/resty_ingress/sticky.lua). Every request carries it.
+ */
+export const AFFINITY_COOKIE = `INGRESSCOOKIE=bench-session|${md5(md5(APP_BACKEND) + APP_BACKEND)}`;
 /** Request headers wrk sends on each route: by header, `always` sends every request to the canary. */
 export const ROUTE_HEADERS: Readonly<Record<BenchRoute, readonly string[]>> = {
-  plain: [], 'canary-by-header': ['X-Canary: always'], 'canary-by-weight': [],
+  plain: [], 'canary-by-header': ['X-Canary: always'], 'canary-by-weight': [], 'cookie-affinity': [`Cookie: ${AFFINITY_COOKIE}`],
 };
 
 /** The Secret the fixture's secure Ingress names, with a certificate made now (RSA key: ~50 ms). */
@@ -69,7 +84,8 @@ function sliceFor(service: string, peers: readonly Peer[]): V1EndpointSlice {
 export function buildProxyModel(peers: readonly Peer[], route: BenchRoute = 'plain'): BuildResult {
   const base = loadSnapshotFromYaml(readFileSync(FIXTURE, 'utf8'));
   const canaries = new Set(Object.values(CANARY_INGRESS).filter((name) => name !== null));
-  const ingresses = base.ingresses.filter((i) => !canaries.has(i.metadata?.name ?? '') || i.metadata?.name === CANARY_INGRESS[route]);
+  const ingresses = base.ingresses.filter((i) => !canaries.has(i.metadata?.name ?? '') || i.metadata?.name === CANARY_INGRESS[route])
+    .map((i) => (i.metadata?.name === 'app' ? { ...i, metadata: { ...i.metadata, annotations: { ...i.metadata.annotations, ...APP_ANNOTATIONS[route] } } } : i));
   const snapshot = {
     ...base, ingresses, endpointSlices: [sliceFor('app', peers), sliceFor('app-canary', peers)], secrets: [...base.secrets, secureSecret()],
   };
@@ -77,7 +93,9 @@ export function buildProxyModel(peers: readonly Peer[], route: BenchRoute = 'pla
   if (result.failures.length > 0) {
     throw new Error(`bench fixture refused by buildModel: ${result.failures.map((f) => f.message).join('; ')}`);
   }
-  const backends = route === 'plain' ? 1 : 2;
+  const backends = CANARY_INGRESS[route] === null ? 1 : 2;
+  const affinity = result.model.backends.find((b) => b.name === APP_BACKEND)?.affinity ?? null;
+  if ((affinity !== null) !== (route === 'cookie-affinity')) throw new Error(`bench model (${route}): ${APP_BACKEND} has affinity ${JSON.stringify(affinity)}`);
   const endpoints = result.model.backends.reduce((n, b) => n + b.endpoints.length, 0);
   if (result.model.backends.length !== backends || endpoints !== backends * peers.length) {
     throw new Error(`bench model (${route}) has ${result.model.backends.length} backends with ${endpoints} endpoints, expected ${backends} with ${peers.length} each`);

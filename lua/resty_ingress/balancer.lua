@@ -14,7 +14,8 @@
 -- upstream, so its route is flagged "e" and balance() ends that try with an
 -- error instead; the location's `error_page 500` hands the request to
 -- unbalanced.lua, which still has the client's URI. A route with a pushed
--- policy (canary.lua) may send a request to its canary backend instead.
+-- policy (canary.lua) may send a request to its canary backend instead. A
+-- backend with session affinity picks by its cookie (sticky.lua).
 -- Backends live in a per-worker table kept in step with the shared dict by
 -- worker.lua through sync()/remove(), routes and policies in route.lua. Hot
 -- paths make no closures, no pcall and no strings on a first try.
@@ -23,6 +24,7 @@ local ngx_balancer = require("ngx.balancer")
 local cjson = require("cjson.safe")
 local round_robin = require("resty_ingress.round_robin")
 local ewma = require("resty_ingress.ewma")
+local sticky = require("resty_ingress.sticky")
 local https_redirect = require("resty_ingress.https_redirect")
 local canary = require("resty_ingress.canary")
 local route = require("resty_ingress.route")
@@ -49,6 +51,7 @@ local chooses_canary = canary.chooses
 local route_of = route.of
 local has_policy = route.has_policy
 local REDIRECT_ERROR = route.REDIRECT_ERROR
+local sticky_choice = sticky.choice
 
 -- At most this many extra tries on proxy_next_upstream (ingress-nginx: 3 tries).
 local MAX_RETRIES = 2
@@ -111,12 +114,13 @@ function _M.sync(name, raw)
         endpoints[i] = { address = address, port = endpoint.port, key = key,
                          needle = " " .. key .. " " }
     end
-    local picker_module = PICKERS[decoded.loadBalance] or round_robin
+    -- Session affinity first (sticky.lua), then the algorithm.
+    local picker_module = decoded.affinity and sticky or PICKERS[decoded.loadBalance] or round_robin
     backends[name] = {
         raw = raw,
         algorithm = decoded.loadBalance,
         count = #endpoints,
-        picker = picker_module.new(endpoints),
+        picker = picker_module.new(endpoints, decoded, cjson.null),
     }
     return true
 end
@@ -131,9 +135,13 @@ end
 
 -- On a retry, the peers tried so far are in $upstream_addr, separated by ", "
 -- or " : " ("a:1, b:2 : "). Spaces around every entry make a plain search exact.
-local function pick_retry(backend)
+local function pick_retry(backend, chosen)
     local tried = " " .. str_gsub(var.upstream_addr or "", ",", " ") .. " "
     local picker = backend.picker
+    if picker.retry then
+        -- Session affinity decides retries itself (stay on the cookie's endpoint or change it).
+        return picker:retry(tried, chosen)
+    end
     local last = str_match(tried, ".*%s(%S+:%d+)%s")
     if last then
         picker:failed(last)
@@ -162,12 +170,12 @@ local function balance_try(first_try, chosen)
     end
     local peer
     if first_try then
-        peer = backend.picker:find()
+        peer = backend.picker:find(chosen)
         if backend.count > 1 then
             set_more_tries(math_min(backend.count - 1, MAX_RETRIES))
         end
     else
-        peer = pick_retry(backend)
+        peer = pick_retry(backend, chosen)
     end
     local ok, err = set_current_peer(peer.address, peer.port)
     if not ok then
@@ -181,7 +189,16 @@ end
 -- label) and every retry's route_of(): retries stay on the canary.
 local function pick_route(main)
     local policy = main.policy
-    if backends[policy.backend] == nil or not chooses_canary(policy) then
+    local canary_backend = backends[policy.backend]
+    if canary_backend == nil then
+        return main
+    end
+    -- A session (affinity cookie) of either backend stays there; else the canary rules decide.
+    local to_canary = sticky_choice(backends[main.backend], canary_backend)
+    if to_canary == nil then
+        to_canary = chooses_canary(policy)
+    end
+    if not to_canary then
         return main
     end
     var.resty_route = main.canary_value

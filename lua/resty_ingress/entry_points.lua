@@ -9,6 +9,7 @@
 local balancer = require("resty_ingress.balancer")
 local https_redirect = require("resty_ingress.https_redirect")
 local unbalanced = require("resty_ingress.unbalanced")
+local default_backend = require("resty_ingress.default_backend")
 
 local _M = {}
 
@@ -22,6 +23,10 @@ function _M.entry_points()
         unbalanced = unbalanced.answer,
         -- log_by_lua only in locations of EWMA backends: it learns from response times.
         log = balancer.log,
+        -- rewrite_by_lua only in locations with a default-backend: see default_backend.lua.
+        default_backend = default_backend.fallback,
+        -- rewrite_by_lua of the custom error pages' named locations: see default_backend.lua.
+        error_page = default_backend.error_page,
     }
 end
 

@@ -31,6 +31,7 @@ local MODULES = {
     "resty_ingress.certificate",
     "resty_ingress.https_redirect",
     "resty_ingress.unbalanced",
+    "resty_ingress.default_backend",
 }
 
 -- fallbacks: { unavailable = "unix:<path>", https_redirect = "unix:<path>" | nil },

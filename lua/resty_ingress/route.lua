@@ -15,6 +15,8 @@
 --             locations with rewrite-target); always nil without the HTTPS
 --             listener (no redirect peer)
 --   policy    the canary policy pushed for this exact value (canary.lua), or nil
+--   key       the value itself (session affinity reads the location's Ingress
+--             and path from it, sticky.lua)
 --   canary_value, canary_route  with a policy: the value and route of a
 --             request sent to the canary, built once here, never per request
 -- Each distinct value is parsed once per worker. The values are the rendered
@@ -74,10 +76,10 @@ function _M.of(value)
     end
     local canary = str_match(value, "^%S+ %S+ %S+ %S+ %S+ %S+ %S+ (%S+)$")
     local policy = not canary and policies[value] or nil
-    route = { backend = canary or name, host = host, redirect = redirect_of(flags), policy = policy }
+    route = { backend = canary or name, host = host, redirect = redirect_of(flags), policy = policy, key = value }
     if policy then
         route.canary_value = value .. " " .. policy.backend
-        route.canary_route = { backend = policy.backend, host = host }
+        route.canary_route = { backend = policy.backend, host = host, key = value }
     end
     routes[value] = route
     return route

@@ -4,6 +4,7 @@
 -- can tell "unchanged" by plain string comparison and never deep-compares.
 local json_body = require("resty_ingress.json_body")
 local ip_address = require("resty_ingress.ip_address")
+local validate_affinity = require("resty_ingress.validate_affinity")
 
 local type = type
 local pairs = pairs
@@ -96,8 +97,17 @@ local function check_backend(backend, where)
         end
         parts[i] = json
     end
+    -- Session affinity (sticky.lua): absent or null = none, and then not written.
+    local affinity = ""
+    if backend.affinity ~= nil and backend.affinity ~= json_body.null then
+        local json, err = validate_affinity.check(backend.affinity, where, is_sequence)
+        if not json then
+            return nil, err
+        end
+        affinity = ',"affinity":' .. json
+    end
     return '{"name":"' .. name .. '","loadBalance":"' .. backend.loadBalance
-           .. '","endpoints":[' .. concat(parts, ",") .. ']}'
+           .. '","endpoints":[' .. concat(parts, ",") .. ']' .. affinity .. '}'
 end
 
 -- Checks a list of backends (where: "" or "set", for reasons): an array of

@@ -10,7 +10,7 @@ const settings: Model['settings'] = DEFAULT_SETTINGS;
 
 function backend(name: string, addresses: string[], loadBalance: Backend['loadBalance'] = 'round_robin'): Backend {
   return {
-    name, namespace: 'default', service: name, port: 80, loadBalance, routed: true,
+    name, namespace: 'default', service: name, port: 80, loadBalance, affinity: null, routed: true,
     endpoints: addresses.map((address) => ({ address, port: 8080 })),
   };
 }

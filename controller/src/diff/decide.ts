@@ -2,7 +2,7 @@
 // next one. This is the ONE place that knows which parts of the model are
 // dynamic (applied by Lua at run time) and which need a reload: it blanks the
 // dynamic parts of both models and compares the rest. The dynamic parts are
-// the model's, not a list of features: endpoints, certificates, and
+// the model's, not a list of features: endpoints, Backend.affinity, certificates, and
 // Model.routes, where the builder puts the config of every feature the
 // registry declares dynamic (model/features/registry.ts). A backend that no
 // location routes to (a canary's) is dynamic as a whole.
@@ -53,7 +53,9 @@ export interface RunningState {
 
 /** The part of a backend Lua receives. */
 export function toDynamicBackend(backend: Backend): DynamicBackend {
-  return { name: backend.name, endpoints: backend.endpoints, loadBalance: backend.loadBalance };
+  const dynamic = { name: backend.name, endpoints: backend.endpoints, loadBalance: backend.loadBalance };
+  // Only a backend with affinity carries the field: every other push stays as it was.
+  return backend.affinity === null || backend.affinity === undefined ? dynamic : { ...dynamic, affinity: backend.affinity };
 }
 
 /** The full dynamic state of a model, in model order (sorted by name). */
@@ -76,7 +78,7 @@ const NO_TLS: Model['tls'] = { certificates: [], hosts: [], defaultCertificate: 
 export function staticPart(model: Model): Model {
   return {
     ...model,
-    backends: routedBackends(model).map((b) => ({ ...b, endpoints: [] })),
+    backends: routedBackends(model).map((b) => ({ ...b, endpoints: [], affinity: null })),
     // Certificates, rotations and the host map live in Lua only.
     tls: NO_TLS,
     routes: [],
@@ -84,7 +86,7 @@ export function staticPart(model: Model): Model {
 }
 
 // Fields of a Backend / Model that Lua applies at run time; every other field feeds nginx.conf.
-const DYNAMIC_BACKEND_FIELDS: ReadonlySet<string> = new Set(['endpoints']);
+const DYNAMIC_BACKEND_FIELDS: ReadonlySet<string> = new Set(['endpoints', 'affinity']);
 const DYNAMIC_MODEL_FIELDS: ReadonlySet<string> = new Set(['tls', 'backends', 'routes']);
 
 /** The backends some location routes to (the others exist for Lua alone). */
@@ -149,7 +151,8 @@ export function backendPatch(next: Model, changed: readonly string[]): BackendPa
 
 /** True when Lua must get `after` in place of `before` (same name). */
 function dynamicChanged(before: Backend, after: Backend): boolean {
-  return before !== after && (before.loadBalance !== after.loadBalance || !deepEqual(before.endpoints, after.endpoints));
+  return before !== after && (before.loadBalance !== after.loadBalance || !deepEqual(before.endpoints, after.endpoints)
+    || !deepEqual(before.affinity ?? null, after.affinity ?? null));
 }
 
 /** Names of backends whose dynamic part differs (added, removed or changed), sorted. */

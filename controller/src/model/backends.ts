@@ -5,6 +5,7 @@
 // balancing algorithm.
 
 import type { V1Service, V1ServicePort } from '@kubernetes/client-node';
+import { inheritedFrom, ownAffinity, type AffinityClaim } from './affinity-backends.ts';
 import { backendName, type ServiceRef } from './backend-ref.ts';
 import type { ServiceIndex, SliceIndex } from './cluster-index.ts';
 import { findServicePort, type EndpointCache } from './endpoints.ts';
@@ -13,7 +14,7 @@ import { compareText } from './order.ts';
 import type { Backend, Failure, IngressRef, LoadBalance } from './types.ts';
 
 /** One location's use of a backend. */
-export interface BackendClaim {
+export interface BackendClaim extends AffinityClaim {
   readonly ref: ServiceRef;
   readonly loadBalance: LoadBalance;
   /** Position of the claiming Ingress, oldest first; generated locations use +Infinity. */
@@ -77,11 +78,24 @@ export class BackendRegistry {
         port: entry.ref.port,
         endpoints: [],
         loadBalance: winner?.loadBalance ?? 'round_robin',
+        affinity: ownAffinity(entry.claims),
         routed: entry.claims.some((claim) => claim.routed),
       };
       backends.push({ current: backend, servicePort: lookup.servicePort });
     }
+    this.#inheritAffinity(backends);
     return { backends, failures };
+  }
+
+  /** A canary's backend without affinity of its own takes its main backend's (affinity-backends.ts). */
+  #inheritAffinity(backends: readonly ResolvedBackend[]): void {
+    const byName = new Map(backends.map((entry) => [entry.current.name, entry.current]));
+    for (const entry of backends) {
+      if (entry.current.affinity !== null) continue;
+      const from = inheritedFrom(this.#entries.get(entry.current.name)?.claims ?? []);
+      const affinity = from === null ? null : byName.get(from)?.affinity ?? null;
+      if (affinity !== null) entry.current = { ...entry.current, affinity };
+    }
   }
 }
 

@@ -17,7 +17,8 @@
 
 import type { V1Ingress } from '@kubernetes/client-node';
 import { BackendRegistry, withEndpoints, type ResolvedBackend } from './backends.ts';
-import { indexServices, indexSlices } from './cluster-index.ts';
+import { indexServices, indexSlices, type ServiceIndex } from './cluster-index.ts';
+import { resolveIngressErrorBackend, withGlobalErrorBackend } from './custom-error-backends.ts';
 import { EndpointCache } from './endpoints.ts';
 import {
   placeGlobalDefaults,
@@ -31,6 +32,7 @@ import { indexIngressClasses, isOurIngress } from './ingress-class.ts';
 import { sortIngressesOldestFirst } from './order.ts';
 import { readSettings } from './features/parse.ts';
 import { placeCanaries, type CanaryIngress } from './canaries.ts';
+import { affinityWarnings } from './affinity-warnings.ts';
 import { placeBackendLocation } from './placement.ts';
 import { resolveTls, type IngressTls } from './tls-hosts.ts';
 import { resolveBackendTls } from './backend-tls.ts';
@@ -52,40 +54,52 @@ interface BuildState {
   readonly settings: GlobalSettings;
   /** Per-Ingress translations, possibly from earlier builds. */
   readonly translations: TranslationCache;
+  /** The Services, and the annotation prefix: default-backend annotations are resolved per build (custom-error-backends.ts). */
+  readonly services: ServiceIndex;
+  readonly prefix: string;
+  /** Some Ingress's error pages go to --default-backend-service. */
+  globalErrorPages: boolean;
   /** The snapshot's ConfigMaps (fastcgi-params-configmap). */
   readonly configMaps: Snapshot['configMaps'];
-  readonly annotationsPrefix: string;
 }
 
 /** Places one Ingress's rule locations (its translation may come from an earlier build) and records it for the later phases. */
 function addIngress(ingress: V1Ingress, rank: number, state: BuildState): void {
   const translation = state.translations.translate(ingress);
   state.failures.push(...translation.failures);
-  let features = translation.features;
-  if (features === null) return;
+  let parsed = translation.features;
+  if (parsed === null) return;
   let candidates = translation.candidates;
   // fastcgi-params-configmap: the ConfigMap's data, read on every build (a ConfigMap is no part of the Ingress).
-  const fastcgi = features.policy.fastcgi;
+  const fastcgi = parsed.policy.fastcgi;
   if (fastcgi !== undefined && fastcgi.paramsConfigMap !== null) {
-    const resolved = resolveFastcgiParams(fastcgi, translation.ref, state.configMaps, state.settings.crossNamespace.allow, state.annotationsPrefix);
+    const resolved = resolveFastcgiParams(fastcgi, translation.ref, state.configMaps, state.settings.crossNamespace.allow, state.prefix);
     if (!resolved.ok) {
       state.failures.push(resolved.failure);
       return;
     }
-    const policy = Object.freeze({ ...features.policy, fastcgi: resolved.config });
-    features = { ...features, policy };
+    const policy = Object.freeze({ ...parsed.policy, fastcgi: resolved.config });
+    parsed = { ...parsed, policy };
     candidates = candidates.map((candidate) => ({ ...candidate, location: { ...candidate.location, policy } }));
   }
-  const canary = features.dynamic.canary;
+  const canary = parsed.dynamic.canary;
+  const affinity = parsed.dynamic.affinity ?? null;
   if (canary?.enabled === true) {
-    state.canaries.push({ ref: translation.ref, rank, canary, candidates: translation.candidates });
+    state.canaries.push({ ref: translation.ref, rank, canary, candidates: translation.candidates, stickyAffinity: affinity?.canaryBehavior !== 'legacy' });
     return;
   }
   for (const host of translation.hosts) state.table.ensure(host);
-  const loadBalance = (features.policy.loadBalance ?? state.settings.loadBalance).algorithm;
-  for (const candidate of candidates) {
+  const loadBalance = (parsed.policy.loadBalance ?? state.settings.loadBalance).algorithm;
+  state.failures.push(...affinityWarnings(translation.ref, affinity, parsed.policy.rewrite ?? state.settings.rewrite));
+  const errors = resolveIngressErrorBackend(translation.ref, parsed, candidates, {
+    services: state.services, registry: state.registry, prefix: state.prefix, rank, loadBalance,
+  });
+  const features = errors.features;
+  state.failures.push(...errors.failures);
+  if (errors.usesGlobal) state.globalErrorPages = true;
+  for (const candidate of errors.candidates) {
     const failure = placeBackendLocation(state.table, state.registry, {
-      ...candidate, loadBalance, rank, serviceField: '.backend.service.name',
+      ...candidate, loadBalance, affinity, rank, serviceField: '.backend.service.name',
     });
     if (failure) state.failures.push(failure);
   }
@@ -185,7 +199,8 @@ function buildRouting(translations: TranslationCache, snapshot: Snapshot, option
   translations.useContext(options.annotationsPrefix, config.settings);
   const state: BuildState = {
     table: new ServerTable(), registry: new BackendRegistry(), failures: [...config.failures], accepted: [], tls: [],
-    canaries: [], settings: config.settings, translations, configMaps: snapshot?.configMaps ?? [], annotationsPrefix: options.annotationsPrefix,
+    canaries: [], settings: config.settings, translations, services, prefix: options.annotationsPrefix, globalErrorPages: false,
+    configMaps: snapshot?.configMaps ?? [],
   };
 
   ours.forEach((ingress, rank) => {
@@ -202,13 +217,15 @@ function buildRouting(translations: TranslationCache, snapshot: Snapshot, option
   const global = resolveGlobalDefault(options, services);
   state.failures.push(...global.failures);
   state.failures.push(...placeGlobalDefaults(state.table, state.registry, global, state.settings));
+  const errorPages = withGlobalErrorBackend(config.settings, global, state.globalErrorPages, state.registry);
+  state.failures.push(...errorPages.failures);
   const canaries = placeCanaries(state.canaries, state.table, state.registry);
   state.failures.push(...canaries.failures);
 
   const resolved = state.registry.resolve(services);
   state.failures.push(...resolved.failures);
   return {
-    servers: state.table.toServers(), settings: config.settings, routes: canaries.routes, backends: resolved.backends, tls: state.tls, failures: state.failures,
+    servers: state.table.toServers(), settings: errorPages.settings, routes: canaries.routes, backends: resolved.backends, tls: state.tls, failures: state.failures,
   };
 }
 

@@ -19,6 +19,8 @@ export interface CanaryIngress {
   readonly rank: number;
   readonly canary: CanaryConfig;
   readonly candidates: readonly LocationCandidate[];
+  /** affinity-canary-behavior is sticky (the default): the canary's backend takes the main backend's affinity. */
+  readonly stickyAffinity?: boolean;
 }
 
 /**
@@ -58,6 +60,7 @@ function attachPath(candidate: LocationCandidate, ingress: CanaryIngress, table:
   registry.add({
     ref: backend, loadBalance: 'round_robin', rank: ingress.rank, routed: false, ingress: ingress.ref,
     field, serviceField: '.backend.service.name',
+    ...(ingress.stickyAffinity === false ? {} : { affinityFrom: main.route.backend }),
   });
   attached.set(main.route.key, { ingress: ingress.ref, policy: Object.freeze({ key: main.route.key, canary: splitOf(ingress.canary, canaryBackend) }) });
   return null;

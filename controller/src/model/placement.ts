@@ -6,7 +6,7 @@ import type { ServiceRef } from './backend-ref.ts';
 import type { BackendRegistry } from './backends.ts';
 import { describeRef, makeFailure, quoteValue } from './failure.ts';
 import { holderName, type ServerTable } from './server-table.ts';
-import type { Failure, Location, LoadBalance } from './types.ts';
+import type { AffinityConfig, Failure, Location, LoadBalance } from './types.ts';
 
 /** A location that routes to a Service port, with who asked for it. */
 export interface BackendPlacement {
@@ -14,6 +14,8 @@ export interface BackendPlacement {
   readonly location: Location;
   readonly backend: ServiceRef;
   readonly loadBalance: LoadBalance;
+  /** The Ingress's affinity config (Backend.affinity), or null/absent. */
+  readonly affinity?: AffinityConfig | null;
   /** Ingress position, oldest first; +Infinity for generated locations. */
   readonly rank: number;
   /** Field prefix for failures (`spec.rules[0].http.paths[1]`, `spec.defaultBackend`, a flag name). */
@@ -46,6 +48,7 @@ export function placeBackendLocation(
   registry.add({
     ref: request.backend,
     loadBalance: request.loadBalance,
+    affinity: request.affinity ?? null,
     rank: request.rank,
     routed: true,
     ingress: location.ingress,

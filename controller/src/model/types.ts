@@ -169,7 +169,7 @@ export interface Location {
 export type Policy = Readonly<Partial<Pick<FeatureConfigs, LocationFeature>>>;
 
 /** Features whose config a Location's policy may carry (static, rendered per location). */
-export type LocationFeature = 'proxy' | 'backendProtocol' | 'rewrite' | 'sslRedirect' | 'loadBalance' | 'fastcgi' | 'proxySsl';
+export type LocationFeature = 'proxy' | 'backendProtocol' | 'rewrite' | 'sslRedirect' | 'loadBalance' | 'customErrors' | 'fastcgi' | 'proxySsl';
 
 /**
  * Every feature's config, by feature name (controller/src/model/features: one module each).
@@ -183,12 +183,37 @@ export interface FeatureConfigs {
   readonly sslRedirect: SslRedirectConfig;
   readonly loadBalance: LoadBalanceConfig;
   readonly canary: CanaryConfig;
+  readonly affinity: AffinityConfig;
   readonly tls: TlsSettings;
   readonly accessLog: AccessLogSettings;
   readonly safety: SafetySettings;
+  readonly customErrors: CustomErrorsConfig;
   readonly fastcgi: FastcgiConfig;
   readonly proxySsl: ProxySslConfig;
   readonly crossNamespace: CrossNamespaceSettings;
+}
+
+/**
+ * custom-http-errors, disable-proxy-intercept-errors and default-backend (features/custom-errors.ts).
+ * An Ingress's config does not inherit the ConfigMap's: as in ingress-nginx, its locations
+ * inherit the ConfigMap's error pages (server-level, to the global default backend) unless they
+ * set their own.
+ */
+export interface CustomErrorsConfig {
+  /** custom-http-errors: statuses answered by the error backend instead, sorted, unique; [] = none. */
+  readonly codes: readonly number[];
+  /** disable-proxy-intercept-errors: a backend's own error responses pass through (`proxy_intercept_errors off`). */
+  readonly interceptDisabled: boolean;
+  /** default-backend (annotation only): a Service in the Ingress's namespace, or null. */
+  readonly defaultService: string | null;
+  /**
+   * Filled in by the builder (model/custom-error-backends.ts), never parsed: Backend.name of the
+   * error backend. In a policy, defaultService's first port (also where Lua sends the requests
+   * of a route whose backend has no endpoints); in Model.settings, --default-backend-service's
+   * when some location has error pages. null = none (errors then go to the global one, else
+   * NGINX answers 404 as ingress-nginx's built-in default backend does).
+   */
+  readonly backend: string | null;
 }
 
 /** allow-cross-namespace-resources (ConfigMap only, features/cross-namespace.ts). */
@@ -308,6 +333,77 @@ export interface CanaryConfig {
   readonly cookie: string | null;
 }
 
+/**
+ * affinity and session-cookie-* of one Ingress, read together (features/affinity.ts). Annotations
+ * only (ingress-nginx has no ConfigMap keys for them). Applied per Backend (Backend.affinity).
+ */
+export interface AffinityConfig {
+  /** affinity: "cookie" turns session affinity on (the only type); absent or invalid = off. */
+  readonly enabled: boolean;
+  /** affinity-mode (default balanced). */
+  readonly mode: AffinityMode;
+  /** affinity-canary-behavior, read on the CANARY Ingress: sticky (default) or legacy. */
+  readonly canaryBehavior: 'sticky' | 'legacy';
+  /** session-cookie-name (default INGRESSCOOKIE): an RFC 6265 cookie name. */
+  readonly cookieName: string;
+  /** session-cookie-path, or null: the location's path. */
+  readonly cookiePath: string | null;
+  /** session-cookie-domain, or null: no Domain attribute. */
+  readonly cookieDomain: string | null;
+  /** session-cookie-expires in seconds (Expires = now + this), or null: no Expires attribute. */
+  readonly cookieExpires: number | null;
+  /** session-cookie-max-age in seconds, or null: no Max-Age attribute. */
+  readonly cookieMaxAge: number | null;
+  /** session-cookie-secure: Secure on every response (false: Secure only over HTTPS). */
+  readonly cookieSecure: boolean;
+  /** session-cookie-samesite as written (None, Lax, Strict in any case), or null: no SameSite. */
+  readonly cookieSameSite: string | null;
+  /** session-cookie-conditional-samesite-none: leave out SameSite=None for user agents that reject it. */
+  readonly cookieConditionalSameSiteNone: boolean;
+  /** session-cookie-change-on-failure: a retry after a failed try picks another endpoint and a new cookie. */
+  readonly cookieChangeOnFailure: boolean;
+}
+
+/**
+ * How sticky a session is: `balanced` maps the cookie to an endpoint by consistent hashing (a
+ * scale-up moves some sessions to the new endpoints), `persistent` names the endpoint (a session
+ * moves only when its endpoint goes).
+ */
+export type AffinityMode = 'balanced' | 'persistent';
+
+/**
+ * Session affinity by cookie as Lua applies it to one backend (lua/resty_ingress/sticky.lua).
+ * DYNAMIC: pushed with the endpoints (DynamicBackend.affinity), a change never reloads.
+ */
+export interface BackendAffinity {
+  /** AffinityConfig.mode of the Ingress that decides (the oldest routing here with affinity: cookie). */
+  readonly mode: AffinityMode;
+  /** The cookie's name. */
+  readonly cookie: string;
+  /** The Path attribute, or null: the path of the location the request came through (its Route.key's last word). */
+  readonly path: string | null;
+  /** The Domain attribute, or null: none. */
+  readonly domain: string | null;
+  /** Seconds from now for the Expires attribute, or null: none. */
+  readonly expires: number | null;
+  /** The Max-Age attribute, or null: none. */
+  readonly maxAge: number | null;
+  /** Secure on every response; false: Secure only on HTTPS requests. */
+  readonly secure: boolean;
+  /** The SameSite attribute as written, or null: none. */
+  readonly sameSite: string | null;
+  /** Leave out SameSite=None for user agents known to reject it. */
+  readonly conditionalSameSiteNone: boolean;
+  /** A retry after a failed try picks another endpoint and sets a new cookie (else it stays on the cookie's endpoint). */
+  readonly changeOnFailure: boolean;
+  /**
+   * The Ingresses (`namespace/name`, sorted) whose locations SET the cookie: those with affinity:
+   * cookie that route here (and, for a canary's backend, its main Ingress). A location of another
+   * Ingress routing here balances by the cookie a client brings but sets none (as ingress-nginx).
+   */
+  readonly ingresses: readonly string[];
+}
+
 /** Load-balancing algorithms Lua implements (load-balance annotation). */
 export type LoadBalance = 'round_robin' | 'ewma';
 
@@ -320,7 +416,7 @@ export interface Endpoint {
 /**
  * One backend: a Service port. Static part: name/service/port and loadBalance
  * (they shape nginx.conf only through the locations that name the backend).
- * Dynamic part: endpoints, applied by Lua without a reload.
+ * Dynamic part: endpoints and affinity, applied by Lua without a reload.
  */
 export interface Backend {
   /** `<namespace>-<service>-<port>` where port is the Service port number or name as referenced. */
@@ -340,6 +436,13 @@ export interface Backend {
    */
   readonly loadBalance: LoadBalance;
   /**
+   * Session affinity by cookie, or null. When Ingresses disagree, the oldest Ingress with
+   * affinity: cookie decides (ingress-nginx takes the first it sees with a type); a canary's
+   * backend without its own takes its main backend's unless the canary Ingress says
+   * affinity-canary-behavior: legacy. DYNAMIC: Lua picks by it first (before load-balance).
+   */
+  readonly affinity: BackendAffinity | null;
+  /**
    * Some location routes to it. False for a backend only a canary split sends traffic to: such a
    * backend exists for Lua alone (its endpoints), so it never shapes nginx.conf.
    */
@@ -351,6 +454,8 @@ export interface DynamicBackend {
   readonly name: string;
   readonly endpoints: readonly Endpoint[];
   readonly loadBalance: LoadBalance;
+  /** Backend.affinity; absent = null. */
+  readonly affinity?: BackendAffinity | null;
 }
 
 /**

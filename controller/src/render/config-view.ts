@@ -9,6 +9,7 @@ import { RenderError } from './nginx-values.ts';
 import type { LocationContext } from './location-blocks.ts';
 import { backendTlsFiles } from '../model/backend-tls.ts';
 import { ServerViews, type ServerView } from './server-views.ts';
+import { globalErrorPagesOf, type GlobalErrorPagesView } from './error-pages.ts';
 
 export type { ServerView } from './server-views.ts';
 
@@ -87,6 +88,8 @@ export interface ConfigView {
    */
   readonly servers: Iterable<ServerView>;
   readonly tls: TlsView | null;
+  /** The ConfigMap's custom-http-errors (server-level in every public server), or null. */
+  readonly globalErrorPages: GlobalErrorPagesView | null;
 }
 
 function nextPowerOfTwo(n: number): number {
@@ -228,5 +231,6 @@ export function buildConfigView(model: Model, options: ResolvedRenderOptions, vi
     proxyDefaults: proxyDefaultsOf(model),
     servers: { [Symbol.iterator]: () => serverViews(model, knownBackends, context, views) },
     tls: buildTlsView(model, options),
+    globalErrorPages: globalErrorPagesOf(model.settings),
   };
 }

@@ -39,9 +39,9 @@ const NGINX_RUNS = 40;
 const SHRINK_BOUND = { interruptAfterTimeLimit: 120_000, markInterruptAsFailure: true } as const;
 
 /** The directives whose quoted arguments carry validated user values (hosts, paths, names, route keys, targets, ConfigMap settings). */
-const USER_VALUE_DIRECTIVES = new Set(['server_name', 'location', 'set', 'rewrite', 'client_max_body_size', 'ssl_ciphers', 'ssl_protocols', 'log_format']);
+const USER_VALUE_DIRECTIVES = new Set(['server_name', 'location', 'set', 'rewrite', 'client_max_body_size', 'ssl_ciphers', 'ssl_protocols', 'log_format', 'error_page']);
 /** Lua blocks whose string literals may carry a backend name. */
-const USER_VALUE_LUA = new Set(['log_by_lua_block']);
+const USER_VALUE_LUA = new Set(['log_by_lua_block', 'rewrite_by_lua_block']);
 
 /** Checks every marker of `conf`; returns how many it found. */
 function assertUserValuesQuoted(conf: string): number {

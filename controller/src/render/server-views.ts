@@ -17,6 +17,7 @@
 
 import type { FeatureName } from '../model/features/feature.ts';
 import type { Location, Server } from '../model/types.ts';
+import { errorPagesOf, type ErrorPageView } from './error-pages.ts';
 import { buildLocationBlocks, globallySetFeatures, sameLocationContext, type BackendLabels, type LocationBlock, type LocationContext } from './location-blocks.ts';
 
 /** One `server {}` as the template prints it. */
@@ -33,6 +34,8 @@ export interface ServerView {
    * per module on every parse: one per server was a tenth of parsing 1,000 servers.
    */
   readonly namedRedirect: boolean;
+  /** The named locations of custom error pages (error-pages.ts), sorted by name. */
+  readonly errorPages: readonly ErrorPageView[];
 }
 
 /** The view's JSON, attached to views this module made (not enumerable: JSON.stringify never sees it). */
@@ -56,6 +59,7 @@ function buildServerView(
     hostname: server.hostname, isDefault, locations,
     proxies: locations.some((block) => block.proxy !== null),
     namedRedirect: context.https && locations.some((block) => block.proxy?.route.startsWith('e ') === true),
+    errorPages: errorPagesOf(server.locations, context.settings),
   };
 }
 
@@ -69,6 +73,7 @@ function lazyView(hostname: string, isDefault: boolean, build: () => ServerView)
     get locations() { return view().locations; },
     get proxies() { return view().proxies; },
     get namedRedirect() { return view().namedRedirect; },
+    get errorPages() { return view().errorPages; },
     toJSON: () => view(),
   } as ServerView;
 }

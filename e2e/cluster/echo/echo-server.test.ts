@@ -26,6 +26,25 @@ void describe('startEcho', () => {
     });
   }
 
+  const statuses = [
+    { label: '?status=404 answers 404 with the echo body', path: '/missing?status=404', want: 404 },
+    { label: '?status=503 answers 503', path: '/?status=503', want: 503 },
+    { label: '?status=600 is out of range: 200', path: '/?status=600', want: 200 },
+    { label: '?status=abc: 200', path: '/?status=abc', want: 200 },
+  ];
+  for (const row of statuses) {
+    void it(row.label, async () => {
+      const echo = await startEcho({ host: '127.0.0.1', port: 0, podName: 'p' });
+      try {
+        const res = await fetch(`${echo.url}${row.path}`);
+        assert.equal(res.status, row.want);
+        assert.equal(((await res.json()) as EchoReply).path, row.path);
+      } finally {
+        await echo.close();
+      }
+    });
+  }
+
   void it('answers /healthz with ok', async () => {
     const echo = await startEcho({ host: '127.0.0.1', port: 0, podName: 'p' });
     try {

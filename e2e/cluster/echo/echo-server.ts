@@ -36,6 +36,12 @@ export interface EchoServer {
 /** Longest `?sleep=` a request may ask for, so a test cannot hang a server. */
 const MAX_SLEEP_MS = 10_000;
 
+/** `?status=NNN` (200..599) answers with that status, the same JSON body (an app's error pages, for custom-http-errors). */
+function statusOf(url: URL): number {
+  const raw = Number(url.searchParams.get('status') ?? '200');
+  return Number.isInteger(raw) && raw >= 200 && raw <= 599 ? raw : 200;
+}
+
 function sleepOf(url: URL): number {
   const raw = Number(url.searchParams.get('sleep') ?? '0');
   return Number.isFinite(raw) && raw > 0 ? Math.min(raw, MAX_SLEEP_MS) : 0;
@@ -55,7 +61,7 @@ function answer(podName: string, closing: () => boolean, req: IncomingMessage, r
         return;
       }
       const body: EchoReply = { pod: podName, method: req.method ?? '', path: req.url ?? '/', headers: req.headers, bodyLength };
-      res.writeHead(200, { ...headers, 'content-type': 'application/json' }).end(JSON.stringify(body));
+      res.writeHead(statusOf(url), { ...headers, 'content-type': 'application/json' }).end(JSON.stringify(body));
     };
     const sleep = sleepOf(url);
     if (sleep > 0) setTimeout(reply, sleep);
@@ -64,7 +70,7 @@ function answer(podName: string, closing: () => boolean, req: IncomingMessage, r
   req.on('error', () => res.destroy());
 }
 
-/** Starts an echo server; `?sleep=ms` on any path delays the answer (to test draining). */
+/** Starts an echo server; `?sleep=ms` on any path delays the answer (to test draining), `?status=NNN` sets its status. */
 export async function startEcho(options: EchoOptions): Promise<EchoServer> {
   if (!/^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(options.host)) {
     throw new Error(`echo: host must be a loopback IPv4 address, got ${JSON.stringify(options.host)}`);

@@ -19,7 +19,7 @@ export const DEFAULT_SETTINGS: GlobalSettings = Object.freeze(
 );
 
 /** The configs of the dynamic features an Ingress set (pushed to Lua through Model.routes). */
-export type DynamicConfigs = Readonly<Partial<Pick<FeatureConfigs, 'canary'>>>;
+export type DynamicConfigs = Readonly<Partial<Pick<FeatureConfigs, 'canary' | 'affinity'>>>;
 
 /** What one Ingress's annotations give. */
 export interface IngressFeatures {

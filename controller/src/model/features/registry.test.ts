@@ -64,9 +64,9 @@ void describe('every name belongs to one module', () => {
 
 void describe('the registry\'s views', () => {
   void it('the location features, in registry order', () => {
-    assert.deepEqual(LOCATION_FEATURES.map((feature) => feature.name), ['sslRedirect', 'proxy', 'rewrite', 'backendProtocol', 'fastcgi', 'proxySsl', 'loadBalance']);
+    assert.deepEqual(LOCATION_FEATURES.map((feature) => feature.name), ['sslRedirect', 'proxy', 'rewrite', 'backendProtocol', 'fastcgi', 'proxySsl', 'loadBalance', 'customErrors']);
   });
-  void it('the dynamic features', () => assert.deepEqual(DYNAMIC_FEATURES.map((feature) => feature.name), ['canary']));
+  void it('the dynamic features', () => assert.deepEqual(DYNAMIC_FEATURES.map((feature) => feature.name), ['canary', 'affinity']));
   void it('modules, their defaults and keys are frozen', () => {
     assert.ok(Object.isFrozen(FEATURES));
     for (const feature of FEATURES) assert.ok(Object.isFrozen(feature) && Object.isFrozen(feature.defaults) && Object.isFrozen(feature.keys), feature.name);

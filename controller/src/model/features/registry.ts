@@ -3,11 +3,13 @@
 // this order, and the catalogue and docs list them in it.
 
 import { accessLogFeature } from './access-log.ts';
+import { affinityFeature } from './affinity.ts';
 import { backendProtocolFeature } from './backend-protocol.ts';
 import { canaryFeature } from './canary.ts';
 import { crossNamespaceFeature } from './cross-namespace.ts';
 import { fastcgiFeature } from './fastcgi.ts';
 import { proxySslFeature } from './proxy-ssl.ts';
+import { customErrorsFeature } from './custom-errors.ts';
 import type { AnyFeature, FeatureName } from './feature.ts';
 import { loadBalanceFeature } from './load-balance.ts';
 import { proxyFeature } from './proxy.ts';
@@ -26,9 +28,11 @@ export const FEATURES: readonly AnyFeature[] = Object.freeze([
   crossNamespaceFeature,
   loadBalanceFeature,
   canaryFeature,
+  affinityFeature,
   tlsSettingsFeature,
   accessLogFeature,
   safetyFeature,
+  customErrorsFeature,
 ]);
 
 /** The features whose output is a location partial, in registry order (render/location-blocks.ts). */

@@ -66,6 +66,18 @@ export const KEY_VALUES: Readonly<Record<string, fc.Arbitrary<string>>> = {
   'canary-by-header-value': userValue(printable),
   'canary-by-header-pattern': userValue(regex),
   'canary-by-cookie': userValue(token),
+  'affinity': userValue(fc.constantFrom('cookie', ' cookie ', 'Cookie', 'ip', '')),
+  'affinity-mode': userValue(fc.constantFrom('balanced', 'persistent', ' persistent', 'Persistent', 'sticky')),
+  'affinity-canary-behavior': userValue(fc.constantFrom('sticky', 'legacy', ' legacy ', 'Legacy', 'always')),
+  'session-cookie-name': userValue(fc.oneof(token, fc.constantFrom('a/b', 'a:b', 'my cookie', 'a;b', 'a=b', ' route '))),
+  'session-cookie-path': userValue(fc.oneof(target, fc.constantFrom('/a b', '/; Domain=x', '/re/.*', '/foo/bar'))),
+  'session-cookie-domain': userValue(fc.constantFrom('foo.bar', `${MARKER}.test`, 'a b', 'a,b', '.example.com', 'a:8080')),
+  'session-cookie-expires': seconds,
+  'session-cookie-max-age': seconds,
+  'session-cookie-secure': boolean,
+  'session-cookie-samesite': userValue(fc.constantFrom('None', 'Lax', 'Strict', 'lax', ' STRICT ', 'Relaxed')),
+  'session-cookie-conditional-samesite-none': boolean,
+  'session-cookie-change-on-failure': boolean,
   'ssl-protocols': protocols,
   'ssl-ciphers': ciphers,
   'hsts': boolean,
@@ -89,6 +101,14 @@ export const KEY_VALUES: Readonly<Record<string, fc.Arbitrary<string>>> = {
   'proxy-ssl-protocols': userValue(fc.constantFrom('TLSv1.2', 'TLSv1.3 TLSv1.2', ' TLSv1.3 ', 'TLSv1.1', 'SSLv3', '', 'TLSv1.2  TLSv1.2')),
   'proxy-ssl-ciphers': ciphers,
   'allow-cross-namespace-resources': boolean,
+  'custom-http-errors': userValue(fc.oneof(
+    fc.array(fc.constantFrom('404', '500', '503', '599', '400', '301', '600', '200', ' 502', ''), { minLength: 1, maxLength: 4 }).map((codes) => codes.join(',')),
+    fc.constantFrom(',12', '404,,500', '4 04', 'notfound', '404;500'),
+  )),
+  'disable-proxy-intercept-errors': boolean,
+  // Names of the generated Services' grammar (some exist), and names ingress-nginx refuses.
+  'default-backend': userValue(fc.oneof(fc.stringMatching(/^[a-z]([a-z0-9-]{0,10}[a-z0-9])?$/), fc.constant(`${MARKER}-svc`),
+    fc.constantFrom('Errors', 'ns/errors', '1errors', `e${'x'.repeat(63)}`))),
 };
 
 /** Every annotation name a feature declares. */
