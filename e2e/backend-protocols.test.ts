@@ -5,7 +5,8 @@
 // UNAVAILABLE (the balancer's fallback server speaks HTTP/2 too); an HTTPS
 // backend verified against the proxy-ssl-secret's ca.crt (the right CA passes,
 // a wrong one is a 502, proxy-ssl-verify off passes again) and shown the
-// Secret's client certificate; a FastCGI responder with fastcgi-index and the
+// Secret's client certificate; a missing Secret or one of another namespace
+// denies the paths (503) until allow-cross-namespace-resources; a FastCGI responder with fastcgi-index and the
 // params of a ConfigMap (watched by name once the Ingress names it). The
 // "pods" are servers of this process on a loopback address, published with a
 // selector-less Service and an EndpointSlice.
@@ -15,7 +16,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import * as grpc from '@grpc/grpc-js';
 import { createSelfSignedCertificate } from '../controller/src/tls/self-signed.ts';
-import { ingressManifest, startStack, waitFor, waitForResponse, yamlDocuments } from './harness/index.ts';
+import { ingressManifest, request, startStack, waitFor, waitForResponse, yamlDocuments } from './harness/index.ts';
 import { callEcho, manualServiceManifest, startFastcgiResponder, startGrpcBackend, startHttpsBackend, type GrpcEcho } from './protocol-backends.ts';
 
 const b64 = (text: string): string => Buffer.from(text).toString('base64');
@@ -37,7 +38,7 @@ function ownAddress(pool: string): string {
 }
 
 test('backend protocols: gRPC over TLS and h2c, GRPCS, HTTPS with proxy-ssl verification, FastCGI', async (t) => {
-  const { cluster, controller } = await startStack(t);
+  const { cluster, controller } = await startStack(t, { controller: { args: ['--configmap', 'default/resty-config'] } });
   const address = ownAddress(cluster.addressPool);
   const grpcCert = createSelfSignedCertificate({ dnsNames: ['grpc.test', 'grpcs.test', 'fcgi-tls.test'] });
   const backendCert = createSelfSignedCertificate({ dnsNames: ['secure.test'] });
@@ -147,6 +148,25 @@ test('backend protocols: gRPC over TLS and h2c, GRPCS, HTTPS with proxy-ssl veri
     await waitFor('the reload of the Secret change', () => controller.reloadCount() > reloads || undefined);
     await cluster.kubectlOk(['annotate', '--overwrite', 'ingress/secure', 'nginx.ingress.kubernetes.io/proxy-ssl-verify=off']);
     await waitForResponse(controller.http, { host: 'secure.test', path: '/' }, (r) => r.status === 200);
+  });
+
+  await t.test('proxy-ssl-secret missing, or of another namespace: 503; allow-cross-namespace-resources lets the other namespace use it', async () => {
+    await cluster.kubectlOk(['create', 'namespace', 'team-b']);
+    const ssl = (namespace: string, name: string, secret: string): string => quoteOnOff(ingressManifest({
+      name, namespace, host: `${name}.test`, paths: [{ path: '/', service: 'secure' }],
+      annotations: { 'nginx.ingress.kubernetes.io/backend-protocol': 'HTTPS', 'nginx.ingress.kubernetes.io/proxy-ssl-secret': secret, 'nginx.ingress.kubernetes.io/proxy-ssl-verify': 'off' },
+    }));
+    await cluster.apply([manualServiceManifest('secure', [https], 'team-b'), ssl('default', 'nosecret', 'default/absent'), ssl('team-b', 'neighbour', 'default/backend-ca')].join('---\n'));
+    await waitForResponse(controller.http, { host: 'nosecret.test', path: '/' }, (r) => r.status === 503);
+    await waitForResponse(controller.http, { host: 'neighbour.test', path: '/' }, (r) => r.status === 503);
+    const events = await waitFor('the neighbour\'s Event', async () => {
+      const found = (await cluster.events('involvedObject.name=neighbour')).filter((e) => e.reason === 'InvalidBackendTls');
+      return found.length > 0 ? found : undefined;
+    });
+    assert.match(events[0]?.message ?? '', /proxy-ssl-secret default\/backend-ca is not in the Ingress's namespace team-b/u);
+    await cluster.apply(yamlDocuments([{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'resty-config', namespace: 'default' }, data: { 'allow-cross-namespace-resources': 'true' } }]));
+    await waitForResponse(controller.http, { host: 'neighbour.test', path: '/' }, (r) => r.status === 200);
+    assert.equal((await request(controller.http, { host: 'nosecret.test', path: '/' })).status, 503, 'a missing Secret stays denied');
   });
 
   await t.test('FCGI: the responder gets NGINX\'s stock params and fastcgi-index', async () => {

@@ -167,13 +167,13 @@ async function listen(server: { listen(port: number, host: string, cb: () => voi
 }
 
 /** A Service without a selector, port 80 named `app`, and its EndpointSlice pointing at `backends` (none: no endpoints). */
-export function manualServiceManifest(name: string, backends: readonly Listening[]): string {
+export function manualServiceManifest(name: string, backends: readonly Listening[], namespace = 'default'): string {
   const port = backends[0]?.port ?? 1;
   return yamlDocuments([
-    { apiVersion: 'v1', kind: 'Service', metadata: { name, namespace: 'default' }, spec: { ports: [{ name: 'app', port: 80, protocol: 'TCP' }] } },
+    { apiVersion: 'v1', kind: 'Service', metadata: { name, namespace }, spec: { ports: [{ name: 'app', port: 80, protocol: 'TCP' }] } },
     {
       apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice',
-      metadata: { name: `${name}-manual`, namespace: 'default', labels: { 'kubernetes.io/service-name': name } },
+      metadata: { name: `${name}-manual`, namespace, labels: { 'kubernetes.io/service-name': name } },
       addressType: 'IPv4',
       endpoints: backends.map((backend) => ({ addresses: [backend.address], conditions: { ready: true } })),
       ports: [{ name: 'app', port, protocol: 'TCP' }],
