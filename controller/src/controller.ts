@@ -102,6 +102,7 @@ export async function startController(opts: ControllerOptions, logger: Logger, r
 
   let sync: Sync | null = null;
   let backendTlsKept = new Set<string>();
+  let referencesFrom: { ingresses: Snapshot['ingresses'] | null; classes: Snapshot['ingressClasses'] | null; allow: boolean } = { ingresses: null, classes: null, allow: false };
   const nginx = createNginx({
     dataplane,
     prefix: opts.nginxPrefix,
@@ -177,7 +178,12 @@ export async function startController(opts: ControllerOptions, logger: Logger, r
     hooks: mergeHooks(reporting.hooks, observability.syncHooks, {
       onBuilt: (built, snapshot) => {
         // fastcgi-params-configmap: the ConfigMaps our Ingresses name are watched by name (kube/store.ts).
-        store.watchReferencedConfigMaps(referencedParamsConfigMaps(ourIngresses(snapshot, opts), opts.annotationsPrefix, built.model.settings.crossNamespace.allow));
+        // Looked for again only when the Ingresses, the IngressClasses or the ConfigMap's switch changed (not per endpoint sync).
+        const allow = built.model.settings.crossNamespace.allow;
+        if (snapshot.ingresses !== referencesFrom.ingresses || snapshot.ingressClasses !== referencesFrom.classes || allow !== referencesFrom.allow) {
+          referencesFrom = { ingresses: snapshot.ingresses, classes: snapshot.ingressClasses, allow };
+          store.watchReferencedConfigMaps(referencedParamsConfigMaps(ourIngresses(snapshot, opts), opts.annotationsPrefix, allow));
+        }
         observability.modelBuilt(built);
         reporting.built(built.model, snapshot);
       },
