@@ -8,7 +8,7 @@ import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
 import type { V1ConfigMap, V1Secret } from '@kubernetes/client-node';
 import { createSelfSignedCertificate } from '../tls/self-signed.ts';
-import { buildModel } from './build.ts';
+import { buildModel, createModelBuilder } from './build.ts';
 import { ann, ingress, options, path, rule, service, snapshot, svc } from './testdata/fixtures.ts';
 import { configOf, findLocation, hostnames } from './testdata/inspect.ts';
 
@@ -56,5 +56,18 @@ void describe('backend protocols in the model', () => {
     const result = buildModel(snapshot({ ingresses: [tls], services: [web] }), options());
     assert.deepEqual(hostnames(result), ['_', 'secure.example']);
     assert.deepEqual(result.failures.map((f) => f.reason), ['InvalidBackendTls']);
+  });
+
+  void it('a long-lived builder: a rotated Secret is a new backendTls, an unchanged one the same array', () => {
+    const builder = createModelBuilder();
+    const first = builder.build(snapshot({ ingresses: [tls], services: [web], secrets: [caSecret] }), options());
+    const base = snapshot({ ingresses: [tls], services: [web], secrets: [caSecret] });
+    const again = builder.build(base, options());
+    const endpointsOnly = builder.build({ ...base, endpointSlices: [] }, options());
+    assert.equal(endpointsOnly.model.backendTls, again.model.backendTls, 'the same Secrets: not resolved again');
+    const rotated: V1Secret = { metadata: caSecret.metadata, data: { 'ca.crt': Buffer.from(createSelfSignedCertificate({ dnsNames: ['backend.test'] }).cert).toString('base64') } };
+    const next = builder.build({ ...base, secrets: [rotated] }, options());
+    assert.notEqual(next.model.backendTls?.[0]?.fingerprint, first.model.backendTls?.[0]?.fingerprint);
+    assert.deepEqual(next.model, buildModel({ ...base, secrets: [rotated] }, options()).model, 'as a build from scratch');
   });
 });

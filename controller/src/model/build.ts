@@ -35,7 +35,7 @@ import { placeCanaries, type CanaryIngress } from './canaries.ts';
 import { affinityWarnings } from './affinity-warnings.ts';
 import { placeBackendLocation } from './placement.ts';
 import { resolveTls, type IngressTls } from './tls-hosts.ts';
-import { resolveBackendTls } from './backend-tls.ts';
+import { resolveBackendTls, type ResolvedBackendTls } from './backend-tls.ts';
 import { resolveFastcgiParams } from './fastcgi-params.ts';
 import { ServerTable } from './server-table.ts';
 import type { BuildOptions, BuildResult, Failure, GlobalSettings, RoutePolicy, Server, Snapshot } from './types.ts';
@@ -140,10 +140,12 @@ interface BuildCaches {
   readonly endpoints: EndpointCache;
   /** The last build's routing and what it was made from. */
   routing: { readonly inputs: RoutingInputs; readonly routing: Routing } | null;
+  /** The last proxy-ssl resolution and its inputs (by identity): an endpoint sync walks no location for it. */
+  backendTls: { readonly servers: unknown; readonly secrets: unknown; readonly allow: boolean; readonly prefix: string; readonly result: ResolvedBackendTls } | null;
 }
 
 function newCaches(): BuildCaches {
-  return { translations: new TranslationCache(), endpoints: new EndpointCache(), routing: null };
+  return { translations: new TranslationCache(), endpoints: new EndpointCache(), routing: null, backendTls: null };
 }
 
 /** Builds the NGINX model from a snapshot. Pure: no I/O, no clock; never mutates the snapshot. */
@@ -243,8 +245,14 @@ function buildWith(caches: BuildCaches, snapshot: Snapshot, options: BuildOption
   caches.routing = { inputs, routing };
   const backends = withEndpoints(routing.backends, indexSlices(snapshot), caches.endpoints);
   const tls = resolveTls(routing.tls, snapshot?.secrets ?? [], options);
-  // proxy-ssl-secret: read on every build, like spec.tls (absent from the model when no location uses one).
-  const backendTls = resolveBackendTls(routing.servers, snapshot?.secrets ?? [], options.annotationsPrefix, routing.settings.crossNamespace.allow);
+  // proxy-ssl-secret: read whenever the routing or the Secrets changed, like spec.tls (absent from the model when no location uses one).
+  const secrets = snapshot?.secrets ?? [];
+  const allow = routing.settings.crossNamespace.allow;
+  const held = caches.backendTls;
+  const backendTls = held !== null && held.servers === routing.servers && held.secrets === secrets && held.allow === allow && held.prefix === options.annotationsPrefix
+    ? held.result
+    : resolveBackendTls(routing.servers, secrets, options.annotationsPrefix, allow);
+  caches.backendTls = { servers: routing.servers, secrets, allow, prefix: options.annotationsPrefix, result: backendTls };
   return {
     model: {
       servers: routing.servers, backends, tls: tls.state, settings: routing.settings, routes: routing.routes,
