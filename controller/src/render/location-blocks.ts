@@ -25,8 +25,6 @@ export interface ProxyView {
   readonly route: string;
   /** The backend balances with EWMA, which learns response times: the location gets a Lua log phase (others pay none). */
   readonly feedback: boolean;
-  /** `proxy_pass <scheme>://upstream_balancer` (backend-protocol). */
-  readonly scheme: 'http' | 'https';
   /** The module that speaks to the backend and its pass directive (render/backend-pass.ts). */
   readonly pass: BackendPass;
   /** The proxy-ssl-secret files of the location (HTTPS/GRPCS), `denied` when its Secret cannot be used (503), else null. */
@@ -105,7 +103,6 @@ function proxyViewOf(location: Location, backends: ReadonlyMap<string, BackendLa
     upstreamName: location.route.backend,
     route: location.route.key,
     feedback: backends.get(location.route.backend)?.loadBalance === 'ewma',
-    scheme: protocol === 'HTTPS' ? 'https' : 'http',
     pass: backendPassOf(protocol),
     backendTls: backendTlsOf(location, context.backendTls, context.settings.crossNamespace?.allow === true),
     sni: sniOf(backendPassOf(protocol), location.policy.proxySsl),
