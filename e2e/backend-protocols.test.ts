@@ -1,7 +1,7 @@
 // E2E backend protocols and TLS to the backend, through the real controller,
 // real NGINX and real kubectl: a gRPC unary call through the ingress over TLS
 // (HTTP/2 by ALPN) and over plain HTTP/2 (prior knowledge) to an h2c backend,
-// and to a TLS backend (GRPCS); a gRPC route without endpoints answers
+// and to a TLS backend (GRPCS); AUTO_HTTP follows the client's scheme; a gRPC route without endpoints answers
 // UNAVAILABLE (the balancer's fallback server speaks HTTP/2 too); an HTTPS
 // backend verified against the proxy-ssl-secret's ca.crt (the right CA passes,
 // a wrong one is a 502, proxy-ssl-verify off passes again) and shown the
@@ -11,14 +11,17 @@
 // "pods" are servers of this process on a loopback address, published with a
 // selector-less Service and an EndpointSlice.
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { promisify } from 'node:util';
 import * as grpc from '@grpc/grpc-js';
 import { createSelfSignedCertificate } from '../controller/src/tls/self-signed.ts';
 import { ingressManifest, request, startStack, waitFor, waitForResponse, yamlDocuments } from './harness/index.ts';
 import { callEcho, manualServiceManifest, startFastcgiResponder, startGrpcBackend, startHttpsBackend, type GrpcEcho } from './protocol-backends.ts';
 
+const run = promisify(execFile);
 const b64 = (text: string): string => Buffer.from(text).toString('base64');
 
 function secretManifest(name: string, data: Readonly<Record<string, string>>, type = 'Opaque'): string {
@@ -40,7 +43,7 @@ function ownAddress(pool: string): string {
 test('backend protocols: gRPC over TLS and h2c, GRPCS, HTTPS with proxy-ssl verification, FastCGI', async (t) => {
   const { cluster, controller } = await startStack(t, { controller: { args: ['--configmap', 'default/resty-config'] } });
   const address = ownAddress(cluster.addressPool);
-  const grpcCert = createSelfSignedCertificate({ dnsNames: ['grpc.test', 'grpcs.test', 'fcgi-tls.test'] });
+  const grpcCert = createSelfSignedCertificate({ dnsNames: ['grpc.test', 'grpcs.test', 'fcgi-tls.test', 'auto.test'] });
   const backendCert = createSelfSignedCertificate({ dnsNames: ['secure.test'] });
   const wrongCa = createSelfSignedCertificate({ dnsNames: ['secure.test'] });
   const clientCert = createSelfSignedCertificate({ commonName: 'ingress-client' });
@@ -62,6 +65,10 @@ test('backend protocols: gRPC over TLS and h2c, GRPCS, HTTPS with proxy-ssl veri
     withTls(ingressManifest({ name: 'grpc', host: 'grpc.test', paths: [{ path: '/', service: 'grpc' }], annotations: { 'nginx.ingress.kubernetes.io/backend-protocol': 'GRPC' } }), 'grpc.test', 'grpc-tls'),
     withTls(ingressManifest({ name: 'grpcs', host: 'grpcs.test', paths: [{ path: '/', service: 'grpcs' }], annotations: { 'nginx.ingress.kubernetes.io/backend-protocol': 'GRPCS' } }), 'grpcs.test', 'grpc-tls'),
     ingressManifest({ name: 'grpc-plain', host: 'grpc-plain.test', paths: [{ path: '/', service: 'grpc' }], annotations: { 'nginx.ingress.kubernetes.io/backend-protocol': 'grpc' } }),
+    withTls(ingressManifest({
+      name: 'auto', host: 'auto.test', paths: [{ path: '/', service: 'secure' }],
+      annotations: { 'nginx.ingress.kubernetes.io/backend-protocol': 'AUTO_HTTP', 'nginx.ingress.kubernetes.io/ssl-redirect': 'false' },
+    }), 'auto.test', 'grpc-tls'),
     ingressManifest({ name: 'empty', host: 'empty.test', paths: [{ path: '/', service: 'empty' }], annotations: { 'nginx.ingress.kubernetes.io/backend-protocol': 'GRPC' } }),
     ingressManifest({ name: 'empty-tls', host: 'empty-tls.test', paths: [{ path: '/', service: 'empty' }], annotations: { 'nginx.ingress.kubernetes.io/backend-protocol': 'GRPCS' } }),
     quoteOnOff(ingressManifest({
@@ -148,6 +155,16 @@ test('backend protocols: gRPC over TLS and h2c, GRPCS, HTTPS with proxy-ssl veri
     await waitFor('the reload of the Secret change', () => controller.reloadCount() > reloads || undefined);
     await cluster.kubectlOk(['annotate', '--overwrite', 'ingress/secure', 'nginx.ingress.kubernetes.io/proxy-ssl-verify=off']);
     await waitForResponse(controller.http, { host: 'secure.test', path: '/' }, (r) => r.status === 200);
+  });
+
+  await t.test('AUTO_HTTP: the client\'s scheme to the backend (HTTPS in, HTTPS to the TLS pod; plain HTTP in, plain HTTP that the TLS pod refuses)', async () => {
+    const port = controller.ports.https;
+    const answer = await waitFor('an HTTPS answer from auto.test', async () => {
+      const { stdout } = await run('curl', ['-sk', '--resolve', `auto.test:${port}:127.0.0.1`, '-w', '\n%{http_code}', `https://auto.test:${port}/`]);
+      return stdout.endsWith('\n200') ? stdout : undefined;
+    }, { timeoutMs: 15_000, intervalMs: 200 });
+    assert.equal((JSON.parse(answer.slice(0, answer.lastIndexOf('\n'))) as { pod: string }).pod, 'https-pod');
+    await waitForResponse(controller.http, { host: 'auto.test', path: '/' }, (r) => r.status === 502);
   });
 
   await t.test('proxy-ssl-secret missing, or of another namespace: 503; allow-cross-namespace-resources lets the other namespace use it', async () => {
