@@ -71,8 +71,9 @@ const rows: Row[] = [
   {
     name: 'HTTPS with a Secret of all three: CA, verification and the client certificate from files', protocol: 'HTTPS', policy: { proxySsl: SSL }, secrets: [BOTH],
     has: [`proxy_ssl_trusted_certificate "${base(BOTH.fingerprint)}.ca.pem";`, 'proxy_ssl_ciphers "HIGH:!aNULL";', 'proxy_ssl_protocols "TLSv1.2" "TLSv1.3";', 'proxy_ssl_verify on;',
-      'proxy_ssl_verify_depth 2;', `proxy_ssl_certificate "${base(BOTH.fingerprint)}.pem";`, `proxy_ssl_certificate_key "${base(BOTH.fingerprint)}.pem";`, 'proxy_ssl_name "$host";'],
-    lacks: ['return 503'],
+      'proxy_ssl_verify_depth 2;', `proxy_ssl_certificate "${base(BOTH.fingerprint)}.pem";`, `proxy_ssl_certificate_key "${base(BOTH.fingerprint)}.pem";`, 'proxy_ssl_name "$host";',
+      'proxy_pass https://upstream_balancer_tls_'],
+    lacks: ['return 503', 'proxy_pass https://upstream_balancer;'],
   },
   {
     name: 'HTTPS with a CA-only Secret: no client certificate', protocol: 'HTTPS', policy: { proxySsl: { ...SSL, verify: false } }, secrets: [CA_ONLY],
@@ -82,10 +83,11 @@ const rows: Row[] = [
     name: 'proxy-ssl-name and -server-name off with a Secret', protocol: 'HTTPS', policy: { proxySsl: { ...SSL, name: 'backend.test', serverName: false } }, secrets: [BOTH],
     has: ['proxy_ssl_server_name off;', 'proxy_ssl_name "backend.test";'], lacks: ['proxy_ssl_name "$host"'],
   },
-  { name: 'proxy-ssl-name without a Secret: ignored, as in ingress-nginx', protocol: 'HTTPS', policy: { proxySsl: { ...SSL, secret: null, name: 'backend.test' } }, has: ['proxy_ssl_name "$host";'], lacks: ['proxy_ssl_trusted_certificate', 'backend.test"'] },
+  { name: 'proxy-ssl-name without a Secret: ignored, as in ingress-nginx (and the shared upstream)', protocol: 'HTTPS', policy: { proxySsl: { ...SSL, secret: null, name: 'backend.test' } }, has: ['proxy_ssl_name "$host";', 'proxy_pass https://upstream_balancer;'], lacks: ['proxy_ssl_trusted_certificate', 'backend.test"'] },
   {
     name: 'GRPCS with a Secret: the grpc_ssl_ forms', protocol: 'GRPCS', policy: { proxySsl: SSL }, secrets: [BOTH],
-    has: [`grpc_ssl_trusted_certificate "${base(BOTH.fingerprint)}.ca.pem";`, 'grpc_ssl_verify on;', `grpc_ssl_certificate "${base(BOTH.fingerprint)}.pem";`], lacks: ['proxy_ssl_'],
+    has: [`grpc_ssl_trusted_certificate "${base(BOTH.fingerprint)}.ca.pem";`, 'grpc_ssl_verify on;', `grpc_ssl_certificate "${base(BOTH.fingerprint)}.pem";`, 'grpc_pass grpcs://upstream_balancer_tls_'],
+    lacks: ['proxy_ssl_', 'grpc_pass grpcs://upstream_balancer;'],
   },
   { name: 'a Secret the model does not hold: 503 instead of the pass', protocol: 'HTTPS', policy: { proxySsl: SSL }, has: ['return 503;'], lacks: ['proxy_pass', 'proxy_ssl_trusted_certificate'] },
   { name: 'FCGI with a Secret: no TLS directives', protocol: 'FCGI', policy: { proxySsl: SSL }, secrets: [BOTH], has: ['fastcgi_pass upstream_balancer;'], lacks: ['proxy_ssl_', 'grpc_ssl_', 'fastcgi_ssl'] },
@@ -147,5 +149,25 @@ void describe('backend-protocol and proxy-ssl as rendered, accepted by nginx -t'
     assert.throws(() => statSync(`${prefix}/backend-tls/default_backend-ca_${BOTH.fingerprint}.pem`), /ENOENT/u, 'two writes later the old files are gone');
     writeBackendTlsFiles(prefix, [], new Set());
     assert.throws(() => statSync(`${prefix}/backend-tls`), /ENOENT/u, 'no Secret: no folder');
+  });
+
+  void it('one upstream per proxy-ssl policy, with the balancer and keepalive after it; equal policies share one; nginx -t accepts it', async () => {
+    const prefix = makePrefix();
+    prefixes.push(prefix);
+    const other: ProxySslConfig = { ...SSL, verify: false };
+    const location = (path: string, proxySsl?: ProxySslConfig): ReturnType<typeof proxied> =>
+      proxied(path, 'exact', 'default-web', { policy: { backendProtocol: { protocol: 'HTTPS' }, ...(proxySsl === undefined ? {} : { proxySsl }) } });
+    const built = deepFreeze({
+      ...model([server('shop.test', [location('/a', SSL), location('/b', other), location('/plain')]), server('blog.test', [location('/c', SSL)])], [backend('default-web')]),
+      backendTls: [BOTH],
+    });
+    writeBackendTlsFiles(prefix, built.backendTls);
+    const { conf } = renderConfig(built, goldenOptions(dataplane, prefix));
+    const upstreams = [...conf.matchAll(/upstream (upstream_balancer_tls_[0-9a-f]{12}) \{\n\s+server 0\.0\.0\.1;[^\n]*\n\s+balancer_by_lua_block \{ resty_ingress\.balance\(\) \}\n\s+(?:#[^\n]*\n\s+)?keepalive \d+;/gu)].map((m) => m[1]);
+    assert.equal(upstreams.length, 2, 'two policies, two upstreams');
+    const passes = [...conf.matchAll(/proxy_pass https:\/\/(upstream_balancer\w*);/gu)].map((m) => m[1]);
+    assert.deepEqual(passes.filter((name) => name === 'upstream_balancer').length, 1, 'the location without a Secret keeps the shared upstream');
+    assert.deepEqual(new Set(passes.filter((name) => name !== 'upstream_balancer')), new Set(upstreams));
+    await checkConfig(dataplane, prefix, conf);
   });
 });

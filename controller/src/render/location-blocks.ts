@@ -12,7 +12,7 @@ import type { FeatureName } from '../model/features/feature.ts';
 import { LOCATION_FEATURES } from '../model/features/registry.ts';
 import type { Backend, GlobalSettings, Location } from '../model/types.ts';
 import { RenderError } from './nginx-values.ts';
-import { backendPassOf, backendTlsOf, sniOf, type BackendPass, type BackendTlsFiles, type SniView } from './backend-pass.ts';
+import { backendPassOf, backendTlsOf, sniOf, tlsUpstreamOf, type BackendPass, type BackendTlsFiles, type SniView } from './backend-pass.ts';
 
 /** NGINX location modifier: exact, plain prefix, case-insensitive regex. */
 export type LocationModifier = '=' | '' | '~*';
@@ -99,12 +99,13 @@ function partialsOf(location: Location, context: LocationContext, globallySet: R
 function proxyViewOf(location: Location, backends: ReadonlyMap<string, BackendLabels>, context: LocationContext): ProxyView | null {
   if (location.route.kind !== 'backend') return null;
   const protocol = (location.policy.backendProtocol ?? context.settings.backendProtocol).protocol;
+  const backendTls = backendTlsOf(location, context.backendTls, context.settings.crossNamespace?.allow === true);
   return {
     upstreamName: location.route.backend,
     route: location.route.key,
     feedback: backends.get(location.route.backend)?.loadBalance === 'ewma',
-    pass: backendPassOf(protocol),
-    backendTls: backendTlsOf(location, context.backendTls, context.settings.crossNamespace?.allow === true),
+    pass: backendPassOf(protocol, tlsUpstreamOf(location, backendTls, protocol) ?? undefined),
+    backendTls,
     sni: sniOf(backendPassOf(protocol), location.policy.proxySsl),
   };
 }
