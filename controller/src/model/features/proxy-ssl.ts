@@ -64,7 +64,8 @@ export const proxySslFeature = defineFeature({
   title: 'TLS to the backend',
   doc: 'A Secret (namespace/name, in the Ingress\'s namespace) with ca.crt and/or tls.crt + tls.key for TLS to an HTTPS or GRPCS backend: '
     + 'ca.crt verifies the backend (with proxy-ssl-verify on), tls.crt/tls.key authenticate NGINX to it. The other keys apply only with a Secret. '
-    + 'The PEMs are written under the NGINX prefix (0600); a change of the Secret reloads NGINX, because NGINX 1.26 reads a trusted CA only from a file at load.',
+    + 'The PEMs are written under the NGINX prefix (0600); a change of the Secret reloads NGINX, because NGINX 1.26 reads a trusted CA only from a file at load. '
+    + 'Each distinct TLS policy keeps its own upstream connections (ingress-nginx shares them by pod address, so a connection opened with one Ingress\'s client certificate can carry another\'s requests).',
   output: { kind: 'location', template: 'features/proxy-ssl.njk' },
   defaults: { secret: null, verify: false, verifyDepth: 1, name: null, serverName: null, protocols: ['TLSv1.2'], ciphers: 'DEFAULT' },
   keys: [
