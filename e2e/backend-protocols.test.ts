@@ -1,15 +1,17 @@
 // E2E backend protocols and TLS to the backend, through the real controller,
 // real NGINX and real kubectl: a gRPC unary call through the ingress over TLS
 // (HTTP/2 by ALPN) and over plain HTTP/2 (prior knowledge) to an h2c backend,
-// and to a TLS backend (GRPCS); AUTO_HTTP follows the client's scheme; a gRPC route without endpoints answers
-// UNAVAILABLE (the balancer's fallback server speaks HTTP/2 too); an HTTPS
-// backend verified against the proxy-ssl-secret's ca.crt (the right CA passes,
-// a wrong one is a 502, proxy-ssl-verify off passes again) and shown the
-// Secret's client certificate; a missing Secret or one of another namespace
-// denies the paths (503) until allow-cross-namespace-resources; a FastCGI responder with fastcgi-index and the
-// params of a ConfigMap (watched by name once the Ingress names it). The
-// "pods" are servers of this process on a loopback address, published with a
-// selector-less Service and an EndpointSlice.
+// and to a TLS backend (GRPCS); AUTO_HTTP follows the client's scheme; gRPC
+// routes without endpoints answer UNAVAILABLE (the balancer's fallback server
+// speaks HTTP/2 too); an HTTPS backend verified against the proxy-ssl-secret's
+// ca.crt (the right CA passes, a wrong one is a 502 after a reload,
+// proxy-ssl-verify off passes again) and shown the Secret's client certificate,
+// which no other Ingress's request ever carries; a missing Secret or one of
+// another namespace denies the paths (503) until allow-cross-namespace-resources;
+// a FastCGI responder with fastcgi-index and the params of a ConfigMap (watched
+// by name once the Ingress names it), 503 without endpoints and the
+// ssl-redirect. The "pods" are servers of this process on a loopback address,
+// published with a selector-less Service and an EndpointSlice.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
