@@ -6,8 +6,10 @@ import { test } from 'node:test';
 import type { Model } from '../../controller/src/model/types.ts';
 import { hostArgs } from '../lib/wrk.ts';
 import { canarySplit, type InstructionCount } from './instruction-count.ts';
-import { canaryRows, CANARY_GOAL, expectedCanaryShare, instructionRuns, splitAsExpected } from './instruction-rows.ts';
+import { accessRows, ACCESS_GOAL, canaryRows, CANARY_GOAL, expectedCanaryShare, instructionRuns, splitAsExpected } from './instruction-rows.ts';
 import { createHash } from 'node:crypto';
+import { renderConfig } from '../../controller/src/render/render-config.ts';
+import { goldenOptions } from '../../controller/src/render/testdata/model-fixtures.ts';
 import { AFFINITY_COOKIE, BENCH_HOST, BENCH_ROUTES, buildProxyModel, ROUTE_HEADERS, type BenchRoute } from './proxy-model.ts';
 
 const PEERS = [{ address: '127.0.0.2', port: 81 }, { address: '127.0.0.3', port: 81 }];
@@ -18,6 +20,8 @@ test('buildProxyModel: the plain route has no policy, each canary route one on w
     { route: 'plain', backends: ['bench-app-80'], canary: null },
     { route: 'canary-by-header', backends: ['bench-app-80', 'bench-app-canary-80'], canary: { header: 'X-Canary', weight: 0 } },
     { route: 'canary-by-weight', backends: ['bench-app-80', 'bench-app-canary-80'], canary: { header: null, weight: 50, weightTotal: 100 } },
+    { route: 'allow-list', backends: ['bench-app-80'], canary: null },
+    { route: 'cors-simple', backends: ['bench-app-80'], canary: null },
   ];
   for (const row of rows) {
     const model = MODELS[row.route];
@@ -36,7 +40,10 @@ test('buildProxyModel: the plain route has no policy, each canary route one on w
 });
 
 test('wrk\'s headers: the canary header with `always` only on the header route, as -H after the Host', () => {
-  assert.deepEqual(ROUTE_HEADERS, { plain: [], 'canary-by-header': ['X-Canary: always'], 'canary-by-weight': [], 'cookie-affinity': [`Cookie: ${AFFINITY_COOKIE}`] });
+  assert.deepEqual(ROUTE_HEADERS, {
+    plain: [], 'canary-by-header': ['X-Canary: always'], 'canary-by-weight': [], 'cookie-affinity': [`Cookie: ${AFFINITY_COOKIE}`],
+    'allow-list': [], 'cors-simple': ['Origin: https://app.example.com'],
+  });
   assert.deepEqual(hostArgs('http://x/', [BENCH_HOST], ROUTE_HEADERS['canary-by-header']), ['-H', `Host: ${BENCH_HOST}`, '-H', 'X-Canary: always', 'http://x/']);
   assert.deepEqual(hostArgs('http://x/', [BENCH_HOST]), ['-H', `Host: ${BENCH_HOST}`, 'http://x/']);
   assert.throws(() => hostArgs('http://x/', ['a', 'b'], ['X: 1']), /rotating hosts/);
@@ -46,8 +53,10 @@ test('instructionRuns: ours on every route, native once per distinct request, ab
   const rows: { name: string; sides: Parameters<typeof instructionRuns>[0]; routes: BenchRoute[]; want: string[] }[] = [
     { name: 'plain only', sides: ['ours', 'native'], routes: ['plain'], want: ['ours', 'native'] },
     {
-      name: 'every route: native with the header once, the weight route reuses plain native', sides: ['ours', 'native'], routes: [...BENCH_ROUTES],
-      want: ['ours', 'native', 'ours, canary-by-header', 'native, canary-by-header', 'ours, canary-by-weight', 'ours, cookie-affinity', 'native, cookie-affinity'],
+      name: 'every route: native with the header once, the weight route reuses plain native, the affinity and access routes have their own native',
+      sides: ['ours', 'native'], routes: [...BENCH_ROUTES],
+      want: ['ours', 'native', 'ours, canary-by-header', 'native, canary-by-header', 'ours, canary-by-weight', 'ours, cookie-affinity', 'native, cookie-affinity',
+        'ours, allow-list', 'native, allow-list', 'ours, cors-simple', 'native, cors-simple'],
     },
     {
       name: 'ablations stay plain', sides: ['ours', 'native', 'ours-no-metrics'], routes: ['canary-by-weight'],
@@ -83,12 +92,12 @@ test('splitAsExpected: all but the start-up probe, none, or within binomial boun
     { name: 'no metrics log', split: null, share: 1, want: false },
   ];
   for (const row of rows) assert.equal(splitAsExpected(row.split, row.share), row.want, row.name);
-  assert.deepEqual(BENCH_ROUTES.map((route) => expectedCanaryShare(route, MODELS[route])), [0, 1, 0.5, 0]);
+  assert.deepEqual(BENCH_ROUTES.map((route) => expectedCanaryShare(route, MODELS[route])), [0, 1, 0.5, 0, 0, 0]);
 });
 
 test('canaryRows: ours ÷ native of the same requests, goal 1.25×, no value when the split is wrong', () => {
   const count = (perRequest: number, split: InstructionCount['split']): InstructionCount => ({
-    side: 'x', requests: 1000, loadedInstructions: 0, timerInstructions: 0, idlePerSecond: 0, perRequest, dumpFile: '', split,
+    side: 'x', requests: 1000, loadedInstructions: 0, timerInstructions: 0, idlePerSecond: 0, perRequest, dumpFile: '', split, failed: 0,
   });
   const counts = new Map([
     ['ours', count(43000, { requests: 1000, canary: 0 })],
@@ -105,6 +114,34 @@ test('canaryRows: ours ÷ native of the same requests, goal 1.25×, no value whe
   assert.match(notes[0] ?? '', /^canary-by-header: 999 of 1000 logged requests to the canary \(expected a share of 1\)$/);
   assert.match(notes[1] ?? '', /^canary-by-weight: 100 of 1000 .* did not split as configured/);
   assert.equal(canaryRows(new Map([['ours', count(1, null)]]), (route) => MODELS[route]).metrics.length, 0, 'no canary runs, no canary rows');
+});
+
+test('the access routes: wrk\'s location carries the allow list and CORS, rendered for native too', () => {
+  const conf = (route: BenchRoute): string => renderConfig(MODELS[route], goldenOptions()).conf;
+  const location = (text: string): string => /location "\/" \{[\s\S]*?\n {8}\}/u.exec(text.slice(text.indexOf(`server_name "${BENCH_HOST}"`)))?.[0] ?? '';
+  assert.match(location(conf('allow-list')), /allow "10\.0\.0\.0\/8";\n\s+allow "127\.0\.0\.1\/32";\n\s+allow "192\.168\.0\.0\/16";\n\s+deny all;/u);
+  assert.match(location(conf('cors-simple')), /if \(\$http_origin ~\* "\^\(\?:https:\/\/app\[\.\]example/u);
+  assert.doesNotMatch(location(conf('plain')), /allow|add_header/u);
+});
+
+test('accessRows: ours ÷ native of the same conf, goal 1.3×, no value when a request failed', () => {
+  const count = (perRequest: number, failed: number): InstructionCount => ({
+    side: 'x', requests: 1000, loadedInstructions: 0, timerInstructions: 0, idlePerSecond: 0, perRequest, dumpFile: '', split: null, failed,
+  });
+  const rows: { name: string; counts: [string, InstructionCount][]; want: [number | null, number, boolean][] }[] = [
+    {
+      name: 'both routes measured',
+      counts: [['ours, allow-list', count(44000, 0)], ['native, allow-list', count(38000, 0)], ['ours, cors-simple', count(46000, 0)], ['native, cors-simple', count(39000, 0)]],
+      want: [[44000, 38000, false], [46000, 39000, false]],
+    },
+    { name: 'a refused request: no value', counts: [['ours, allow-list', count(20000, 3)], ['native, allow-list', count(38000, 0)]], want: [[null, 38000, true]] },
+    { name: 'no access runs, no rows', counts: [['ours', count(1, 0)]], want: [] },
+  ];
+  for (const row of rows) {
+    const { metrics } = accessRows(new Map(row.counts));
+    assert.deepEqual(metrics.map((m) => [m.value, m.reference, m.missed]), row.want, row.name);
+    assert.ok(metrics.every((m) => m.goal === ACCESS_GOAL), row.name);
+  }
 });
 
 test('buildProxyModel: the cookie-affinity route puts affinity on wrk\'s backend, and wrk returns a session of it', () => {

@@ -13,7 +13,7 @@ import type { Model } from '../../controller/src/model/types.ts';
 import type { BenchContext } from '../lib/context.ts';
 import { metric, type Goal, type Metric } from '../lib/report.ts';
 import { countInstructions, type CanarySplitCount, type InstructionCount, type InstructionWindows } from './instruction-count.ts';
-import { BENCH_ROUTES, ROUTE_HEADERS, type BenchRoute } from './proxy-model.ts';
+import { BENCH_ROUTES, APP_ANNOTATIONS, ROUTE_HEADERS, type BenchRoute } from './proxy-model.ts';
 import type { SideLabel, SideSpec } from './reference-conf.ts';
 
 /** Pay for what you use: a canary route may cost at most this much of native. */
@@ -31,8 +31,15 @@ export function runName(side: SideLabel, route: BenchRoute): string {
   return route === 'plain' ? side : `${side}, ${route}`;
 }
 
-/** The route whose native run serves the same requests as `route` (native has no canary: only the headers differ). */
+/** Access control and CORS on a route may cost at most this much of native (the same NGINX directives, without our Lua). */
+export const ACCESS_GOAL: Goal = { on: 'ratio', op: '<=', target: 1.3 };
+
+/**
+ * The route whose native run serves the same requests as `route`: native has no canary (only the
+ * headers differ), but allow lists and CORS are NGINX directives native keeps, so those routes are their own.
+ */
 function nativeRouteOf(route: BenchRoute): BenchRoute {
+  if (Object.keys(APP_ANNOTATIONS[route]).length > 0) return route;
   const headers = ROUTE_HEADERS[route].join('\n');
   return BENCH_ROUTES.find((r) => ROUTE_HEADERS[r].join('\n') === headers) ?? route;
 }
@@ -54,7 +61,7 @@ export function instructionRuns(sides: readonly SideLabel[], routes: readonly Be
 
 /** The canary's share of a route's requests when its policy works: by header (`always`) 1, by weight weight ÷ max(100, total). */
 export function expectedCanaryShare(route: BenchRoute, model: Model): number {
-  if (route === 'plain' || route === 'cookie-affinity') return 0;
+  if (route === 'plain' || route === 'cookie-affinity' || route === 'allow-list' || route === 'cors-simple') return 0;
   if (route === 'canary-by-header') return 1;
   const split = model.routes[0]?.canary;
   if (split === undefined) throw new Error(`the ${route} model has no route policy`);
@@ -108,6 +115,29 @@ export function canaryRows(counts: ReadonlyMap<string, InstructionCount>, modelO
     const seen = split === null ? 'no metrics log' : `${split.canary} of ${split.requests} logged requests to the canary`;
     notes.push(`${row.route}: ${seen} (expected a share of ${share})${ok ? '' : ': the policy did not split as configured, so the row has no value'}`);
     metrics.push(metric(row.name, 'instr', ok ? ours.perRequest : null, native.perRequest, 'native, same requests', CANARY_GOAL));
+  }
+  return { metrics, notes };
+}
+
+const ACCESS_ROWS: readonly { route: BenchRoute; name: string }[] = [
+  { route: 'allow-list', name: 'user-space instructions per request, allow-list hit (wrk\'s address on the third of three rules)' },
+  { route: 'cors-simple', name: 'user-space instructions per request, CORS simple request (an Origin of the list, echoed)' },
+];
+
+/**
+ * The access rows (ours ÷ native on the same conf, goal ACCESS_GOAL) and a note per row. A row counts
+ * only when every measured request was answered 2xx/3xx (a refused request would cost less).
+ */
+export function accessRows(counts: ReadonlyMap<string, InstructionCount>): { metrics: Metric[]; notes: string[] } {
+  const metrics: Metric[] = [];
+  const notes: string[] = [];
+  for (const row of ACCESS_ROWS) {
+    const ours = counts.get(runName('ours', row.route));
+    const native = counts.get(runName('native', row.route));
+    if (ours === undefined || native === undefined) continue;
+    const ok = ours.failed === 0 && native.failed === 0;
+    notes.push(`${row.route}: ${ours.failed} failed requests of ours, ${native.failed} of native${ok ? '' : ': the row has no value'}`);
+    metrics.push(metric(row.name, 'instr', ok ? ours.perRequest : null, native.perRequest, 'native, same conf and requests', ACCESS_GOAL));
   }
   return { metrics, notes };
 }

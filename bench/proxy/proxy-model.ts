@@ -35,15 +35,20 @@ export const SECURE_HOST = 'secure.example.com';
 const SECURE_SECRET = 'secure-tls';
 
 /** The route of BENCH_HOST's `/` that the measured requests take. */
-export type BenchRoute = 'plain' | 'canary-by-header' | 'canary-by-weight' | 'cookie-affinity';
-export const BENCH_ROUTES: readonly BenchRoute[] = ['plain', 'canary-by-header', 'canary-by-weight', 'cookie-affinity'];
+export type BenchRoute = 'plain' | 'canary-by-header' | 'canary-by-weight' | 'cookie-affinity' | 'allow-list' | 'cors-simple';
+export const BENCH_ROUTES: readonly BenchRoute[] = ['plain', 'canary-by-header', 'canary-by-weight', 'cookie-affinity', 'allow-list', 'cors-simple'];
 /** The fixture's canary Ingress each route keeps (the others are dropped: a main path has one canary). */
 const CANARY_INGRESS: Readonly<Record<BenchRoute, string | null>> = {
-  plain: null, 'canary-by-header': 'app-canary-by-header', 'canary-by-weight': 'app-canary-by-weight', 'cookie-affinity': null,
+  plain: null, 'canary-by-header': 'app-canary-by-header', 'canary-by-weight': 'app-canary-by-weight', 'cookie-affinity': null, 'allow-list': null, 'cors-simple': null,
 };
-/** Annotations a route adds to the fixture's `app` Ingress (wrk's location). */
-const APP_ANNOTATIONS: Readonly<Record<BenchRoute, Readonly<Record<string, string>>>> = {
+/**
+ * Annotations a route adds to the fixture's `app` Ingress (wrk's location): cookie affinity; an allow
+ * list that wrk's address (127.0.0.1) hits on its third rule; CORS with an origin list wrk's Origin matches.
+ */
+export const APP_ANNOTATIONS: Readonly<Record<BenchRoute, Readonly<Record<string, string>>>> = {
   plain: {}, 'canary-by-header': {}, 'canary-by-weight': {}, 'cookie-affinity': { 'nginx.ingress.kubernetes.io/affinity': 'cookie' },
+  'allow-list': { 'nginx.ingress.kubernetes.io/allowlist-source-range': '10.0.0.0/8, 192.168.0.0/16, 127.0.0.1/32' },
+  'cors-simple': { 'nginx.ingress.kubernetes.io/enable-cors': 'true', 'nginx.ingress.kubernetes.io/cors-allow-origin': 'https://app.example.com, https://*.example.org' },
 };
 /** The backend of wrk's location. */
 const APP_BACKEND = 'bench-app-80';
@@ -53,9 +58,10 @@ const md5 = (text: string): string => createHash('md5').update(text).digest('hex
  * backend's key (md5(md5(name)..name), lua/resty_ingress/sticky.lua). Every request carries it.
  */
 export const AFFINITY_COOKIE = `INGRESSCOOKIE=bench-session|${md5(md5(APP_BACKEND) + APP_BACKEND)}`;
-/** Request headers wrk sends on each route: by header, `always` sends every request to the canary. */
+/** Request headers wrk sends on each route: by header, `always` sends every request to the canary; CORS: a listed Origin. */
 export const ROUTE_HEADERS: Readonly<Record<BenchRoute, readonly string[]>> = {
   plain: [], 'canary-by-header': ['X-Canary: always'], 'canary-by-weight': [], 'cookie-affinity': [`Cookie: ${AFFINITY_COOKIE}`],
+  'allow-list': [], 'cors-simple': ['Origin: https://app.example.com'],
 };
 
 /** The Secret the fixture's secure Ingress names, with a certificate made now (RSA key: ~50 ms). */

@@ -42,7 +42,6 @@ local str_find = string.find
 local str_match = string.match
 local str_gsub = string.gsub
 local tonumber = tonumber
-local math_min = math.min
 local tostring = tostring
 local type = type
 local ipairs = ipairs
@@ -53,8 +52,6 @@ local has_policy = route.has_policy
 local REDIRECT_ERROR = route.REDIRECT_ERROR
 local sticky_choice = sticky.choice
 
--- At most this many extra tries on proxy_next_upstream (ingress-nginx: 3 tries).
-local MAX_RETRIES = 2
 local PICKERS = { round_robin = round_robin, ewma = ewma }
 
 local _M = {}
@@ -172,7 +169,10 @@ local function balance_try(first_try, chosen)
     if first_try then
         peer = backend.picker:find(chosen)
         if backend.count > 1 then
-            set_more_tries(math_min(backend.count - 1, MAX_RETRIES))
+            -- Each endpoint at most once; NGINX lowers this to the location's
+            -- proxy_next_upstream_tries (tries 1: none), which every location
+            -- inherits or sets (proxy-next-upstream-tries, default 3).
+            set_more_tries(backend.count - 1)
         end
     else
         peer = pick_retry(backend, chosen)

@@ -2,21 +2,24 @@
 // against its Service, then (withEndpoints) gives each its endpoints. Only
 // backends some location uses appear in the model. The claim with the lowest
 // rank (the oldest Ingress; generated locations rank last) decides the
-// balancing algorithm.
+// balancing algorithm and service-upstream.
 
 import type { V1Service, V1ServicePort } from '@kubernetes/client-node';
 import { inheritedFrom, ownAffinity, type AffinityClaim } from './affinity-backends.ts';
 import { backendName, type ServiceRef } from './backend-ref.ts';
 import type { ServiceIndex, SliceIndex } from './cluster-index.ts';
 import { findServicePort, type EndpointCache } from './endpoints.ts';
-import { describeRef, makeFailure, quoteValue } from './failure.ts';
+import { describeRef, makeFailure, makeWarning, quoteValue } from './failure.ts';
 import { compareText } from './order.ts';
-import type { Backend, Failure, IngressRef, LoadBalance } from './types.ts';
+import { clusterEndpointOf } from './service-upstream.ts';
+import type { Backend, Endpoint, Failure, IngressRef, LoadBalance } from './types.ts';
 
 /** One location's use of a backend. */
 export interface BackendClaim extends AffinityClaim {
   readonly ref: ServiceRef;
   readonly loadBalance: LoadBalance;
+  /** service-upstream: the Service's ClusterIP is the one endpoint (absent = false). */
+  readonly serviceUpstream?: boolean;
   /** Position of the claiming Ingress, oldest first; generated locations use +Infinity. */
   readonly rank: number;
   /** False for a canary split's claim: no location routes to it (Backend.routed). */
@@ -69,8 +72,15 @@ export class BackendRegistry {
       const entry = this.#entries.get(name);
       if (!entry) continue;
       const winner = oldestClaim(entry.claims);
-      const lookup = lookupServicePort(entry.ref, services.service(entry.ref.namespace, entry.ref.service));
+      const service = services.service(entry.ref.namespace, entry.ref.service);
+      const lookup = lookupServicePort(entry.ref, service);
       if (lookup.problem) failures.push(...claimFailures(entry, lookup.problem));
+      let fixedEndpoints: readonly Endpoint[] | null = null;
+      if (winner?.serviceUpstream === true && service !== undefined && lookup.servicePort !== null) {
+        const cluster = clusterEndpointOf(service, lookup.servicePort);
+        if (cluster.ok) fixedEndpoints = cluster.endpoints;
+        else failures.push(...claimFailures(entry, cluster, (claim) => claim.serviceUpstream === true, true));
+      }
       const backend: Backend = {
         name,
         namespace: entry.ref.namespace,
@@ -81,7 +91,7 @@ export class BackendRegistry {
         affinity: ownAffinity(entry.claims),
         routed: entry.claims.some((claim) => claim.routed),
       };
-      backends.push({ current: backend, servicePort: lookup.servicePort });
+      backends.push({ current: backend, servicePort: lookup.servicePort, fixedEndpoints });
     }
     this.#inheritAffinity(backends);
     return { backends, failures };
@@ -110,14 +120,16 @@ export interface ResolvedBackend {
   current: Backend;
   /** The Service port whose slices hold the endpoints; null when there is none (a failure said why: no endpoints, 503). */
   readonly servicePort: V1ServicePort | null;
+  /** service-upstream: the endpoints whatever the slices say (the ClusterIP's), else null/absent. */
+  readonly fixedEndpoints?: readonly Endpoint[] | null;
 }
 
 /** The Backends with their endpoints from `slices`; a Backend whose endpoints array did not change is the same object as last time. */
 export function withEndpoints(resolved: readonly ResolvedBackend[], slices: SliceIndex, cache: EndpointCache): Backend[] {
   return resolved.map((entry) => {
-    const { current, servicePort } = entry;
+    const { current, servicePort, fixedEndpoints } = entry;
     if (servicePort === null) return current;
-    const endpoints = cache.collect(servicePort, slices.slicesFor(current.namespace, current.service));
+    const endpoints = fixedEndpoints ?? cache.collect(servicePort, slices.slicesFor(current.namespace, current.service));
     if (endpoints !== current.endpoints) entry.current = { ...current, endpoints };
     return entry.current;
   });
@@ -163,15 +175,16 @@ function lookupServicePort(ref: ServiceRef, service: V1Service | undefined): { s
   return { servicePort, problem: null };
 }
 
-/** One failure per claiming Ingress (not per path), each naming the first field that referenced it. */
-function claimFailures(entry: BackendEntry, problem: Problem): Failure[] {
+/** One failure (or warning) per claiming Ingress (not per path) that `concerns`, each naming the first field that referenced it. */
+function claimFailures(entry: BackendEntry, problem: Problem, concerns: (claim: BackendClaim) => boolean = () => true, warning = false): Failure[] {
   const seen = new Set<string>();
   const failures: Failure[] = [];
+  const make = warning ? makeWarning : makeFailure;
   for (const claim of [...entry.claims].sort(byRank)) {
     const who = claim.ingress ? describeRef(claim.ingress) : '';
-    if (seen.has(who)) continue;
+    if (seen.has(who) || !concerns(claim)) continue;
     seen.add(who);
-    failures.push(makeFailure(claim.ingress, problem.reason, `${claim.field}${claim.serviceField}`, problem.message));
+    failures.push(make(claim.ingress, problem.reason, `${claim.field}${claim.serviceField}`, problem.message));
   }
   return failures;
 }

@@ -31,6 +31,7 @@ import { TranslationCache } from './ingress-translation.ts';
 import { indexIngressClasses, isOurIngress } from './ingress-class.ts';
 import { sortIngressesOldestFirst } from './order.ts';
 import { readSettings } from './features/parse.ts';
+import { DYNAMIC_FEATURES } from './features/registry.ts';
 import { placeCanaries, type CanaryIngress } from './canaries.ts';
 import { affinityWarnings } from './affinity-warnings.ts';
 import { placeBackendLocation } from './placement.ts';
@@ -84,8 +85,11 @@ function addIngress(ingress: V1Ingress, rank: number, state: BuildState): void {
   }
   const canary = parsed.dynamic.canary;
   const affinity = parsed.dynamic.affinity ?? null;
+  const serviceUpstream = (parsed.dynamic.serviceUpstream ?? state.settings.serviceUpstream).enabled;
   if (canary?.enabled === true) {
-    state.canaries.push({ ref: translation.ref, rank, canary, candidates: translation.candidates, stickyAffinity: affinity?.canaryBehavior !== 'legacy' });
+    state.canaries.push({
+      ref: translation.ref, rank, canary, candidates: translation.candidates, stickyAffinity: affinity?.canaryBehavior !== 'legacy', serviceUpstream,
+    });
     return;
   }
   for (const host of translation.hosts) state.table.ensure(host);
@@ -99,7 +103,7 @@ function addIngress(ingress: V1Ingress, rank: number, state: BuildState): void {
   if (errors.usesGlobal) state.globalErrorPages = true;
   for (const candidate of errors.candidates) {
     const failure = placeBackendLocation(state.table, state.registry, {
-      ...candidate, loadBalance, affinity, rank, serviceField: '.backend.service.name',
+      ...candidate, loadBalance, affinity, serviceUpstream, rank, serviceField: '.backend.service.name',
     });
     if (failure) state.failures.push(failure);
   }
@@ -227,8 +231,20 @@ function buildRouting(translations: TranslationCache, snapshot: Snapshot, option
   const resolved = state.registry.resolve(services);
   state.failures.push(...resolved.failures);
   return {
-    servers: state.table.toServers(), settings: errorPages.settings, routes: canaries.routes, backends: resolved.backends, tls: state.tls, failures: state.failures,
+    servers: state.table.toServers(), settings: staticSettings(errorPages.settings), routes: canaries.routes, backends: resolved.backends, tls: state.tls, failures: state.failures,
   };
+}
+
+/**
+ * The settings as Model.settings holds them: a dynamic feature's global value (the ConfigMap's
+ * service-upstream) is applied above, to endpoints or routes, and left at its default here, so
+ * changing it in the ConfigMap is a push to Lua, not a reload (Model.settings is static).
+ */
+function staticSettings(settings: GlobalSettings): GlobalSettings {
+  if (DYNAMIC_FEATURES.every((feature) => settings[feature.name] === feature.defaults)) return settings;
+  const blanked: Record<string, unknown> = { ...settings };
+  for (const feature of DYNAMIC_FEATURES) blanked[feature.name] = feature.defaults;
+  return Object.freeze(blanked) as unknown as GlobalSettings;
 }
 
 /**

@@ -21,6 +21,8 @@ export interface CanaryIngress {
   readonly candidates: readonly LocationCandidate[];
   /** affinity-canary-behavior is sticky (the default): the canary's backend takes the main backend's affinity. */
   readonly stickyAffinity?: boolean;
+  /** service-upstream of the canary Ingress: its backend's one endpoint is the ClusterIP (absent = false). */
+  readonly serviceUpstream?: boolean;
 }
 
 /**
@@ -59,7 +61,7 @@ function attachPath(candidate: LocationCandidate, ingress: CanaryIngress, table:
   const canaryBackend = location.route.kind === 'backend' ? location.route.backend : '';
   registry.add({
     ref: backend, loadBalance: 'round_robin', rank: ingress.rank, routed: false, ingress: ingress.ref,
-    field, serviceField: '.backend.service.name',
+    field, serviceField: '.backend.service.name', serviceUpstream: ingress.serviceUpstream === true,
     ...(ingress.stickyAffinity === false ? {} : { affinityFrom: main.route.backend }),
   });
   attached.set(main.route.key, { ingress: ingress.ref, policy: Object.freeze({ key: main.route.key, canary: splitOf(ingress.canary, canaryBackend) }) });

@@ -54,6 +54,7 @@ export function placeIngressDefaultBackends(
       };
       const failure = placeBackendLocation(table, registry, {
         host, location, backend: ingress.defaultBackend, loadBalance: (policy.loadBalance ?? settings.loadBalance).algorithm,
+        serviceUpstream: (ingress.features.dynamic.serviceUpstream ?? settings.serviceUpstream).enabled,
         rank: ingress.rank, field: 'spec.defaultBackend', serviceField: '.service.name',
       });
       if (failure) failures.push(failure);

@@ -16,6 +16,8 @@ export interface BackendPlacement {
   readonly loadBalance: LoadBalance;
   /** The Ingress's affinity config (Backend.affinity), or null/absent. */
   readonly affinity?: AffinityConfig | null;
+  /** service-upstream of the Ingress (absent = false). */
+  readonly serviceUpstream?: boolean;
   /** Ingress position, oldest first; +Infinity for generated locations. */
   readonly rank: number;
   /** Field prefix for failures (`spec.rules[0].http.paths[1]`, `spec.defaultBackend`, a flag name). */
@@ -49,6 +51,7 @@ export function placeBackendLocation(
     ref: request.backend,
     loadBalance: request.loadBalance,
     affinity: request.affinity ?? null,
+    serviceUpstream: request.serviceUpstream === true,
     rank: request.rank,
     routed: true,
     ingress: location.ingress,

@@ -11,7 +11,9 @@
 //   them, and a character that could leave an NGINX token (control, quote,
 //   backslash, `;{}`, whitespace) is found only in the fields that may hold it
 //   and never reach nginx.conf unquoted (canary header values, certificate
-//   PEMs, the log format, which render single-quotes).
+//   PEMs, the log format, which render single-quotes; CORS header lists with
+//   their spaces and block-list patterns with spaces, `;` and regex escapes,
+//   which render double-quotes through their own filters).
 // render/properties.test.ts renders the accepted models; lua/body-properties.test.ts
 // pushes their dynamic parts. The seed is printed; replay with FC_SEED=<seed>.
 import { strict as assert } from 'node:assert';
@@ -34,7 +36,8 @@ const RUNS = 600;
  * Where a string may hold characters that would leave an NGINX token: canary splits and
  * certificates are data for Lua (JSON, never nginx.conf), the log format is single-quoted by render.
  */
-const FREE_TEXT = /^(?:tls\.certificates\[\d+\]\.(?:cert|key)|settings\.accessLog\.format|routes\[\d+\]\.canary\.\w+)$/;
+const FREE_TEXT = new RegExp('^(?:tls\\.certificates\\[\\d+\\]\\.(?:cert|key)|settings\\.accessLog\\.format|routes\\[\\d+\\]\\.canary\\.\\w+'
+  + '|(?:settings|servers\\[\\d+\\]\\.locations\\[\\d+\\]\\.policy)\\.(?:cors\\.(?:allowMethods|allowHeaders|exposeHeaders)|accessControl\\.block(?:UserAgents|Referers)\\[\\d+\\]\\.value))$', 'u');
 // eslint-disable-next-line no-control-regex -- control characters are what is looked for
 const LEAVES_TOKEN = /[\u0000-\u0020\u007f"'\\;{}]/u;
 

@@ -5,8 +5,9 @@
 //
 // "<flags> <backend> <host> <namespace> <ingress> <service> <path>":
 // - flags: `-`, or `r` (ssl-redirect by certificate), or `e` (the same for a
-//   location with rewrite-target, answered through its error page: the URI it
-//   sends upstream is not the client's);
+//   location with rewrite-target or upstream-vhost, answered through its error
+//   page: the URI or Host it sends upstream is not the client's, and the
+//   redirect fallback server redirects to what it receives);
 // - the last five are the per-request metrics' labels (`-` = none);
 // - a `$` of a regex path is written as a backtick (never valid in a path) so
 //   NGINX reads no variable.
@@ -19,7 +20,9 @@ export function routeFlags(policy: Policy, settings: GlobalSettings): string {
   const redirect = policy.sslRedirect ?? settings.sslRedirect;
   // force-ssl-redirect is a static `return` in the location: nothing for Lua to decide.
   if (!redirect.redirect || redirect.force) return '-';
-  return (policy.rewrite ?? settings.rewrite).target === null ? 'r' : 'e';
+  const rewritten = (policy.rewrite ?? settings.rewrite).target !== null;
+  const otherHost = (policy.upstreamHeaders ?? settings.upstreamHeaders).host !== null;
+  return rewritten || otherHost ? 'e' : 'r';
 }
 
 /** Route.key of a location of `host` at `path`, owned by `ingress`, proxied to `backend` (named `backendName`). */

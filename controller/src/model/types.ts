@@ -134,7 +134,7 @@ export type Route =
      * The route's identity, rendered as the location's `$resty_route` and the key Lua finds
      * its dynamic policy by: "<flags> <backend> <host> <namespace> <ingress> <service> <path>"
      * (model/route-key.ts). flags: `-`, or letters: `r` = ssl-redirect by certificate, `e` = the
-     * same for a location with rewrite-target (answered through its error page). Every field is
+     * same for a location with rewrite-target or upstream-vhost (answered through its error page). Every field is
      * a validated token without whitespace; `$` in a regex path is written as a backtick.
      */
     readonly key: string;
@@ -169,7 +169,8 @@ export interface Location {
 export type Policy = Readonly<Partial<Pick<FeatureConfigs, LocationFeature>>>;
 
 /** Features whose config a Location's policy may carry (static, rendered per location). */
-export type LocationFeature = 'proxy' | 'backendProtocol' | 'rewrite' | 'sslRedirect' | 'loadBalance' | 'customErrors' | 'fastcgi' | 'proxySsl';
+export type LocationFeature = 'proxy' | 'backendProtocol' | 'rewrite' | 'sslRedirect' | 'loadBalance' | 'customErrors' | 'mirror'
+  | 'upstreamHeaders' | 'nextUpstream' | 'accessControl' | 'cors' | 'fastcgi' | 'proxySsl';
 
 /**
  * Every feature's config, by feature name (controller/src/model/features: one module each).
@@ -187,10 +188,47 @@ export interface FeatureConfigs {
   readonly tls: TlsSettings;
   readonly accessLog: AccessLogSettings;
   readonly safety: SafetySettings;
+  readonly accessControl: AccessControlConfig;
+  readonly cors: CorsConfig;
+  readonly mirror: MirrorConfig;
   readonly customErrors: CustomErrorsConfig;
   readonly fastcgi: FastcgiConfig;
   readonly proxySsl: ProxySslConfig;
   readonly crossNamespace: CrossNamespaceSettings;
+  readonly upstreamHeaders: UpstreamHeadersConfig;
+  readonly nextUpstream: NextUpstreamConfig;
+  readonly serviceUpstream: ServiceUpstreamConfig;
+}
+
+/**
+ * upstream-vhost and x-forwarded-prefix (features/upstream-headers.ts): headers sent upstream. A
+ * location that sets either prints NGINX's whole list of proxy_set_header again
+ * (rootfs/etc/nginx/template/proxy-headers.njk), as NGINX inherits none into a location with its own.
+ */
+export interface UpstreamHeadersConfig {
+  /** upstream-vhost: the Host header sent upstream (a host name or IP literal, optional port), or null for `$host`. */
+  readonly host: string | null;
+  /** x-forwarded-prefix: the X-Forwarded-Prefix header (a path; `$1`..`$9` are the location regex's captures), or null: not sent. */
+  readonly prefix: string | null;
+}
+
+/** proxy-next-upstream, -timeout, -tries (features/next-upstream.ts): which failed tries NGINX retries on another endpoint. */
+export interface NextUpstreamConfig {
+  /** proxy_next_upstream's conditions (NGINX's words, no repeats; `off` alone), as written. */
+  readonly conditions: readonly string[];
+  /** proxy_next_upstream_timeout in seconds; 0 = no limit. */
+  readonly timeout: number;
+  /** proxy_next_upstream_tries, counting the first try; 0 = no limit (each endpoint once: lua/resty_ingress/balancer.lua). */
+  readonly tries: number;
+}
+
+/**
+ * service-upstream (features/service-upstream.ts): the backend's one endpoint is the Service's
+ * ClusterIP and port instead of its EndpointSlices. DYNAMIC: it only changes Backend.endpoints;
+ * when Ingresses routing to one Service port disagree, the oldest Ingress's value wins.
+ */
+export interface ServiceUpstreamConfig {
+  readonly enabled: boolean;
 }
 
 /**
@@ -334,6 +372,48 @@ export interface CanaryConfig {
 }
 
 /**
+ * Allow/deny lists by client address ($remote_addr) and the ConfigMap's block lists
+ * (features/access-control.ts). Addresses and ranges are canonical (features/ip-ranges.ts).
+ */
+export interface AccessControlConfig {
+  /** allowlist-source-range (alias whitelist-source-range; ConfigMap whitelist-source-range): `allow` each, then `deny all`; empty = no allow list. */
+  readonly allow: readonly string[];
+  /** denylist-source-range (annotation and ConfigMap): `deny` each, before the allow list. */
+  readonly deny: readonly string[];
+  /** An allow-list annotation was set empty: ingress-nginx denies the location (503), it is never served open. */
+  readonly denied: boolean;
+  /** ConfigMap block-cidrs: refused (403) in every server, before any list of a location. */
+  readonly blockCidrs: readonly string[];
+  /** ConfigMap block-user-agents: a User-Agent matching one is refused (403) in every server. */
+  readonly blockUserAgents: readonly BlockPattern[];
+  /** ConfigMap block-referers: a Referer matching one is refused (403) in every server. */
+  readonly blockReferers: readonly BlockPattern[];
+}
+
+/** One key of an NGINX map on a request header: a whole string (case-insensitive) or a regex (`~`, `~*`), validated (features/block-patterns.ts). */
+export interface BlockPattern {
+  readonly kind: 'exact' | 'regex' | 'regex-caseless';
+  /** The string or the regex source, printable ASCII, printed only through the `qpattern` filter. */
+  readonly value: string;
+}
+
+/** enable-cors and cors-* of one Ingress (features/cors.ts); every value is a validated token. */
+export interface CorsConfig {
+  readonly enabled: boolean;
+  /** cors-allow-origin: `["*"]` (any origin: `*` is sent), else `scheme://host[:port]`, `scheme://*.host[:port]` or `null` items, lower case; empty = no origin matches. */
+  readonly allowOrigin: readonly string[];
+  /** cors-allow-methods as written (letters, commas, spaces). */
+  readonly allowMethods: string;
+  /** cors-allow-headers as written (letters, digits, `-_`, commas, spaces). */
+  readonly allowHeaders: string;
+  /** cors-expose-headers as written, or "" (not sent). */
+  readonly exposeHeaders: string;
+  readonly allowCredentials: boolean;
+  /** cors-max-age in seconds (any integer ingress-nginx reads; printed as decimal). */
+  readonly maxAge: number;
+}
+
+/**
  * affinity and session-cookie-* of one Ingress, read together (features/affinity.ts). Annotations
  * only (ingress-nginx has no ConfigMap keys for them). Applied per Backend (Backend.affinity).
  */
@@ -402,6 +482,40 @@ export interface BackendAffinity {
    * Ingress routing here balances by the cookie a client brings but sets none (as ingress-nginx).
    */
   readonly ingresses: readonly string[];
+}
+
+/**
+ * mirror-target, mirror-request-body and mirror-host of one Ingress (features/mirror.ts). Each
+ * request of its paths is copied to the target (NGINX `mirror`); the client gets the main
+ * backend's answer whatever the copy does.
+ */
+export interface MirrorConfig {
+  /** mirror-target, validated and taken apart; null = no mirror. */
+  readonly target: MirrorTarget | null;
+  /** mirror-request-body (default on): the copy carries the request body. */
+  readonly requestBody: boolean;
+  /** mirror-host: the Host header of the copy (a host name or IPv4 address, optional `:port`); null = the target's host. */
+  readonly host: string | null;
+  /**
+   * With a target: `_mirror-<16 hex>`, a hash of the three fields above. It names the server's
+   * internal `location = /<name>` the copy goes through and the `upstream <name>` that holds the
+   * target's address (render/mirror-view.ts): Ingresses mirroring alike share them. Null without one.
+   */
+  readonly name: string | null;
+}
+
+/** A mirror-target URL as NGINX is given it: every field matched a strict grammar. */
+export interface MirrorTarget {
+  readonly scheme: 'http' | 'https';
+  /** A DNS name (lowercase letters, digits, `-`, dots between labels) or an IPv4 address. */
+  readonly host: string;
+  /** The port written in the URL, or null (80 for http, 443 for https). */
+  readonly port: number | null;
+  /**
+   * What follows the host and port: `""`, or a path of `[A-Za-z0-9/._~:-]` starting with `/`,
+   * with `$request_uri` at most once anywhere in it (the client's URI and query, as NGINX has it).
+   */
+  readonly path: string;
 }
 
 /** Load-balancing algorithms Lua implements (load-balance annotation). */

@@ -5,11 +5,14 @@
 // NGINX received, whatever the client claims; and a client's `Proxy:` header is
 // cleared (HTTPoxy, CVE-2016-5385: CGI-style backends turn it into HTTP_PROXY).
 // Every kind of proxied location is tried: a location that set a
-// proxy_set_header of its own would silently drop every inherited one.
+// proxy_set_header of its own would silently drop every inherited one. The
+// upstream-vhost and x-forwarded-prefix locations do set their own: they must
+// send the same list (proxy-headers.njk), plus their Host / X-Forwarded-Prefix,
+// and still pass a websocket's Upgrade and Connection.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, request as httpRequest, type OutgoingHttpHeaders, type Server as HttpServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { freePort } from '../../../lua/test/nginx-harness.ts';
 import { findDataplane } from '../nginx/dataplane.ts';
@@ -49,11 +52,16 @@ void describe('client request headers as the backend receives them (real NGINX)'
         proxied('/tuned', 'prefix', plain.name, { policy: { proxy: { ...DEFAULT_PROXY, bodySize: '8m', connectTimeout: 2, readTimeout: 9, sendTimeout: 9 } } }),
         proxied('/no-redirect', 'prefix', plain.name, { policy: { sslRedirect: { redirect: false, force: false } } }),
         proxied('/ewma', 'prefix', ewma.name),
+        proxied('/vhost', 'prefix', plain.name, { policy: { upstreamHeaders: { host: 'internal.svc:8080', prefix: null } } }),
+        proxied('/prefixed', 'prefix', plain.name, { policy: { upstreamHeaders: { host: null, prefix: '/shop' } } }),
+        proxied('/both(/|$)(.*)', 'regex', plain.name, {
+          policy: { upstreamHeaders: { host: 'internal.svc', prefix: '/both/$2' }, nextUpstream: { conditions: ['error'], timeout: 5, tries: 1 } },
+        }),
       ]),
     ],
     [plain, ewma],
   );
-  const paths = ['/', '/exact', '/rewrite/x', '/tuned', '/no-redirect', '/ewma'];
+  const paths = ['/', '/exact', '/rewrite/x', '/tuned', '/no-redirect', '/ewma', '/vhost', '/prefixed', '/both/x'];
   let nginx: RunningNginx | undefined;
   let echo: HttpServer | undefined;
   let httpPort = 0;
@@ -67,6 +75,10 @@ void describe('client request headers as the backend receives them (real NGINX)'
 
   before(async () => {
     echo = createServer((req, res) => res.end(JSON.stringify({ url: req.url, headers: req.headers })));
+    // A websocket handshake: switch protocols, send what was received, close.
+    echo.on('upgrade', (req, socket) => {
+      socket.end(`HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n${JSON.stringify({ url: req.url, headers: req.headers })}`);
+    });
     await new Promise<void>((ready) => echo?.listen(0, '127.0.0.1', ready));
     const endpoint = { address: '127.0.0.1', port: (echo.address() as AddressInfo).port };
     httpPort = await freePort();
@@ -123,6 +135,44 @@ void describe('client request headers as the backend receives them (real NGINX)'
       }
     });
   }
+
+  const upstreamRows: [name: string, path: string, host: string, prefix: string | undefined][] = [
+    ['a location without upstream-vhost sends the request host, no X-Forwarded-Prefix', '/', HOST, undefined],
+    ['upstream-vhost: the backend gets that Host, X-Forwarded-Host stays the request\'s', '/vhost', 'internal.svc:8080', undefined],
+    ['x-forwarded-prefix: the backend gets the header and the request host', '/prefixed', HOST, '/shop'],
+    ['both, with a regex capture in the prefix', '/both/x', 'internal.svc', '/both/x'],
+  ];
+  for (const [name, path, host, prefix] of upstreamRows) {
+    void it(name, async () => {
+      const seen = await seenBy(path, { 'x-forwarded-prefix': '/spoofed' });
+      assert.equal(seen.headers.host, host);
+      assert.equal(seen.headers['x-forwarded-host'], HOST);
+      // A client's own X-Forwarded-Prefix passes where the location sets none, as in ingress-nginx.
+      assert.equal(seen.headers['x-forwarded-prefix'], prefix ?? '/spoofed');
+    });
+  }
+
+  void it('a websocket handshake passes Upgrade and Connection on every location', async () => {
+    for (const path of paths) {
+      const answer = await new Promise<string>((resolve, reject) => {
+        const socket = connect(httpPort, '127.0.0.1', () => {
+          socket.write(`GET ${path} HTTP/1.1\r\nHost: ${HOST}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nProxy: http://evil:1\r\n\r\n`);
+        });
+        let text = '';
+        socket.setEncoding('utf8');
+        socket.on('data', (chunk: string) => (text += chunk));
+        socket.on('end', () => resolve(text));
+        socket.on('error', reject);
+        socket.setTimeout(5000, () => socket.destroy(new Error(`${path}: no answer in 5 s: ${text}`)));
+      });
+      assert.match(answer, /^HTTP\/1\.1 101 /u, `${path}: ${answer}`);
+      const seen = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)) as Seen;
+      assert.equal(seen.headers.upgrade, 'websocket', path);
+      assert.equal(seen.headers.connection, 'upgrade', path);
+      assert.equal(seen.headers['x-forwarded-for'], '127.0.0.1', path);
+      assert.equal(seen.headers.proxy, undefined, path);
+    }
+  });
 
   void it('other client headers still reach the backend (the echo sees what is sent)', async () => {
     const seen = await seenBy('/', { 'x-custom': 'kept', 'x-proxy': 'kept too' });

@@ -14,6 +14,7 @@
 
 import type { IngressRef, Model } from '../model/types.ts';
 import { matchersOf } from './location-blocks.ts';
+import { mirrorOwners } from './mirror-view.ts';
 
 /** One open block: its header words (e.g. `location`, `=`, `/api`) and, for a server, its server_name. */
 interface Frame {
@@ -110,6 +111,8 @@ export function blocksAtLine(conf: string, line: number): Frame[] {
 export function ownersOfLine(model: Model, conf: string, line: number): IngressRef[] {
   if (!Number.isInteger(line) || line < 1) return [];
   const stack = blocksAtLine(conf, line);
+  const mirrored = mirrorOwners(model, stack);
+  if (mirrored !== null) return mirrored;
   const at = stack.findLastIndex((frame) => frame.words[0] === 'location');
   const server = stack.slice(0, Math.max(at, 0)).findLast((frame) => frame.words[0] === 'server');
   if (at < 0 || server?.serverName === undefined) return [];

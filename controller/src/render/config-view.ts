@@ -3,7 +3,7 @@
 // endpoints and load-balance algorithms never enter it, so an endpoint
 // change cannot change nginx.conf or its version.
 
-import type { AccessLogSettings, Backend, HstsSettings, Model, ProxyConfig, Server } from '../model/types.ts';
+import type { AccessLogSettings, Backend, BlockPattern, HstsSettings, Model, NextUpstreamConfig, ProxyConfig, Server } from '../model/types.ts';
 import { defaultCertificatePaths, fallbackSocketPaths, metricsLogPath, type ResolvedRenderOptions } from './render-options.ts';
 import { RenderError } from './nginx-values.ts';
 import type { LocationContext } from './location-blocks.ts';
@@ -11,6 +11,7 @@ import { backendTlsFiles } from '../model/backend-tls.ts';
 import { tlsUpstreams } from './backend-pass.ts';
 import { ServerViews, type ServerView } from './server-views.ts';
 import { globalErrorPagesOf, type GlobalErrorPagesView } from './error-pages.ts';
+import { mirrorUpstreamsOf, type MirrorUpstreamView } from './mirror-view.ts';
 
 export type { ServerView } from './server-views.ts';
 
@@ -69,6 +70,13 @@ export interface TlsView {
   readonly redirectPort: number | null;
 }
 
+/** The ConfigMap's block lists (block-cidrs, -user-agents, -referers), printed in http {} and every server. */
+export interface BlocksView {
+  readonly cidrs: readonly string[];
+  readonly userAgents: readonly BlockPattern[];
+  readonly referers: readonly BlockPattern[];
+}
+
 /** Everything the templates read except the version. */
 export interface ConfigView {
   /** The options minus templateDir: where the templates sit must not change the version. */
@@ -82,6 +90,8 @@ export interface ConfigView {
   readonly proxyDefaults: ProxyConfig;
   /** The upstreams of the proxy-ssl policies (render/backend-pass.ts tlsUpstreamOf), sorted; usually none. */
   readonly tlsUpstreams: readonly string[];
+  /** The ConfigMap's proxy-next-upstream* (http {}); locations render only what differs. */
+  readonly nextUpstreamDefaults: NextUpstreamConfig;
   /**
    * The servers in render order, made one at a time as they are iterated
    * (each iteration makes them afresh or takes their JSON from the last
@@ -91,8 +101,11 @@ export interface ConfigView {
    */
   readonly servers: Iterable<ServerView>;
   readonly tls: TlsView | null;
+  readonly blocks: BlocksView;
   /** The ConfigMap's custom-http-errors (server-level in every public server), or null. */
   readonly globalErrorPages: GlobalErrorPagesView | null;
+  /** One `upstream` per mirror target (mirror-target; mirror-view.ts), sorted by name. */
+  readonly mirrorUpstreams: readonly MirrorUpstreamView[];
 }
 
 function nextPowerOfTwo(n: number): number {
@@ -155,6 +168,15 @@ function proxyDefaultsOf(model: Model): ProxyConfig {
   return defaults;
 }
 
+/** The ConfigMap's next-upstream settings, checked for shape (their values are checked again by the filters). */
+function nextUpstreamDefaultsOf(model: Model): NextUpstreamConfig {
+  const defaults = model.settings?.nextUpstream;
+  if (defaults === undefined || !Array.isArray(defaults.conditions) || defaults.conditions.length === 0) {
+    throw new RenderError('UnsafeValue', 'model: settings.nextUpstream must have conditions, timeout and tries');
+  }
+  return defaults;
+}
+
 /** The catch-all server of `model`, or an empty one that answers 404 when the model has none. */
 function catchAllOf(model: Model): Server {
   return model.servers.find((s) => s.hostname === CATCH_ALL_HOSTNAME) ?? { hostname: CATCH_ALL_HOSTNAME, locations: [] };
@@ -206,6 +228,13 @@ function buildTlsView(model: Model, options: ResolvedRenderOptions): TlsView | n
   };
 }
 
+/** The block lists of settings.accessControl (none in a model from before the feature). */
+function blocksOf(model: Model): BlocksView {
+  const access = model.settings?.accessControl;
+  if (access === undefined) return { cidrs: [], userAgents: [], referers: [] };
+  return { cidrs: access.blockCidrs, userAgents: access.blockUserAgents, referers: access.blockReferers };
+}
+
 /**
  * Builds the view of `model` under `options`; throws RenderError on a model
  * that breaks the contract (a bad server or location: while `servers` is iterated).
@@ -231,8 +260,11 @@ export function buildConfigView(model: Model, options: ResolvedRenderOptions, vi
     serverNamesHash: sizeServerNamesHash(renderedHostnames(model)),
     proxyDefaults: proxyDefaultsOf(model),
     tlsUpstreams: tlsUpstreams(model.servers, files, model.settings.crossNamespace?.allow === true, model.settings.backendProtocol.protocol),
+    nextUpstreamDefaults: nextUpstreamDefaultsOf(model),
     servers: { [Symbol.iterator]: () => serverViews(model, knownBackends, context, views) },
     tls: buildTlsView(model, options),
+    blocks: blocksOf(model),
     globalErrorPages: globalErrorPagesOf(model.settings),
+    mirrorUpstreams: mirrorUpstreamsOf(model),
   };
 }

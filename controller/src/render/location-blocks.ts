@@ -81,7 +81,8 @@ export type BackendLabels = Pick<Backend, 'loadBalance'>;
 
 /** The location features whose global config is off its default: every location prints their partial. */
 export function globallySetFeatures(settings: GlobalSettings): ReadonlySet<FeatureName> {
-  return new Set(LOCATION_FEATURES.filter((feature) => !deepEqual(settings[feature.name], feature.defaults)).map((feature) => feature.name));
+  // A feature a model's settings do not name (a model from before the feature) is at its defaults.
+  return new Set(LOCATION_FEATURES.filter((feature) => settings[feature.name] !== undefined && !deepEqual(settings[feature.name], feature.defaults)).map((feature) => feature.name));
 }
 
 function partialsOf(location: Location, context: LocationContext, globallySet: ReadonlySet<FeatureName>): FeaturePartial[] {
@@ -90,7 +91,7 @@ function partialsOf(location: Location, context: LocationContext, globallySet: R
     if (feature.output.kind !== 'location' || feature.output.template === null) continue;
     const own = (location.policy as Readonly<Record<string, unknown>>)[feature.name];
     if (own === undefined && !globallySet.has(feature.name)) continue;
-    const global = context.settings[feature.name];
+    const global = context.settings[feature.name] ?? feature.defaults;
     partials.push({ template: feature.output.template, config: own ?? global, global });
   }
   return partials;

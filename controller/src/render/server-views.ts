@@ -19,6 +19,7 @@ import type { FeatureName } from '../model/features/feature.ts';
 import type { Location, Server } from '../model/types.ts';
 import { errorPagesOf, type ErrorPageView } from './error-pages.ts';
 import { buildLocationBlocks, globallySetFeatures, sameLocationContext, type BackendLabels, type LocationBlock, type LocationContext } from './location-blocks.ts';
+import { mirrorLocationsOf, type MirrorLocationView } from './mirror-view.ts';
 
 /** One `server {}` as the template prints it. */
 export interface ServerView {
@@ -36,6 +37,8 @@ export interface ServerView {
   readonly namedRedirect: boolean;
   /** The named locations of custom error pages (error-pages.ts), sorted by name. */
   readonly errorPages: readonly ErrorPageView[];
+  /** The internal locations mirrored requests are copied through (mirror-target; mirror-view.ts). */
+  readonly mirrors: readonly MirrorLocationView[];
 }
 
 /** The view's JSON, attached to views this module made (not enumerable: JSON.stringify never sees it). */
@@ -60,6 +63,7 @@ function buildServerView(
     proxies: locations.some((block) => block.proxy !== null),
     namedRedirect: context.https && locations.some((block) => block.proxy?.route.startsWith('e ') === true),
     errorPages: errorPagesOf(server.locations, context.settings),
+    mirrors: mirrorLocationsOf(server.locations),
   };
 }
 
@@ -74,6 +78,7 @@ function lazyView(hostname: string, isDefault: boolean, build: () => ServerView)
     get proxies() { return view().proxies; },
     get namedRedirect() { return view().namedRedirect; },
     get errorPages() { return view().errorPages; },
+    get mirrors() { return view().mirrors; },
     toJSON: () => view(),
   } as ServerView;
 }

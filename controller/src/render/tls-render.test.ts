@@ -58,6 +58,20 @@ const rows: { name: string; model: Model; options?: Partial<RenderOptions>; pres
       'content_by_lua_block { resty_ingress.unbalanced(308, ":8443") }'],
     absent: [...NO_LUA_REDIRECT, ...LUA_REDIRECT],
   },
+  {
+    // The redirect fallback server redirects to the Host it receives: upstream-vhost's, not the client's.
+    name: 'ssl-redirect with upstream-vhost: the named location redirects with the client\'s host',
+    model: model([server('shop.example.com', [proxied('/', 'prefix', web.name, { policy: { upstreamHeaders: { host: 'internal.svc', prefix: null } } })])], [web]),
+    present: ['set $resty_route "e ', 'error_page 500 = @resty_unbalanced_https;', 'proxy_set_header Host "internal.svc";',
+      'content_by_lua_block { resty_ingress.unbalanced(308, ":8443") }'],
+    absent: [...NO_LUA_REDIRECT, ...LUA_REDIRECT],
+  },
+  {
+    name: 'ssl-redirect with x-forwarded-prefix alone: the fallback server (the Host is the client\'s)',
+    model: model([server('shop.example.com', [proxied('/', 'prefix', web.name, { policy: { upstreamHeaders: { host: null, prefix: '/shop' } } })])], [web]),
+    present: [...LUA_REDIRECT, 'proxy_set_header Host $host;'],
+    absent: [...NO_LUA_REDIRECT, 'error_page', '@resty_unbalanced'],
+  },
   { name: 'ssl-redirect false: no redirect for Lua', model: site({ sslRedirect: false }), present: [...NO_LUA_REDIRECT, ...PLAIN], absent: [...LUA_REDIRECT, 'error_page'] },
   { name: 'force-ssl-redirect: a static return, whatever the certificates', model: site({ forceSslRedirect: true }), present: [...NO_LUA_REDIRECT, REDIRECT_8443, ...PLAIN], absent: LUA_REDIRECT },
   {

@@ -12,6 +12,7 @@ import type { FeatureConfigs, Failure, GlobalSettings, IngressRef, Policy } from
 import type { AnyFeature, Draft, FeatureKey, KeyRefusal, UntypedFeature } from './feature.ts';
 import { annotationStatus, configKeyStatus } from './names.ts';
 import { FEATURES } from './registry.ts';
+import { riskyAnnotations } from './risk.ts';
 
 /** Every feature's defaults: the settings without a ConfigMap. */
 export const DEFAULT_SETTINGS: GlobalSettings = Object.freeze(
@@ -19,7 +20,7 @@ export const DEFAULT_SETTINGS: GlobalSettings = Object.freeze(
 );
 
 /** The configs of the dynamic features an Ingress set (pushed to Lua through Model.routes). */
-export type DynamicConfigs = Readonly<Partial<Pick<FeatureConfigs, 'canary' | 'affinity'>>>;
+export type DynamicConfigs = Readonly<Partial<Pick<FeatureConfigs, 'canary' | 'affinity' | 'serviceUpstream'>>>;
 
 /** What one Ingress's annotations give. */
 export interface IngressFeatures {
@@ -92,6 +93,8 @@ export function parseIngressFeatures(
   const failures: Failure[] = [];
   const warnings: Failure[] = [];
   const byFeature = sortAnnotations(annotations ?? {}, `${prefix}/`, ingress, failures, warnings);
+  // ingress-nginx refuses an Ingress with an annotation above annotations-risk-level (risk.ts).
+  failures.push(...riskyAnnotations(annotations ?? {}, `${prefix}/`, ingress, settings.safety.riskLevel));
   if (byFeature.size === 0) return failures.length > 0 ? { ok: false, failures: [...failures, ...warnings] } : { ok: true, value: EMPTY, warnings };
   const policy: Record<string, unknown> = {};
   const dynamic: Record<string, unknown> = {};
@@ -122,7 +125,7 @@ export function parseIngressFeatures(
 /** What the ConfigMap contributes to a build. */
 export interface ControllerSettings {
   readonly settings: GlobalSettings;
-  /** True when the ConfigMap asks for a protection we do not give: no Ingress is served (fail closed). */
+  /** True when the ConfigMap asks for a protection we do not give, or a protective key's value is refused: no Ingress is served (fail closed). */
   readonly closed: boolean;
   readonly failures: readonly Failure[];
 }
@@ -166,10 +169,13 @@ export function readSettings(configMaps: readonly V1ConfigMap[], key: string | n
       continue;
     }
     const finished = applyKeys(feature, feature.defaults, given,
-      (item) => item.configKey, (_key, name, raw, { reason }) => {
+      (item) => item.configKey, (refusedKey, name, raw, { reason }) => {
         // The reason first: a long value (a log format) must not push it past the message bound.
-        failures.push(makeFailure(null, 'InvalidConfigMapValue', `ConfigMap ${key}: data[${name}]`,
-          `ConfigMap key ${name}: ${reason}; the default stays (value ${quoteValue(raw)})`));
+        // A protective key's default protects nothing: it serves no Ingress rather than all of them open.
+        if (refusedKey.failClosed === true) closed = true;
+        failures.push(makeFailure(null, 'InvalidConfigMapValue', `ConfigMap ${key}: data[${name}]`, refusedKey.failClosed === true
+          ? `ConfigMap key ${name}: no Ingress is served until it is fixed: ${reason} (value ${quoteValue(raw)})`
+          : `ConfigMap key ${name}: ${reason}; the default stays (value ${quoteValue(raw)})`));
       });
     settings[feature.name] = finished.ok ? Object.freeze(finished.value) : feature.defaults;
   }

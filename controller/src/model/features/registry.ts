@@ -2,6 +2,7 @@
 // parses them in this order, the renderer prints the location partials in
 // this order, and the catalogue and docs list them in it.
 
+import { accessControlFeature } from './access-control.ts';
 import { accessLogFeature } from './access-log.ts';
 import { affinityFeature } from './affinity.ts';
 import { backendProtocolFeature } from './backend-protocol.ts';
@@ -9,17 +10,25 @@ import { canaryFeature } from './canary.ts';
 import { crossNamespaceFeature } from './cross-namespace.ts';
 import { fastcgiFeature } from './fastcgi.ts';
 import { proxySslFeature } from './proxy-ssl.ts';
+import { corsFeature } from './cors.ts';
 import { customErrorsFeature } from './custom-errors.ts';
 import type { AnyFeature, FeatureName } from './feature.ts';
 import { loadBalanceFeature } from './load-balance.ts';
+import { mirrorFeature } from './mirror.ts';
+import { nextUpstreamFeature } from './next-upstream.ts';
 import { proxyFeature } from './proxy.ts';
 import { rewriteFeature } from './rewrite.ts';
 import { safetyFeature } from './safety.ts';
+import { serviceUpstreamFeature } from './service-upstream.ts';
 import { sslRedirectFeature } from './ssl-redirect.ts';
 import { tlsSettingsFeature } from './tls-settings.ts';
+import { upstreamHeadersFeature } from './upstream-headers.ts';
 
 export const FEATURES: readonly AnyFeature[] = Object.freeze([
   sslRedirectFeature,
+  // Before rewrite: its `rewrite ... break` ends the rewrite-phase directives, and CORS answers preflights there.
+  accessControlFeature,
+  corsFeature,
   proxyFeature,
   rewriteFeature,
   backendProtocolFeature,
@@ -33,6 +42,10 @@ export const FEATURES: readonly AnyFeature[] = Object.freeze([
   accessLogFeature,
   safetyFeature,
   customErrorsFeature,
+  mirrorFeature,
+  upstreamHeadersFeature,
+  nextUpstreamFeature,
+  serviceUpstreamFeature,
 ]);
 
 /** The features whose output is a location partial, in registry order (render/location-blocks.ts). */

@@ -16,7 +16,13 @@ const values: ValueRow<SafetySettings>[] = [
   { name: 'annotations-risk-level High', key: 'annotations-risk-level', value: 'High', want: { riskLevel: 'High' } },
   { name: 'annotations-risk-level Low', key: 'annotations-risk-level', value: 'Low', want: { riskLevel: 'Low' } },
   { name: 'annotations-risk-level Critical (snippets)', key: 'annotations-risk-level', value: 'Critical', want: 'fail' },
-  { name: 'annotations-risk-level high (case matters, as in ingress-nginx)', key: 'annotations-risk-level', value: 'high', want: 'fail' },
+  // ingress-nginx's StringRiskToRisk: lower-cased, untrimmed, any other word is Low (the most restrictive).
+  { name: 'annotations-risk-level high (any case, as in ingress-nginx)', key: 'annotations-risk-level', value: 'high', want: { riskLevel: 'High' } },
+  { name: 'annotations-risk-level MEDIUM', key: 'annotations-risk-level', value: 'MEDIUM', want: { riskLevel: 'Medium' } },
+  { name: 'annotations-risk-level " High" (untrimmed: an unknown word)', key: 'annotations-risk-level', value: ' High', want: { riskLevel: 'Low' } },
+  { name: 'annotations-risk-level an unknown word is Low', key: 'annotations-risk-level', value: 'strict', want: { riskLevel: 'Low' } },
+  { name: 'annotations-risk-level empty is Low', key: 'annotations-risk-level', value: '', want: { riskLevel: 'Low' } },
+  { name: 'annotations-risk-level critical (any case)', key: 'annotations-risk-level', value: 'critical', want: 'fail' },
   { name: 'strict-validate-path-type true', key: 'strict-validate-path-type', value: 'true', want: { strictPathType: true } },
   { name: 'strict-validate-path-type false', key: 'strict-validate-path-type', value: 'false', want: 'fail' },
 ];

@@ -5,7 +5,7 @@
 // the safe value of each key is what we do; the unsafe one is refused with a
 // clear failure (the default, i.e. the safeguard, stays).
 
-import { accept, refuse, unsupported, type Checked } from '../checked.ts';
+import { accept, unsupported, type Checked } from '../checked.ts';
 import type { SafetySettings } from '../types.ts';
 import { defineFeature, field } from './feature.ts';
 import { parseBoolean } from './values.ts';
@@ -28,9 +28,12 @@ function onlyTrue(what: string): (raw: string) => Checked<true> {
   };
 }
 
+/**
+ * As ingress-nginx's StringRiskToRisk reads it: any case, untrimmed; a word it does not know is
+ * Low, the most restrictive (the Ingresses it refuses say so in their failures).
+ */
 function parseRiskLevel(raw: string): Checked<SafetySettings['riskLevel']> {
-  const level = RISK_LEVELS.find((word) => word === raw.trim());
-  if (level === undefined) return refuse(`expected one of ${RISK_LEVELS.join(', ')}`);
+  const level = RISK_LEVELS.find((word) => word.toLowerCase() === raw.toLowerCase()) ?? 'Low';
   // Critical would allow the snippet annotations, which are never rendered here.
   return level === 'Critical' ? unsupported('snippet annotations (Critical) are never allowed') : accept(level);
 }
@@ -50,8 +53,9 @@ export const safetyFeature = defineFeature({
     }),
     field<SafetySettings, 'riskLevel'>('riskLevel', parseRiskLevel, {
       configKey: 'annotations-risk-level', defaultText: 'High',
-      doc: 'The highest annotation risk accepted. High, Medium and Low are recorded; annotations of every supported risk are validated the same way.',
-      difference: 'Critical (snippets) is refused; a lower level does not refuse the supported annotations above it',
+      doc: 'The highest annotation risk accepted: an Ingress with an annotation rated above it (ingress-nginx\'s ratings) is not served. '
+        + 'Any case; a word other than Critical, High, Medium or Low means Low, as in ingress-nginx.',
+      difference: 'Critical (snippets) is refused',
     }),
     field<SafetySettings, 'strictPathType'>('strictPathType', onlyTrue('strict path validation'), {
       configKey: 'strict-validate-path-type', defaultText: 'true', doc: 'Regex characters in a path need ImplementationSpecific.',

@@ -47,6 +47,53 @@ const logFormat = fc.oneof(
   stretched(fc.constantFrom('$status ', `${MARKER} `, '{"s":"$status"}'), `${MARKER} `, [4000, 4093, 4094, 4095, 4096, 4097]),
 );
 
+/** Address lists: IPv4/IPv6 addresses and ranges (host bits set, mapped, zoned, bad prefixes), joined by commas and spaces. */
+const ADDRESS_PIECES = ['10.0.0.0/8', '10.1.2.3/8', '127.0.0.1', '::1', '2001:DB8::/32', '::ffff:10.0.0.0/104', '::ffff:10.0.0.0/64', 'fe80::1%eth0',
+  '010.0.0.1', '10.0.0.0/33', '10.0.0.0/08', 'all', '', ' ', MARKER, '1.2.3.4/0'];
+const addressList = userValue(fc.oneof(
+  fc.array(fc.oneof(fc.constantFrom(...ADDRESS_PIECES), fc.ipV4(), fc.ipV6(), fc.tuple(fc.ipV4(), fc.integer({ min: 0, max: 40 })).map(([a, p]) => `${a}/${p}`)), { minLength: 1, maxLength: 5 })
+    .chain((items) => fc.constantFrom(',', ', ', ' ,').map((separator) => items.join(separator))),
+  fc.constant(''),
+));
+/** block-user-agents / block-referers items: strings, ~regexes, ~*regexes, quoted ones, joined by commas. */
+const blockItem = fc.oneof(
+  fc.constantFrom('curl/7.68.0', `${MARKER}bot`, `"Mozilla/5.0 (${MARKER}; x)"`, '\'~*bad bot\'', 'default', 'Bad Bot', 'a;b', '"a\\"b"'),
+  regex.map((body) => `~${body}`),
+  regex.map((body) => `~*${body}`),
+);
+const blockList = userValue(fc.array(blockItem, { minLength: 1, maxLength: 4 }).map((items) => items.join(',')));
+const ORIGIN_PIECES = ['https://app.example.com', `https://${MARKER}.example.com:8443`, `http://*.${MARKER}.example`, 'null', '*', 'tauri://localhost:3000',
+  'foo.bar.com', 'HTTPS://A.COM', 'https://a.com/path', 'https://.*', '$http_origin', ' ', ''];
+const origins = userValue(fc.array(fc.constantFrom(...ORIGIN_PIECES), { minLength: 1, maxLength: 4 }).map((items) => items.join(', ')));
+const headerList = (pieces: readonly string[]): fc.Arbitrary<string> => userValue(fc.array(fc.constantFrom(...pieces), { minLength: 1, maxLength: 4 })
+  .chain((items) => fc.constantFrom(',', ', ', ' ', ',\t', ',  ').map((separator) => items.join(separator))));
+/**
+ * mirror-target: hosts that resolve without a network (NGINX resolves a target when it loads the
+ * conf; one that does not resolve fails nginx -t by design, blamed on its Ingress alone:
+ * render/mirror-render.test.ts), the marker in the path; schemes, hosts and variables it refuses.
+ */
+const mirrorTarget = userValue(fc.oneof(
+  { weight: 3, arbitrary: fc.tuple(
+    fc.constantFrom('http', 'https'),
+    fc.constantFrom('127.0.0.1', 'localhost', '127.0.9.9:8081', 'localhost:65535'),
+    fc.constantFrom('', '/', `/${MARKER}`, `/${MARKER}/a.b~c:d-e_f`),
+    fc.constantFrom('', '$request_uri'),
+  ).map(([scheme, host, path, variable]) => `${scheme}://${host}${path}${variable}`) },
+  { weight: 1, arbitrary: fc.tuple(
+    fc.constantFrom('http', 'HTTP', 'ftp', 'http:/'),
+    fc.constantFrom('localhost', '999.1.1.1', '[::1]', 'localhost:0', '', `$host`),
+    fc.constantFrom('', `/${MARKER}`, '/a b', '/%20', '/?a=b', '/}', '/;'),
+    fc.constantFrom('', '$host', '${request_uri}', '$request_uri$request_uri', '$request_uri_x', '$1'),
+  ).map(([scheme, host, path, variable]) => `${scheme}://${host}${path}${variable}`) },
+));
+/** mirror-host: a Host header, name or address with an optional port, the marker in a label. */
+const mirrorHost = userValue(fc.oneof(
+  fc.stringMatching(/^[a-z0-9]([a-z0-9-]{0,8}[a-z0-9])?(\.[a-z0-9]{1,5}){0,2}(:[0-9]{1,5})?$/),
+  fc.constantFrom(`${MARKER}.example`, `${MARKER}.example:8443`, '10.0.0.1', '$http_host', 'a_b', '{a}', 'a/b'),
+));
+/** Host names for upstream-vhost, with the marker sometimes. */
+const upstreamHost = fc.oneof(fc.stringMatching(/^[a-z0-9]([a-z0-9.-]{0,20}[a-z0-9])?$/), fc.constant(`${MARKER}.svc.cluster.local`));
+
 /** What each annotation and ConfigMap key of a feature may be given, by name. */
 export const KEY_VALUES: Readonly<Record<string, fc.Arbitrary<string>>> = {
   'proxy-body-size': size,
@@ -101,6 +148,19 @@ export const KEY_VALUES: Readonly<Record<string, fc.Arbitrary<string>>> = {
   'proxy-ssl-protocols': userValue(fc.constantFrom('TLSv1.2', 'TLSv1.3 TLSv1.2', ' TLSv1.3 ', 'TLSv1.1', 'SSLv3', '', 'TLSv1.2  TLSv1.2')),
   'proxy-ssl-ciphers': ciphers,
   'allow-cross-namespace-resources': boolean,
+  'allowlist-source-range': addressList,
+  'whitelist-source-range': addressList,
+  'denylist-source-range': addressList,
+  'block-cidrs': addressList,
+  'block-user-agents': blockList,
+  'block-referers': blockList,
+  'enable-cors': boolean,
+  'cors-allow-origin': origins,
+  'cors-allow-methods': headerList(['GET', 'POST', 'put', MARKER, 'P0ST', '*']),
+  'cors-allow-headers': headerList(['X-Custom', `X-${MARKER}`, 'Content-Type', 'x_y', '*', 'a.b']),
+  'cors-expose-headers': headerList(['X-Custom', `X-${MARKER}`, '*', 'a.b']),
+  'cors-allow-credentials': boolean,
+  'cors-max-age': userValue(fc.oneof(integerText, bigIntegerText, fc.constantFrom('-1', '1d', '+5'))),
   'custom-http-errors': userValue(fc.oneof(
     fc.array(fc.constantFrom('404', '500', '503', '599', '400', '301', '600', '200', ' 502', ''), { minLength: 1, maxLength: 4 }).map((codes) => codes.join(',')),
     fc.constantFrom(',12', '404,,500', '4 04', 'notfound', '404;500'),
@@ -109,7 +169,37 @@ export const KEY_VALUES: Readonly<Record<string, fc.Arbitrary<string>>> = {
   // Names of the generated Services' grammar (some exist), and names ingress-nginx refuses.
   'default-backend': userValue(fc.oneof(fc.stringMatching(/^[a-z]([a-z0-9-]{0,10}[a-z0-9])?$/), fc.constant(`${MARKER}-svc`),
     fc.constantFrom('Errors', 'ns/errors', '1errors', `e${'x'.repeat(63)}`))),
+  'mirror-target': mirrorTarget,
+  'mirror-request-body': userValue(fc.constantFrom('on', 'off', ' off ', 'o ff', 'OFF', 'false', '')),
+  'mirror-host': mirrorHost,
+  'upstream-vhost': userValue(fc.oneof(upstreamHost, upstreamHost.map((name) => `${name}:8080`), fc.constantFrom('10.0.0.1:80', '[::1]:8443', '$host',
+    '*.example.com', 'a:99999', ' api.internal ', `${MARKER}.svc`, 'a b', 'a;b'))),
+  'x-forwarded-prefix': userValue(fc.oneof(fc.stringMatching(/^\/[A-Za-z0-9._~/:-]{0,20}$/), fc.constantFrom('/$1', '/api/$2/x', '$host', '/a b',
+    `/${MARKER}`, '/a"b', '/$', '/$a1'))),
+  'proxy-next-upstream': userValue(fc.array(fc.constantFrom('error', 'timeout', 'http_502', 'http_503', 'non_idempotent', 'off', 'http_418', MARKER), { minLength: 1, maxLength: 4 })
+    .chain((words) => fc.constantFrom(' ', '', '  ', '\t').map((separator) => words.join(separator)))),
+  'proxy-next-upstream-timeout': seconds,
+  'proxy-next-upstream-tries': userValue(fc.oneof(integerText, fc.constantFrom('0', '1', '100', '101', '+3', '3s'))),
+  'service-upstream': boolean,
 };
+
+/**
+ * ConfigMap keys whose refused value serves no Ingress (FeatureKey.failClosed): mostly valid there,
+ * or a cluster with every key set (DENSE) would almost never serve anything to check.
+ */
+const VALID_CLOSING_VALUES: Readonly<Record<string, fc.Arbitrary<string>>> = (() => {
+  const addresses = fc.array(fc.oneof(fc.ipV4(), fc.ipV6(), fc.constantFrom('10.0.0.0/8', '2001:db8::/32', '::ffff:10.0.0.0/104')), { maxLength: 4 })
+    .map((items) => items.join(', '));
+  const patterns = fc.array(fc.constantFrom(`${MARKER}bot`, `~*${MARKER}[0-9]+`, '~^curl/[0-9]+', `"${MARKER} (x; y)"`, '~*\\.spam\\.example$'), { maxLength: 3 })
+    .map((items) => items.join(','));
+  return { 'whitelist-source-range': addresses, 'denylist-source-range': addresses, 'block-cidrs': addresses, 'block-user-agents': patterns, 'block-referers': patterns };
+})();
+
+/** The arbitrary for a declared ConfigMap key: valuesOf, and for a key that closes everything on a refusal mostly valid values. */
+export function configValuesOf(name: string): fc.Arbitrary<string> {
+  const valid = VALID_CLOSING_VALUES[name];
+  return valid === undefined ? valuesOf(name) : fc.oneof({ weight: 30, arbitrary: valid }, { weight: 1, arbitrary: valuesOf(name) });
+}
 
 /** Every annotation name a feature declares. */
 export const ANNOTATION_NAMES: readonly string[] = FEATURES.flatMap((f) => f.keys.flatMap((k) => (k.annotation ? [k.annotation.name] : [])));
