@@ -57,6 +57,17 @@ const rows: Row[] = [
     has: ['client_max_body_size "8m";', 'grpc_connect_timeout 3s;', 'grpc_read_timeout 600s;'], lacks: ['proxy_connect_timeout', 'proxy_read_timeout'],
   },
   {
+    name: 'GRPC with upstream-vhost: the whole header list again as grpc_set_header, no Upgrade/Connection', protocol: 'GRPC',
+    policy: { upstreamHeaders: { host: 'internal.svc', prefix: null } },
+    has: ['grpc_set_header Host "internal.svc";', 'grpc_set_header X-Forwarded-For $remote_addr;', 'grpc_set_header X-Forwarded-Host $host;'],
+    lacks: ['proxy_set_header', 'grpc_set_header Upgrade', 'grpc_set_header Connection'],
+  },
+  {
+    name: 'GRPC with proxy-next-upstream-tries: the grpc_ form', protocol: 'GRPC',
+    policy: { nextUpstream: { conditions: ['error', 'timeout', 'http_503'], timeout: 0, tries: 2 } },
+    has: ['grpc_next_upstream "error" "timeout" "http_503";', 'grpc_next_upstream_tries 2;'], lacks: ['proxy_next_upstream'],
+  },
+  {
     name: 'FCGI: fastcgi_pass with the stock params, HTTP_PROXY emptied, and the index', protocol: 'FCGI',
     policy: { fastcgi: { index: 'index.php', paramsConfigMap: null, params: null } },
     has: ['fastcgi_param SCRIPT_NAME $fastcgi_script_name;', 'fastcgi_param REDIRECT_STATUS 200;', 'fastcgi_param HTTP_PROXY "";', 'fastcgi_index "index.php";', 'fastcgi_pass upstream_balancer;'],
