@@ -75,7 +75,19 @@ const rows: { name: string; chartCase: ChartCase; sets?: string[]; want: string[
     sets: ['controller.publishService.pathOverride=edge/lb'],
     want: [...allNamespaces.filter((l) => !l.includes('core/services get')), ...lines('ns:edge', 'core/services', ['get'], 'lb')],
   },
+  {
+    name: 'the ConfigMaps Ingresses name in fastcgi-params-configmap: list/watch by name in their namespaces, nothing more',
+    chartCase: caseNamed('default'),
+    sets: ['rbac.fastcgiParamsConfigMaps={apps/php-params,apps/more-params,shop/fcgi,apps/php-params}'],
+    want: [
+      ...allNamespaces,
+      ...lines('ns:apps', 'core/configmaps', ['list', 'watch'], 'more-params'),
+      ...lines('ns:apps', 'core/configmaps', ['list', 'watch'], 'php-params'),
+      ...lines('ns:shop', 'core/configmaps', ['list', 'watch'], 'fcgi'),
+    ],
+  },
   { name: 'rbac.create=false grants nothing', chartCase: caseNamed('default'), sets: ['rbac.create=false'], want: [] },
+  { name: 'rbac.create=false with fastcgi ConfigMaps grants nothing either', chartCase: caseNamed('default'), sets: ['rbac.create=false', 'rbac.fastcgiParamsConfigMaps={apps/p}'], want: [] },
 ];
 
 for (const row of rows) {

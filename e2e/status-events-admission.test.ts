@@ -62,8 +62,8 @@ test('Events, status address and the admission webhook through kubectl', async (
       },
       {
         name: 'unsupported annotation value',
-        yaml: ingressManifest({ name: 'grpc', host: 'a.test', paths: [{ path: '/', service: 'web' }], annotations: { 'nginx.ingress.kubernetes.io/backend-protocol': 'GRPC' } }),
-        reason: /denied the request: .*unsupported value "GRPC" for .*backend-protocol/,
+        yaml: ingressManifest({ name: 'deep', host: 'a.test', paths: [{ path: '/', service: 'web' }], annotations: { 'nginx.ingress.kubernetes.io/proxy-ssl-verify-depth': '500' } }),
+        reason: /denied the request: .*unsupported value "500" for .*proxy-ssl-verify-depth/,
       },
       {
         name: 'host+path held by an older Ingress',

@@ -18,6 +18,8 @@ import { metricsLogPath } from './render/render-options.ts';
 import { createCertificatePusher } from './nginx/certificate-push.ts';
 import { postRoutes } from './nginx/lua-routes.ts';
 import { writeSelfSignedDefault } from './tls/default-certificate.ts';
+import { writeBackendTlsFiles } from './nginx/backend-tls-files.ts';
+import { referencedParamsConfigMaps } from './model/fastcgi-params.ts';
 import { startAdmissionWebhook, type WebhookServer } from './admission/index.ts';
 import { splitListenAddress } from './cli/validators.ts';
 import { sameStaticPart } from './diff/decide.ts';
@@ -99,6 +101,8 @@ export async function startController(opts: ControllerOptions, logger: Logger, r
   logger.info({ serial: placeholder.serial }, 'self-signed default certificate written');
 
   let sync: Sync | null = null;
+  let backendTlsKept = new Set<string>();
+  let referencesFrom: { ingresses: Snapshot['ingresses'] | null; classes: Snapshot['ingressClasses'] | null; allow: boolean } = { ingresses: null, classes: null, allow: false };
   const nginx = createNginx({
     dataplane,
     prefix: opts.nginxPrefix,
@@ -144,7 +148,11 @@ export async function startController(opts: ControllerOptions, logger: Logger, r
       // The clock enters here, not in the pure builder: it only flags expired certificates.
       // No exclusion is no option: the admission webhook's builds (same builder) then share the routing cache.
       build: (snapshot, exclude) => builder.build(snapshot, { ...opts, now: Date.now(), exclude: exclude.size > 0 ? exclude : undefined }),
-      render: (model) => renderer.render(model),
+      // The proxy-ssl-secret files the conf names exist before any `nginx -t` reads it.
+      render: (model) => {
+        backendTlsKept = writeBackendTlsFiles(opts.nginxPrefix, model.backendTls, backendTlsKept);
+        return renderer.render(model);
+      },
       owners: ownersOfLine,
     },
     dataplane: {
@@ -169,6 +177,13 @@ export async function startController(opts: ControllerOptions, logger: Logger, r
     reloadSettleMs: 100,
     hooks: mergeHooks(reporting.hooks, observability.syncHooks, {
       onBuilt: (built, snapshot) => {
+        // fastcgi-params-configmap: the ConfigMaps our Ingresses name are watched by name (kube/store.ts).
+        // Looked for again only when the Ingresses, the IngressClasses or the ConfigMap's switch changed (not per endpoint sync).
+        const allow = built.model.settings.crossNamespace.allow;
+        if (snapshot.ingresses !== referencesFrom.ingresses || snapshot.ingressClasses !== referencesFrom.classes || allow !== referencesFrom.allow) {
+          referencesFrom = { ingresses: snapshot.ingresses, classes: snapshot.ingressClasses, allow };
+          store.watchReferencedConfigMaps(referencedParamsConfigMaps(ourIngresses(snapshot, opts), opts.annotationsPrefix, allow));
+        }
         observability.modelBuilt(built);
         reporting.built(built.model, snapshot);
       },

@@ -56,8 +56,8 @@ const decisionRows: { name: string; body: unknown; allowed: boolean; message?: R
   },
   {
     name: 'a value ingress-nginx takes that is not supported is denied, even where invalid ones are ignored',
-    body: review('CREATE', candidate('new', { annotations: { [ann('backend-protocol')]: 'GRPC' } })),
-    allowed: false, message: /unsupported value "GRPC" for nginx\.ingress\.kubernetes\.io\/backend-protocol/,
+    body: review('CREATE', candidate('new', { annotations: { [ann('proxy-ssl-verify-depth')]: '500' } })),
+    allowed: false, message: /unsupported value "500" for nginx\.ingress\.kubernetes\.io\/proxy-ssl-verify-depth/,
   },
   {
     name: 'a regex path with catastrophic backtracking is denied saying why',

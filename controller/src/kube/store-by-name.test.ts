@@ -123,4 +123,24 @@ void describe('ConfigMaps read by name', () => {
     assert.deepEqual(live.snapshot().configMaps, []);
     assert.ok(Object.isFrozen(live.snapshot().configMaps));
   });
+
+  void it('ConfigMaps Ingresses name: watched by name once named, and no more once no Ingress names them', async () => {
+    server.upsert('configmaps', configMap('apps', 'fcgi-params', { SCRIPT_FILENAME: '/srv/index.php' }));
+    const live = await start([OWN]);
+    const params = { namespace: 'apps', name: 'fcgi-params' };
+    live.watchReferencedConfigMaps([params, OWN]);
+    await waitFor('the named ConfigMap in the snapshot', () => live.snapshot().configMaps.length === 2);
+    assert.deepEqual(configMapsOf(live.snapshot()), ['apps/fcgi-params:{"SCRIPT_FILENAME":"/srv/index.php"}', 'ingress/resty:{"proxy-body-size":"1k"}']);
+    const lists = (): (string | null)[] => configMapRequests().filter((r) => !r.watch).map((r) => `${r.path} ${r.selector}`);
+    assert.deepEqual(lists(), ['/api/v1/namespaces/ingress/configmaps metadata.name=resty', '/api/v1/namespaces/apps/configmaps metadata.name=fcgi-params'],
+      'the flag\'s own ConfigMap is not listed twice');
+    live.watchReferencedConfigMaps([params]);
+    assert.equal(lists().length, 2, 'the same set again starts nothing');
+    server.upsert('configmaps', configMap('apps', 'fcgi-params', { SCRIPT_FILENAME: '/srv/app.php' }));
+    await waitFor('the update', () => configMapsOf(live.snapshot()).includes('apps/fcgi-params:{"SCRIPT_FILENAME":"/srv/app.php"}'));
+    changes.length = 0;
+    live.watchReferencedConfigMaps([]);
+    assert.deepEqual(configMapsOf(live.snapshot()), ['ingress/resty:{"proxy-body-size":"1k"}'], 'gone from the snapshot at once');
+    assert.deepEqual(changes, ['ConfigMap'], 'and a sync is kicked');
+  });
 });

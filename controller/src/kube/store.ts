@@ -52,6 +52,12 @@ export interface Store {
   waitForInitialSync(): Promise<void>;
   /** A point-in-time view; arrays are frozen and sorted by namespace/name; objects are frozen. */
   snapshot(): Snapshot;
+  /**
+   * The ConfigMaps to watch by name besides `configMaps` (those Ingress annotations name:
+   * fastcgi-params-configmap), the whole set each call: new ones start (their first list is a
+   * change), ones no longer named stop and leave the snapshot.
+   */
+  watchReferencedConfigMaps(refs: readonly ObjectRef[]): void;
   /** Stops every informer. */
   stop(): Promise<void>;
 }
@@ -88,9 +94,9 @@ export function createStore(kc: KubeConfig, options: StoreOptions): Store {
 
   const targets = watchTargets(KINDS, namespace, new Map<KindName, readonly ObjectRef[]>([['ConfigMap', options.configMaps ?? []]]));
   const informers = new Map<WatchTarget, ResilientInformer>();
-  for (const target of targets) {
+  const start = (target: WatchTarget): ResilientInformer => {
     const { descriptor } = target;
-    informers.set(target, startResilientInformer(kc, {
+    return startResilientInformer(kc, {
       descriptor,
       namespace: target.scope.namespace,
       fieldSelector: target.scope.fieldSelector,
@@ -101,9 +107,13 @@ export function createStore(kc: KubeConfig, options: StoreOptions): Store {
       watchTiming: options.watchTiming,
       listTimeoutMs: options.listTimeoutMs,
       listPageSize: options.listPageSize,
-    }));
-  }
+    });
+  };
+  for (const target of targets) informers.set(target, start(target));
   const configMaps = (options.configMaps ?? []).map((ref) => `${ref.namespace}/${ref.name}`);
+  /** The referenced ConfigMaps watched now, by `namespace/name` (never one of `configMaps`). */
+  const referenced = new Map<string, WatchTarget>();
+  let stopped = false;
   logger.info({ namespace: namespace ?? '(all)', kinds: KINDS.filter((k) => !k.byName).map((k) => k.kind), configMaps }, 'watching');
 
   // A kind's objects: the union of its informers' caches (several for a kind read by name, or none).
@@ -135,7 +145,36 @@ export function createStore(kc: KubeConfig, options: StoreOptions): Store {
       }
       return current;
     },
+    watchReferencedConfigMaps(refs: readonly ObjectRef[]): void {
+      if (stopped) return;
+      const wanted = new Map<string, ObjectRef>();
+      for (const ref of refs) {
+        const key = `${ref.namespace}/${ref.name}`;
+        if (!configMaps.includes(key)) wanted.set(key, ref);
+      }
+      let removed = false;
+      for (const [key, target] of referenced) {
+        if (wanted.has(key)) continue;
+        const informer = informers.get(target);
+        informers.delete(target);
+        referenced.delete(key);
+        removed = true;
+        informer?.stop().catch((err: unknown) => logger.warn({ err, configMap: key }, 'stopping a ConfigMap watch failed'));
+      }
+      const added: string[] = [];
+      for (const [key, ref] of wanted) {
+        if (referenced.has(key)) continue;
+        const [target] = watchTargets(KINDS.filter((kind) => kind.kind === 'ConfigMap'), namespace, new Map<KindName, readonly ObjectRef[]>([['ConfigMap', [ref]]]));
+        if (target === undefined) continue;
+        referenced.set(key, target);
+        informers.set(target, start(target));
+        added.push(key);
+      }
+      if (added.length > 0 || removed) logger.info({ configMaps: [...referenced.keys()].sort() }, 'watching the ConfigMaps Ingresses name');
+      if (removed) onKindChange('ConfigMap');
+    },
     async stop(): Promise<void> {
+      stopped = true;
       await Promise.all([...informers.values()].map((informer) => informer.stop()));
     },
   };

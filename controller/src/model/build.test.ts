@@ -63,11 +63,12 @@ void describe('conflicts: oldest wins', () => {
 void describe('annotations in the model', () => {
   void it('an annotation that refuses its Ingress (invalid or unsupported) skips the whole Ingress, others still serve', () => {
     const bad = ingress('bad', { annotations: { [ann('load-balance')]: 'ewma; evil' }, rules: [rule('bad.example', path('/', svc('web', 80)))] });
-    const grpc = ingress('grpc', { annotations: { [ann('backend-protocol')]: 'GRPC' }, rules: [rule('grpc.example', path('/', svc('web', 80)))] });
+    // ingress-nginx takes any integer depth; NGINX does not (unsupported).
+    const deep = ingress('deep', { annotations: { [ann('proxy-ssl-verify-depth')]: '500' }, rules: [rule('deep.example', path('/', svc('web', 80)))] });
     const good = ingress('good', { rules: [rule('good.example', path('/', svc('web', 80)))] });
-    const result = buildModel(snapshot({ ingresses: [bad, grpc, good], services: [web] }), options());
+    const result = buildModel(snapshot({ ingresses: [bad, deep, good], services: [web] }), options());
     assert.deepEqual(hostnames(result), ['_', 'good.example']);
-    assert.deepEqual(result.failures.map((failure) => `${failure.reason} ${failure.ingress?.name}`), ['InvalidAnnotation bad', 'InvalidAnnotation grpc']);
+    assert.deepEqual(result.failures.map((failure) => `${failure.reason} ${failure.ingress?.name}`), ['InvalidAnnotation bad', 'InvalidAnnotation deep']);
   });
 
   void it('an invalid annotation ingress-nginx ignores: the Ingress is served with the default, and a warning', () => {

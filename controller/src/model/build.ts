@@ -39,6 +39,8 @@ import { placeBackendLocation } from './placement.ts';
 import { resolveTls, type IngressTls } from './tls-hosts.ts';
 import { claimClientAuth, markClientAuthServers, resolveClientAuth, type ClientCertClaim } from './client-auth.ts';
 import { CATCH_ALL_HOST } from './names.ts';
+import { resolveBackendTls, type ResolvedBackendTls } from './backend-tls.ts';
+import { resolveFastcgiParams } from './fastcgi-params.ts';
 import { ServerTable } from './server-table.ts';
 import type { BuildOptions, BuildResult, Failure, GlobalSettings, RoutePolicy, Server, Snapshot } from './types.ts';
 
@@ -63,23 +65,39 @@ interface BuildState {
   globalErrorPages: boolean;
   /** Accepted Ingresses asking for client certificates, oldest first (client-auth.ts). */
   readonly clientCerts: ClientCertClaim[];
+  /** The snapshot's ConfigMaps (fastcgi-params-configmap). */
+  readonly configMaps: Snapshot['configMaps'];
 }
 
 /** Places one Ingress's rule locations (its translation may come from an earlier build) and records it for the later phases. */
 function addIngress(ingress: V1Ingress, rank: number, state: BuildState): void {
   const translation = state.translations.translate(ingress);
   state.failures.push(...translation.failures);
-  if (translation.features === null) return;
-  const canary = translation.features.dynamic.canary;
-  const affinity = translation.features.dynamic.affinity ?? null;
-  const serviceUpstream = (translation.features.dynamic.serviceUpstream ?? state.settings.serviceUpstream).enabled;
+  let parsed = translation.features;
+  if (parsed === null) return;
+  let candidates = translation.candidates;
+  // fastcgi-params-configmap: the ConfigMap's data, read on every build (a ConfigMap is no part of the Ingress).
+  const fastcgi = parsed.policy.fastcgi;
+  if (fastcgi !== undefined && fastcgi.paramsConfigMap !== null) {
+    const resolved = resolveFastcgiParams(fastcgi, translation.ref, state.configMaps, state.settings.crossNamespace.allow, state.prefix);
+    if (!resolved.ok) {
+      state.failures.push(resolved.failure);
+      return;
+    }
+    const policy = Object.freeze({ ...parsed.policy, fastcgi: resolved.config });
+    parsed = { ...parsed, policy };
+    candidates = candidates.map((candidate) => ({ ...candidate, location: { ...candidate.location, policy } }));
+  }
+  const canary = parsed.dynamic.canary;
+  const affinity = parsed.dynamic.affinity ?? null;
+  const serviceUpstream = (parsed.dynamic.serviceUpstream ?? state.settings.serviceUpstream).enabled;
   if (canary?.enabled === true) {
     state.canaries.push({
       ref: translation.ref, rank, canary, candidates: translation.candidates, stickyAffinity: affinity?.canaryBehavior !== 'legacy', serviceUpstream,
     });
     return;
   }
-  const clientCerts = translation.features.policy.clientCerts;
+  const clientCerts = parsed.policy.clientCerts;
   if (clientCerts?.secret != null) {
     // Client certificates bind to a host's TLS server name: the catch-all has none to bind to.
     if (translation.hosts.includes(CATCH_ALL_HOST)) {
@@ -90,9 +108,9 @@ function addIngress(ingress: V1Ingress, rank: number, state: BuildState): void {
     state.clientCerts.push({ ref: translation.ref, hosts: translation.hosts, config: clientCerts });
   }
   for (const host of translation.hosts) state.table.ensure(host);
-  const balancing = balancingOf(translation.features.dynamic, state.settings);
-  state.failures.push(...affinityWarnings(translation.ref, affinity, translation.features.policy.rewrite ?? state.settings.rewrite));
-  const errors = resolveIngressErrorBackend(translation.ref, translation.features, translation.candidates, {
+  const balancing = balancingOf(parsed.dynamic, state.settings);
+  state.failures.push(...affinityWarnings(translation.ref, affinity, parsed.policy.rewrite ?? state.settings.rewrite));
+  const errors = resolveIngressErrorBackend(translation.ref, parsed, candidates, {
     services: state.services, registry: state.registry, prefix: state.prefix, rank, loadBalance: balancing.loadBalance,
   });
   const features = errors.features;
@@ -141,10 +159,12 @@ interface BuildCaches {
   readonly endpoints: EndpointCache;
   /** The last build's routing and what it was made from. */
   routing: { readonly inputs: RoutingInputs; readonly routing: Routing } | null;
+  /** The last proxy-ssl resolution and its inputs (by identity): an endpoint sync walks no location for it. */
+  backendTls: { readonly servers: unknown; readonly secrets: unknown; readonly allow: boolean; readonly prefix: string; readonly result: ResolvedBackendTls } | null;
 }
 
 function newCaches(): BuildCaches {
-  return { translations: new TranslationCache(), endpoints: new EndpointCache(), routing: null };
+  return { translations: new TranslationCache(), endpoints: new EndpointCache(), routing: null, backendTls: null };
 }
 
 /** Builds the NGINX model from a snapshot. Pure: no I/O, no clock; never mutates the snapshot. */
@@ -204,6 +224,7 @@ function buildRouting(translations: TranslationCache, snapshot: Snapshot, option
     table: new ServerTable(), registry: new BackendRegistry(), failures: [...config.failures], accepted: [], tls: [],
     canaries: [], settings: config.settings, translations, services, prefix: options.annotationsPrefix, globalErrorPages: false,
     clientCerts: [],
+    configMaps: snapshot?.configMaps ?? [],
   };
 
   ours.forEach((ingress, rank) => {
@@ -263,8 +284,19 @@ function buildWith(caches: BuildCaches, snapshot: Snapshot, options: BuildOption
   const tls = resolveTls(routing.tls, snapshot?.secrets ?? [], options);
   const clientAuth = resolveClientAuth(routing.clientAuth, snapshot?.secrets ?? []);
   const tlsState = clientAuth.state === undefined ? tls.state : { ...tls.state, clientAuth: clientAuth.state };
+  // proxy-ssl-secret: read whenever the routing or the Secrets changed, like spec.tls (absent from the model when no location uses one).
+  const secrets = snapshot?.secrets ?? [];
+  const allow = routing.settings.crossNamespace.allow;
+  const held = caches.backendTls;
+  const backendTls = held !== null && held.servers === routing.servers && held.secrets === secrets && held.allow === allow && held.prefix === options.annotationsPrefix
+    ? held.result
+    : resolveBackendTls(routing.servers, secrets, options.annotationsPrefix, allow);
+  caches.backendTls = { servers: routing.servers, secrets, allow, prefix: options.annotationsPrefix, result: backendTls };
   return {
-    model: { servers: routing.servers, backends, tls: tlsState, settings: routing.settings, routes: routing.routes },
-    failures: [...routing.failures, ...tls.failures, ...clientAuth.failures],
+    model: {
+      servers: routing.servers, backends, tls: tlsState, settings: routing.settings, routes: routing.routes,
+      ...(backendTls.secrets.length > 0 ? { backendTls: backendTls.secrets } : {}),
+    },
+    failures: [...routing.failures, ...tls.failures, ...clientAuth.failures, ...backendTls.failures],
   };
 }

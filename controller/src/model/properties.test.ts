@@ -42,7 +42,7 @@ const FREE_TEXT = new RegExp('^(?:tls\\.certificates\\[\\d+\\]\\.(?:cert|key)|se
   + '|tls\\.clientAuth\\.(?:cas\\[\\d+\\]\\.pem|hosts\\[\\d+\\]\\.matchCn)|servers\\[\\d+\\]\\.locations\\[\\d+\\]\\.policy\\.clientCerts\\.matchCn'
   + '|(?:settings|servers\\[\\d+\\]\\.locations\\[\\d+\\]\\.policy)\\.(?:cors\\.(?:allowMethods|allowHeaders|exposeHeaders)|accessControl\\.block(?:UserAgents|Referers)\\[\\d+\\]\\.value))$', 'u');
 /** upstream-hash-by as Lua parses it (lua/resty_ingress/chash.lua parse_key). */
-const HASH_BY = /^(?:\$\{[A-Za-z0-9_]+\}|\$[A-Za-z0-9_]+|[A-Za-z0-9_-]+)+$/u;
+const HASH_BY = /^(?:\$\{[A-Za-z0-9_]+\}|\$[A-Za-z0-9_]+(?![A-Za-z0-9_])|[A-Za-z0-9_-])+$/u;
 // eslint-disable-next-line no-control-regex -- control characters are what is looked for
 const LEAVES_TOKEN = /[\u0000-\u0020\u007f"'\\;{}]/u;
 

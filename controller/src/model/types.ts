@@ -75,6 +75,28 @@ export interface Model {
   readonly settings: GlobalSettings;
   /** Dynamic route policies (canary splits), sorted by key. DYNAMIC: pushed to Lua, never in nginx.conf. */
   readonly routes: readonly RoutePolicy[];
+  /**
+   * The proxy-ssl-secret Secrets some location uses, sorted by id (absent = none). STATIC: written
+   * as files under the NGINX prefix and named in nginx.conf, so a change reloads (model/backend-tls.ts).
+   */
+  readonly backendTls?: readonly BackendTlsSecret[];
+}
+
+/**
+ * A proxy-ssl-secret's PEMs, checked (model/backend-tls.ts). Holds a PRIVATE KEY: never log it
+ * whole. At least one of `ca` and `cert` is set; `cert` and `key` come together.
+ */
+export interface BackendTlsSecret {
+  /** `<namespace>/<name>` as the annotation names it. */
+  readonly id: string;
+  /** ca.crt: the CAs the backend's certificate must chain to, or null. */
+  readonly ca: string | null;
+  /** tls.crt: the client certificate chain NGINX presents to the backend, or null. */
+  readonly cert: string | null;
+  /** tls.key: its private key, or null. */
+  readonly key: string | null;
+  /** 16 hex chars of sha256 over the three: part of the file names, so a rotation changes nginx.conf. */
+  readonly fingerprint: string;
 }
 
 /** One NGINX `server {}`: one hostname. */
@@ -154,7 +176,7 @@ export type Policy = Readonly<Partial<Pick<FeatureConfigs, LocationFeature>>>;
 
 /** Features whose config a Location's policy may carry (static, rendered per location). */
 export type LocationFeature = 'proxy' | 'backendProtocol' | 'rewrite' | 'sslRedirect' | 'customErrors' | 'mirror'
-  | 'upstreamHeaders' | 'nextUpstream' | 'accessControl' | 'cors' | 'clientCerts';
+  | 'upstreamHeaders' | 'nextUpstream' | 'accessControl' | 'cors' | 'fastcgi' | 'proxySsl' | 'clientCerts';
 
 /**
  * Every feature's config, by feature name (controller/src/model/features: one module each).
@@ -177,6 +199,9 @@ export interface FeatureConfigs {
   readonly cors: CorsConfig;
   readonly mirror: MirrorConfig;
   readonly customErrors: CustomErrorsConfig;
+  readonly fastcgi: FastcgiConfig;
+  readonly proxySsl: ProxySslConfig;
+  readonly crossNamespace: CrossNamespaceSettings;
   readonly upstreamHeaders: UpstreamHeadersConfig;
   readonly nextUpstream: NextUpstreamConfig;
   readonly serviceUpstream: ServiceUpstreamConfig;
@@ -266,6 +291,12 @@ export interface CustomErrorsConfig {
   readonly backend: string | null;
 }
 
+/** allow-cross-namespace-resources (ConfigMap only, features/cross-namespace.ts). */
+export interface CrossNamespaceSettings {
+  /** Annotations may name Secrets and ConfigMaps of other namespaces (default false). */
+  readonly allow: boolean;
+}
+
 /** ingress-nginx's safeguards (ConfigMap only), always on here: only their safe values are accepted. */
 export interface SafetySettings {
   /** allow-snippet-annotations: always false. */
@@ -288,9 +319,50 @@ export interface ProxyConfig {
   readonly sendTimeout: number;
 }
 
-/** backend-protocol → `proxy_pass http://` or `https://`. */
+/**
+ * backend-protocol (features/backend-protocol.ts): HTTP/HTTPS → `proxy_pass http(s)://`,
+ * AUTO_HTTP → `proxy_pass $scheme://` (the client's scheme), GRPC/GRPCS → `grpc_pass grpc(s)://`,
+ * FCGI → `fastcgi_pass` (with the fastcgi feature's index and params). Always the one balancer upstream.
+ */
 export interface BackendProtocolConfig {
-  readonly protocol: 'HTTP' | 'HTTPS';
+  readonly protocol: BackendProtocol;
+}
+
+/** The protocols a location speaks to its backend (ingress-nginx's names, uppercase). */
+export type BackendProtocol = 'HTTP' | 'HTTPS' | 'AUTO_HTTP' | 'GRPC' | 'GRPCS' | 'FCGI';
+
+/** fastcgi-index and fastcgi-params-configmap (features/fastcgi.ts); used only with backend-protocol FCGI. */
+export interface FastcgiConfig {
+  /** fastcgi-index → `fastcgi_index "<index>"`: a file name of `[A-Za-z0-9._-]`, or null. */
+  readonly index: string | null;
+  /** fastcgi-params-configmap: `<name>` or `<namespace>/<name>` of a ConfigMap (the namespace must be the Ingress's), or null. */
+  readonly paramsConfigMap: string | null;
+  /**
+   * The ConfigMap's data as `fastcgi_param` name/value pairs, sorted by name, each checked
+   * (model/fastcgi-params.ts); set by the build from the snapshot, null until then or without one.
+   */
+  readonly params: readonly (readonly [string, string])[] | null;
+}
+
+/**
+ * proxy-ssl-* (features/proxy-ssl.ts): TLS to an HTTPS/GRPCS backend. As in ingress-nginx, the
+ * other keys apply only with a `secret`.
+ */
+export interface ProxySslConfig {
+  /** proxy-ssl-secret: `<namespace>/<name>` of a Secret with ca.crt and/or tls.crt + tls.key, or null. */
+  readonly secret: string | null;
+  /** proxy-ssl-verify: check the backend's certificate against ca.crt. */
+  readonly verify: boolean;
+  /** proxy-ssl-verify-depth (default 1). */
+  readonly verifyDepth: number;
+  /** proxy-ssl-name: the name checked and sent as SNI (an RFC 1123 host name or an NGINX variable), or null = the request host. */
+  readonly name: string | null;
+  /** proxy-ssl-server-name: send SNI; null = not set (on, as for every HTTPS backend here). */
+  readonly serverName: boolean | null;
+  /** proxy-ssl-protocols: sorted, each TLSv1.2 or TLSv1.3 (default TLSv1.2). */
+  readonly protocols: readonly string[];
+  /** proxy-ssl-ciphers: an OpenSSL cipher list of `[A-Za-z0-9+:_!-]` (default DEFAULT). */
+  readonly ciphers: string;
 }
 
 /** rewrite-target and use-regex: both make ImplementationSpecific paths regex locations. */

@@ -7,6 +7,8 @@ import type { AccessLogSettings, Backend, BlockPattern, HstsSettings, Model, Nex
 import { defaultCertificatePaths, fallbackSocketPaths, metricsLogPath, type ResolvedRenderOptions } from './render-options.ts';
 import { RenderError } from './nginx-values.ts';
 import type { LocationContext } from './location-blocks.ts';
+import { backendTlsFiles } from '../model/backend-tls.ts';
+import { tlsUpstreams } from './backend-pass.ts';
 import { ServerViews, type ServerView } from './server-views.ts';
 import { globalErrorPagesOf, type GlobalErrorPagesView } from './error-pages.ts';
 import { mirrorUpstreamsOf, type MirrorUpstreamView } from './mirror-view.ts';
@@ -86,6 +88,8 @@ export interface ConfigView {
   readonly serverNamesHash: ServerNamesHash;
   /** `client_max_body_size` and the proxy timeouts of http {} (the proxy feature's global config); locations render only what differs. */
   readonly proxyDefaults: ProxyConfig;
+  /** The upstreams of the proxy-ssl policies (render/backend-pass.ts tlsUpstreamOf), sorted; usually none. */
+  readonly tlsUpstreams: readonly string[];
   /** The ConfigMap's proxy-next-upstream* (http {}); locations render only what differs. */
   readonly nextUpstreamDefaults: NextUpstreamConfig;
   /**
@@ -243,7 +247,8 @@ export function buildConfigView(model: Model, options: ResolvedRenderOptions, vi
   const knownBackends = new Map(model.backends.map((backend) => [backend.name, backend]));
   const { templateDir: _templateDir, ...rendered } = options;
   const accessLog = accessLogSettings(model);
-  const context: LocationContext = { https: options.httpsPort !== null, settings: model.settings };
+  const files = model.backendTls !== undefined && model.backendTls.length > 0 ? backendTlsFiles(options.prefix, model.backendTls) : undefined;
+  const context: LocationContext = { https: options.httpsPort !== null, settings: model.settings, ...(files === undefined ? {} : { backendTls: files }) };
   return {
     options: rendered,
     paths: prefixPaths(options, accessLog),
@@ -254,6 +259,7 @@ export function buildConfigView(model: Model, options: ResolvedRenderOptions, vi
     },
     serverNamesHash: sizeServerNamesHash(renderedHostnames(model)),
     proxyDefaults: proxyDefaultsOf(model),
+    tlsUpstreams: tlsUpstreams(model.servers, files, model.settings.crossNamespace?.allow === true, model.settings.backendProtocol.protocol),
     nextUpstreamDefaults: nextUpstreamDefaultsOf(model),
     servers: { [Symbol.iterator]: () => serverViews(model, knownBackends, context, views) },
     tls: buildTlsView(model, options),

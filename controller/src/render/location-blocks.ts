@@ -12,6 +12,7 @@ import type { FeatureName } from '../model/features/feature.ts';
 import { LOCATION_FEATURES } from '../model/features/registry.ts';
 import type { Backend, GlobalSettings, Location } from '../model/types.ts';
 import { RenderError } from './nginx-values.ts';
+import { backendPassOf, backendTlsOf, sniOf, tlsUpstreamOf, type BackendPass, type BackendTlsFiles, type SniView } from './backend-pass.ts';
 
 /** NGINX location modifier: exact, plain prefix, case-insensitive regex. */
 export type LocationModifier = '=' | '' | '~*';
@@ -33,8 +34,12 @@ export interface ProxyView {
    * +1 % for the plain route.
    */
   readonly feedback: boolean;
-  /** `proxy_pass <scheme>://upstream_balancer` (backend-protocol). */
-  readonly scheme: 'http' | 'https';
+  /** The module that speaks to the backend and its pass directive (render/backend-pass.ts). */
+  readonly pass: BackendPass;
+  /** The proxy-ssl-secret files of the location (HTTPS/GRPCS), `denied` when its Secret cannot be used (503), else null. */
+  readonly backendTls: BackendTlsFiles | 'denied' | null;
+  /** SNI for a pass that can speak TLS, else null. */
+  readonly sni: SniView | null;
 }
 
 /** One feature's partial in a block: the template, the location's config and the global one. */
@@ -70,11 +75,14 @@ export interface LocationContext {
   readonly https: boolean;
   /** The global config of every feature (Model.settings). */
   readonly settings: GlobalSettings;
+  /** The proxy-ssl-secret files by Secret id (render/backend-pass.ts); absent = none. */
+  readonly backendTls?: ReadonlyMap<string, BackendTlsFiles>;
 }
 
 /** Whether two contexts give the same blocks. */
 export function sameLocationContext(a: LocationContext, b: LocationContext): boolean {
-  return a.https === b.https && (a.settings === b.settings || deepEqual(a.settings, b.settings));
+  return a.https === b.https && (a.settings === b.settings || deepEqual(a.settings, b.settings))
+    && deepEqual([...a.backendTls ?? []], [...b.backendTls ?? []]);
 }
 
 /** What a location's block needs of its backend: the algorithm. */
@@ -101,11 +109,14 @@ function partialsOf(location: Location, context: LocationContext, globallySet: R
 function proxyViewOf(location: Location, backends: ReadonlyMap<string, BackendLabels>, context: LocationContext): ProxyView | null {
   if (location.route.kind !== 'backend') return null;
   const protocol = (location.policy.backendProtocol ?? context.settings.backendProtocol).protocol;
+  const backendTls = backendTlsOf(location, context.backendTls, context.settings.crossNamespace?.allow === true);
   return {
     upstreamName: location.route.backend,
     route: location.route.key,
     feedback: backends.get(location.route.backend)?.loadBalance === 'ewma',
-    scheme: protocol === 'HTTPS' ? 'https' : 'http',
+    pass: backendPassOf(protocol, tlsUpstreamOf(location, backendTls, protocol) ?? undefined),
+    backendTls,
+    sni: sniOf(backendPassOf(protocol), location.policy.proxySsl),
   };
 }
 

@@ -1,37 +1,43 @@
-// backend-protocol: how a location speaks to its backend. HTTP and HTTPS
-// today; ingress-nginx's other protocols refuse the Ingress rather than
-// proxying them as plain HTTP (a gRPC backend answered over HTTP/1 would
-// fail every request in a way that is hard to trace back).
+// backend-protocol: how a location speaks to its backend, with ingress-nginx
+// v1.15.1's six protocols. Every one goes through the one balancer upstream
+// (Lua picks the endpoint); only the module that speaks to it changes:
+// proxy_pass http(s):// (AUTO_HTTP: the client's own scheme), grpc_pass
+// grpc(s):// (HTTP/2 to the backend; the listeners speak HTTP/2 too, http.njk),
+// fastcgi_pass (with the fastcgi feature's index and params).
 
-import { accept, refuse, unsupported, type Checked } from '../checked.ts';
-import type { BackendProtocolConfig } from '../types.ts';
+import { accept, refuse, type Checked } from '../checked.ts';
+import type { BackendProtocol, BackendProtocolConfig } from '../types.ts';
 import { defineFeature, field } from './feature.ts';
 
-/** Protocols ingress-nginx knows but this controller does not proxy yet. */
-const UNSUPPORTED_PROTOCOLS = new Set(['GRPC', 'GRPCS', 'AUTO_HTTP', 'FCGI']);
+const PROTOCOLS: readonly BackendProtocol[] = ['HTTP', 'HTTPS', 'AUTO_HTTP', 'GRPC', 'GRPCS', 'FCGI'];
 
-function parseProtocol(value: string): Checked<'HTTP' | 'HTTPS'> {
-  // ingress-nginx trims spaces around the protocol too (its validator and its parser).
+function parseProtocol(value: string): Checked<BackendProtocol> {
+  // ingress-nginx trims spaces around the protocol and matches it case-insensitively (its validator and its parser).
   const upper = value.trim().toUpperCase();
-  if (upper === 'HTTP' || upper === 'HTTPS') return accept(upper);
-  if (UNSUPPORTED_PROTOCOLS.has(upper)) return unsupported(`backend protocol ${upper} is not supported yet (HTTP or HTTPS)`);
-  return refuse('expected HTTP or HTTPS');
+  const found = PROTOCOLS.find((protocol) => protocol === upper);
+  return found === undefined ? refuse(`expected one of ${PROTOCOLS.join(', ')}`) : accept(found);
 }
 
 export const backendProtocolFeature = defineFeature({
   name: 'backendProtocol',
   title: 'Backend protocol',
-  doc: 'HTTP or HTTPS (case-insensitive) to the backend; HTTPS sends the request host as SNI.',
+  doc: 'HTTP, HTTPS, AUTO_HTTP (the client\'s scheme), GRPC, GRPCS or FCGI (case-insensitive) to the backend. '
+    + 'HTTPS and GRPCS send the request host as SNI unless proxy-ssl-* says otherwise. gRPC needs HTTP/2 from the client: '
+    + 'every listener speaks it (TLS by ALPN, plain HTTP by prior knowledge), as ingress-nginx\'s `http2 on` does.',
   output: { kind: 'location', template: 'features/backend-protocol.njk' },
   defaults: { protocol: 'HTTP' },
   keys: [
     field<BackendProtocolConfig, 'protocol'>('protocol', parseProtocol, {
       annotation: { name: 'backend-protocol', scope: 'location', risk: 'Low' },
       defaultText: 'HTTP',
-      doc: 'HTTP or HTTPS; another word is ignored with a warning (HTTP), as in ingress-nginx.',
+      doc: 'HTTP, HTTPS, AUTO_HTTP, GRPC, GRPCS or FCGI; another word is ignored with a warning (HTTP), as in ingress-nginx.',
       invalid: 'ignore',
-      difference: 'GRPC, GRPCS, AUTO_HTTP and FCGI refuse the Ingress (it is not served) until they are supported',
+      difference: 'GRPC and FCGI locations get the grpc_*/fastcgi_* forms of the proxy timeouts and headers (ingress-nginx leaves FastCGI at NGINX\'s defaults)',
     }),
   ],
-  proof: ['controller/src/model/features/backend-protocol.test.ts', 'controller/src/render/render-config.test.ts'],
+  proof: [
+    'controller/src/model/features/backend-protocol.test.ts',
+    'controller/src/render/backend-protocol-render.test.ts',
+    'e2e/backend-protocols.test.ts',
+  ],
 });

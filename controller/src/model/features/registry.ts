@@ -8,6 +8,9 @@ import { affinityFeature } from './affinity.ts';
 import { backendProtocolFeature } from './backend-protocol.ts';
 import { canaryFeature } from './canary.ts';
 import { clientCertsFeature } from './client-certs.ts';
+import { crossNamespaceFeature } from './cross-namespace.ts';
+import { fastcgiFeature } from './fastcgi.ts';
+import { proxySslFeature } from './proxy-ssl.ts';
 import { corsFeature } from './cors.ts';
 import { customErrorsFeature } from './custom-errors.ts';
 import type { AnyFeature, FeatureName } from './feature.ts';
@@ -31,6 +34,9 @@ export const FEATURES: readonly AnyFeature[] = Object.freeze([
   proxyFeature,
   rewriteFeature,
   backendProtocolFeature,
+  fastcgiFeature,
+  proxySslFeature,
+  crossNamespaceFeature,
   loadBalanceFeature,
   upstreamHashFeature,
   canaryFeature,

@@ -31,6 +31,10 @@ const values: ValueRow<UpstreamHashConfig>[] = [
   { name: 'a space inside (ingress-nginx validates without spaces)', key: by, value: '$uri $host', want: 'unsupported' },
   { name: 'a lone $ (ingress-nginx\'s validator takes it)', key: by, value: 'a$', want: 'unsupported' },
   { name: 'an unclosed brace', key: by, value: '${request_uri', want: 'unsupported' },
+  // Each of these took the grammar's first regex (`(?:…|[A-Za-z0-9_-]+)+$`) exponential time: the builder hung on one Ingress.
+  { name: 'long text with a bad last character (no backtracking blow-up)', key: by, value: `${'a'.repeat(60)}{`, want: 'unsupported' },
+  { name: 'a long variable name with a bad last character', key: by, value: `$${'a'.repeat(60)}{`, want: 'unsupported' },
+  { name: 'variables and text alternating with a bad end', key: by, value: `${'$a-'.repeat(20)}}`, want: 'unsupported' },
   { name: 'an unknown variable (NGINX would log an error on every request)', key: by, value: '$request_urii', want: 'unsupported' },
   { name: 'a prefix without a name', key: by, value: '$http_', want: 'unsupported' },
   { name: 'a quote (ingress-nginx refuses it)', key: by, value: '$uri"', want: 'fail' },

@@ -18,7 +18,7 @@ const INGRESS_NGINX_HASH_BY = /^[A-Za-z0-9_${}-]*$/u;
  * Lua reads variables) and literal text of [A-Za-z0-9_-], one after another. Lua checks the same
  * grammar again when it receives it (chash.lua parse_key).
  */
-const HASH_BY = /^(?:\$\{[A-Za-z0-9_]+\}|\$[A-Za-z0-9_]+|[A-Za-z0-9_-]+)+$/u;
+const HASH_BY = /^(?:\$\{[A-Za-z0-9_]+\}|\$[A-Za-z0-9_]+(?![A-Za-z0-9_])|[A-Za-z0-9_-])+$/u;
 /** The longest template Lua accepts. */
 const MAX_HASH_BY = 256;
 /** The largest subset Lua accepts. */
@@ -46,7 +46,7 @@ function parseHashBy(raw: string): Checked<string | null> {
   // ingress-nginx validates the value without its spaces and uses it trimmed.
   const ingressNginxTakes = INGRESS_NGINX_HASH_BY.test(raw.replaceAll(' ', ''));
   const value = raw.trim();
-  if (!HASH_BY.test(value) || value.length > MAX_HASH_BY) {
+  if (value.length > MAX_HASH_BY || !HASH_BY.test(value)) {
     const reason = `expected NGINX variables ($name or \${name}) and text of [A-Za-z0-9_-], at most ${MAX_HASH_BY} characters`;
     return ingressNginxTakes ? unsupported(reason) : refuse(reason);
   }

@@ -1,0 +1,26 @@
+// allow-cross-namespace-resources (ConfigMap only): whether an annotation may
+// name a Secret or ConfigMap of another namespace than its Ingress's
+// (proxy-ssl-secret, fastcgi-params-configmap here). Off by default, as in
+// ingress-nginx v1.15.1: a tenant must not read another tenant's Secret
+// through the ingress controller's rights.
+
+import type { CrossNamespaceSettings } from '../types.ts';
+import { defineFeature, field } from './feature.ts';
+import { parseBoolean } from './values.ts';
+
+export const crossNamespaceFeature = defineFeature({
+  name: 'crossNamespace',
+  title: 'Cross-namespace references',
+  doc: 'Whether proxy-ssl-secret and fastcgi-params-configmap may name an object of another namespace than the Ingress\'s. '
+    + 'Off: such an Ingress gets a failure and its paths answer 503 (proxy-ssl-secret) or it is not served (fastcgi-params-configmap).',
+  output: { kind: 'global' },
+  defaults: { allow: false },
+  keys: [
+    field<CrossNamespaceSettings, 'allow'>('allow', (raw) => parseBoolean(raw.trim()), {
+      configKey: 'allow-cross-namespace-resources',
+      defaultText: 'false',
+      doc: 'true lets annotations name Secrets and ConfigMaps of other namespaces (the controller must be allowed to read them).',
+    }),
+  ],
+  proof: ['controller/src/model/features/cross-namespace.test.ts', 'controller/src/model/backend-tls.test.ts', 'controller/src/model/fastcgi-params.test.ts'],
+});
