@@ -5,11 +5,11 @@
 // writes `$resty_route|$upstream_addr` to <prefix>/routes.log, as the metrics
 // log carries $resty_route.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
-import { join } from 'node:path';
-import { freePort } from './nginx-harness.ts';
-import { postRaw, startEchoBackends, startLuaNginx, waitAllWorkersApplied, type EchoBackend, type LuaNginx } from './lua-fixture.ts';
+import { postRaw, waitAllWorkersApplied } from './lua-fixture.ts';
+import { endpointOf, startRouteNginx, type Endpoint, type RouteNginx } from './route-nginx.ts';
+
+export { endpointOf };
 
 export const HOST = 'canary.test';
 /** The $resty_route of each test location: the keys policies are pushed for. */
@@ -34,56 +34,18 @@ export interface Canary {
   cookie?: string | null;
 }
 
-export interface CanaryNginx {
-  readonly lua: LuaNginx;
-  readonly port: number;
-  readonly echo: EchoBackend[];
-  /** The lines of routes.log so far. */
-  routeLog(): string[];
-  stop(): Promise<void>;
-}
+/** NGINX serving ROUTES, and backends "main", "canary", "canary-2" on 127.0.0.2..4 (echo[0..2]). */
+export type CanaryNginx = RouteNginx;
 
 /** Starts NGINX and backends "main", "canary", "canary-2" on 127.0.0.2..4 (echo[0..2]). */
-export async function startCanaryNginx(): Promise<CanaryNginx> {
-  const echo = await startEchoBackends(['main', 'canary', 'canary-2']);
-  const port = await freePort();
-  const location = (path: string, key: string, backend: string, extra = ''): string => `
-        location = ${path} {
-            set $proxy_upstream_name "${backend}";
-            set $resty_route "${key}";
-            access_log routes.log resty_routes;
-            proxy_connect_timeout 2s;
-            proxy_http_version 1.1;
-            proxy_set_header Connection "";${extra}
-            proxy_pass http://upstream_balancer;
-        }`;
-  const server = `
-    log_format resty_routes escape=none '$resty_route|$upstream_addr';
-    server {
-        listen 127.0.0.1:${port};
-        server_name ${HOST};${location('/', ROUTES.main, 'main')}${location('/other', ROUTES.other, 'main')}${location('/retry', ROUTES.retry, 'flaky')}${location('/ewma', ROUTES.ewma, 'ewma-main', '\n            log_by_lua_block { resty_ingress.log("ewma-main") }')}
-    }`;
-  const lua = await startLuaNginx(server);
-  return {
-    lua,
-    port,
-    echo,
-    routeLog: () => {
-      try {
-        return readFileSync(join(lua.nginx.prefix, 'routes.log'), 'utf8').split('\n').filter((line) => line !== '');
-      } catch {
-        return [];
-      }
-    },
-    stop: async () => {
-      await lua.nginx.stop();
-      await Promise.all(echo.map((b) => b.close()));
-    },
-  };
+export function startCanaryNginx(): Promise<CanaryNginx> {
+  return startRouteNginx(HOST, ['main', 'canary', 'canary-2'], [
+    { match: '= /', key: ROUTES.main, backend: 'main' },
+    { match: '= /other', key: ROUTES.other, backend: 'main' },
+    { match: '= /retry', key: ROUTES.retry, backend: 'flaky' },
+    { match: '= /ewma', key: ROUTES.ewma, backend: 'ewma-main', extra: '\n            log_by_lua_block { resty_ingress.log("ewma-main") }' },
+  ]);
 }
-
-type Endpoint = { address: string; port: number };
-export const endpointOf = (b: EchoBackend): Endpoint => ({ address: b.address, port: b.port });
 
 /** POSTs the full set of backends and waits until every worker applied it. */
 export async function pushBackends(fixture: CanaryNginx, backends: Record<string, Endpoint[]>, loadBalance: 'round_robin' | 'ewma' = 'round_robin'): Promise<void> {

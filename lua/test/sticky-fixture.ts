@@ -5,11 +5,11 @@
 // ingress-nginx computes (md5 of the backend name, of name + endpoint).
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
-import { join } from 'node:path';
-import { freePort } from './nginx-harness.ts';
-import { postRaw, startEchoBackends, startLuaNginx, waitAllWorkersApplied, type EchoBackend, type LuaNginx } from './lua-fixture.ts';
+import { postRaw, waitAllWorkersApplied } from './lua-fixture.ts';
+import { endpointOf, startRouteNginx, type Endpoint, type RouteNginx } from './route-nginx.ts';
+
+export { endpointOf, type Endpoint };
 
 export const HOST = 'shop.test';
 /** The $resty_route of each location; Ingress ns/app has affinity: cookie, ns/plain has not. */
@@ -42,53 +42,19 @@ export const AFFINITY: Affinity = {
   sameSite: null, conditionalSameSiteNone: false, changeOnFailure: false, ingresses: ['ns/app'],
 };
 
-export interface StickyNginx {
-  readonly lua: LuaNginx;
-  readonly port: number;
-  /** Echo backends a, b, c, d on 127.0.0.2..5. */
-  readonly echo: EchoBackend[];
-  routeLog(): string[];
-  stop(): Promise<void>;
-}
+/** NGINX serving ROUTES, with echo backends a, b, c, d on 127.0.0.2..5. */
+export type StickyNginx = RouteNginx;
 
-export async function startStickyNginx(): Promise<StickyNginx> {
-  const echo = await startEchoBackends(['a', 'b', 'c', 'd']);
-  const port = await freePort();
-  const location = (match: string, key: string, backend: string): string => `
-        location ${match} {
-            set $proxy_upstream_name "${backend}";
-            set $resty_route "${key}";
-            access_log routes.log resty_routes;
-            proxy_connect_timeout 2s;
-            proxy_http_version 1.1;
-            proxy_set_header Connection "";
-            proxy_pass http://upstream_balancer;
-        }`;
-  const server = `
-    log_format resty_routes escape=none '$resty_route|$upstream_addr';
-    server {
-        listen 127.0.0.1:${port};
-        server_name ${HOST};${location('= /', ROUTES.root, 'sticky')}${location('/shop', ROUTES.shop, 'sticky')}${location('~* ^/re/[a-z]+$', ROUTES.regex, 'sticky')}${location('= /plain', ROUTES.plain, 'sticky')}${location('= /retry', ROUTES.retry, 'flaky')}${location('= /canary', ROUTES.canary, 'cmain')}
-    }`;
-  const lua = await startLuaNginx(server);
-  return {
-    lua, port, echo,
-    routeLog: () => {
-      try {
-        return readFileSync(join(lua.nginx.prefix, 'routes.log'), 'utf8').split('\n').filter((line) => line !== '');
-      } catch {
-        return [];
-      }
-    },
-    stop: async () => {
-      await lua.nginx.stop();
-      await Promise.all(echo.map((b) => b.close()));
-    },
-  };
+export function startStickyNginx(): Promise<StickyNginx> {
+  return startRouteNginx(HOST, ['a', 'b', 'c', 'd'], [
+    { match: '= /', key: ROUTES.root, backend: 'sticky' },
+    { match: '/shop', key: ROUTES.shop, backend: 'sticky' },
+    { match: '~* ^/re/[a-z]+$', key: ROUTES.regex, backend: 'sticky' },
+    { match: '= /plain', key: ROUTES.plain, backend: 'sticky' },
+    { match: '= /retry', key: ROUTES.retry, backend: 'flaky' },
+    { match: '= /canary', key: ROUTES.canary, backend: 'cmain' },
+  ]);
 }
-
-export type Endpoint = { address: string; port: number };
-export const endpointOf = (b: EchoBackend): Endpoint => ({ address: b.address, port: b.port });
 
 export interface PushedBackend {
   endpoints: Endpoint[];
