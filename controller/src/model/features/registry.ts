@@ -12,6 +12,7 @@ import { loadBalanceFeature } from './load-balance.ts';
 import { mirrorFeature } from './mirror.ts';
 import { nextUpstreamFeature } from './next-upstream.ts';
 import { proxyFeature } from './proxy.ts';
+import { rateLimitFeature } from './rate-limit.ts';
 import { rewriteFeature } from './rewrite.ts';
 import { safetyFeature } from './safety.ts';
 import { serviceUpstreamFeature } from './service-upstream.ts';
@@ -35,6 +36,7 @@ export const FEATURES: readonly AnyFeature[] = Object.freeze([
   upstreamHeadersFeature,
   nextUpstreamFeature,
   serviceUpstreamFeature,
+  rateLimitFeature,
 ]);
 
 /** The features whose output is a location partial, in registry order (render/location-blocks.ts). */
