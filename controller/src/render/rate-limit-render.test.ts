@@ -78,7 +78,7 @@ const rows: { name: string; locations: Location[]; settings?: Model['settings'];
   {
     name: 'limit-rate and limit-rate-after alone: per location in KiB, no zone and no key',
     locations: [limited('/', 'a', { 'limit-rate': '100', 'limit-rate-after': '1024' })],
-    has: ['limit_rate_after 1024k;\n            limit_rate 100k;'],
+    has: ['limit_rate_after 1024k;\n            proxy_buffering on;\n            limit_rate 100k;'],
     lacks: ['limit_req', 'limit_conn', '$resty_limit_key'],
   },
   {

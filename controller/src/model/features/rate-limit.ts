@@ -116,6 +116,8 @@ export const rateLimitFeature = defineFeature({
     field<RateLimitConfig, 'rate'>('rate', limit(MAX_RATE_KIB), {
       annotation: { name: 'limit-rate', scope: 'location', risk: 'Low' }, configKey: 'limit-rate', defaultText: '0', invalid: 'ignore',
       doc: 'Response bandwidth per request in KiB per second (ingress-nginx prints `limit_rate <n>k`, whatever its docs say); 0 = none.',
+      difference: 'turns proxy buffering on where it applies: NGINX throttles no unbuffered response, and ingress-nginx\'s proxy-buffering, '
+        + 'which its docs require beside limit-rate, is not read here',
     }),
     field<RateLimitConfig, 'rateAfter'>('rateAfter', limit(MAX_RATE_KIB), {
       annotation: { name: 'limit-rate-after', scope: 'location', risk: 'Low' }, configKey: 'limit-rate-after', defaultText: '0', invalid: 'ignore',
@@ -130,5 +132,5 @@ export const rateLimitFeature = defineFeature({
       configKey: 'limit-conn-status-code', defaultText: '503', doc: 'The answer to a request over limit-connections (400 to 599).',
     }),
   ],
-  proof: ['controller/src/model/features/rate-limit.test.ts', 'controller/src/render/rate-limit-render.test.ts'],
+  proof: ['controller/src/model/features/rate-limit.test.ts', 'controller/src/render/rate-limit-render.test.ts', 'e2e/rate-limit.test.ts'],
 });
