@@ -25,7 +25,7 @@ import { join } from 'node:path';
 import type { Model } from '../../controller/src/model/types.ts';
 import { metricsLogPath } from '../../controller/src/render/render-options.ts';
 import type { BenchContext } from '../lib/context.ts';
-import { runWrk } from '../lib/wrk.ts';
+import { errorCount, runWrk } from '../lib/wrk.ts';
 import { BENCH_HOST } from './proxy-model.ts';
 import { startSide } from './proxy-side.ts';
 import type { SideSpec } from './reference-conf.ts';
@@ -52,6 +52,8 @@ export interface InstructionCount {
   readonly dumpFile: string;
   /** Requests of BENCH_HOST's `/` in the metrics log and how many went to a canary; null without a metrics log. */
   readonly split: CanarySplitCount | null;
+  /** Failed requests of the loaded window (socket errors, non-2xx/3xx answers). */
+  readonly failed: number;
 }
 
 export interface CanarySplitCount {
@@ -157,8 +159,11 @@ export async function countInstructions(ctx: BenchContext, model: Model, spec: S
     await load(windows.warmupSeconds);
     const idle = await countedWindow(pid, dumpDir, () => new Promise((resolve) => setTimeout(resolve, windows.idleSeconds * 1000)));
     let requests = 0;
+    let failed = 0;
     const loaded = await countedWindow(pid, dumpDir, async () => {
-      requests = (await load(windows.seconds)).requests;
+      const result = await load(windows.seconds);
+      requests = result.requests;
+      failed = errorCount(result);
     });
     const idlePerSecond = (idle.total - idle.timers) / idle.seconds;
     const perRequest = requests > 0 ? (loaded.total - loaded.timers - idlePerSecond * loaded.seconds) / requests : Number.NaN;
@@ -167,7 +172,7 @@ export async function countInstructions(ctx: BenchContext, model: Model, spec: S
     await started.nginx.stop();
     const log = metricsLogPath(started.nginx.prefix);
     const split = existsSync(log) ? canarySplit(readFileSync(log, 'utf8'), BENCH_HOST, '/') : null;
-    return { side, requests, loadedInstructions: loaded.total, timerInstructions: loaded.timers, idlePerSecond, perRequest, dumpFile: loaded.file, split };
+    return { side, requests, loadedInstructions: loaded.total, timerInstructions: loaded.timers, idlePerSecond, perRequest, dumpFile: loaded.file, split, failed };
   } finally {
     if (!stopped) await started.nginx.stop();
   }

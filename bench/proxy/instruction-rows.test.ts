@@ -6,7 +6,10 @@ import { test } from 'node:test';
 import type { Model } from '../../controller/src/model/types.ts';
 import { hostArgs } from '../lib/wrk.ts';
 import { canarySplit, type InstructionCount } from './instruction-count.ts';
-import { canaryRows, CANARY_GOAL, expectedCanaryShare, instructionRuns, splitAsExpected } from './instruction-rows.ts';
+import { canaryRows, CANARY_GOAL, expectedCanaryShare, instructionRuns, LIMIT_GOAL, limitRows, splitAsExpected } from './instruction-rows.ts';
+import { renderConfig } from '../../controller/src/render/render-config.ts';
+import { goldenOptions } from '../../controller/src/render/testdata/model-fixtures.ts';
+import { nativeReferenceConf } from './reference-conf.ts';
 import { createHash } from 'node:crypto';
 import { AFFINITY_COOKIE, BENCH_HOST, BENCH_ROUTES, buildProxyModel, ROUTE_HEADERS, type BenchRoute } from './proxy-model.ts';
 
@@ -36,7 +39,7 @@ test('buildProxyModel: the plain route has no policy, each canary route one on w
 });
 
 test('wrk\'s headers: the canary header with `always` only on the header route, as -H after the Host', () => {
-  assert.deepEqual(ROUTE_HEADERS, { plain: [], 'canary-by-header': ['X-Canary: always'], 'canary-by-weight': [], 'cookie-affinity': [`Cookie: ${AFFINITY_COOKIE}`] });
+  assert.deepEqual(ROUTE_HEADERS, { plain: [], 'canary-by-header': ['X-Canary: always'], 'canary-by-weight': [], 'cookie-affinity': [`Cookie: ${AFFINITY_COOKIE}`], 'limit-rps': [] });
   assert.deepEqual(hostArgs('http://x/', [BENCH_HOST], ROUTE_HEADERS['canary-by-header']), ['-H', `Host: ${BENCH_HOST}`, '-H', 'X-Canary: always', 'http://x/']);
   assert.deepEqual(hostArgs('http://x/', [BENCH_HOST]), ['-H', `Host: ${BENCH_HOST}`, 'http://x/']);
   assert.throws(() => hostArgs('http://x/', ['a', 'b'], ['X: 1']), /rotating hosts/);
@@ -46,8 +49,9 @@ test('instructionRuns: ours on every route, native once per distinct request, ab
   const rows: { name: string; sides: Parameters<typeof instructionRuns>[0]; routes: BenchRoute[]; want: string[] }[] = [
     { name: 'plain only', sides: ['ours', 'native'], routes: ['plain'], want: ['ours', 'native'] },
     {
-      name: 'every route: native with the header once, the weight route reuses plain native', sides: ['ours', 'native'], routes: [...BENCH_ROUTES],
-      want: ['ours', 'native', 'ours, canary-by-header', 'native, canary-by-header', 'ours, canary-by-weight', 'ours, cookie-affinity', 'native, cookie-affinity'],
+      name: 'every route: native with the header once, the weight route reuses plain native, limit-rps has its own', sides: ['ours', 'native'], routes: [...BENCH_ROUTES],
+      want: ['ours', 'native', 'ours, canary-by-header', 'native, canary-by-header', 'ours, canary-by-weight', 'ours, cookie-affinity', 'native, cookie-affinity',
+        'ours, limit-rps', 'native, limit-rps'],
     },
     {
       name: 'ablations stay plain', sides: ['ours', 'native', 'ours-no-metrics'], routes: ['canary-by-weight'],
@@ -83,12 +87,12 @@ test('splitAsExpected: all but the start-up probe, none, or within binomial boun
     { name: 'no metrics log', split: null, share: 1, want: false },
   ];
   for (const row of rows) assert.equal(splitAsExpected(row.split, row.share), row.want, row.name);
-  assert.deepEqual(BENCH_ROUTES.map((route) => expectedCanaryShare(route, MODELS[route])), [0, 1, 0.5, 0]);
+  assert.deepEqual(BENCH_ROUTES.map((route) => expectedCanaryShare(route, MODELS[route])), [0, 1, 0.5, 0, 0]);
 });
 
 test('canaryRows: ours ÷ native of the same requests, goal 1.25×, no value when the split is wrong', () => {
   const count = (perRequest: number, split: InstructionCount['split']): InstructionCount => ({
-    side: 'x', requests: 1000, loadedInstructions: 0, timerInstructions: 0, idlePerSecond: 0, perRequest, dumpFile: '', split,
+    side: 'x', requests: 1000, loadedInstructions: 0, timerInstructions: 0, idlePerSecond: 0, perRequest, dumpFile: '', split, failed: 0,
   });
   const counts = new Map([
     ['ours', count(43000, { requests: 1000, canary: 0 })],
@@ -117,4 +121,33 @@ test('buildProxyModel: the cookie-affinity route puts affinity on wrk\'s backend
   const md5 = (text: string): string => createHash('md5').update(text).digest('hex');
   assert.equal(AFFINITY_COOKIE.split('|')[1], md5(md5('bench-app-80') + 'bench-app-80'), 'the cookie names the backend (sticky.lua\'s backend key)');
   assert.equal(MODELS.plain.backends[0]?.affinity, null, 'the plain route has none');
+});
+
+test('the limit-rps route: wrk\'s location counts requests; native keys NGINX\'s zone by the address, without our set', () => {
+  const PEER_CONF = [{ address: '127.0.0.2', port: 81 }];
+  const conf = renderConfig(MODELS['limit-rps'], goldenOptions()).conf;
+  const location = (text: string): string => /location "\/" \{[\s\S]*?\n {8}\}/u.exec(text.slice(text.indexOf(`server_name "${BENCH_HOST}"`)))?.[0] ?? '';
+  assert.match(location(conf), /set \$resty_limit_key "[0-9a-f]{12}\$binary_remote_addr";[\s\S]*limit_req zone=resty_rps_100000 burst=500000 nodelay;/u);
+  assert.match(conf, /limit_req_zone \$resty_limit_key zone=resty_rps_100000:10m rate=100000r\/s;/u);
+  const native = nativeReferenceConf(conf, PEER_CONF);
+  assert.match(native, /limit_req_zone \$binary_remote_addr zone=resty_rps_100000:10m rate=100000r\/s;/u);
+  assert.match(location(native), /limit_req zone=resty_rps_100000 burst=500000 nodelay;/u);
+  assert.doesNotMatch(native, /resty_limit_key/u);
+  assert.doesNotMatch(location(renderConfig(MODELS.plain, goldenOptions()).conf), /limit_/u, 'the plain route is unchanged');
+});
+
+test('limitRows: ours ÷ native, goal 1.3×, no value when a request failed', () => {
+  const count = (perRequest: number, failed: number): InstructionCount => ({
+    side: 'x', requests: 1000, loadedInstructions: 0, timerInstructions: 0, idlePerSecond: 0, perRequest, dumpFile: '', split: null, failed,
+  });
+  const rows: { name: string; counts: [string, InstructionCount][]; want: [number | null, number, boolean][] }[] = [
+    { name: 'both measured', counts: [['ours, limit-rps', count(41000, 0)], ['native, limit-rps', count(38000, 0)]], want: [[41000, 38000, false]] },
+    { name: 'a limited request: no value', counts: [['ours, limit-rps', count(20000, 3)], ['native, limit-rps', count(38000, 0)]], want: [[null, 38000, true]] },
+    { name: 'no limit runs, no row', counts: [['ours', count(1, 0)]], want: [] },
+  ];
+  for (const row of rows) {
+    const { metrics } = limitRows(new Map(row.counts));
+    assert.deepEqual(metrics.map((m) => [m.value, m.reference, m.missed]), row.want, row.name);
+    assert.ok(metrics.every((m) => m.goal === LIMIT_GOAL), row.name);
+  }
 });

@@ -13,7 +13,7 @@ import type { Model } from '../../controller/src/model/types.ts';
 import type { BenchContext } from '../lib/context.ts';
 import { metric, type Goal, type Metric } from '../lib/report.ts';
 import { countInstructions, type CanarySplitCount, type InstructionCount, type InstructionWindows } from './instruction-count.ts';
-import { BENCH_ROUTES, ROUTE_HEADERS, type BenchRoute } from './proxy-model.ts';
+import { BENCH_ROUTES, ROUTE_HEADERS, STATIC_ROUTES, type BenchRoute } from './proxy-model.ts';
 import type { SideLabel, SideSpec } from './reference-conf.ts';
 
 /** Pay for what you use: a canary route may cost at most this much of native. */
@@ -33,6 +33,7 @@ export function runName(side: SideLabel, route: BenchRoute): string {
 
 /** The route whose native run serves the same requests as `route` (native has no canary: only the headers differ). */
 function nativeRouteOf(route: BenchRoute): BenchRoute {
+  if (STATIC_ROUTES.has(route)) return route;
   const headers = ROUTE_HEADERS[route].join('\n');
   return BENCH_ROUTES.find((r) => ROUTE_HEADERS[r].join('\n') === headers) ?? route;
 }
@@ -54,7 +55,7 @@ export function instructionRuns(sides: readonly SideLabel[], routes: readonly Be
 
 /** The canary's share of a route's requests when its policy works: by header (`always`) 1, by weight weight ÷ max(100, total). */
 export function expectedCanaryShare(route: BenchRoute, model: Model): number {
-  if (route === 'plain' || route === 'cookie-affinity') return 0;
+  if (route === 'plain' || route === 'cookie-affinity' || route === 'limit-rps') return 0;
   if (route === 'canary-by-header') return 1;
   const split = model.routes[0]?.canary;
   if (split === undefined) throw new Error(`the ${route} model has no route policy`);
@@ -110,4 +111,24 @@ export function canaryRows(counts: ReadonlyMap<string, InstructionCount>, modelO
     metrics.push(metric(row.name, 'instr', ok ? ours.perRequest : null, native.perRequest, 'native, same requests', CANARY_GOAL));
   }
   return { metrics, notes };
+}
+
+/** limit-rps may cost at most this much of native NGINX counting the same requests with its own limit_req. */
+export const LIMIT_GOAL: Goal = { on: 'ratio', op: '<=', target: 1.3 };
+
+/**
+ * The limit-rps row: ours ÷ native, where native is the same conf with NGINX's plain per-address
+ * key (reference-conf.ts: no `set` of ours). No value when any measured request failed (a limited
+ * request is answered before the proxy and would cost less).
+ */
+export function limitRows(counts: ReadonlyMap<string, InstructionCount>): { metrics: Metric[]; notes: string[] } {
+  const ours = counts.get(runName('ours', 'limit-rps'));
+  const native = counts.get(runName('native', 'limit-rps'));
+  if (ours === undefined || native === undefined) return { metrics: [], notes: [] };
+  const ok = ours.failed === 0 && native.failed === 0;
+  return {
+    metrics: [metric('user-space instructions per request, limit-rps under the limit', 'instr', ok ? ours.perRequest : null, native.perRequest,
+      'native limit_req, same requests', LIMIT_GOAL)],
+    notes: [`limit-rps: ${ours.failed} failed requests of ours, ${native.failed} of native${ok ? '' : ': the row has no value'}`],
+  };
 }

@@ -35,16 +35,22 @@ export const SECURE_HOST = 'secure.example.com';
 const SECURE_SECRET = 'secure-tls';
 
 /** The route of BENCH_HOST's `/` that the measured requests take. */
-export type BenchRoute = 'plain' | 'canary-by-header' | 'canary-by-weight' | 'cookie-affinity';
-export const BENCH_ROUTES: readonly BenchRoute[] = ['plain', 'canary-by-header', 'canary-by-weight', 'cookie-affinity'];
+export type BenchRoute = 'plain' | 'canary-by-header' | 'canary-by-weight' | 'cookie-affinity' | 'limit-rps';
+export const BENCH_ROUTES: readonly BenchRoute[] = ['plain', 'canary-by-header', 'canary-by-weight', 'cookie-affinity', 'limit-rps'];
 /** The fixture's canary Ingress each route keeps (the others are dropped: a main path has one canary). */
 const CANARY_INGRESS: Readonly<Record<BenchRoute, string | null>> = {
-  plain: null, 'canary-by-header': 'app-canary-by-header', 'canary-by-weight': 'app-canary-by-weight', 'cookie-affinity': null,
+  plain: null, 'canary-by-header': 'app-canary-by-header', 'canary-by-weight': 'app-canary-by-weight', 'cookie-affinity': null, 'limit-rps': null,
 };
-/** Annotations a route adds to the fixture's `app` Ingress (wrk's location). */
+/**
+ * Annotations a route adds to the fixture's `app` Ingress (wrk's location). limit-rps: a limit
+ * wrk stays under (100,000 per second, burst 500,000), so every request is counted and passes.
+ */
 const APP_ANNOTATIONS: Readonly<Record<BenchRoute, Readonly<Record<string, string>>>> = {
   plain: {}, 'canary-by-header': {}, 'canary-by-weight': {}, 'cookie-affinity': { 'nginx.ingress.kubernetes.io/affinity': 'cookie' },
+  'limit-rps': { 'nginx.ingress.kubernetes.io/limit-rps': '100000' },
 };
+/** Routes whose annotations change nginx.conf: native runs that conf too (instruction-rows.ts). */
+export const STATIC_ROUTES: ReadonlySet<BenchRoute> = new Set(['limit-rps']);
 /** The backend of wrk's location. */
 const APP_BACKEND = 'bench-app-80';
 const md5 = (text: string): string => createHash('md5').update(text).digest('hex');
@@ -55,7 +61,7 @@ const md5 = (text: string): string => createHash('md5').update(text).digest('hex
 export const AFFINITY_COOKIE = `INGRESSCOOKIE=bench-session|${md5(md5(APP_BACKEND) + APP_BACKEND)}`;
 /** Request headers wrk sends on each route: by header, `always` sends every request to the canary. */
 export const ROUTE_HEADERS: Readonly<Record<BenchRoute, readonly string[]>> = {
-  plain: [], 'canary-by-header': ['X-Canary: always'], 'canary-by-weight': [], 'cookie-affinity': [`Cookie: ${AFFINITY_COOKIE}`],
+  plain: [], 'canary-by-header': ['X-Canary: always'], 'canary-by-weight': [], 'cookie-affinity': [`Cookie: ${AFFINITY_COOKIE}`], 'limit-rps': [],
 };
 
 /** The Secret the fixture's secure Ingress names, with a certificate made now (RSA key: ~50 ms). */
