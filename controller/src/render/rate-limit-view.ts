@@ -4,10 +4,10 @@
 // the key of listed clients (NGINX counts no request with an empty key).
 //
 // Zones per rate, not per Ingress. ingress-nginx makes up to three 5 MB
-// zones per Ingress (`<ns>_<name>_<uid>_rps`…): 1,000 limited Ingresses are
-// 3,000 zones and 15 GB of shared memory mapped, each zone's page table
-// written at every start, and a zone per name means a rename loses its
-// counters. Here the rate is the zone's only Ingress-specific setting (a
+// zones per Ingress (`<ns>_<name>_<uid>_rps`…): measured with this data
+// plane, 1,000 Ingresses so limited (3,000 zones) take `nginx -t` 0.88 s and
+// 134 MB of RSS, and the master maps 15 GB; the same limits in three shared
+// zones take 0.09 s and 17 MB (each `nginx -t` and reload pays this). Here the rate is the zone's only Ingress-specific setting (a
 // burst, a connection count are the location's), so Ingresses with the same
 // rate share one zone and the key says which Ingress: `<id><client address>`,
 // id = 12 hex digits of SHA-256 of `<namespace>/<name>`. Zones are as many as
