@@ -148,7 +148,7 @@ export type Policy = Readonly<Partial<Pick<FeatureConfigs, LocationFeature>>>;
 
 /** Features whose config a Location's policy may carry (static, rendered per location). */
 export type LocationFeature = 'proxy' | 'backendProtocol' | 'rewrite' | 'sslRedirect' | 'loadBalance' | 'customErrors' | 'mirror'
-  | 'upstreamHeaders' | 'nextUpstream' | 'rateLimit';
+  | 'upstreamHeaders' | 'nextUpstream' | 'rateLimit' | 'satisfy';
 
 /**
  * Every feature's config, by feature name (controller/src/model/features: one module each).
@@ -172,6 +172,7 @@ export interface FeatureConfigs {
   readonly nextUpstream: NextUpstreamConfig;
   readonly serviceUpstream: ServiceUpstreamConfig;
   readonly rateLimit: RateLimitConfig;
+  readonly satisfy: SatisfyConfig;
 }
 
 /**
@@ -225,6 +226,15 @@ export interface RateLimitConfig {
   readonly reqStatus: number;
   /** ConfigMap limit-conn-status-code: 400..599 (default 503). */
   readonly connStatus: number;
+}
+
+/**
+ * satisfy (features/satisfy.ts): how NGINX combines the access-phase checks of a location (allow /
+ * deny lists, basic auth, external auth): `any` admits a request one of them admits, `all` needs
+ * every one. null = not set (NGINX's default, all), as ingress-nginx prints nothing then.
+ */
+export interface SatisfyConfig {
+  readonly mode: 'any' | 'all' | null;
 }
 
 export interface ServiceUpstreamConfig {

@@ -13,6 +13,7 @@ import { mirrorFeature } from './mirror.ts';
 import { nextUpstreamFeature } from './next-upstream.ts';
 import { proxyFeature } from './proxy.ts';
 import { rateLimitFeature } from './rate-limit.ts';
+import { satisfyFeature } from './satisfy.ts';
 import { rewriteFeature } from './rewrite.ts';
 import { safetyFeature } from './safety.ts';
 import { serviceUpstreamFeature } from './service-upstream.ts';
@@ -37,6 +38,7 @@ export const FEATURES: readonly AnyFeature[] = Object.freeze([
   nextUpstreamFeature,
   serviceUpstreamFeature,
   rateLimitFeature,
+  satisfyFeature,
 ]);
 
 /** The features whose output is a location partial, in registry order (render/location-blocks.ts). */

@@ -158,6 +158,7 @@ export const KEY_VALUES: Readonly<Record<string, fc.Arbitrary<string>>> = {
   'limit-whitelist': limitAddresses,
   'limit-req-status-code': statusCode,
   'limit-conn-status-code': statusCode,
+  'satisfy': userValue(fc.constantFrom('any', 'all', ' any ', 'ANY', 'some', 'any; allow all', '')),
 };
 
 /** Every annotation name a feature declares. */
