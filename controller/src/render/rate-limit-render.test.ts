@@ -102,6 +102,15 @@ void describe('rate limits: rendered', () => {
       await assertNginxAccepts(conf);
     });
   }
+  void it('the key is set before rewrite-target\'s `rewrite ... break`, which ends the rewrite directives', async () => {
+    const policy = { rewrite: { target: '/$1', useRegex: false }, rateLimit: limits({ 'limit-rps': '2' }) };
+    const location = proxied('/api/(.*)', 'regex', APP.name, { ingress: ref('a'), policy });
+    const conf = renderConfig(model([server('shop.test', [location])], [APP]), goldenOptions()).conf;
+    const key = conf.indexOf('set $resty_limit_key');
+    const rewrite = conf.indexOf('rewrite "');
+    assert.ok(key > 0 && rewrite > key, conf.slice(Math.max(0, key - 200), key + 400));
+    await assertNginxAccepts(conf);
+  });
   void it('the ConfigMap\'s limit-rate reaches every location (and only once in each)', () => {
     const conf = renderConfig(model([server('shop.test', [proxied('/', 'prefix', APP.name)])], [APP], settings({ rate: 64 })), goldenOptions()).conf;
     assert.equal(conf.split('limit_rate 64k;').length - 1, 1);
