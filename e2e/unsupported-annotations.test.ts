@@ -55,10 +55,10 @@ test('unsupported annotations: protective ones fail closed, the others warn', as
   await t.test('with the webhook: kubectl apply is denied for the protective one, warned for the typo', async () => {
     await cluster.apply(webhookConfiguration(webhookPort, tls.ca));
     const denied = await cluster.kubectl(['apply', '-f', '-'], ingressManifest({
-      name: 'admin2', host: 'shop.test', annotations: { [`${PREFIX}/whitelist-source-range`]: '10.0.0.0/8' }, paths: [{ path: '/admin2', service: 'web' }],
+      name: 'admin2', host: 'shop.test', annotations: { [`${PREFIX}/enable-modsecurity`]: 'true' }, paths: [{ path: '/admin2', service: 'web' }],
     }));
     assert.notEqual(denied.code, 0, 'an Ingress that would be served open is refused');
-    assert.match(denied.stderr, /denied the request: .*whitelist-source-range asks for a protection/);
+    assert.match(denied.stderr, /denied the request: .*enable-modsecurity asks for a protection/);
     const warned = await cluster.kubectl(['apply', '-f', '-'], ingressManifest({
       name: 'typo2', host: 'typo2.test', annotations: { [`${PREFIX}/rewrite-targett`]: '/' }, paths: [{ path: '/', service: 'web' }],
     }));

@@ -47,7 +47,7 @@ void test('catalogue: protection fails closed while unsupported (the safety the 
     const entry = catalogue.annotations.find((item) => item.name === name);
     if (statusOf(name) === 'not-supported') assert.equal(entry?.failsClosed, true, `${name} must fail closed while unsupported`);
   }
-  const harmlessUnsupported = catalogue.annotations.find((entry) => entry.name === 'enable-cors');
+  const harmlessUnsupported = catalogue.annotations.find((entry) => entry.name === 'connection-proxy-header');
   assert.equal(harmlessUnsupported?.failsClosed, false);
 });
 

@@ -95,9 +95,10 @@ ${catalogueTable(catalogue.annotations, true)}
 # ConfigMap keys
 
 Every key of ingress-nginx v1.15.1's ConfigMap (\`--configmap\`). ${counts(catalogue.configKeys)}
-A bad value keeps the default and is logged with a Warning; an unknown or unsupported key is logged once and
+A bad value keeps the default and is logged with a Warning, except for the allow, deny and block lists, whose bad
+value stops every Ingress from being served until it is fixed; an unknown or unsupported key is logged once and
 counted in \`resty_ingress_unsupported_config_keys\`. A key that asks for a protection resty-ingress does not give
-yet (global authentication, source-range lists, WAF) stops every Ingress from being served while it is set: the
+yet (global authentication, WAF) stops every Ingress from being served while it is set: the
 controller fails closed rather than serving traffic that was meant to be protected.
 
 ## Supported keys by feature

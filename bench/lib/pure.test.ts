@@ -12,7 +12,7 @@ import { createConfigRenderer } from '../../controller/src/render/index.ts';
 import { describeJit, functionRange, readJitTrace, REQUEST_PATH_FILES, requestPathPhases, traceStartLines } from '../proxy/jit-trace.ts';
 import { newestDump, singleProcess, timerInstructions } from '../proxy/instruction-count.ts';
 import { batchesOf } from '../proxy/metrics-parse-cost.ts';
-import { BENCH_HOST, BENCH_ROUTES, buildProxyModel, SECURE_HOST } from '../proxy/proxy-model.ts';
+import { BENCH_HOST, BENCH_ROUTES, buildProxyModel, NATIVE_KEEPS, SECURE_HOST } from '../proxy/proxy-model.ts';
 import {
   activeFeatures, checksRedirect, nativeReferenceConf, withMinimalBalancer, withNativePeersUnderLua, withoutMetricsLog, withoutRedirectCheck,
 } from '../proxy/reference-conf.ts';
@@ -264,10 +264,22 @@ test('the proxy benchmark\'s real conf: one certificate host, and every transfor
   assert.doesNotMatch(native, /^\s*[^#\s].*resty_metrics/m, 'native: no metrics (comments may name them)');
   assert.doesNotMatch(withoutRedirectCheck(ours), /set \$resty_route "[a-z]*[re]/, 'no-redirect-check');
   assert.ok(checksRedirect(ours, SECURE_HOST) && checksRedirect(ours, BENCH_HOST), 'both hosts\' / locations have the redirect check');
-  for (const route of BENCH_ROUTES) {
-    // A canary is pushed to Lua, never rendered: every route's native reference is the same conf.
-    assert.equal(renderer.render(buildProxyModel(PEERS, route).model).conf, ours, `${route}: the same nginx.conf as the plain route`);
+  for (const route of NATIVE_KEEPS) {
+    // Allow lists and CORS are NGINX directives: native keeps them, and drops only the Lua.
+    const conf = renderer.render(buildProxyModel(PEERS, route).model).conf;
+    assert.notEqual(conf, ours, `${route}: its own nginx.conf`);
+    assert.deepEqual(requestPathPhases(nativeReferenceConf(conf, PEERS)), [], `${route}: native has no request-path Lua`);
+    assert.match(nativeReferenceConf(conf, PEERS), route === 'allow-list' ? /allow "10\.0\.0\.0\/8";/ : /Access-Control-Allow-Origin/, `${route}: native keeps its directives`);
   }
+  for (const route of BENCH_ROUTES.filter((r) => !NATIVE_KEEPS.has(r))) {
+    // A canary and a hash are pushed to Lua, never rendered; EWMA adds its log phase, which native strips: every route's native reference is the same conf.
+    const conf = renderer.render(buildProxyModel(PEERS, route).model).conf;
+    // The config version is a digest of the whole text: it differs with the log phase.
+    const versionless = (text: string): string => text.replaceAll(/Config version "([0-9a-f]+)"/g.exec(text)?.[1] ?? '\u0000', '<version>');
+    if (route === 'ewma') assert.equal(versionless(nativeReferenceConf(conf, PEERS)), versionless(native), `${route}: the same native reference as the plain route`);
+    else assert.equal(conf, ours, `${route}: the same nginx.conf as the plain route`);
+  }
+  assert.deepEqual(requestPathPhases(renderer.render(buildProxyModel(PEERS, 'ewma').model).conf), ['balance', 'log'], 'ewma: its log phase');
   assert.doesNotMatch(withoutMetricsLog(ours), /access_log \S+ resty_metrics/, 'no-metrics');
   assert.doesNotMatch(withMinimalBalancer(ours, PEERS), /resty_ingress\.balance/, 'minimal-balancer');
   assert.doesNotMatch(withNativePeersUnderLua(ours, PEERS), /resty_ingress\.balance/, 'probe-native-peers');

@@ -6,11 +6,11 @@ import { test } from 'node:test';
 import type { Model } from '../../controller/src/model/types.ts';
 import { hostArgs } from '../lib/wrk.ts';
 import { canarySplit, type InstructionCount } from './instruction-count.ts';
-import { canaryRows, CANARY_GOAL, expectedCanaryShare, instructionRuns, LIMIT_GOAL, limitRows, splitAsExpected } from './instruction-rows.ts';
+import { nativeReferenceConf } from './reference-conf.ts';
+import { accessRows, ACCESS_GOAL, canaryRows, CANARY_GOAL, expectedCanaryShare, instructionRuns, splitAsExpected } from './instruction-rows.ts';
+import { createHash } from 'node:crypto';
 import { renderConfig } from '../../controller/src/render/render-config.ts';
 import { goldenOptions } from '../../controller/src/render/testdata/model-fixtures.ts';
-import { nativeReferenceConf } from './reference-conf.ts';
-import { createHash } from 'node:crypto';
 import { AFFINITY_COOKIE, BENCH_HOST, BENCH_ROUTES, buildProxyModel, ROUTE_HEADERS, type BenchRoute } from './proxy-model.ts';
 
 const PEERS = [{ address: '127.0.0.2', port: 81 }, { address: '127.0.0.3', port: 81 }];
@@ -21,6 +21,10 @@ test('buildProxyModel: the plain route has no policy, each canary route one on w
     { route: 'plain', backends: ['bench-app-80'], canary: null },
     { route: 'canary-by-header', backends: ['bench-app-80', 'bench-app-canary-80'], canary: { header: 'X-Canary', weight: 0 } },
     { route: 'canary-by-weight', backends: ['bench-app-80', 'bench-app-canary-80'], canary: { header: null, weight: 50, weightTotal: 100 } },
+    { route: 'allow-list', backends: ['bench-app-80'], canary: null },
+    { route: 'cors-simple', backends: ['bench-app-80'], canary: null },
+    { route: 'hash-by-uri', backends: ['bench-app-80'], canary: null },
+    { route: 'ewma', backends: ['bench-app-80'], canary: null },
   ];
   for (const row of rows) {
     const model = MODELS[row.route];
@@ -39,7 +43,10 @@ test('buildProxyModel: the plain route has no policy, each canary route one on w
 });
 
 test('wrk\'s headers: the canary header with `always` only on the header route, as -H after the Host', () => {
-  assert.deepEqual(ROUTE_HEADERS, { plain: [], 'canary-by-header': ['X-Canary: always'], 'canary-by-weight': [], 'cookie-affinity': [`Cookie: ${AFFINITY_COOKIE}`], 'limit-rps': [] });
+  assert.deepEqual(ROUTE_HEADERS, {
+    plain: [], 'canary-by-header': ['X-Canary: always'], 'canary-by-weight': [], 'cookie-affinity': [`Cookie: ${AFFINITY_COOKIE}`],
+    'allow-list': [], 'cors-simple': ['Origin: https://app.example.com'], 'hash-by-uri': [], ewma: [], 'limit-rps': [],
+  });
   assert.deepEqual(hostArgs('http://x/', [BENCH_HOST], ROUTE_HEADERS['canary-by-header']), ['-H', `Host: ${BENCH_HOST}`, '-H', 'X-Canary: always', 'http://x/']);
   assert.deepEqual(hostArgs('http://x/', [BENCH_HOST]), ['-H', `Host: ${BENCH_HOST}`, 'http://x/']);
   assert.throws(() => hostArgs('http://x/', ['a', 'b'], ['X: 1']), /rotating hosts/);
@@ -49,8 +56,10 @@ test('instructionRuns: ours on every route, native once per distinct request, ab
   const rows: { name: string; sides: Parameters<typeof instructionRuns>[0]; routes: BenchRoute[]; want: string[] }[] = [
     { name: 'plain only', sides: ['ours', 'native'], routes: ['plain'], want: ['ours', 'native'] },
     {
-      name: 'every route: native with the header once, the weight route reuses plain native, limit-rps has its own', sides: ['ours', 'native'], routes: [...BENCH_ROUTES],
+      name: 'every route: native with the header once, the weight, hash and EWMA routes reuse plain native, the affinity and access routes have their own native',
+      sides: ['ours', 'native'], routes: [...BENCH_ROUTES],
       want: ['ours', 'native', 'ours, canary-by-header', 'native, canary-by-header', 'ours, canary-by-weight', 'ours, cookie-affinity', 'native, cookie-affinity',
+        'ours, allow-list', 'native, allow-list', 'ours, cors-simple', 'native, cors-simple', 'ours, hash-by-uri', 'ours, ewma',
         'ours, limit-rps', 'native, limit-rps'],
     },
     {
@@ -87,7 +96,7 @@ test('splitAsExpected: all but the start-up probe, none, or within binomial boun
     { name: 'no metrics log', split: null, share: 1, want: false },
   ];
   for (const row of rows) assert.equal(splitAsExpected(row.split, row.share), row.want, row.name);
-  assert.deepEqual(BENCH_ROUTES.map((route) => expectedCanaryShare(route, MODELS[route])), [0, 1, 0.5, 0, 0]);
+  assert.deepEqual(BENCH_ROUTES.map((route) => expectedCanaryShare(route, MODELS[route])), [0, 1, 0.5, 0, 0, 0, 0, 0, 0]);
 });
 
 test('canaryRows: ours ÷ native of the same requests, goal 1.25×, no value when the split is wrong', () => {
@@ -111,6 +120,34 @@ test('canaryRows: ours ÷ native of the same requests, goal 1.25×, no value whe
   assert.equal(canaryRows(new Map([['ours', count(1, null)]]), (route) => MODELS[route]).metrics.length, 0, 'no canary runs, no canary rows');
 });
 
+test('the access routes: wrk\'s location carries the allow list and CORS, rendered for native too', () => {
+  const conf = (route: BenchRoute): string => renderConfig(MODELS[route], goldenOptions()).conf;
+  const location = (text: string): string => /location "\/" \{[\s\S]*?\n {8}\}/u.exec(text.slice(text.indexOf(`server_name "${BENCH_HOST}"`)))?.[0] ?? '';
+  assert.match(location(conf('allow-list')), /allow "10\.0\.0\.0\/8";\n\s+allow "127\.0\.0\.1\/32";\n\s+allow "192\.168\.0\.0\/16";\n\s+deny all;/u);
+  assert.match(location(conf('cors-simple')), /if \(\$http_origin ~\* "\^\(\?:https:\/\/app\[\.\]example/u);
+  assert.doesNotMatch(location(conf('plain')), /allow|add_header/u);
+});
+
+test('accessRows: ours ÷ native of the same conf, goal 1.3×, no value when a request failed', () => {
+  const count = (perRequest: number, failed: number): InstructionCount => ({
+    side: 'x', requests: 1000, loadedInstructions: 0, timerInstructions: 0, idlePerSecond: 0, perRequest, dumpFile: '', split: null, failed,
+  });
+  const rows: { name: string; counts: [string, InstructionCount][]; want: [number | null, number, boolean][] }[] = [
+    {
+      name: 'both routes measured',
+      counts: [['ours, allow-list', count(44000, 0)], ['native, allow-list', count(38000, 0)], ['ours, cors-simple', count(46000, 0)], ['native, cors-simple', count(39000, 0)]],
+      want: [[44000, 38000, false], [46000, 39000, false]],
+    },
+    { name: 'a refused request: no value', counts: [['ours, allow-list', count(20000, 3)], ['native, allow-list', count(38000, 0)]], want: [[null, 38000, true]] },
+    { name: 'no access runs, no rows', counts: [['ours', count(1, 0)]], want: [] },
+  ];
+  for (const row of rows) {
+    const { metrics } = accessRows(new Map(row.counts));
+    assert.deepEqual(metrics.map((m) => [m.value, m.reference, m.missed]), row.want, row.name);
+    assert.ok(metrics.every((m) => m.goal === ACCESS_GOAL), row.name);
+  }
+});
+
 test('buildProxyModel: the cookie-affinity route puts affinity on wrk\'s backend, and wrk returns a session of it', () => {
   const model = MODELS['cookie-affinity'];
   assert.deepEqual(model.routes, [], 'no canary policy');
@@ -123,31 +160,26 @@ test('buildProxyModel: the cookie-affinity route puts affinity on wrk\'s backend
   assert.equal(MODELS.plain.backends[0]?.affinity, null, 'the plain route has none');
 });
 
+test('buildProxyModel: the hash and EWMA routes set wrk\'s backend apart from the plain route (the same nginx.conf but EWMA\'s log phase)', () => {
+  const rows: { route: BenchRoute; want: [string, unknown] }[] = [
+    { route: 'plain', want: ['round_robin', null] },
+    { route: 'hash-by-uri', want: ['round_robin', { by: '$request_uri', subsetSize: null }] },
+    { route: 'ewma', want: ['ewma', null] },
+  ];
+  for (const row of rows) {
+    const backend = MODELS[row.route].backends.find((b) => b.name === 'bench-app-80');
+    assert.deepEqual([backend?.loadBalance, backend?.hash], row.want, row.route);
+  }
+});
+
 test('the limit-rps route: wrk\'s location counts requests; native keys NGINX\'s zone by the address, without our set', () => {
-  const PEER_CONF = [{ address: '127.0.0.2', port: 81 }];
   const conf = renderConfig(MODELS['limit-rps'], goldenOptions()).conf;
   const location = (text: string): string => /location "\/" \{[\s\S]*?\n {8}\}/u.exec(text.slice(text.indexOf(`server_name "${BENCH_HOST}"`)))?.[0] ?? '';
   assert.match(location(conf), /set \$resty_limit_key "[0-9a-f]{12}\$binary_remote_addr";[\s\S]*limit_req zone=resty_rps_100000 burst=500000 nodelay;/u);
   assert.match(conf, /limit_req_zone \$resty_limit_key zone=resty_rps_100000:10m rate=100000r\/s;/u);
-  const native = nativeReferenceConf(conf, PEER_CONF);
+  const native = nativeReferenceConf(conf, [{ address: '127.0.0.2', port: 81 }]);
   assert.match(native, /limit_req_zone \$binary_remote_addr zone=resty_rps_100000:10m rate=100000r\/s;/u);
   assert.match(location(native), /limit_req zone=resty_rps_100000 burst=500000 nodelay;/u);
   assert.doesNotMatch(native, /resty_limit_key/u);
   assert.doesNotMatch(location(renderConfig(MODELS.plain, goldenOptions()).conf), /limit_/u, 'the plain route is unchanged');
-});
-
-test('limitRows: ours ÷ native, goal 1.3×, no value when a request failed', () => {
-  const count = (perRequest: number, failed: number): InstructionCount => ({
-    side: 'x', requests: 1000, loadedInstructions: 0, timerInstructions: 0, idlePerSecond: 0, perRequest, dumpFile: '', split: null, failed,
-  });
-  const rows: { name: string; counts: [string, InstructionCount][]; want: [number | null, number, boolean][] }[] = [
-    { name: 'both measured', counts: [['ours, limit-rps', count(41000, 0)], ['native, limit-rps', count(38000, 0)]], want: [[41000, 38000, false]] },
-    { name: 'a limited request: no value', counts: [['ours, limit-rps', count(20000, 3)], ['native, limit-rps', count(38000, 0)]], want: [[null, 38000, true]] },
-    { name: 'no limit runs, no row', counts: [['ours', count(1, 0)]], want: [] },
-  ];
-  for (const row of rows) {
-    const { metrics } = limitRows(new Map(row.counts));
-    assert.deepEqual(metrics.map((m) => [m.value, m.reference, m.missed]), row.want, row.name);
-    assert.ok(metrics.every((m) => m.goal === LIMIT_GOAL), row.name);
-  }
 });

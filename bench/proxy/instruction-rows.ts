@@ -13,7 +13,7 @@ import type { Model } from '../../controller/src/model/types.ts';
 import type { BenchContext } from '../lib/context.ts';
 import { metric, type Goal, type Metric } from '../lib/report.ts';
 import { countInstructions, type CanarySplitCount, type InstructionCount, type InstructionWindows } from './instruction-count.ts';
-import { BENCH_ROUTES, ROUTE_HEADERS, STATIC_ROUTES, type BenchRoute } from './proxy-model.ts';
+import { BENCH_ROUTES, NATIVE_KEEPS, ROUTE_HEADERS, type BenchRoute } from './proxy-model.ts';
 import type { SideLabel, SideSpec } from './reference-conf.ts';
 
 /** Pay for what you use: a canary route may cost at most this much of native. */
@@ -31,9 +31,15 @@ export function runName(side: SideLabel, route: BenchRoute): string {
   return route === 'plain' ? side : `${side}, ${route}`;
 }
 
-/** The route whose native run serves the same requests as `route` (native has no canary: only the headers differ). */
+/** Access control and CORS on a route may cost at most this much of native (the same NGINX directives, without our Lua). */
+export const ACCESS_GOAL: Goal = { on: 'ratio', op: '<=', target: 1.3 };
+
+/**
+ * The route whose native run serves the same requests as `route`: native has no Lua (canary,
+ * hashing, EWMA: only the headers differ), but it keeps the NGINX directives of NATIVE_KEEPS.
+ */
 function nativeRouteOf(route: BenchRoute): BenchRoute {
-  if (STATIC_ROUTES.has(route)) return route;
+  if (NATIVE_KEEPS.has(route)) return route;
   const headers = ROUTE_HEADERS[route].join('\n');
   return BENCH_ROUTES.find((r) => ROUTE_HEADERS[r].join('\n') === headers) ?? route;
 }
@@ -55,7 +61,7 @@ export function instructionRuns(sides: readonly SideLabel[], routes: readonly Be
 
 /** The canary's share of a route's requests when its policy works: by header (`always`) 1, by weight weight ÷ max(100, total). */
 export function expectedCanaryShare(route: BenchRoute, model: Model): number {
-  if (route === 'plain' || route === 'cookie-affinity' || route === 'limit-rps') return 0;
+  if (route !== 'canary-by-header' && route !== 'canary-by-weight') return 0;
   if (route === 'canary-by-header') return 1;
   const split = model.routes[0]?.canary;
   if (split === undefined) throw new Error(`the ${route} model has no route policy`);
@@ -93,6 +99,8 @@ const CANARY_ROWS: readonly { route: BenchRoute; name: string }[] = [
   { route: 'canary-by-weight', name: 'user-space instructions per request, canary by weight (50 of 100)' },
   // No canary: its split check (none to a canary, requests logged on the route) proves the run served the location.
   { route: 'cookie-affinity', name: 'user-space instructions per request, cookie affinity (returning session)' },
+  { route: 'hash-by-uri', name: 'user-space instructions per request, hash by $request_uri (upstream-hash-by; wrk\'s one URI: one endpoint)' },
+  { route: 'ewma', name: 'user-space instructions per request, EWMA (load-balance ewma, with its Lua log phase)' },
 ];
 
 /** The canary rows (ours ÷ native, goal CANARY_GOAL) and a note per row on its split. */
@@ -113,22 +121,26 @@ export function canaryRows(counts: ReadonlyMap<string, InstructionCount>, modelO
   return { metrics, notes };
 }
 
-/** limit-rps may cost at most this much of native NGINX counting the same requests with its own limit_req. */
-export const LIMIT_GOAL: Goal = { on: 'ratio', op: '<=', target: 1.3 };
+const ACCESS_ROWS: readonly { route: BenchRoute; name: string }[] = [
+  { route: 'allow-list', name: 'user-space instructions per request, allow-list hit (wrk\'s address on the third of three rules)' },
+  { route: 'cors-simple', name: 'user-space instructions per request, CORS simple request (an Origin of the list, echoed)' },
+  { route: 'limit-rps', name: 'user-space instructions per request, limit-rps under the limit (native: limit_req keyed by the address alone)' },
+];
 
 /**
- * The limit-rps row: ours ÷ native, where native is the same conf with NGINX's plain per-address
- * key (reference-conf.ts: no `set` of ours). No value when any measured request failed (a limited
- * request is answered before the proxy and would cost less).
+ * The access rows (ours ÷ native on the same conf, goal ACCESS_GOAL) and a note per row. A row counts
+ * only when every measured request was answered 2xx/3xx (a refused request would cost less).
  */
-export function limitRows(counts: ReadonlyMap<string, InstructionCount>): { metrics: Metric[]; notes: string[] } {
-  const ours = counts.get(runName('ours', 'limit-rps'));
-  const native = counts.get(runName('native', 'limit-rps'));
-  if (ours === undefined || native === undefined) return { metrics: [], notes: [] };
-  const ok = ours.failed === 0 && native.failed === 0;
-  return {
-    metrics: [metric('user-space instructions per request, limit-rps under the limit', 'instr', ok ? ours.perRequest : null, native.perRequest,
-      'native limit_req, same requests', LIMIT_GOAL)],
-    notes: [`limit-rps: ${ours.failed} failed requests of ours, ${native.failed} of native${ok ? '' : ': the row has no value'}`],
-  };
+export function accessRows(counts: ReadonlyMap<string, InstructionCount>): { metrics: Metric[]; notes: string[] } {
+  const metrics: Metric[] = [];
+  const notes: string[] = [];
+  for (const row of ACCESS_ROWS) {
+    const ours = counts.get(runName('ours', row.route));
+    const native = counts.get(runName('native', row.route));
+    if (ours === undefined || native === undefined) continue;
+    const ok = ours.failed === 0 && native.failed === 0;
+    notes.push(`${row.route}: ${ours.failed} failed requests of ours, ${native.failed} of native${ok ? '' : ': the row has no value'}`);
+    metrics.push(metric(row.name, 'instr', ok ? ours.perRequest : null, native.perRequest, 'native, same conf and requests', ACCESS_GOAL));
+  }
+  return { metrics, notes };
 }

@@ -5,7 +5,9 @@
 // the same location with a canary policy (pushed to Lua; nginx.conf is the
 // same, so native is the same too), or with session affinity by cookie on its
 // backend (pushed to Lua with the endpoints: the same nginx.conf again) and a
-// returning session's cookie on every request.
+// returning session's cookie on every request, or hashing by $request_uri
+// (pushed to Lua too), or EWMA (its locations also get the Lua log phase that
+// feeds it response times; native strips it, so native is the same again).
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -35,22 +37,31 @@ export const SECURE_HOST = 'secure.example.com';
 const SECURE_SECRET = 'secure-tls';
 
 /** The route of BENCH_HOST's `/` that the measured requests take. */
-export type BenchRoute = 'plain' | 'canary-by-header' | 'canary-by-weight' | 'cookie-affinity' | 'limit-rps';
-export const BENCH_ROUTES: readonly BenchRoute[] = ['plain', 'canary-by-header', 'canary-by-weight', 'cookie-affinity', 'limit-rps'];
+export type BenchRoute = 'plain' | 'canary-by-header' | 'canary-by-weight' | 'cookie-affinity' | 'allow-list' | 'cors-simple' | 'hash-by-uri' | 'ewma' | 'limit-rps';
+export const BENCH_ROUTES: readonly BenchRoute[] = ['plain', 'canary-by-header', 'canary-by-weight', 'cookie-affinity', 'allow-list', 'cors-simple', 'hash-by-uri', 'ewma', 'limit-rps'];
+/**
+ * Routes whose annotations are NGINX directives native keeps (allow lists, CORS, limit_req): their native
+ * run is their own (limit-rps: native keys NGINX's zone by the address alone, without our set: reference-conf.ts).
+ */
+export const NATIVE_KEEPS: ReadonlySet<BenchRoute> = new Set(['allow-list', 'cors-simple', 'limit-rps']);
 /** The fixture's canary Ingress each route keeps (the others are dropped: a main path has one canary). */
 const CANARY_INGRESS: Readonly<Record<BenchRoute, string | null>> = {
-  plain: null, 'canary-by-header': 'app-canary-by-header', 'canary-by-weight': 'app-canary-by-weight', 'cookie-affinity': null, 'limit-rps': null,
+  plain: null, 'canary-by-header': 'app-canary-by-header', 'canary-by-weight': 'app-canary-by-weight', 'cookie-affinity': null, 'allow-list': null, 'cors-simple': null,
+  'hash-by-uri': null, ewma: null, 'limit-rps': null,
 };
 /**
- * Annotations a route adds to the fixture's `app` Ingress (wrk's location). limit-rps: a limit
- * wrk stays under (100,000 per second, burst 500,000), so every request is counted and passes.
+ * Annotations a route adds to the fixture's `app` Ingress (wrk's location): cookie affinity; an allow
+ * list that wrk's address (127.0.0.1) hits on its third rule; CORS with an origin list wrk's Origin matches.
  */
-const APP_ANNOTATIONS: Readonly<Record<BenchRoute, Readonly<Record<string, string>>>> = {
+export const APP_ANNOTATIONS: Readonly<Record<BenchRoute, Readonly<Record<string, string>>>> = {
   plain: {}, 'canary-by-header': {}, 'canary-by-weight': {}, 'cookie-affinity': { 'nginx.ingress.kubernetes.io/affinity': 'cookie' },
+  'allow-list': { 'nginx.ingress.kubernetes.io/allowlist-source-range': '10.0.0.0/8, 192.168.0.0/16, 127.0.0.1/32' },
+  'cors-simple': { 'nginx.ingress.kubernetes.io/enable-cors': 'true', 'nginx.ingress.kubernetes.io/cors-allow-origin': 'https://app.example.com, https://*.example.org' },
+  'hash-by-uri': { 'nginx.ingress.kubernetes.io/upstream-hash-by': '$request_uri' },
+  ewma: { 'nginx.ingress.kubernetes.io/load-balance': 'ewma' },
+  // A limit wrk stays under (100,000 per second, burst 500,000): every request is counted and passes.
   'limit-rps': { 'nginx.ingress.kubernetes.io/limit-rps': '100000' },
 };
-/** Routes whose annotations change nginx.conf: native runs that conf too (instruction-rows.ts). */
-export const STATIC_ROUTES: ReadonlySet<BenchRoute> = new Set(['limit-rps']);
 /** The backend of wrk's location. */
 const APP_BACKEND = 'bench-app-80';
 const md5 = (text: string): string => createHash('md5').update(text).digest('hex');
@@ -59,9 +70,10 @@ const md5 = (text: string): string => createHash('md5').update(text).digest('hex
  * backend's key (md5(md5(name)..name), lua/resty_ingress/sticky.lua). Every request carries it.
  */
 export const AFFINITY_COOKIE = `INGRESSCOOKIE=bench-session|${md5(md5(APP_BACKEND) + APP_BACKEND)}`;
-/** Request headers wrk sends on each route: by header, `always` sends every request to the canary. */
+/** Request headers wrk sends on each route: by header, `always` sends every request to the canary; CORS: a listed Origin. */
 export const ROUTE_HEADERS: Readonly<Record<BenchRoute, readonly string[]>> = {
-  plain: [], 'canary-by-header': ['X-Canary: always'], 'canary-by-weight': [], 'cookie-affinity': [`Cookie: ${AFFINITY_COOKIE}`], 'limit-rps': [],
+  plain: [], 'canary-by-header': ['X-Canary: always'], 'canary-by-weight': [], 'cookie-affinity': [`Cookie: ${AFFINITY_COOKIE}`],
+  'allow-list': [], 'cors-simple': ['Origin: https://app.example.com'], 'hash-by-uri': [], ewma: [], 'limit-rps': [],
 };
 
 /** The Secret the fixture's secure Ingress names, with a certificate made now (RSA key: ~50 ms). */
@@ -102,6 +114,9 @@ export function buildProxyModel(peers: readonly Peer[], route: BenchRoute = 'pla
   const backends = CANARY_INGRESS[route] === null ? 1 : 2;
   const affinity = result.model.backends.find((b) => b.name === APP_BACKEND)?.affinity ?? null;
   if ((affinity !== null) !== (route === 'cookie-affinity')) throw new Error(`bench model (${route}): ${APP_BACKEND} has affinity ${JSON.stringify(affinity)}`);
+  const app = result.model.backends.find((b) => b.name === APP_BACKEND);
+  const balancing = route === 'hash-by-uri' ? 'round_robin $request_uri' : route === 'ewma' ? 'ewma none' : 'round_robin none';
+  if (`${app?.loadBalance} ${app?.hash?.by ?? 'none'}` !== balancing) throw new Error(`bench model (${route}): ${APP_BACKEND} balances ${app?.loadBalance} hash ${app?.hash?.by ?? 'none'}, expected ${balancing}`);
   const endpoints = result.model.backends.reduce((n, b) => n + b.endpoints.length, 0);
   if (result.model.backends.length !== backends || endpoints !== backends * peers.length) {
     throw new Error(`bench model (${route}) has ${result.model.backends.length} backends with ${endpoints} endpoints, expected ${backends} with ${peers.length} each`);

@@ -28,7 +28,7 @@ import { median, medianInterval, pairedRatios } from '../lib/stats.ts';
 import { errorCount, latencyAt, runWrk, toDistribution } from '../lib/wrk.ts';
 import { atOnceLatency, atOnceRounds, P99_AT_ONCE, PER_CORE_AT_ONCE, type AtOnceRound } from './cpu-at-once.ts';
 import { hasCallgrind, type InstructionCount, type InstructionWindows } from './instruction-count.ts';
-import { canaryRows, countRuns, instructionRuns, limitRows } from './instruction-rows.ts';
+import { accessRows, canaryRows, countRuns, instructionRuns } from './instruction-rows.ts';
 import { describeJit, readJitTrace, REQUEST_PATH_FILES, requestPathPhases } from './jit-trace.ts';
 import { measureMetricsParseCost } from './metrics-parse-cost.ts';
 import { BENCH_HOST, BENCH_ROUTES, buildProxyModel, type BenchRoute } from './proxy-model.ts';
@@ -153,7 +153,7 @@ async function runProxyPath(ctx: BenchContext): Promise<BenchResult> {
     const cpuOf = (side: SideLabel): number => m(side, (r) => r.cpuUsPerRequest);
     const ins = (side: SideLabel): number | null => instructions.get(side)?.perRequest ?? null;
     const canary = canaryRows(instructions, modelOf);
-    const limits = limitRows(instructions);
+    const access = accessRows(instructions);
     const minus = (a: number | null, b: number | null): number | null => (a === null || b === null ? null : a - b);
     // Per round, native CPU ÷ ours: the two sides ran back to back.
     const cpuRoundsOf = (side: SideLabel): number[] => rounds.filter((r) => r.side === side).map((r) => r.cpuUsPerRequest);
@@ -175,7 +175,7 @@ async function runProxyPath(ctx: BenchContext): Promise<BenchResult> {
         metric('proxy CPU per request', 'µs', cpuOf('ours'), cpuOf('native'), 'native'),
         metric('user-space instructions per request (callgrind)', 'instr', ins('ours'), ins('native'), 'native'),
         ...canary.metrics,
-        ...limits.metrics,
+        ...access.metrics,
         metric('instructions/request of request metrics (NGINX metrics log)', 'instr', minus(ins('ours'), ins('ours-no-metrics')), minus(ins('ours'), ins('native')), 'ours − native'),
         metric('instructions/request of the ssl-redirect check', 'instr', minus(ins('ours'), ins('ours-no-redirect-check')), minus(ins('ours'), ins('native')), 'ours − native'),
         metric('instructions/request of our balancer above a minimal balancer_by_lua', 'instr', minus(ins('ours'), ins('ours-minimal-balancer')), minus(ins('ours'), ins('native')), 'ours − native'),
@@ -204,7 +204,7 @@ async function runProxyPath(ctx: BenchContext): Promise<BenchResult> {
           ? 'instruction rows: valgrind (callgrind) is not installed; `npm run setup` installs it'
           : `instructions: callgrind, one NGINX process per side, ${params.instructions.seconds} s of wrk (${params.instructions.connections} connections) after ${params.instructions.warmupSeconds} s warm-up, without expired timers (time-driven work) and minus the rest of the background rate of a ${params.instructions.idleSeconds} s idle window; user space only, the kernel is left out: ${[...instructions.entries()].map(([name, c]) => `${name} ${Math.round(c.perRequest)}`).join('; ')}`,
         ...canary.notes.map((note) => `canary split (metrics log of ours) ${note}`),
-        ...limits.notes,
+        ...access.notes.map((note) => `access rows: ${note}`),
       ],
       distributions: [last('ours'), last('native')].flatMap((r) => (r ? [toDistribution(r.side, r.wrk)] : [])),
       raw: { rounds, pairedRatios: pairs, p99PairedRatios: p99Pairs, atOnceP99Ratios: atOnceP99, atOnce: together, atOnceControl: control, instructions: [...instructions].map(([name, count]) => ({ name, ...count })), parse, jit, jitTrace: jitOutput.split('\n').slice(0, 300) },

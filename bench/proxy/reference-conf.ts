@@ -13,7 +13,7 @@ export interface Peer {
 }
 
 /** ours, the native reference, and ours minus one piece (to price that piece). */
-export type SideLabel = 'ours' | 'native' | 'ours-no-metrics' | 'ours-no-redirect-check' | 'ours-minimal-balancer' | 'probe-native-peers';
+export type SideLabel = 'ours' | 'native' | 'ours-no-metrics' | 'ours-no-redirect-check' | 'ours-minimal-balancer' | 'probe-native-peers' | 'probe-log-phase' | 'probe-no-log-phase';
 
 export interface SideSpec {
   readonly label: SideLabel;
@@ -120,6 +120,8 @@ export function sideSpecs(peers: readonly Peer[]): SideSpec[] {
     { label: 'ours-no-redirect-check', transform: withoutRedirectCheck, lua: true },
     { label: 'ours-minimal-balancer', transform: (conf) => withMinimalBalancer(conf, peers), lua: true },
     { label: 'probe-native-peers', transform: (conf) => withNativePeersUnderLua(conf, peers), lua: true },
+    { label: 'probe-log-phase', transform: withLogPhaseEverywhere, lua: true },
+    { label: 'probe-no-log-phase', transform: withoutLogPhase, lua: true },
   ];
 }
 
@@ -133,6 +135,36 @@ export function sideSpecs(peers: readonly Peer[]): SideSpec[] {
  */
 export function withNativePeersUnderLua(ours: string, peers: readonly Peer[]): string {
   return staticUpstreams(ours, peers, 'balancer_by_lua_block { local _ = 0 }');
+}
+
+// A proxied location: its backend's name, then what comes before its proxy_pass.
+const PROXIED_LOCATION = /(set \$proxy_upstream_name ("[^"]*");[\s\S]*?\n)(\s*)(proxy_pass https?:\/\/upstream_balancer;)/g;
+
+/**
+ * A probe, not a benchmark row: our conf with a Lua log phase in every proxied
+ * location that has none, as EWMA's response-time feedback would need if the
+ * algorithm could change without a reload and feedback came from log_by_lua.
+ * Prices that log phase on a round-robin route (log() returns at once there).
+ */
+export function withLogPhaseEverywhere(ours: string): string {
+  let count = 0;
+  const replaced = ours.replace(PROXIED_LOCATION, (whole: string, head: string, name: string, indent: string, pass: string) => {
+    if (head.includes('log_by_lua_block')) return whole;
+    count += 1;
+    return `${head}${indent}log_by_lua_block { resty_ingress.log(${name}) }\n${indent}${pass}`;
+  });
+  if (count === 0) throw templateChanged('a proxied location (set $proxy_upstream_name … proxy_pass …upstream_balancer)');
+  return replaced;
+}
+
+const LOG_PHASE = /^\s*log_by_lua_block \{.*\}\s*$\n/gm;
+
+/**
+ * A probe, not a benchmark row: our conf without its Lua log phases (run it on the ewma route:
+ * EWMA then picks without response-time feedback). Prices the log phase of an EWMA location.
+ */
+export function withoutLogPhase(ours: string): string {
+  return removeAll(ours, LOG_PHASE, 'log_by_lua_block lines');
 }
 
 /**

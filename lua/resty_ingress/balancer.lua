@@ -25,6 +25,7 @@ local cjson = require("cjson.safe")
 local round_robin = require("resty_ingress.round_robin")
 local ewma = require("resty_ingress.ewma")
 local sticky = require("resty_ingress.sticky")
+local chash = require("resty_ingress.chash")
 local https_redirect = require("resty_ingress.https_redirect")
 local canary = require("resty_ingress.canary")
 local route = require("resty_ingress.route")
@@ -88,6 +89,19 @@ local function fallback(peer)
     end
 end
 
+-- The picker of a backend, chosen as ingress-nginx chooses its balancer:
+-- session affinity (sticky.lua) first, then upstream-hash-by (chash.lua),
+-- then the load-balance algorithm.
+local function new_picker(decoded, endpoints)
+    if decoded.affinity then
+        return sticky.new(endpoints, decoded, cjson.null)
+    end
+    if type(decoded.hash) == "table" and #endpoints > 0 then
+        return chash.new(endpoints, decoded.hash)
+    end
+    return (PICKERS[decoded.loadBalance] or round_robin).new(endpoints)
+end
+
 -- Replaces a backend's picker only when its JSON changed: a no-op push keeps
 -- round-robin position and EWMA scores.
 function _M.sync(name, raw)
@@ -111,13 +125,15 @@ function _M.sync(name, raw)
         endpoints[i] = { address = address, port = endpoint.port, key = key,
                          needle = " " .. key .. " " }
     end
-    -- Session affinity first (sticky.lua), then the algorithm.
-    local picker_module = decoded.affinity and sticky or PICKERS[decoded.loadBalance] or round_robin
+    local picker, picker_err = new_picker(decoded, endpoints)
+    if not picker then
+        return nil, "backend " .. name .. ": " .. tostring(picker_err)
+    end
     backends[name] = {
         raw = raw,
         algorithm = decoded.loadBalance,
         count = #endpoints,
-        picker = picker_module.new(endpoints, decoded, cjson.null),
+        picker = picker,
     }
     return true
 end
@@ -142,6 +158,10 @@ local function pick_retry(backend, chosen)
     local last = str_match(tried, ".*%s(%S+:%d+)%s")
     if last then
         picker:failed(last)
+    end
+    -- Consistent hashing walks its ring from the key to an endpoint not tried.
+    if picker.find_other then
+        return picker:find_other(tried)
     end
     for _ = 1, backend.count do
         local peer = picker:find()
@@ -238,9 +258,15 @@ function _M.log(name)
     if not backend or backend.algorithm ~= "ewma" then
         return
     end
-    local addr = str_match(var.upstream_addr or "", "([^%s,:]+:%d+)$")
-                 or str_match(var.upstream_addr or "", "(%[[^%]]+%]:%d+)$")
-    local rtt = tonumber(str_match(var.upstream_response_time or "", "([%d%.]+)$"))
+    local addr = var.upstream_addr or ""
+    local times = var.upstream_response_time or ""
+    -- One try (the usual case) needs no pattern: patterns are not compiled by
+    -- LuaJIT (the trace stitches out to them). With retries, the last one.
+    local rtt = tonumber(times)
+    if rtt == nil or str_find(addr, " ", 1, true) then
+        addr = str_match(addr, "([^%s,:]+:%d+)$") or str_match(addr, "(%[[^%]]+%]:%d+)$")
+        rtt = tonumber(str_match(times, "([%d%.]+)$"))
+    end
     if addr and rtt then
         backend.picker:feedback(addr, rtt)
     end

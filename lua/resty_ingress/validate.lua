@@ -5,6 +5,7 @@
 local json_body = require("resty_ingress.json_body")
 local ip_address = require("resty_ingress.ip_address")
 local validate_affinity = require("resty_ingress.validate_affinity")
+local chash = require("resty_ingress.chash")
 
 local type = type
 local pairs = pairs
@@ -85,6 +86,10 @@ local function check_backend(backend, where)
     if not ALGORITHMS[backend.loadBalance] then
         return nil, where .. ".loadBalance: must be \"round_robin\" or \"ewma\""
     end
+    local hash, hash_err = chash.check(backend.hash, where .. ".hash")
+    if not hash then
+        return nil, hash_err
+    end
     local endpoints = backend.endpoints
     if not is_sequence(endpoints) then
         return nil, where .. ".endpoints: must be an array"
@@ -107,7 +112,8 @@ local function check_backend(backend, where)
         affinity = ',"affinity":' .. json
     end
     return '{"name":"' .. name .. '","loadBalance":"' .. backend.loadBalance
-           .. '","endpoints":[' .. concat(parts, ",") .. ']' .. affinity .. '}'
+           .. '","endpoints":[' .. concat(parts, ",") .. ']' .. affinity
+           .. (hash == "null" and "" or ',"hash":' .. hash) .. '}'
 end
 
 -- Checks a list of backends (where: "" or "set", for reasons): an array of

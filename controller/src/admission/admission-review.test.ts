@@ -116,8 +116,18 @@ const decisionRows: { name: string; body: unknown; allowed: boolean; message?: R
   },
   {
     name: 'an unsupported harmless annotation is allowed with a warning',
-    body: review('CREATE', candidate('new', { annotations: { [ann('enable-cors')]: 'true' } })),
-    allowed: true, warning: /enable-cors is not supported; the Ingress is served without it/,
+    body: review('CREATE', candidate('new', { annotations: { [ann('connection-proxy-header')]: 'keep-alive' } })),
+    allowed: true, warning: /connection-proxy-header is not supported; the Ingress is served without it/,
+  },
+  {
+    name: 'an allow list that does not parse is denied naming key and value (never served open)',
+    body: review('CREATE', candidate('new', { annotations: { [ann('allowlist-source-range')]: '10.0.0.0/8, office' } })),
+    allowed: false, message: /invalid value "10\.0\.0\.0\/8, office" for nginx\.ingress\.kubernetes\.io\/allowlist-source-range/,
+  },
+  {
+    name: 'an invalid CORS origin list is allowed with a warning (ingress-nginx falls back to *)',
+    body: review('CREATE', candidate('new', { annotations: { [ann('enable-cors')]: 'true', [ann('cors-allow-origin')]: 'https://a.example/path' } })),
+    allowed: true, warning: /invalid value "https:\/\/a\.example\/path" for nginx\.ingress\.kubernetes\.io\/cors-allow-origin/,
   },
   {
     name: 'a misspelt annotation is allowed with a warning',

@@ -14,7 +14,7 @@ const COOKIE: BackendAffinity = {
 
 function model(affinity: BackendAffinity | null, path = '/'): Model {
   const backend: Backend = {
-    name: 'default-app-80', namespace: 'default', service: 'app', port: 80, loadBalance: 'round_robin', affinity, routed: true,
+    name: 'default-app-80', namespace: 'default', service: 'app', port: 80, loadBalance: 'round_robin', hash: null, affinity, routed: true,
     endpoints: [{ address: '127.0.1.1', port: 8080 }, { address: '127.0.1.2', port: 8080 }],
   };
   return {

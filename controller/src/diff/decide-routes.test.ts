@@ -10,7 +10,7 @@ import { decideApply } from './decide.ts';
 const KEY = 'r default-web-80 shop.test default web web /';
 
 function backend(name: string, routed: boolean): Backend {
-  return { name, namespace: 'default', service: name, port: 80, endpoints: [{ address: '127.0.0.1', port: 8080 }], loadBalance: 'round_robin', affinity: null, routed };
+  return { name, namespace: 'default', service: name, port: 80, endpoints: [{ address: '127.0.0.1', port: 8080 }], loadBalance: 'round_robin', hash: null, affinity: null, routed };
 }
 
 function model(split: Partial<CanarySplit> | null): Model {

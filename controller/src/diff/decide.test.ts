@@ -1,16 +1,17 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import deepEqual from 'fast-deep-equal';
-import { decideApply, sameStaticPart, staticPart } from './decide.ts';
+import { decideApply, DYNAMIC_SETTINGS, sameStaticPart, staticPart, type Decision } from './decide.ts';
 import { DEFAULT_SETTINGS } from '../model/features/parse.ts';
-import type { Backend, Location, Model } from '../model/types.ts';
+import { DYNAMIC_FEATURES } from '../model/features/registry.ts';
+import type { Backend, DynamicBackend, Location, Model } from '../model/types.ts';
 
 const noTls: Model['tls'] = { certificates: [], hosts: [], defaultCertificate: null };
 const settings: Model['settings'] = DEFAULT_SETTINGS;
 
 function backend(name: string, addresses: string[], loadBalance: Backend['loadBalance'] = 'round_robin'): Backend {
   return {
-    name, namespace: 'default', service: name, port: 80, loadBalance, affinity: null, routed: true,
+    name, namespace: 'default', service: name, port: 80, loadBalance, hash: null, affinity: null, routed: true,
     endpoints: addresses.map((address) => ({ address, port: 8080 })),
   };
 }
@@ -50,7 +51,7 @@ const rows: { name: string; running: Model | null; empty?: boolean; next: Model;
   },
   {
     // EWMA renders a Lua log phase in the backend's locations (round_robin pays none): a static change.
-    name: 'load-balance change reloads (and pushes the algorithm)', running: base, kind: 'reload', changed: ['default-app-80'],
+    name: 'load-balance change: a push of the algorithm, no reload', running: base, kind: 'dynamic', changed: ['default-app-80'],
     next: model({ '/': 'default-app-80' }, [backend('default-app-80', ['127.0.1.1', '127.0.1.2'], 'ewma')]),
   },
   {
@@ -74,12 +75,49 @@ for (const row of rows) {
   });
 }
 
-test('staticPart blanks endpoints only', () => {
+test('staticPart blanks the dynamic parts of backends: endpoints, algorithm and hash', () => {
   const next = model({ '/': 'default-app-80' }, [backend('default-app-80', ['127.0.9.9'])]);
   assert.deepEqual(staticPart(next), staticPart(base));
   assert.deepEqual(staticPart(next).servers, base.servers);
   const ewma = model({ '/': 'default-app-80' }, [backend('default-app-80', ['127.0.9.9'], 'ewma')]);
-  assert.notDeepEqual(staticPart(ewma), staticPart(base), 'the algorithm is static');
+  assert.deepEqual(staticPart(ewma), staticPart(base), 'the algorithm is dynamic');
+  const hashed = model({ '/': 'default-app-80' }, [{ ...backend('default-app-80', ['127.0.9.9']), hash: { by: '$request_uri', subsetSize: null } }]);
+  assert.deepEqual(staticPart(hashed), staticPart(base), 'the hash is dynamic');
+});
+
+test('DYNAMIC_SETTINGS names the features the registry declares dynamic', () => {
+  assert.deepEqual([...DYNAMIC_SETTINGS].sort(), DYNAMIC_FEATURES.map((feature) => feature.name).sort());
+});
+
+const hashOf = (by: string, subsetSize: number | null = null): Backend['hash'] => ({ by, subsetSize });
+const balancingRows: { name: string; next: Model; kind: Decision['kind']; pushed?: Partial<DynamicBackend> }[] = [
+  { name: 'round_robin → ewma: a push, no reload', next: model({ '/': 'default-app-80' }, [backend('default-app-80', ['127.0.1.1', '127.0.1.2'], 'ewma')]), kind: 'dynamic', pushed: { loadBalance: 'ewma' } },
+  {
+    name: 'a hash added: a push, no reload', kind: 'dynamic', pushed: { hash: { by: '$request_uri', subsetSize: null } },
+    next: model({ '/': 'default-app-80' }, [{ ...backend('default-app-80', ['127.0.1.1', '127.0.1.2']), hash: hashOf('$request_uri') }]),
+  },
+  {
+    name: 'subset size changed: a push, no reload', kind: 'dynamic', pushed: { hash: { by: '$request_uri', subsetSize: 3 } },
+    next: model({ '/': 'default-app-80' }, [{ ...backend('default-app-80', ['127.0.1.1', '127.0.1.2']), hash: hashOf('$request_uri', 3) }]),
+  },
+  {
+    name: 'the ConfigMap\'s load-balance changed: no reload (nothing to push when no backend changed)', kind: 'skip',
+    next: { ...base, settings: { ...settings, loadBalance: { algorithm: 'ewma' } } },
+  },
+];
+for (const row of balancingRows) {
+  test(`decideApply, balancing: ${row.name}`, () => {
+    const decision = decideApply({ model: base, dataplaneEmpty: false }, row.next);
+    assert.equal(decision.kind, row.kind);
+    if (decision.kind === 'skip' || row.pushed === undefined) return;
+    assert.deepEqual(decision.patch?.set.map((b) => b.name), ['default-app-80']);
+    assert.deepEqual({ ...decision.patch?.set[0], ...row.pushed }, decision.patch?.set[0]);
+  });
+}
+test('a backend without a hash is pushed without the field (Lua\'s canonical form)', () => {
+  const decision = decideApply({ model: null, dataplaneEmpty: true }, base);
+  assert.ok(decision.kind !== 'skip');
+  assert.equal('hash' in (decision.backends[0] ?? {}), false);
 });
 
 const two = model({ '/': 'default-app-80', '/api': 'default-api-80' }, [
@@ -112,7 +150,8 @@ const renamed = model({ '/': 'default-app-80' }, [{ ...backend('default-app-80',
 const staticRows: { name: string; next: Model; same: boolean }[] = [
   { name: 'identical copy', next: structuredClone(base), same: true },
   { name: 'endpoints differ', next: model({ '/': 'default-app-80' }, [backend('default-app-80', ['127.0.9.9'])]), same: true },
-  { name: 'the algorithm differs', next: model({ '/': 'default-app-80' }, [backend('default-app-80', ['127.0.1.1', '127.0.1.2'], 'ewma')]), same: false },
+  { name: 'the algorithm differs', next: model({ '/': 'default-app-80' }, [backend('default-app-80', ['127.0.1.1', '127.0.1.2'], 'ewma')]), same: true },
+  { name: 'the ConfigMap\'s load-balance differs', next: { ...base, settings: { ...settings, loadBalance: { algorithm: 'ewma' } } }, same: true },
   { name: 'certificates differ', next: { ...base, tls: { certificates: [], hosts: [{ host: 'a.test', certificate: 'x' }], defaultCertificate: 'x' } }, same: true },
   { name: 'a backend field nginx.conf uses differs', next: renamed, same: false },
   { name: 'one more backend', next: two, same: false },

@@ -54,8 +54,9 @@ export interface RunningState {
 /** The part of a backend Lua receives. */
 export function toDynamicBackend(backend: Backend): DynamicBackend {
   const dynamic = { name: backend.name, endpoints: backend.endpoints, loadBalance: backend.loadBalance };
-  // Only a backend with affinity carries the field: every other push stays as it was.
-  return backend.affinity === null || backend.affinity === undefined ? dynamic : { ...dynamic, affinity: backend.affinity };
+  // Only a backend with a hash or affinity carries the field: every other push stays as it was.
+  const hashed = backend.hash === null || backend.hash === undefined ? dynamic : { ...dynamic, hash: backend.hash };
+  return backend.affinity === null || backend.affinity === undefined ? hashed : { ...hashed, affinity: backend.affinity };
 }
 
 /** The full dynamic state of a model, in model order (sorted by name). */
@@ -78,7 +79,8 @@ const NO_TLS: Model['tls'] = { certificates: [], hosts: [], defaultCertificate: 
 export function staticPart(model: Model): Model {
   return {
     ...model,
-    backends: routedBackends(model).map((b) => ({ ...b, endpoints: [], affinity: null })),
+    backends: routedBackends(model).map((b) => ({ ...b, endpoints: [], loadBalance: 'round_robin', hash: null, affinity: null })),
+    settings: Object.fromEntries(Object.entries(model.settings).filter(([name]) => !DYNAMIC_SETTINGS.has(name))) as Model['settings'],
     // Certificates, rotations and the host map live in Lua only.
     tls: NO_TLS,
     routes: [],
@@ -86,8 +88,14 @@ export function staticPart(model: Model): Model {
 }
 
 // Fields of a Backend / Model that Lua applies at run time; every other field feeds nginx.conf.
-const DYNAMIC_BACKEND_FIELDS: ReadonlySet<string> = new Set(['endpoints', 'affinity']);
-const DYNAMIC_MODEL_FIELDS: ReadonlySet<string> = new Set(['tls', 'backends', 'routes']);
+const DYNAMIC_BACKEND_FIELDS: ReadonlySet<string> = new Set(['endpoints', 'loadBalance', 'hash', 'affinity']);
+const DYNAMIC_MODEL_FIELDS: ReadonlySet<string> = new Set(['tls', 'backends', 'routes', 'settings']);
+/**
+ * The global configs (Model.settings) of the features the registry declares dynamic (output
+ * `lua`: decide.test.ts checks the two lists agree): they reach Lua through the backends and
+ * routes, never nginx.conf.
+ */
+export const DYNAMIC_SETTINGS: ReadonlySet<string> = new Set(['loadBalance', 'upstreamHash', 'canary', 'affinity', 'serviceUpstream']);
 
 /** The backends some location routes to (the others exist for Lua alone). */
 function routedBackends(model: Model): readonly Backend[] {
@@ -114,6 +122,7 @@ function sameOutside(a: object, b: object, skip: ReadonlySet<string>): boolean {
 /** deepEqual(staticPart(a), staticPart(b)) without building either copy. */
 export function sameStaticPart(a: Model, b: Model): boolean {
   if (!sameOutside(a, b, DYNAMIC_MODEL_FIELDS)) return false;
+  if (a.settings !== b.settings && !sameOutside(a.settings, b.settings, DYNAMIC_SETTINGS)) return false;
   const [backendsA, backendsB] = [routedBackends(a), routedBackends(b)];
   if (backendsA.length !== backendsB.length) return false;
   return backendsA.every((backend, i) => {
@@ -152,7 +161,7 @@ export function backendPatch(next: Model, changed: readonly string[]): BackendPa
 /** True when Lua must get `after` in place of `before` (same name). */
 function dynamicChanged(before: Backend, after: Backend): boolean {
   return before !== after && (before.loadBalance !== after.loadBalance || !deepEqual(before.endpoints, after.endpoints)
-    || !deepEqual(before.affinity ?? null, after.affinity ?? null));
+    || !deepEqual(before.hash ?? null, after.hash ?? null) || !deepEqual(before.affinity ?? null, after.affinity ?? null));
 }
 
 /** Names of backends whose dynamic part differs (added, removed or changed), sorted. */

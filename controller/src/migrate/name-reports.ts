@@ -1,6 +1,6 @@
 // Each annotation and ConfigMap key a user has, with its catalogue status and
 // note (model/features/catalogue.ts). Whether it fails closed depends on the
-// value, as in the builder (features/names.ts): `whitelist-source-range: ""`
+// value, as in the builder (features/names.ts): `auth-url: ""`
 // or `enable-modsecurity: "false"` asks for no protection and is served
 // without it, so the note says so instead of the catalogue's "not served".
 

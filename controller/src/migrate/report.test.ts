@@ -67,15 +67,21 @@ const rows: readonly Row[] = [
     exitCode: 1,
   },
   {
-    name: 'whitelist-source-range (the old name of the allow-list) fails closed',
+    name: 'whitelist-source-range (the old name of the allow-list) is supported: served',
     objects: [nginxClass(), ...app('internal', { annotations: { 'whitelist-source-range': '10.0.0.0/8' } })],
-    ingresses: { 'default/internal': { verdict: 'not-served', why: /whitelist-source-range/, annotations: ['whitelist-source-range:not-supported:closed'] } },
-    exitCode: 1,
+    ingresses: { 'default/internal': { verdict: 'served', paths: [true], failures: [], annotations: ['whitelist-source-range:supported'] } },
+    exitCode: 0,
+  },
+  {
+    name: 'limit-whitelist (the old name of limit-allowlist) is supported: served',
+    objects: [nginxClass(), ...app('internal', { annotations: { 'limit-whitelist': '10.0.0.0/8', 'limit-rps': '10' } })],
+    ingresses: { 'default/internal': { verdict: 'served', paths: [true], failures: [], annotations: ['limit-rps:supported', 'limit-whitelist:supported'] } },
+    exitCode: 0,
   },
   {
     name: 'a protective annotation switched off asks for nothing: served without it',
-    objects: [nginxClass(), ...app('internal', { annotations: { 'whitelist-source-range': '' } })],
-    ingresses: { 'default/internal': { verdict: 'served-with-differences', paths: [true], failures: ['UnsupportedAnnotation:warning'], annotations: ['whitelist-source-range:not-supported'] } },
+    objects: [nginxClass(), ...app('internal', { annotations: { 'auth-url': '' } })],
+    ingresses: { 'default/internal': { verdict: 'served-with-differences', paths: [true], failures: ['UnsupportedAnnotation:warning'], annotations: ['auth-url:not-supported'] } },
     exitCode: 0,
   },
   {
@@ -85,9 +91,15 @@ const rows: readonly Row[] = [
     exitCode: 0,
   },
   {
-    name: 'enable-cors: unsupported but harmless, served without it',
+    name: 'connection-proxy-header: unsupported but harmless, served without it',
+    objects: [nginxClass(), ...app('api', { annotations: { 'connection-proxy-header': 'keep-alive' } })],
+    ingresses: { 'default/api': { verdict: 'served-with-differences', failures: ['UnsupportedAnnotation:warning'], annotations: ['connection-proxy-header:not-supported'] } },
+    exitCode: 0,
+  },
+  {
+    name: 'enable-cors is supported: served',
     objects: [nginxClass(), ...app('api', { annotations: { 'enable-cors': 'true' } })],
-    ingresses: { 'default/api': { verdict: 'served-with-differences', failures: ['UnsupportedAnnotation:warning'], annotations: ['enable-cors:not-supported'] } },
+    ingresses: { 'default/api': { verdict: 'served', failures: [], annotations: ['enable-cors:supported'] } },
     exitCode: 0,
   },
   {
@@ -184,10 +196,10 @@ const rows: readonly Row[] = [
   },
   {
     name: 'a fail-closed ConfigMap key serves nothing; each Ingress still shows what would be left',
-    objects: [nginxClass(), ...app('web'), ...app('blog', { annotations: { 'proxy-body-szie': '1m' } }), configMap({ 'whitelist-source-range': '10.0.0.0/8', 'proxy-body-size': '8m' })],
+    objects: [nginxClass(), ...app('web'), ...app('blog', { annotations: { 'proxy-body-szie': '1m' } }), configMap({ 'global-auth-url': 'https://auth.example.com/check', 'proxy-body-size': '8m' })],
     ingresses: {
-      'default/blog': { verdict: 'not-served', why: /whitelist-source-range/, paths: [false], failures: ['UnknownAnnotation:warning'] },
-      'default/web': { verdict: 'not-served', why: /whitelist-source-range/, paths: [false], failures: [] },
+      'default/blog': { verdict: 'not-served', why: /global-auth-url/, paths: [false], failures: ['UnknownAnnotation:warning'] },
+      'default/web': { verdict: 'not-served', why: /global-auth-url/, paths: [false], failures: [] },
     },
     installServed: false, exitCode: 1,
   },
@@ -238,7 +250,7 @@ void describe('buildReport', () => {
 
   void it('counts verdicts, paths and names in the summary', () => {
     const report = buildReport(requestOf([
-      nginxClass(), ...app('a'), ...app('b', { annotations: { 'enable-cors': 'true', 'proxy-body-size': '1m' } }),
+      nginxClass(), ...app('a'), ...app('b', { annotations: { 'connection-proxy-header': 'keep-alive', 'proxy-body-size': '1m' } }),
       ...app('c', { annotations: { 'auth-url': 'https://x' } }), ...app('d', { className: 'other' }),
       configMap({ 'proxy-body-size': '8m', 'nosuch-key': 'x' }),
     ]));

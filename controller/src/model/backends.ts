@@ -11,13 +11,16 @@ import type { ServiceIndex, SliceIndex } from './cluster-index.ts';
 import { findServicePort, type EndpointCache } from './endpoints.ts';
 import { describeRef, makeFailure, makeWarning, quoteValue } from './failure.ts';
 import { compareText } from './order.ts';
+import { sameHash } from './backend-balancing.ts';
 import { clusterEndpointOf } from './service-upstream.ts';
-import type { Backend, Endpoint, Failure, IngressRef, LoadBalance } from './types.ts';
+import type { Backend, BackendHash, Endpoint, Failure, IngressRef, LoadBalance } from './types.ts';
 
 /** One location's use of a backend. */
 export interface BackendClaim extends AffinityClaim {
   readonly ref: ServiceRef;
   readonly loadBalance: LoadBalance;
+  /** Consistent hashing (upstream-hash-by) the claiming Ingress asks for; absent or null = none. */
+  readonly hash?: BackendHash | null;
   /** service-upstream: the Service's ClusterIP is the one endpoint (absent = false). */
   readonly serviceUpstream?: boolean;
   /** Position of the claiming Ingress, oldest first; generated locations use +Infinity. */
@@ -75,6 +78,7 @@ export class BackendRegistry {
       const service = services.service(entry.ref.namespace, entry.ref.service);
       const lookup = lookupServicePort(entry.ref, service);
       if (lookup.problem) failures.push(...claimFailures(entry, lookup.problem));
+      if (winner !== undefined) failures.push(...hashConflicts(name, entry.claims, winner));
       let fixedEndpoints: readonly Endpoint[] | null = null;
       if (winner?.serviceUpstream === true && service !== undefined && lookup.servicePort !== null) {
         const cluster = clusterEndpointOf(service, lookup.servicePort);
@@ -88,6 +92,7 @@ export class BackendRegistry {
         port: entry.ref.port,
         endpoints: [],
         loadBalance: winner?.loadBalance ?? 'round_robin',
+        hash: winner?.hash ?? null,
         affinity: ownAffinity(entry.claims),
         routed: entry.claims.some((claim) => claim.routed),
       };
@@ -173,6 +178,26 @@ function lookupServicePort(ref: ServiceRef, service: V1Service | undefined): { s
   }
   // Zero ready endpoints is normal (scale to 0, rollout): no failure.
   return { servicePort, problem: null };
+}
+
+/**
+ * A warning per Ingress that asks for another upstream-hash-by on the backend than the oldest
+ * claim's: as in ingress-nginx, the Ingress that made the upstream first decides for every path.
+ */
+function hashConflicts(name: string, claims: readonly BackendClaim[], winner: BackendClaim): Failure[] {
+  const warned = new Set<string>();
+  const failures: Failure[] = [];
+  for (const claim of claims) {
+    const hash = claim.hash ?? null;
+    if (hash === null || claim.ingress === null || sameHash(hash, winner.hash ?? null)) continue;
+    const who = describeRef(claim.ingress);
+    if (warned.has(who)) continue;
+    warned.add(who);
+    const decided = winner.ingress === null ? 'a generated location' : `the older Ingress ${describeRef(winner.ingress)}`;
+    failures.push(makeWarning(claim.ingress, 'UpstreamHashConflict', `${claim.field}${claim.serviceField}`,
+      `backend ${quoteValue(name)} balances as ${decided} says (upstream-hash-by ${winner.hash ? quoteValue(winner.hash.by) : 'none'}); this Ingress's upstream-hash-by is not used`));
+  }
+  return failures;
 }
 
 /** One failure (or warning) per claiming Ingress (not per path) that `concerns`, each naming the first field that referenced it. */

@@ -17,6 +17,7 @@
 
 import type { V1Ingress } from '@kubernetes/client-node';
 import { BackendRegistry, withEndpoints, type ResolvedBackend } from './backends.ts';
+import { balancingOf } from './backend-balancing.ts';
 import { indexServices, indexSlices, type ServiceIndex } from './cluster-index.ts';
 import { resolveIngressErrorBackend, withGlobalErrorBackend } from './custom-error-backends.ts';
 import { EndpointCache } from './endpoints.ts';
@@ -75,17 +76,17 @@ function addIngress(ingress: V1Ingress, rank: number, state: BuildState): void {
     return;
   }
   for (const host of translation.hosts) state.table.ensure(host);
-  const loadBalance = (translation.features.policy.loadBalance ?? state.settings.loadBalance).algorithm;
+  const balancing = balancingOf(translation.features.dynamic, state.settings);
   state.failures.push(...affinityWarnings(translation.ref, affinity, translation.features.policy.rewrite ?? state.settings.rewrite));
   const errors = resolveIngressErrorBackend(translation.ref, translation.features, translation.candidates, {
-    services: state.services, registry: state.registry, prefix: state.prefix, rank, loadBalance,
+    services: state.services, registry: state.registry, prefix: state.prefix, rank, loadBalance: balancing.loadBalance,
   });
   const features = errors.features;
   state.failures.push(...errors.failures);
   if (errors.usesGlobal) state.globalErrorPages = true;
   for (const candidate of errors.candidates) {
     const failure = placeBackendLocation(state.table, state.registry, {
-      ...candidate, loadBalance, affinity, serviceUpstream, rank, serviceField: '.backend.service.name',
+      ...candidate, ...balancing, affinity, serviceUpstream, rank, serviceField: '.backend.service.name',
     });
     if (failure) state.failures.push(failure);
   }

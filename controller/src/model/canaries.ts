@@ -60,7 +60,7 @@ function attachPath(candidate: LocationCandidate, ingress: CanaryIngress, table:
   if (collision !== null) return makeFailure(ingress.ref, 'BackendNameConflict', `${field}.backend.service.name`, collision);
   const canaryBackend = location.route.kind === 'backend' ? location.route.backend : '';
   registry.add({
-    ref: backend, loadBalance: 'round_robin', rank: ingress.rank, routed: false, ingress: ingress.ref,
+    ref: backend, loadBalance: 'round_robin', hash: null, rank: ingress.rank, routed: false, ingress: ingress.ref,
     field, serviceField: '.backend.service.name', serviceUpstream: ingress.serviceUpstream === true,
     ...(ingress.stickyAffinity === false ? {} : { affinityFrom: main.route.backend }),
   });

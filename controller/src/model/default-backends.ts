@@ -8,6 +8,7 @@
 
 import type { V1Service } from '@kubernetes/client-node';
 import { backendName, parseServiceKey, type ServiceRef } from './backend-ref.ts';
+import { balancingOf } from './backend-balancing.ts';
 import type { BackendRegistry } from './backends.ts';
 import type { ServiceIndex } from './cluster-index.ts';
 import { makeFailure, quoteValue } from './failure.ts';
@@ -53,7 +54,7 @@ export function placeIngressDefaultBackends(
         policy,
       };
       const failure = placeBackendLocation(table, registry, {
-        host, location, backend: ingress.defaultBackend, loadBalance: (policy.loadBalance ?? settings.loadBalance).algorithm,
+        host, location, backend: ingress.defaultBackend, ...balancingOf(ingress.features.dynamic, settings),
         serviceUpstream: (ingress.features.dynamic.serviceUpstream ?? settings.serviceUpstream).enabled,
         rank: ingress.rank, field: 'spec.defaultBackend', serviceField: '.service.name',
       });
@@ -120,7 +121,7 @@ export function placeGlobalDefaults(
       const name = backendName(global.backend);
       const location: Location = { ...notFound, route: { kind: 'backend', backend: name, key: routeKey(flags, name, host, null, global.backend, '/') } };
       const failure = placeBackendLocation(table, registry, {
-        host, location, backend: global.backend, loadBalance: settings.loadBalance.algorithm,
+        host, location, backend: global.backend, ...balancingOf(null, settings),
         rank: Number.POSITIVE_INFINITY, field: FLAG, serviceField: '',
       });
       if (failure === null) continue;

@@ -6,7 +6,7 @@ import type { ServiceRef } from './backend-ref.ts';
 import type { BackendRegistry } from './backends.ts';
 import { describeRef, makeFailure, quoteValue } from './failure.ts';
 import { holderName, type ServerTable } from './server-table.ts';
-import type { AffinityConfig, Failure, Location, LoadBalance } from './types.ts';
+import type { AffinityConfig, BackendHash, Failure, Location, LoadBalance } from './types.ts';
 
 /** A location that routes to a Service port, with who asked for it. */
 export interface BackendPlacement {
@@ -14,6 +14,8 @@ export interface BackendPlacement {
   readonly location: Location;
   readonly backend: ServiceRef;
   readonly loadBalance: LoadBalance;
+  /** Consistent hashing (upstream-hash-by), or null. */
+  readonly hash: BackendHash | null;
   /** The Ingress's affinity config (Backend.affinity), or null/absent. */
   readonly affinity?: AffinityConfig | null;
   /** service-upstream of the Ingress (absent = false). */
@@ -50,6 +52,7 @@ export function placeBackendLocation(
   registry.add({
     ref: request.backend,
     loadBalance: request.loadBalance,
+    hash: request.hash,
     affinity: request.affinity ?? null,
     serviceUpstream: request.serviceUpstream === true,
     rank: request.rank,

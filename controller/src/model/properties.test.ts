@@ -11,7 +11,9 @@
 //   them, and a character that could leave an NGINX token (control, quote,
 //   backslash, `;{}`, whitespace) is found only in the fields that may hold it
 //   and never reach nginx.conf unquoted (canary header values, certificate
-//   PEMs, the log format, which render single-quotes).
+//   PEMs, the log format, which render single-quotes; CORS header lists with
+//   their spaces and block-list patterns with spaces, `;` and regex escapes,
+//   which render double-quotes through their own filters).
 // render/properties.test.ts renders the accepted models; lua/body-properties.test.ts
 // pushes their dynamic parts. The seed is printed; replay with FC_SEED=<seed>.
 import { strict as assert } from 'node:assert';
@@ -31,10 +33,14 @@ console.log(`fast-check seed ${seed} (replay: FC_SEED=${seed} node --test contro
 const RUNS = 600;
 
 /**
- * Where a string may hold characters that would leave an NGINX token: canary splits and
- * certificates are data for Lua (JSON, never nginx.conf), the log format is single-quoted by render.
+ * Where a string may hold characters that would leave an NGINX token: canary splits, a backend's
+ * hash key and certificates are data for Lua (JSON, never nginx.conf), the log format is
+ * single-quoted by render. A hash key is checked against its own grammar instead (HASH_BY).
  */
-const FREE_TEXT = /^(?:tls\.certificates\[\d+\]\.(?:cert|key)|settings\.accessLog\.format|routes\[\d+\]\.canary\.\w+)$/;
+const FREE_TEXT = new RegExp('^(?:tls\\.certificates\\[\\d+\\]\\.(?:cert|key)|settings\\.accessLog\\.format|routes\\[\\d+\\]\\.canary\\.\\w+|backends\\[\\d+\\]\\.hash\\.by'
+  + '|(?:settings|servers\\[\\d+\\]\\.locations\\[\\d+\\]\\.policy)\\.(?:cors\\.(?:allowMethods|allowHeaders|exposeHeaders)|accessControl\\.block(?:UserAgents|Referers)\\[\\d+\\]\\.value))$', 'u');
+/** upstream-hash-by as Lua parses it (lua/resty_ingress/chash.lua parse_key). */
+const HASH_BY = /^(?:\$\{[A-Za-z0-9_]+\}|\$[A-Za-z0-9_]+|[A-Za-z0-9_-]+)+$/u;
 // eslint-disable-next-line no-control-regex -- control characters are what is looked for
 const LEAVES_TOKEN = /[\u0000-\u0020\u007f"'\\;{}]/u;
 
@@ -77,6 +83,11 @@ function assertModelValid(model: Model): void {
     for (const endpoint of backend.endpoints) {
       assert.ok(isIPv4(endpoint.address) || (isIPv6(endpoint.address) && !endpoint.address.includes('%')), `endpoint ${JSON.stringify(endpoint.address)}`);
       assert.ok(Number.isInteger(endpoint.port) && endpoint.port >= 1 && endpoint.port <= 65535);
+    }
+    if (backend.hash !== null) {
+      assert.ok(HASH_BY.test(backend.hash.by) && backend.hash.by.length <= 256, `hash.by ${JSON.stringify(backend.hash.by)}`);
+      const size = backend.hash.subsetSize;
+      assert.ok(size === null || (Number.isInteger(size) && size >= 1 && size <= 1000), `hash.subsetSize ${size}`);
     }
   }
   for (const [at, text] of strings(model, '')) {

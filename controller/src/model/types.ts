@@ -147,8 +147,8 @@ export interface Location {
 export type Policy = Readonly<Partial<Pick<FeatureConfigs, LocationFeature>>>;
 
 /** Features whose config a Location's policy may carry (static, rendered per location). */
-export type LocationFeature = 'proxy' | 'backendProtocol' | 'rewrite' | 'sslRedirect' | 'loadBalance' | 'customErrors' | 'mirror'
-  | 'upstreamHeaders' | 'nextUpstream' | 'rateLimit' | 'satisfy';
+export type LocationFeature = 'proxy' | 'backendProtocol' | 'rewrite' | 'sslRedirect' | 'customErrors' | 'mirror'
+  | 'upstreamHeaders' | 'nextUpstream' | 'accessControl' | 'cors' | 'rateLimit' | 'satisfy';
 
 /**
  * Every feature's config, by feature name (controller/src/model/features: one module each).
@@ -161,11 +161,14 @@ export interface FeatureConfigs {
   readonly rewrite: RewriteConfig;
   readonly sslRedirect: SslRedirectConfig;
   readonly loadBalance: LoadBalanceConfig;
+  readonly upstreamHash: UpstreamHashConfig;
   readonly canary: CanaryConfig;
   readonly affinity: AffinityConfig;
   readonly tls: TlsSettings;
   readonly accessLog: AccessLogSettings;
   readonly safety: SafetySettings;
+  readonly accessControl: AccessControlConfig;
+  readonly cors: CorsConfig;
   readonly mirror: MirrorConfig;
   readonly customErrors: CustomErrorsConfig;
   readonly upstreamHeaders: UpstreamHeadersConfig;
@@ -311,9 +314,30 @@ export interface SslRedirectConfig {
   readonly force: boolean;
 }
 
-/** load-balance: lives on the Backend; when Ingresses disagree, the oldest Ingress's value wins. */
+/** load-balance: lives on the Backend (DYNAMIC); when Ingresses disagree, the oldest Ingress's value wins. */
 export interface LoadBalanceConfig {
   readonly algorithm: LoadBalance;
+}
+
+/**
+ * upstream-hash-by, -subset, -subset-size (annotations only: ingress-nginx reads the ConfigMap keys
+ * of these names but never uses them). Lives on the Backend as Backend.hash (DYNAMIC).
+ */
+export interface UpstreamHashConfig {
+  /** upstream-hash-by: the key template (`$name`, `${name}` and text of [A-Za-z0-9_-]), or null = no hashing. */
+  readonly by: string | null;
+  /** upstream-hash-by-subset: the key picks a subset of `subsetSize` endpoints, then a random one of it. */
+  readonly subset: boolean;
+  /** upstream-hash-by-subset-size (default 3). */
+  readonly subsetSize: number;
+}
+
+/** Consistent hashing of a backend, as Lua receives it. */
+export interface BackendHash {
+  /** The key template, validated (UpstreamHashConfig.by). */
+  readonly by: string;
+  /** Endpoints per subset (subset mode), or null: the key picks one endpoint. */
+  readonly subsetSize: number | null;
 }
 
 /** The canary-* annotations of one Ingress, read together (features/canary.ts). */
@@ -332,6 +356,48 @@ export interface CanaryConfig {
   readonly headerPattern: string | null;
   /** canary-by-cookie: the cookie whose value "always"/"never" decides after the header, or null. */
   readonly cookie: string | null;
+}
+
+/**
+ * Allow/deny lists by client address ($remote_addr) and the ConfigMap's block lists
+ * (features/access-control.ts). Addresses and ranges are canonical (features/ip-ranges.ts).
+ */
+export interface AccessControlConfig {
+  /** allowlist-source-range (alias whitelist-source-range; ConfigMap whitelist-source-range): `allow` each, then `deny all`; empty = no allow list. */
+  readonly allow: readonly string[];
+  /** denylist-source-range (annotation and ConfigMap): `deny` each, before the allow list. */
+  readonly deny: readonly string[];
+  /** An allow-list annotation was set empty: ingress-nginx denies the location (503), it is never served open. */
+  readonly denied: boolean;
+  /** ConfigMap block-cidrs: refused (403) in every server, before any list of a location. */
+  readonly blockCidrs: readonly string[];
+  /** ConfigMap block-user-agents: a User-Agent matching one is refused (403) in every server. */
+  readonly blockUserAgents: readonly BlockPattern[];
+  /** ConfigMap block-referers: a Referer matching one is refused (403) in every server. */
+  readonly blockReferers: readonly BlockPattern[];
+}
+
+/** One key of an NGINX map on a request header: a whole string (case-insensitive) or a regex (`~`, `~*`), validated (features/block-patterns.ts). */
+export interface BlockPattern {
+  readonly kind: 'exact' | 'regex' | 'regex-caseless';
+  /** The string or the regex source, printable ASCII, printed only through the `qpattern` filter. */
+  readonly value: string;
+}
+
+/** enable-cors and cors-* of one Ingress (features/cors.ts); every value is a validated token. */
+export interface CorsConfig {
+  readonly enabled: boolean;
+  /** cors-allow-origin: `["*"]` (any origin: `*` is sent), else `scheme://host[:port]`, `scheme://*.host[:port]` or `null` items, lower case; empty = no origin matches. */
+  readonly allowOrigin: readonly string[];
+  /** cors-allow-methods as written (letters, commas, spaces). */
+  readonly allowMethods: string;
+  /** cors-allow-headers as written (letters, digits, `-_`, commas, spaces). */
+  readonly allowHeaders: string;
+  /** cors-expose-headers as written, or "" (not sent). */
+  readonly exposeHeaders: string;
+  readonly allowCredentials: boolean;
+  /** cors-max-age in seconds (any integer ingress-nginx reads; printed as decimal). */
+  readonly maxAge: number;
 }
 
 /**
@@ -449,9 +515,9 @@ export interface Endpoint {
 }
 
 /**
- * One backend: a Service port. Static part: name/service/port and loadBalance
- * (they shape nginx.conf only through the locations that name the backend).
- * Dynamic part: endpoints and affinity, applied by Lua without a reload.
+ * One backend: a Service port. Static part: name/service/port (they shape
+ * nginx.conf only through the locations that name the backend). Dynamic part:
+ * endpoints, loadBalance, hash and affinity, applied by Lua without a reload.
  */
 export interface Backend {
   /** `<namespace>-<service>-<port>` where port is the Service port number or name as referenced. */
@@ -465,11 +531,17 @@ export interface Backend {
   /** Ready endpoints, sorted by address then port; empty = 503 (missing Service, none ready). DYNAMIC. */
   readonly endpoints: readonly Endpoint[];
   /**
-   * Balancing algorithm; when Ingresses disagree, the oldest Ingress's value wins. STATIC:
-   * EWMA needs a Lua log phase in the backend's locations (it learns response times), which
-   * round_robin locations do not pay for; Lua also receives it with the endpoints.
+   * Balancing algorithm; when Ingresses disagree, the oldest Ingress's value wins. DYNAMIC
+   * (pushed with the endpoints, never a reload). EWMA learns response times from a Lua log
+   * phase, which only the locations of backends that used EWMA when nginx.conf was last
+   * rendered carry (render/location-blocks.ts says why).
    */
   readonly loadBalance: LoadBalance;
+  /**
+   * Consistent hashing (upstream-hash-by), or null. When set (and no affinity), Lua picks by the
+   * hash, not by loadBalance. When Ingresses disagree, the oldest Ingress's value wins. DYNAMIC.
+   */
+  readonly hash: BackendHash | null;
   /**
    * Session affinity by cookie, or null. When Ingresses disagree, the oldest Ingress with
    * affinity: cookie decides (ingress-nginx takes the first it sees with a type); a canary's
@@ -489,6 +561,8 @@ export interface DynamicBackend {
   readonly name: string;
   readonly endpoints: readonly Endpoint[];
   readonly loadBalance: LoadBalance;
+  /** Backend.hash when not null (absent = none: Lua's canonical form leaves it out too). */
+  readonly hash?: BackendHash;
   /** Backend.affinity; absent = null. */
   readonly affinity?: BackendAffinity | null;
 }

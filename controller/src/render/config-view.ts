@@ -3,7 +3,7 @@
 // endpoints and load-balance algorithms never enter it, so an endpoint
 // change cannot change nginx.conf or its version.
 
-import type { AccessLogSettings, Backend, HstsSettings, Model, NextUpstreamConfig, ProxyConfig, Server } from '../model/types.ts';
+import type { AccessLogSettings, Backend, BlockPattern, HstsSettings, Model, NextUpstreamConfig, ProxyConfig, Server } from '../model/types.ts';
 import { defaultCertificatePaths, fallbackSocketPaths, metricsLogPath, type ResolvedRenderOptions } from './render-options.ts';
 import { RenderError } from './nginx-values.ts';
 import type { LocationContext } from './location-blocks.ts';
@@ -69,6 +69,13 @@ export interface TlsView {
   readonly redirectPort: number | null;
 }
 
+/** The ConfigMap's block lists (block-cidrs, -user-agents, -referers), printed in http {} and every server. */
+export interface BlocksView {
+  readonly cidrs: readonly string[];
+  readonly userAgents: readonly BlockPattern[];
+  readonly referers: readonly BlockPattern[];
+}
+
 /** Everything the templates read except the version. */
 export interface ConfigView {
   /** The options minus templateDir: where the templates sit must not change the version. */
@@ -91,6 +98,7 @@ export interface ConfigView {
    */
   readonly servers: Iterable<ServerView>;
   readonly tls: TlsView | null;
+  readonly blocks: BlocksView;
   /** The ConfigMap's custom-http-errors (server-level in every public server), or null. */
   readonly globalErrorPages: GlobalErrorPagesView | null;
   /** One `upstream` per mirror target (mirror-target; mirror-view.ts), sorted by name. */
@@ -219,6 +227,13 @@ function buildTlsView(model: Model, options: ResolvedRenderOptions): TlsView | n
   };
 }
 
+/** The block lists of settings.accessControl (none in a model from before the feature). */
+function blocksOf(model: Model): BlocksView {
+  const access = model.settings?.accessControl;
+  if (access === undefined) return { cidrs: [], userAgents: [], referers: [] };
+  return { cidrs: access.blockCidrs, userAgents: access.blockUserAgents, referers: access.blockReferers };
+}
+
 /**
  * Builds the view of `model` under `options`; throws RenderError on a model
  * that breaks the contract (a bad server or location: while `servers` is iterated).
@@ -245,6 +260,7 @@ export function buildConfigView(model: Model, options: ResolvedRenderOptions, vi
     nextUpstreamDefaults: nextUpstreamDefaultsOf(model),
     servers: { [Symbol.iterator]: () => serverViews(model, knownBackends, context, views) },
     tls: buildTlsView(model, options),
+    blocks: blocksOf(model),
     globalErrorPages: globalErrorPagesOf(model.settings),
     mirrorUpstreams: mirrorUpstreamsOf(model),
     rateLimits: rateLimitHttpView(model),

@@ -41,7 +41,9 @@ const SHRINK_BOUND = { interruptAfterTimeLimit: 120_000, markInterruptAsFailure:
 /** The directives whose quoted arguments carry validated user values (hosts, paths, names, route keys, targets, ConfigMap settings). */
 const USER_VALUE_DIRECTIVES = new Set(['server_name', 'location', 'set', 'rewrite', 'client_max_body_size', 'ssl_ciphers', 'ssl_protocols', 'log_format', 'error_page',
   // mirror-target and mirror-host (render/mirror-view.ts): the upstream's address, the copy's URL, Host and TLS name.
-  'server', 'proxy_pass', 'proxy_set_header', 'proxy_ssl_name']);
+  'server', 'proxy_pass', 'proxy_set_header', 'proxy_ssl_name',
+  // CORS (features/cors.njk): the origin regex and the header lists.
+  'add_header', 'if']);
 /** Lua blocks whose string literals may carry a backend name. */
 const USER_VALUE_LUA = new Set(['log_by_lua_block', 'rewrite_by_lua_block']);
 
@@ -57,11 +59,14 @@ function assertUserValuesQuoted(conf: string): number {
     const token = tokenAt(tokens, at);
     const where = JSON.stringify(conf.slice(Math.max(0, at - 60), at + 60));
     assert.ok(token !== null, `a user value outside any token (a comment, or between tokens): ${where}`);
+    // The key of a `map` entry (block-user-agents, block-referers) is the entry's first token; a regex
+    // key keeps its backslashes (the qpattern filter allows only those NGINX does not rewrite).
+    const mapKey = token.block === 'map' && token.index === 0 && !token.lua;
     assert.ok(token.quote !== null, `a user value in a bare word of ${token.directive}: ${where}`);
-    assert.ok(token.index > 0, `a user value as a directive name: ${where}`);
-    assert.ok(token.lua ? USER_VALUE_LUA.has(token.directive) : USER_VALUE_DIRECTIVES.has(token.directive), `a user value in ${token.directive}: ${where}`);
+    assert.ok(token.index > 0 || mapKey, `a user value as a directive name: ${where}`);
+    assert.ok(token.lua ? USER_VALUE_LUA.has(token.directive) : mapKey || USER_VALUE_DIRECTIVES.has(token.directive), `a user value in ${token.directive}: ${where}`);
     assert.ok(token.quote === '"' || token.directive === 'log_format', `a single-quoted user value in ${token.directive}: ${where}`);
-    assert.ok(!conf.slice(token.start, token.end).includes('\\'), `an escape in a token with a user value: ${where}`);
+    assert.ok(mapKey || !conf.slice(token.start, token.end).includes('\\'), `an escape in a token with a user value: ${where}`);
   }
   tokens.forEach((token, i) => {
     if (token.directive !== 'set' || token.index !== 2) return;

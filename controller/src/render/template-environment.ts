@@ -5,6 +5,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
 import nunjucks from 'nunjucks';
+import { quoteAddress, quoteMapKey, quoteOriginRegex } from './access-values.ts';
 import {
   RenderError,
   formatNginxInteger,
@@ -33,7 +34,8 @@ export interface TemplateEnvironment {
  * - `qlit`: as `q`, and also refuses `$` (names NGINX would interpolate);
  * - `num`: non-negative integer; throws on anything else;
  * - `qluapath`: a `;`-separated Lua search path, each entry checked as by `q`;
- * - `qlogformat`: a log format, single-quoted (it may hold `"` and `{}`; see quoteLogFormat).
+ * - `qlogformat`: a log format, single-quoted (it may hold `"` and `{}`; see quoteLogFormat);
+ * - `qaddr`, `qpattern`, `qorigins`: an address or range, a map key, an origin list's regex (access-values.ts).
  */
 export function createTemplateEnvironment(templateDir: string): TemplateEnvironment {
   const env = new nunjucks.Environment(new nunjucks.FileSystemLoader(templateDir), {
@@ -58,6 +60,9 @@ export function createTemplateEnvironment(templateDir: string): TemplateEnvironm
   env.addFilter('num', guarded(formatNginxInteger));
   env.addFilter('qluapath', guarded(quoteLuaSearchPath));
   env.addFilter('qlogformat', guarded(quoteLogFormat));
+  env.addFilter('qaddr', guarded(quoteAddress));
+  env.addFilter('qpattern', guarded(quoteMapKey));
+  env.addFilter('qorigins', guarded(quoteOriginRegex));
   return {
     env,
     takeFilterError(): RenderError | null {

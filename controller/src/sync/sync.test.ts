@@ -9,7 +9,7 @@ const emptySnapshot: Snapshot = { ingresses: [], ingressClasses: [], services: [
 
 function model(paths: string[], addresses: string[]): Model {
   const backend: Backend = {
-    name: 'default-app-80', namespace: 'default', service: 'app', port: 80, loadBalance: 'round_robin', affinity: null, routed: true,
+    name: 'default-app-80', namespace: 'default', service: 'app', port: 80, loadBalance: 'round_robin', hash: null, affinity: null, routed: true,
     endpoints: addresses.map((address) => ({ address, port: 8080 })),
   };
   return {

@@ -55,7 +55,7 @@ function parseHeaderValue(raw: string): Checked<string | null> {
 const SHARED_ESCAPE = /^\\(?:[dDwWsSbBfnrt0-9]|x[0-9A-Fa-f]{2}|c[A-Za-z]|[pP]\{[A-Z][a-z]?\}|[^A-Za-z0-9])/u;
 
 /** True when JavaScript's check vouches for PCRE2 too (Lua compiles the pattern; one it refuses stops every route push). */
-function readAlike(pattern: string): boolean {
+export function readAlike(pattern: string): boolean {
   // Printable ASCII: PCRE runs without UTF-8 in Lua, so `é+` would repeat a byte there. `[]`, `[^]` and POSIX classes read differently.
   if (!/^[\x20-\x7e]*$/u.test(pattern) || /\[\^?\]|\[[:=.]/u.test(pattern)) return false;
   for (let at = pattern.indexOf('\\'); at >= 0; at = pattern.indexOf('\\', at)) {

@@ -1,6 +1,7 @@
 // load-balance: the balancing algorithm of a backend. Set per Ingress (and in
 // the ConfigMap), applied per Backend: when Ingresses routing to one Service
-// port disagree, the oldest Ingress's value wins (model/backends.ts).
+// port disagree, the oldest Ingress's value wins (model/backends.ts). Dynamic:
+// pushed to Lua with the endpoints, so a change is never a reload.
 
 import { unsupported, type Checked } from '../checked.ts';
 import type { LoadBalance, LoadBalanceConfig } from '../types.ts';
@@ -22,7 +23,7 @@ export const loadBalanceFeature = defineFeature({
   name: 'loadBalance',
   title: 'Load balancing',
   doc: 'round_robin or ewma, per backend (the oldest Ingress wins when several route to one Service port).',
-  output: { kind: 'location', template: null },
+  output: { kind: 'lua' },
   defaults: { algorithm: 'round_robin' },
   keys: [
     field<LoadBalanceConfig, 'algorithm'>('algorithm', parseAlgorithm, {
@@ -30,8 +31,8 @@ export const loadBalanceFeature = defineFeature({
       configKey: 'load-balance',
       defaultText: 'round_robin',
       doc: 'round_robin or ewma.',
-      difference: 'changing it reloads (EWMA adds a Lua log phase to its locations; round robin pays none); chash and sticky are refused',
+      difference: 'chash and sticky are refused (upstream-hash-by and affinity choose those); EWMA learns response times only in the locations rendered while their backend used EWMA (a switch to it takes effect at once, its response-time feedback with the next reload)',
     }),
   ],
-  proof: ['controller/src/model/features/load-balance.test.ts', 'lua/pickers.test.ts'],
+  proof: ['controller/src/model/features/load-balance.test.ts', 'controller/src/model/backend-balancing.test.ts', 'lua/pickers.test.ts', 'e2e/upstream-hash.test.ts'],
 });

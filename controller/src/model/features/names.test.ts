@@ -4,8 +4,10 @@
 
 import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
+import { accessControlFeature } from './access-control.ts';
 import { accessLogFeature } from './access-log.ts';
 import { canaryFeature } from './canary.ts';
+import { corsFeature } from './cors.ts';
 import type { AnyFeature } from './feature.ts';
 import { INGRESS_NGINX_ANNOTATIONS, INGRESS_NGINX_CONFIG_KEYS } from './ingress-nginx-names.ts';
 import { HARMLESS_ANNOTATIONS, HARMLESS_CONFIG_KEYS, annotationStatus, configKeyStatus, type NameStatus } from './names.ts';
@@ -37,9 +39,10 @@ const annotationRows: { name: string; annotation: string; value: unknown; want: 
   { name: 'external auth', annotation: 'auth-url', value: 'https://auth.example/verify', want: 'unsupported protective' },
   { name: 'basic auth', annotation: 'auth-type', value: 'basic', want: 'unsupported protective' },
   { name: 'client certificates', annotation: 'auth-tls-verify-client', value: 'on', want: 'unsupported protective' },
-  { name: 'an allow-list by its alias', annotation: 'whitelist-source-range', value: '10.0.0.0/8', want: 'unsupported protective' },
-  { name: 'an allow-list', annotation: 'allowlist-source-range', value: '10.0.0.0/8', want: 'unsupported protective' },
-  { name: 'a deny-list', annotation: 'denylist-source-range', value: '192.0.2.0/24', want: 'unsupported protective' },
+  { name: 'an allow-list by its alias', annotation: 'whitelist-source-range', value: '10.0.0.0/8', want: feature(accessControlFeature) },
+  { name: 'an allow-list', annotation: 'allowlist-source-range', value: '10.0.0.0/8', want: feature(accessControlFeature) },
+  { name: 'a deny-list', annotation: 'denylist-source-range', value: '192.0.2.0/24', want: feature(accessControlFeature) },
+  { name: 'CORS', annotation: 'enable-cors', value: 'true', want: feature(corsFeature) },
   { name: 'the OWASP rules', annotation: 'enable-owasp-core-rules', value: 'true', want: 'unsupported protective' },
   { name: 'ModSecurity on', annotation: 'enable-modsecurity', value: 'true', want: 'unsupported protective' },
   { name: 'a protection with a value that is not a string', annotation: 'enable-modsecurity', value: false, want: 'unsupported protective' },
@@ -48,7 +51,7 @@ const annotationRows: { name: string; annotation: string; value: unknown; want: 
   { name: 'the OWASP rules off', annotation: 'enable-owasp-core-rules', value: '0', want: 'unsupported' },
   { name: 'external auth left empty', annotation: 'auth-url', value: '', want: 'unsupported' },
   { name: 'global auth opt-in: protects nothing by itself', annotation: 'enable-global-auth', value: 'true', want: 'unsupported' },
-  { name: 'not a protection', annotation: 'enable-cors', value: 'true', want: 'unsupported' },
+  { name: 'not a protection', annotation: 'connection-proxy-header', value: 'keep-alive', want: 'unsupported' },
   { name: 'session affinity: a feature now', annotation: 'affinity', value: 'cookie', want: 'feature affinity' },
   { name: 'a rate limit: a feature now', annotation: 'limit-rps', value: '10', want: 'feature rateLimit' },
   { name: 'a rate limit\'s old alias: the same feature', annotation: 'limit-whitelist', value: '10.0.0.0/8', want: 'feature rateLimit' },
@@ -70,14 +73,14 @@ const configRows: { name: string; key: string; value: unknown; want: string }[] 
   { name: 'harmless: server-tokens', key: 'server-tokens', value: 'true', want: `harmless: ${HARMLESS_CONFIG_KEYS['server-tokens']}` },
   { name: 'harmless: tracing', key: 'otel-sampler', value: 'AlwaysOn', want: `harmless: ${HARMLESS_CONFIG_KEYS['otel-sampler']}` },
   { name: 'global auth', key: 'global-auth-url', value: 'https://auth.example/verify', want: 'unsupported protective' },
-  { name: 'a global allow-list', key: 'whitelist-source-range', value: '10.0.0.0/8', want: 'unsupported protective' },
-  { name: 'a global deny-list', key: 'denylist-source-range', value: '192.0.2.0/24', want: 'unsupported protective' },
-  { name: 'blocked user agents', key: 'block-user-agents', value: '~*bot', want: 'unsupported protective' },
+  { name: 'a global allow-list', key: 'whitelist-source-range', value: '10.0.0.0/8', want: feature(accessControlFeature) },
+  { name: 'a global deny-list', key: 'denylist-source-range', value: '192.0.2.0/24', want: feature(accessControlFeature) },
+  { name: 'blocked user agents', key: 'block-user-agents', value: '~*bot', want: feature(accessControlFeature) },
   { name: 'ModSecurity on', key: 'enable-modsecurity', value: 'true', want: 'unsupported protective' },
   { name: 'a protection with a value that is not a string', key: 'global-auth-url', value: 1, want: 'unsupported protective' },
   { name: 'ModSecurity off (ingress-nginx\'s default)', key: 'enable-modsecurity', value: 'false', want: 'unsupported' },
   { name: 'a protection switched off by 0', key: 'enable-owasp-modsecurity-crs', value: '0', want: 'unsupported' },
-  { name: 'a protection left empty', key: 'block-cidrs', value: '', want: 'unsupported' },
+  { name: 'a protection left empty', key: 'global-auth-url', value: '', want: 'unsupported' },
   { name: 'tuning the rate limits\' key (always the client address here)', key: 'limit-conn-zone-variable', value: '$remote_addr', want: 'unsupported' },
   { name: 'tuning global auth that is off', key: 'global-auth-response-headers', value: 'X-User', want: 'unsupported' },
   { name: 'the status page allow-list (the status server is loopback-only)', key: 'nginx-status-ipv4-whitelist', value: '10.0.0.0/8', want: 'unsupported' },

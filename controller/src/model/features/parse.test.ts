@@ -46,18 +46,18 @@ const ingressRows: {
     annotations: { [`${PREFIX}/proxy-read-timeout`]: '0', [`${PREFIX}/proxy-body-size`]: 'big' },
     failures: [`InvalidAnnotation ${annotationField('proxy-read-timeout')}`, `IgnoredInvalidAnnotation ${annotationField('proxy-body-size')} (warning)`],
   },
-  { name: 'an unsupported name: served, with a warning', annotations: { [`${PREFIX}/enable-cors`]: 'true' }, warnings: [`UnsupportedAnnotation ${annotationField('enable-cors')} (warning)`] },
+  { name: 'an unsupported name: served, with a warning', annotations: { [`${PREFIX}/connection-proxy-header`]: 'keep-alive' }, warnings: [`UnsupportedAnnotation ${annotationField('connection-proxy-header')} (warning)`] },
   { name: 'a typo: served, with a warning', annotations: { [`${PREFIX}/proxy-body-sise`]: '8m' }, warnings: [`UnknownAnnotation ${annotationField('proxy-body-sise')} (warning)`] },
   {
     name: 'warnings do not stop the features',
-    annotations: { [`${PREFIX}/enable-cors`]: 'true', [`${PREFIX}/proxy-body-size`]: '8m', [`${PREFIX}/canary`]: 'true' },
-    warnings: [`UnsupportedAnnotation ${annotationField('enable-cors')} (warning)`], features: ['canary', 'proxy'],
+    annotations: { [`${PREFIX}/connection-proxy-header`]: 'keep-alive', [`${PREFIX}/proxy-body-size`]: '8m', [`${PREFIX}/canary`]: 'true' },
+    warnings: [`UnsupportedAnnotation ${annotationField('connection-proxy-header')} (warning)`], features: ['canary', 'proxy'],
   },
   { name: 'a protection not supported fails closed', annotations: { [`${PREFIX}/auth-url`]: 'https://auth' }, failures: [`ProtectionNotSupported ${annotationField('auth-url')}`] },
   {
     name: 'a failure keeps the warnings, after it',
-    annotations: { [`${PREFIX}/enable-cors`]: 'true', [`${PREFIX}/whitelist-source-range`]: '10.0.0.0/8' },
-    failures: [`ProtectionNotSupported ${annotationField('whitelist-source-range')}`, `UnsupportedAnnotation ${annotationField('enable-cors')} (warning)`],
+    annotations: { [`${PREFIX}/connection-proxy-header`]: 'keep-alive', [`${PREFIX}/enable-owasp-core-rules`]: 'true' },
+    failures: [`ProtectionNotSupported ${annotationField('enable-owasp-core-rules')}`, `UnsupportedAnnotation ${annotationField('connection-proxy-header')} (warning)`],
   },
   {
     name: 'a refused value keeps the ignored ones\' warnings',
@@ -106,7 +106,7 @@ void describe('parseIngressFeatures', () => {
   }
 
   void it('the same outcome whatever the order of the keys', () => {
-    const entries = Object.entries({ 'use-regex': 'maybe', 'auth-snippet': 'x', 'enable-cors': 'true', 'load-balance': 'x', 'satisfy': 'any' });
+    const entries = Object.entries({ 'use-regex': 'maybe', 'auth-snippet': 'x', 'connection-proxy-header': 'keep-alive', 'load-balance': 'x', 'satisfy': 'any' });
     const forward = parseAnnotations(Object.fromEntries(entries));
     assert.deepEqual(parseAnnotations(Object.fromEntries(entries.reverse())), forward);
   });
@@ -136,16 +136,16 @@ const configRows: { name: string; data: Record<string, unknown>; failures?: stri
   { name: 'an ingress-nginx key not supported', data: { 'use-gzip': 'true' }, failures: [`UnsupportedConfigMapKey ${configField('use-gzip')} (warning)`] },
   { name: 'a snippet key', data: { 'http-snippet': 'return 200;' }, failures: [`UnsupportedConfigMapKey ${configField('http-snippet')} (warning)`] },
   { name: 'global auth: closed', data: { 'global-auth-url': 'https://auth.example/verify' }, closed: true, failures: [`ProtectionNotSupported ${configField('global-auth-url')}`] },
-  { name: 'an allow-list: closed', data: { 'whitelist-source-range': '10.0.0.0/8' }, closed: true, failures: [`ProtectionNotSupported ${configField('whitelist-source-range')}`] },
-  { name: 'a deny-list: closed', data: { 'block-cidrs': '192.0.2.0/24' }, closed: true, failures: [`ProtectionNotSupported ${configField('block-cidrs')}`] },
+  { name: 'a WAF rule set: closed', data: { 'enable-owasp-modsecurity-crs': 'true' }, closed: true, failures: [`ProtectionNotSupported ${configField('enable-owasp-modsecurity-crs')}`] },
+  { name: 'an allow-list that does not parse: closed', data: { 'whitelist-source-range': '10.0.0.0/8,nope' }, closed: true, failures: [`InvalidConfigMapValue ${configField('whitelist-source-range')}`] },
   { name: 'ModSecurity on: closed', data: { 'enable-modsecurity': 'true' }, closed: true, failures: [`ProtectionNotSupported ${configField('enable-modsecurity')}`] },
   { name: 'ModSecurity off: open', data: { 'enable-modsecurity': 'false' }, failures: [`UnsupportedConfigMapKey ${configField('enable-modsecurity')} (warning)`] },
   { name: 'a protection switched Off (any case, spaces)', data: { 'enable-owasp-modsecurity-crs': ' Off ' }, failures: [`UnsupportedConfigMapKey ${configField('enable-owasp-modsecurity-crs')} (warning)`] },
   { name: 'a protection left empty: open', data: { 'global-auth-url': '' }, failures: [`UnsupportedConfigMapKey ${configField('global-auth-url')} (warning)`] },
   { name: 'tuning a protection that is off: open', data: { 'limit-conn-zone-variable': '$remote_addr' }, failures: [`UnsupportedConfigMapKey ${configField('limit-conn-zone-variable')} (warning)`] },
   { name: 'tuning global auth: open', data: { 'global-auth-method': 'GET' }, failures: [`UnsupportedConfigMapKey ${configField('global-auth-method')} (warning)`] },
-  { name: 'closed, and the other keys still read', data: { 'block-user-agents': '~*bot', 'proxy-body-size': '8m' }, closed: true,
-    failures: [`ProtectionNotSupported ${configField('block-user-agents')}`], settings: { proxy: { ...proxyFeature.defaults, bodySize: '8m' } } },
+  { name: 'closed, and the other keys still read', data: { 'enable-modsecurity': 'true', 'proxy-body-size': '8m' }, closed: true,
+    failures: [`ProtectionNotSupported ${configField('enable-modsecurity')}`], settings: { proxy: { ...proxyFeature.defaults, bodySize: '8m' } } },
   { name: 'a non-string value for a feature', data: { 'proxy-read-timeout': 120 }, failures: [`InvalidConfigMapValue ${configField('proxy-read-timeout')}`] },
   { name: 'a non-string value for a protection: closed', data: { 'global-auth-url': 1 }, closed: true, failures: [`ProtectionNotSupported ${configField('global-auth-url')}`] },
   {

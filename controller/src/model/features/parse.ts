@@ -20,7 +20,7 @@ export const DEFAULT_SETTINGS: GlobalSettings = Object.freeze(
 );
 
 /** The configs of the dynamic features an Ingress set (pushed to Lua through Model.routes). */
-export type DynamicConfigs = Readonly<Partial<Pick<FeatureConfigs, 'canary' | 'affinity' | 'serviceUpstream'>>>;
+export type DynamicConfigs = Readonly<Partial<Pick<FeatureConfigs, 'canary' | 'affinity' | 'serviceUpstream' | 'loadBalance' | 'upstreamHash'>>>;
 
 /** What one Ingress's annotations give. */
 export interface IngressFeatures {
@@ -125,7 +125,7 @@ export function parseIngressFeatures(
 /** What the ConfigMap contributes to a build. */
 export interface ControllerSettings {
   readonly settings: GlobalSettings;
-  /** True when the ConfigMap asks for a protection we do not give: no Ingress is served (fail closed). */
+  /** True when the ConfigMap asks for a protection we do not give, or a protective key's value is refused: no Ingress is served (fail closed). */
   readonly closed: boolean;
   readonly failures: readonly Failure[];
 }
@@ -169,10 +169,13 @@ export function readSettings(configMaps: readonly V1ConfigMap[], key: string | n
       continue;
     }
     const finished = applyKeys(feature, feature.defaults, given,
-      (item) => item.configKey, (_key, name, raw, { reason }) => {
+      (item) => item.configKey, (refusedKey, name, raw, { reason }) => {
         // The reason first: a long value (a log format) must not push it past the message bound.
-        failures.push(makeFailure(null, 'InvalidConfigMapValue', `ConfigMap ${key}: data[${name}]`,
-          `ConfigMap key ${name}: ${reason}; the default stays (value ${quoteValue(raw)})`));
+        // A protective key's default protects nothing: it serves no Ingress rather than all of them open.
+        if (refusedKey.failClosed === true) closed = true;
+        failures.push(makeFailure(null, 'InvalidConfigMapValue', `ConfigMap ${key}: data[${name}]`, refusedKey.failClosed === true
+          ? `ConfigMap key ${name}: no Ingress is served until it is fixed: ${reason} (value ${quoteValue(raw)})`
+          : `ConfigMap key ${name}: ${reason}; the default stays (value ${quoteValue(raw)})`));
       });
     settings[feature.name] = finished.ok ? Object.freeze(finished.value) : feature.defaults;
   }

@@ -2,10 +2,12 @@
 // parses them in this order, the renderer prints the location partials in
 // this order, and the catalogue and docs list them in it.
 
+import { accessControlFeature } from './access-control.ts';
 import { accessLogFeature } from './access-log.ts';
 import { affinityFeature } from './affinity.ts';
 import { backendProtocolFeature } from './backend-protocol.ts';
 import { canaryFeature } from './canary.ts';
+import { corsFeature } from './cors.ts';
 import { customErrorsFeature } from './custom-errors.ts';
 import type { AnyFeature, FeatureName } from './feature.ts';
 import { loadBalanceFeature } from './load-balance.ts';
@@ -19,14 +21,19 @@ import { safetyFeature } from './safety.ts';
 import { serviceUpstreamFeature } from './service-upstream.ts';
 import { sslRedirectFeature } from './ssl-redirect.ts';
 import { tlsSettingsFeature } from './tls-settings.ts';
+import { upstreamHashFeature } from './upstream-hash.ts';
 import { upstreamHeadersFeature } from './upstream-headers.ts';
 
 export const FEATURES: readonly AnyFeature[] = Object.freeze([
   sslRedirectFeature,
+  // Before rewrite: its `rewrite ... break` ends the rewrite-phase directives, and CORS answers preflights there.
+  accessControlFeature,
+  corsFeature,
   proxyFeature,
   rewriteFeature,
   backendProtocolFeature,
   loadBalanceFeature,
+  upstreamHashFeature,
   canaryFeature,
   affinityFeature,
   tlsSettingsFeature,

@@ -76,8 +76,8 @@ export interface ValueRow<C> {
    * (InvalidAnnotation). `ignore`: invalid, a warning (IgnoredInvalidAnnotation) and the Ingress
    * keeps the default. `unsupported`: ingress-nginx takes it, this controller cannot honour it:
    * the Ingress is not served (InvalidAnnotation, "unsupported value"), even for a key whose
-   * invalid values are ignored. A refused ConfigMap value always keeps the default, with an
-   * InvalidConfigMapValue failure.
+   * invalid values are ignored. A refused ConfigMap value keeps the default, with an
+   * InvalidConfigMapValue failure (and serves no Ingress for a `failClosed` key).
    */
   readonly want: Partial<C> | 'fail' | 'ignore' | 'unsupported';
   /** Other annotations the row's Ingress carries (e.g. canary: "true"). */
@@ -119,7 +119,9 @@ function annotationRow<N extends FeatureName>(feature: Feature<N>, row: ValueRow
 
 function configMapRow<N extends FeatureName>(feature: Feature<N>, row: ValueRow<FeatureConfigs[N]>): void {
   const read = readConfigMap({ [row.key]: row.value });
-  assert.equal(read.closed, false);
+  // A refused value of a protective key (FeatureKey.failClosed) serves no Ingress.
+  const failClosed = feature.keys.some((key) => key.configKey === row.key && key.failClosed === true);
+  assert.equal(read.closed, typeof row.want === 'string' && failClosed);
   if (typeof row.want === 'string') {
     assert.deepEqual(described(read.failures), [`InvalidConfigMapValue ${configField(row.key)}`]);
     assert.equal(read.failures[0]?.ingress, null);

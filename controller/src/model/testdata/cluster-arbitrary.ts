@@ -8,7 +8,7 @@
 import type { V1HTTPIngressPath, V1Ingress, V1IngressBackend, V1Service } from '@kubernetes/client-node';
 import fc from 'fast-check';
 import type { BuildOptions, Snapshot } from '../types.ts';
-import { ANNOTATION_NAMES, CONFIG_KEY_NAMES, host, literalPath, namespace, objectName, otherAnnotationName, otherConfigKey, pathType, regexPath, portName, portNumber, serviceName, valuesOf } from './field-values.ts';
+import { ANNOTATION_NAMES, CONFIG_KEY_NAMES, configValuesOf, host, literalPath, namespace, objectName, otherAnnotationName, otherConfigKey, pathType, regexPath, portName, portNumber, serviceName, valuesOf } from './field-values.ts';
 import { anyString, MARKER, userValue } from './hostile-values.ts';
 import { configMap, deepFreeze, ingressClass, options as buildOptions, slice } from './fixtures.ts';
 import { BUILD_NOW, secretArbitrary, type TlsPool } from './tls-pool.ts';
@@ -33,16 +33,18 @@ const pathPlan = fc.record({ path: pick(fc.oneof(literalPath, regexPath)), pathT
 const rulePlan = fc.record({ host: fc.oneof({ weight: 1, arbitrary: fc.constant(null) }, { weight: 6, arbitrary: pick(host) }), paths: fc.array(pathPlan, { minLength: 1, maxLength: 3 }) });
 
 /** Values for some of `names` (a set of them), as [name, value] pairs. */
-function valuesFor(names: readonly string[], max: number, min = 0): fc.Arbitrary<(readonly [string, string])[]> {
+function valuesFor(names: readonly string[], max: number, min = 0, of: (name: string) => fc.Arbitrary<string> = valuesOf): fc.Arbitrary<(readonly [string, string])[]> {
   return fc.uniqueArray(fc.constantFrom(...names), { minLength: Math.min(min, names.length), maxLength: Math.min(max, names.length) })
-    .chain((chosen) => fc.tuple(...chosen.map((name) => valuesOf(name).map((value) => [name, value] as const))));
+    .chain((chosen) => fc.tuple(...chosen.map((name) => of(name).map((value) => [name, value] as const))));
 }
 
 const CANARY_KEYS = ANNOTATION_NAMES.filter((name) => name.startsWith('canary-'));
-/** Declared keys with their values; one Ingress in four is a canary (canary: "true" and some canary-* keys). */
+const CORS_KEYS = ANNOTATION_NAMES.filter((name) => name.startsWith('cors-'));
+/** Declared keys with their values; one Ingress in five is a canary (canary: "true" and some canary-* keys), one in five has CORS on. */
 const declaredAnnotations = (max: number): fc.Arbitrary<(readonly [string, string])[]> => fc.oneof(
   { weight: 3, arbitrary: valuesFor(ANNOTATION_NAMES, max) },
   { weight: 1, arbitrary: valuesFor(CANARY_KEYS, 3).map((pairs) => [['canary', 'true'] as const, ...pairs]) },
+  { weight: 1, arbitrary: valuesFor(CORS_KEYS, 4).map((pairs) => [['enable-cors', 'true'] as const, ...pairs]) },
 );
 
 /** Annotations: some declared keys with their values, sometimes other names under the prefix or outside it. */
@@ -177,7 +179,7 @@ export function clusterArbitrary(pool: TlsPool, sizes: ClusterSizes = SMALL): fc
     pairs: fc.array(canaryPair, { maxLength: 2 }),
     secrets: fc.tuple(...[0, 1, 2, 3].map((i) => secretArbitrary(pool, `tls-${i}`))),
     // Another key (a protective one closes everything) in one ConfigMap of eight.
-    config: fc.tuple(valuesFor(CONFIG_KEY_NAMES, sizes.configKeys[1], sizes.configKeys[0]), fc.oneof({ weight: 7, arbitrary: fc.constant([]) }, { weight: 1, arbitrary: fc.array(fc.tuple(otherConfigKey, anyString), { maxLength: 1 }) })),
+    config: fc.tuple(valuesFor(CONFIG_KEY_NAMES, sizes.configKeys[1], sizes.configKeys[0], configValuesOf), fc.oneof({ weight: 7, arbitrary: fc.constant([]) }, { weight: 1, arbitrary: fc.array(fc.tuple(otherConfigKey, anyString), { maxLength: 1 }) })),
     defaultCertificate: fc.constantFrom(null, null, 'default/tls-0', 'default/tls-3', 'nope', 'default/missing'),
   }).map((plan) => {
     const pools: Pools = { hosts: plan.hosts, literalPaths: plan.literalPaths, regexPaths: plan.regexPaths, services: plan.services };

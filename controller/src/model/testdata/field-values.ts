@@ -47,6 +47,26 @@ const logFormat = fc.oneof(
   stretched(fc.constantFrom('$status ', `${MARKER} `, '{"s":"$status"}'), `${MARKER} `, [4000, 4093, 4094, 4095, 4096, 4097]),
 );
 
+/** Address lists: IPv4/IPv6 addresses and ranges (host bits set, mapped, zoned, bad prefixes), joined by commas and spaces. */
+const ADDRESS_PIECES = ['10.0.0.0/8', '10.1.2.3/8', '127.0.0.1', '::1', '2001:DB8::/32', '::ffff:10.0.0.0/104', '::ffff:10.0.0.0/64', 'fe80::1%eth0',
+  '010.0.0.1', '10.0.0.0/33', '10.0.0.0/08', 'all', '', ' ', MARKER, '1.2.3.4/0'];
+const addressList = userValue(fc.oneof(
+  fc.array(fc.oneof(fc.constantFrom(...ADDRESS_PIECES), fc.ipV4(), fc.ipV6(), fc.tuple(fc.ipV4(), fc.integer({ min: 0, max: 40 })).map(([a, p]) => `${a}/${p}`)), { minLength: 1, maxLength: 5 })
+    .chain((items) => fc.constantFrom(',', ', ', ' ,').map((separator) => items.join(separator))),
+  fc.constant(''),
+));
+/** block-user-agents / block-referers items: strings, ~regexes, ~*regexes, quoted ones, joined by commas. */
+const blockItem = fc.oneof(
+  fc.constantFrom('curl/7.68.0', `${MARKER}bot`, `"Mozilla/5.0 (${MARKER}; x)"`, '\'~*bad bot\'', 'default', 'Bad Bot', 'a;b', '"a\\"b"'),
+  regex.map((body) => `~${body}`),
+  regex.map((body) => `~*${body}`),
+);
+const blockList = userValue(fc.array(blockItem, { minLength: 1, maxLength: 4 }).map((items) => items.join(',')));
+const ORIGIN_PIECES = ['https://app.example.com', `https://${MARKER}.example.com:8443`, `http://*.${MARKER}.example`, 'null', '*', 'tauri://localhost:3000',
+  'foo.bar.com', 'HTTPS://A.COM', 'https://a.com/path', 'https://.*', '$http_origin', ' ', ''];
+const origins = userValue(fc.array(fc.constantFrom(...ORIGIN_PIECES), { minLength: 1, maxLength: 4 }).map((items) => items.join(', ')));
+const headerList = (pieces: readonly string[]): fc.Arbitrary<string> => userValue(fc.array(fc.constantFrom(...pieces), { minLength: 1, maxLength: 4 })
+  .chain((items) => fc.constantFrom(',', ', ', ' ', ',\t', ',  ').map((separator) => items.join(separator))));
 /**
  * mirror-target: hosts that resolve without a network (NGINX resolves a target when it loads the
  * conf; one that does not resolve fails nginx -t by design, blamed on its Ingress alone:
@@ -96,6 +116,10 @@ export const KEY_VALUES: Readonly<Record<string, fc.Arbitrary<string>>> = {
   'force-ssl-redirect': boolean,
   'backend-protocol': userValue(fc.constantFrom('HTTP', 'HTTPS', 'https', ' HTTPS ', 'GRPC', 'grpcs', 'AUTO_HTTP', 'FCGI', 'AJP', 'h2c')),
   'load-balance': userValue(fc.constantFrom('round_robin', 'ewma', ' ewma ', 'chash', 'sticky_balanced', 'least_conn', 'EWMA')),
+  'upstream-hash-by': userValue(fc.array(fc.constantFrom('$request_uri', '${host}', '$remote_addr', `$http_x_${MARKER}`, `$arg_${MARKER}`, `$cookie_${MARKER}`,
+    '$1', `-${MARKER}_`, '$', '{', '}', '${uri', '$unknown_zqx', ' ', '.'), { minLength: 1, maxLength: 6 }).map((pieces) => pieces.join(''))),
+  'upstream-hash-by-subset': boolean,
+  'upstream-hash-by-subset-size': userValue(fc.oneof(integerText, fc.constantFrom('0', '1', '3', '1000', '1001'))),
   'canary': boolean,
   'canary-weight': userValue(fc.oneof(integerText, bigIntegerText)),
   'canary-weight-total': userValue(fc.oneof(integerText, bigIntegerText)),
@@ -128,6 +152,19 @@ export const KEY_VALUES: Readonly<Record<string, fc.Arbitrary<string>>> = {
   'allow-snippet-annotations': boolean,
   'annotations-risk-level': userValue(fc.constantFrom('Critical', 'High', 'Medium', 'Low', ' High', 'high')),
   'strict-validate-path-type': boolean,
+  'allowlist-source-range': addressList,
+  'whitelist-source-range': addressList,
+  'denylist-source-range': addressList,
+  'block-cidrs': addressList,
+  'block-user-agents': blockList,
+  'block-referers': blockList,
+  'enable-cors': boolean,
+  'cors-allow-origin': origins,
+  'cors-allow-methods': headerList(['GET', 'POST', 'put', MARKER, 'P0ST', '*']),
+  'cors-allow-headers': headerList(['X-Custom', `X-${MARKER}`, 'Content-Type', 'x_y', '*', 'a.b']),
+  'cors-expose-headers': headerList(['X-Custom', `X-${MARKER}`, '*', 'a.b']),
+  'cors-allow-credentials': boolean,
+  'cors-max-age': userValue(fc.oneof(integerText, bigIntegerText, fc.constantFrom('-1', '1d', '+5'))),
   'custom-http-errors': userValue(fc.oneof(
     fc.array(fc.constantFrom('404', '500', '503', '599', '400', '301', '600', '200', ' 502', ''), { minLength: 1, maxLength: 4 }).map((codes) => codes.join(',')),
     fc.constantFrom(',12', '404,,500', '4 04', 'notfound', '404;500'),
@@ -160,6 +197,24 @@ export const KEY_VALUES: Readonly<Record<string, fc.Arbitrary<string>>> = {
   'limit-conn-status-code': statusCode,
   'satisfy': userValue(fc.constantFrom('any', 'all', ' any ', 'ANY', 'some', 'any; allow all', '')),
 };
+
+/**
+ * ConfigMap keys whose refused value serves no Ingress (FeatureKey.failClosed): mostly valid there,
+ * or a cluster with every key set (DENSE) would almost never serve anything to check.
+ */
+const VALID_CLOSING_VALUES: Readonly<Record<string, fc.Arbitrary<string>>> = (() => {
+  const addresses = fc.array(fc.oneof(fc.ipV4(), fc.ipV6(), fc.constantFrom('10.0.0.0/8', '2001:db8::/32', '::ffff:10.0.0.0/104')), { maxLength: 4 })
+    .map((items) => items.join(', '));
+  const patterns = fc.array(fc.constantFrom(`${MARKER}bot`, `~*${MARKER}[0-9]+`, '~^curl/[0-9]+', `"${MARKER} (x; y)"`, '~*\\.spam\\.example$'), { maxLength: 3 })
+    .map((items) => items.join(','));
+  return { 'whitelist-source-range': addresses, 'denylist-source-range': addresses, 'block-cidrs': addresses, 'block-user-agents': patterns, 'block-referers': patterns };
+})();
+
+/** The arbitrary for a declared ConfigMap key: valuesOf, and for a key that closes everything on a refusal mostly valid values. */
+export function configValuesOf(name: string): fc.Arbitrary<string> {
+  const valid = VALID_CLOSING_VALUES[name];
+  return valid === undefined ? valuesOf(name) : fc.oneof({ weight: 30, arbitrary: valid }, { weight: 1, arbitrary: valuesOf(name) });
+}
 
 /** Every annotation name a feature declares. */
 export const ANNOTATION_NAMES: readonly string[] = FEATURES.flatMap((f) => f.keys.flatMap((k) => (k.annotation ? [k.annotation.name] : [])));

@@ -19,6 +19,8 @@ export interface ConfToken {
   readonly index: number;
   /** A string literal inside a Lua block (the block's directive is `directive`). */
   readonly lua: boolean;
+  /** The directive of the block the statement is in (`map`, `location`, `if`…), "" at the top. */
+  readonly block: string;
 }
 
 const SPACE = new Set([' ', '\t', '\r', '\n']);
@@ -48,7 +50,7 @@ function readLuaBlock(conf: string, at: number, directive: string, index: number
     const ch = conf[i];
     if (ch === '"' || ch === '\'') {
       const read = readQuoted(conf, i, ch);
-      strings.push({ text: read.text, quote: ch, start: i, end: read.end, directive, index, lua: true });
+      strings.push({ text: read.text, quote: ch, start: i, end: read.end, directive, index, lua: true, block: directive });
       i = read.end - 1;
     } else if (ch === '{') {
       depth++;
@@ -63,8 +65,9 @@ function readLuaBlock(conf: string, at: number, directive: string, index: number
 export function tokenizeConf(conf: string): ConfToken[] {
   const tokens: ConfToken[] = [];
   let statement: string[] = [];
+  const blocks: string[] = [];
   const push = (text: string, quote: ConfToken['quote'], start: number, end: number): void => {
-    tokens.push({ text, quote, start, end, directive: statement[0] ?? text, index: statement.length, lua: false });
+    tokens.push({ text, quote, start, end, directive: statement[0] ?? text, index: statement.length, lua: false, block: blocks.at(-1) ?? '' });
     statement.push(text);
   };
   let i = 0;
@@ -76,6 +79,7 @@ export function tokenizeConf(conf: string): ConfToken[] {
       const eol = conf.indexOf('\n', i);
       i = eol < 0 ? conf.length : eol + 1;
     } else if (ch === ';' || ch === '}') {
+      if (ch === '}') blocks.pop();
       statement = [];
       i++;
     } else if (ch === '{') {
@@ -85,6 +89,7 @@ export function tokenizeConf(conf: string): ConfToken[] {
         tokens.push(...block.strings);
         i = block.end;
       } else {
+        blocks.push(directive);
         i++;
       }
       statement = [];

@@ -46,7 +46,7 @@ export function deepFreeze<T>(value: T): T {
 
 export function backend(name: string, endpoints: Backend['endpoints'] = []): Backend {
   const [namespace = 'default', service = name] = name.split('-');
-  return { name, namespace, service, port: 80, endpoints, loadBalance: 'round_robin', affinity: null, routed: true };
+  return { name, namespace, service, port: 80, endpoints, loadBalance: 'round_robin', hash: null, affinity: null, routed: true };
 }
 
 /** What a test location may set besides its path, match and backend. */
