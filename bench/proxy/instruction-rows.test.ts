@@ -6,6 +6,7 @@ import { test } from 'node:test';
 import type { Model } from '../../controller/src/model/types.ts';
 import { hostArgs } from '../lib/wrk.ts';
 import { canarySplit, type InstructionCount } from './instruction-count.ts';
+import { nativeReferenceConf } from './reference-conf.ts';
 import { accessRows, ACCESS_GOAL, canaryRows, CANARY_GOAL, expectedCanaryShare, instructionRuns, splitAsExpected } from './instruction-rows.ts';
 import { createHash } from 'node:crypto';
 import { renderConfig } from '../../controller/src/render/render-config.ts';
@@ -44,7 +45,7 @@ test('buildProxyModel: the plain route has no policy, each canary route one on w
 test('wrk\'s headers: the canary header with `always` only on the header route, as -H after the Host', () => {
   assert.deepEqual(ROUTE_HEADERS, {
     plain: [], 'canary-by-header': ['X-Canary: always'], 'canary-by-weight': [], 'cookie-affinity': [`Cookie: ${AFFINITY_COOKIE}`],
-    'allow-list': [], 'cors-simple': ['Origin: https://app.example.com'], 'hash-by-uri': [], ewma: [],
+    'allow-list': [], 'cors-simple': ['Origin: https://app.example.com'], 'hash-by-uri': [], ewma: [], 'limit-rps': [],
   });
   assert.deepEqual(hostArgs('http://x/', [BENCH_HOST], ROUTE_HEADERS['canary-by-header']), ['-H', `Host: ${BENCH_HOST}`, '-H', 'X-Canary: always', 'http://x/']);
   assert.deepEqual(hostArgs('http://x/', [BENCH_HOST]), ['-H', `Host: ${BENCH_HOST}`, 'http://x/']);
@@ -58,7 +59,8 @@ test('instructionRuns: ours on every route, native once per distinct request, ab
       name: 'every route: native with the header once, the weight, hash and EWMA routes reuse plain native, the affinity and access routes have their own native',
       sides: ['ours', 'native'], routes: [...BENCH_ROUTES],
       want: ['ours', 'native', 'ours, canary-by-header', 'native, canary-by-header', 'ours, canary-by-weight', 'ours, cookie-affinity', 'native, cookie-affinity',
-        'ours, allow-list', 'native, allow-list', 'ours, cors-simple', 'native, cors-simple', 'ours, hash-by-uri', 'ours, ewma'],
+        'ours, allow-list', 'native, allow-list', 'ours, cors-simple', 'native, cors-simple', 'ours, hash-by-uri', 'ours, ewma',
+        'ours, limit-rps', 'native, limit-rps'],
     },
     {
       name: 'ablations stay plain', sides: ['ours', 'native', 'ours-no-metrics'], routes: ['canary-by-weight'],
@@ -94,7 +96,7 @@ test('splitAsExpected: all but the start-up probe, none, or within binomial boun
     { name: 'no metrics log', split: null, share: 1, want: false },
   ];
   for (const row of rows) assert.equal(splitAsExpected(row.split, row.share), row.want, row.name);
-  assert.deepEqual(BENCH_ROUTES.map((route) => expectedCanaryShare(route, MODELS[route])), [0, 1, 0.5, 0, 0, 0, 0, 0]);
+  assert.deepEqual(BENCH_ROUTES.map((route) => expectedCanaryShare(route, MODELS[route])), [0, 1, 0.5, 0, 0, 0, 0, 0, 0]);
 });
 
 test('canaryRows: ours ÷ native of the same requests, goal 1.25×, no value when the split is wrong', () => {
@@ -168,4 +170,16 @@ test('buildProxyModel: the hash and EWMA routes set wrk\'s backend apart from th
     const backend = MODELS[row.route].backends.find((b) => b.name === 'bench-app-80');
     assert.deepEqual([backend?.loadBalance, backend?.hash], row.want, row.route);
   }
+});
+
+test('the limit-rps route: wrk\'s location counts requests; native keys NGINX\'s zone by the address, without our set', () => {
+  const conf = renderConfig(MODELS['limit-rps'], goldenOptions()).conf;
+  const location = (text: string): string => /location "\/" \{[\s\S]*?\n {8}\}/u.exec(text.slice(text.indexOf(`server_name "${BENCH_HOST}"`)))?.[0] ?? '';
+  assert.match(location(conf), /set \$resty_limit_key "[0-9a-f]{12}\$binary_remote_addr";[\s\S]*limit_req zone=resty_rps_100000 burst=500000 nodelay;/u);
+  assert.match(conf, /limit_req_zone \$resty_limit_key zone=resty_rps_100000:10m rate=100000r\/s;/u);
+  const native = nativeReferenceConf(conf, [{ address: '127.0.0.2', port: 81 }]);
+  assert.match(native, /limit_req_zone \$binary_remote_addr zone=resty_rps_100000:10m rate=100000r\/s;/u);
+  assert.match(location(native), /limit_req zone=resty_rps_100000 burst=500000 nodelay;/u);
+  assert.doesNotMatch(native, /resty_limit_key/u);
+  assert.doesNotMatch(location(renderConfig(MODELS.plain, goldenOptions()).conf), /limit_/u, 'the plain route is unchanged');
 });

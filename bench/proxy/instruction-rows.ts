@@ -124,6 +124,7 @@ export function canaryRows(counts: ReadonlyMap<string, InstructionCount>, modelO
 const ACCESS_ROWS: readonly { route: BenchRoute; name: string }[] = [
   { route: 'allow-list', name: 'user-space instructions per request, allow-list hit (wrk\'s address on the third of three rules)' },
   { route: 'cors-simple', name: 'user-space instructions per request, CORS simple request (an Origin of the list, echoed)' },
+  { route: 'limit-rps', name: 'user-space instructions per request, limit-rps under the limit (native: limit_req keyed by the address alone)' },
 ];
 
 /**

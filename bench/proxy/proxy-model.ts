@@ -37,14 +37,17 @@ export const SECURE_HOST = 'secure.example.com';
 const SECURE_SECRET = 'secure-tls';
 
 /** The route of BENCH_HOST's `/` that the measured requests take. */
-export type BenchRoute = 'plain' | 'canary-by-header' | 'canary-by-weight' | 'cookie-affinity' | 'allow-list' | 'cors-simple' | 'hash-by-uri' | 'ewma';
-export const BENCH_ROUTES: readonly BenchRoute[] = ['plain', 'canary-by-header', 'canary-by-weight', 'cookie-affinity', 'allow-list', 'cors-simple', 'hash-by-uri', 'ewma'];
-/** Routes whose annotations are NGINX directives native keeps (allow lists, CORS): their native run is their own. */
-export const NATIVE_KEEPS: ReadonlySet<BenchRoute> = new Set(['allow-list', 'cors-simple']);
+export type BenchRoute = 'plain' | 'canary-by-header' | 'canary-by-weight' | 'cookie-affinity' | 'allow-list' | 'cors-simple' | 'hash-by-uri' | 'ewma' | 'limit-rps';
+export const BENCH_ROUTES: readonly BenchRoute[] = ['plain', 'canary-by-header', 'canary-by-weight', 'cookie-affinity', 'allow-list', 'cors-simple', 'hash-by-uri', 'ewma', 'limit-rps'];
+/**
+ * Routes whose annotations are NGINX directives native keeps (allow lists, CORS, limit_req): their native
+ * run is their own (limit-rps: native keys NGINX's zone by the address alone, without our set: reference-conf.ts).
+ */
+export const NATIVE_KEEPS: ReadonlySet<BenchRoute> = new Set(['allow-list', 'cors-simple', 'limit-rps']);
 /** The fixture's canary Ingress each route keeps (the others are dropped: a main path has one canary). */
 const CANARY_INGRESS: Readonly<Record<BenchRoute, string | null>> = {
   plain: null, 'canary-by-header': 'app-canary-by-header', 'canary-by-weight': 'app-canary-by-weight', 'cookie-affinity': null, 'allow-list': null, 'cors-simple': null,
-  'hash-by-uri': null, ewma: null,
+  'hash-by-uri': null, ewma: null, 'limit-rps': null,
 };
 /**
  * Annotations a route adds to the fixture's `app` Ingress (wrk's location): cookie affinity; an allow
@@ -56,6 +59,8 @@ export const APP_ANNOTATIONS: Readonly<Record<BenchRoute, Readonly<Record<string
   'cors-simple': { 'nginx.ingress.kubernetes.io/enable-cors': 'true', 'nginx.ingress.kubernetes.io/cors-allow-origin': 'https://app.example.com, https://*.example.org' },
   'hash-by-uri': { 'nginx.ingress.kubernetes.io/upstream-hash-by': '$request_uri' },
   ewma: { 'nginx.ingress.kubernetes.io/load-balance': 'ewma' },
+  // A limit wrk stays under (100,000 per second, burst 500,000): every request is counted and passes.
+  'limit-rps': { 'nginx.ingress.kubernetes.io/limit-rps': '100000' },
 };
 /** The backend of wrk's location. */
 const APP_BACKEND = 'bench-app-80';
@@ -68,7 +73,7 @@ export const AFFINITY_COOKIE = `INGRESSCOOKIE=bench-session|${md5(md5(APP_BACKEN
 /** Request headers wrk sends on each route: by header, `always` sends every request to the canary; CORS: a listed Origin. */
 export const ROUTE_HEADERS: Readonly<Record<BenchRoute, readonly string[]>> = {
   plain: [], 'canary-by-header': ['X-Canary: always'], 'canary-by-weight': [], 'cookie-affinity': [`Cookie: ${AFFINITY_COOKIE}`],
-  'allow-list': [], 'cors-simple': ['Origin: https://app.example.com'], 'hash-by-uri': [], ewma: [],
+  'allow-list': [], 'cors-simple': ['Origin: https://app.example.com'], 'hash-by-uri': [], ewma: [], 'limit-rps': [],
 };
 
 /** The Secret the fixture's secure Ingress names, with a certificate made now (RSA key: ~50 ms). */

@@ -38,6 +38,9 @@ const REDIRECT_FLAGS = /[re]/g;
 const REDIRECT_ERROR_PAGE = /^\s*error_page 500 = @resty_unbalanced_https;\n/gm;
 const REDIRECT_NAMED_LOCATION = /\n\n(\s*)# [^\n]*\n\1location @resty_unbalanced_https \{\n[\s\S]*?\n\1\}/g;
 const INIT_WORKER = /init_worker_by_lua_block \{(.*)\}/;
+// Rate limits (render/rate-limit-view.ts): native NGINX keys its zones by the client address alone, without our per-Ingress `set`.
+const LIMIT_KEY_SET = /^\s*set \$resty_limit_key .*\n/gm;
+const LIMIT_ZONE_KEY = /^(\s*limit_(?:req|conn)_zone) \$resty_limit_key /gm;
 const OUR_BALANCER = 'balancer_by_lua_block { resty_ingress.balance() }';
 
 function templateChanged(what: string): Error {
@@ -78,6 +81,7 @@ export function nativeReferenceConf(ours: string, peers: readonly Peer[]): strin
   conf = removeAll(conf, REQUEST_PATH_LUA, 'request-path *_by_lua_block lines');
   conf = removeAll(conf, METRICS_LOG_FORMAT, 'log_format resty_metrics');
   conf = removeAll(conf, METRICS_ACCESS_LOG, 'access_log … resty_metrics');
+  conf = conf.replace(LIMIT_KEY_SET, '').replace(LIMIT_ZONE_KEY, '$1 $binary_remote_addr ');
   return removeAll(conf, ROUTE, 'set $resty_route lines');
 }
 

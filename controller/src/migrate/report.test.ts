@@ -73,10 +73,10 @@ const rows: readonly Row[] = [
     exitCode: 0,
   },
   {
-    name: 'limit-whitelist (the old name of limit-allowlist) fails closed',
-    objects: [nginxClass(), ...app('internal', { annotations: { 'limit-whitelist': '10.0.0.0/8' } })],
-    ingresses: { 'default/internal': { verdict: 'not-served', why: /limit-whitelist/, annotations: ['limit-whitelist:not-supported:closed'] } },
-    exitCode: 1,
+    name: 'limit-whitelist (the old name of limit-allowlist) is supported: served',
+    objects: [nginxClass(), ...app('internal', { annotations: { 'limit-whitelist': '10.0.0.0/8', 'limit-rps': '10' } })],
+    ingresses: { 'default/internal': { verdict: 'served', paths: [true], failures: [], annotations: ['limit-rps:supported', 'limit-whitelist:supported'] } },
+    exitCode: 0,
   },
   {
     name: 'a protective annotation switched off asks for nothing: served without it',

@@ -176,7 +176,8 @@ export type Policy = Readonly<Partial<Pick<FeatureConfigs, LocationFeature>>>;
 
 /** Features whose config a Location's policy may carry (static, rendered per location). */
 export type LocationFeature = 'proxy' | 'backendProtocol' | 'rewrite' | 'sslRedirect' | 'customErrors' | 'mirror'
-  | 'upstreamHeaders' | 'nextUpstream' | 'accessControl' | 'cors' | 'fastcgi' | 'proxySsl' | 'clientCerts';
+  | 'upstreamHeaders' | 'nextUpstream' | 'accessControl' | 'cors' | 'fastcgi' | 'proxySsl' | 'clientCerts'
+  | 'rateLimit' | 'satisfy';
 
 /**
  * Every feature's config, by feature name (controller/src/model/features: one module each).
@@ -206,6 +207,8 @@ export interface FeatureConfigs {
   readonly nextUpstream: NextUpstreamConfig;
   readonly serviceUpstream: ServiceUpstreamConfig;
   readonly clientCerts: ClientCertsConfig;
+  readonly rateLimit: RateLimitConfig;
+  readonly satisfy: SatisfyConfig;
 }
 
 /** auth-tls-verify-client: NGINX's ssl_verify_client modes. */
@@ -264,6 +267,41 @@ export interface NextUpstreamConfig {
  * ClusterIP and port instead of its EndpointSlices. DYNAMIC: it only changes Backend.endpoints;
  * when Ingresses routing to one Service port disagree, the oldest Ingress's value wins.
  */
+/**
+ * limit-* (features/rate-limit.ts): NGINX's limit_req / limit_conn / limit_rate per location, keyed
+ * per client address ($binary_remote_addr) per Ingress (render/rate-limit-view.ts). A limit of 0
+ * is none. limitReqStatus / limitConnStatus are the ConfigMap's answer once a limit is exceeded.
+ */
+export interface RateLimitConfig {
+  /** limit-rps: requests per second per client address and Ingress, 0..1,000,000 (0 = none). */
+  readonly rps: number;
+  /** limit-rpm: requests per minute per client address and Ingress, 0..60,000,000 (0 = none). */
+  readonly rpm: number;
+  /** limit-connections: concurrent connections per client address and Ingress, 0..65535 (0 = none). */
+  readonly connections: number;
+  /** limit-burst-multiplier: burst = rps (rpm) × this, 0..1000 (default 5). */
+  readonly burstMultiplier: number;
+  /** limit-rate: response bandwidth per request in KiB/s (`limit_rate <n>k`, as ingress-nginx prints it), 0 = none. */
+  readonly rate: number;
+  /** limit-rate-after: KiB sent at full speed before limit-rate applies (`limit_rate_after <n>k`), 0 = none. */
+  readonly rateAfter: number;
+  /** limit-allowlist (alias limit-whitelist): canonical IPv4/IPv6 addresses and ranges exempt from rps/rpm/connections, sorted. */
+  readonly allowlist: readonly string[];
+  /** ConfigMap limit-req-status-code: 400..599 (default 503). */
+  readonly reqStatus: number;
+  /** ConfigMap limit-conn-status-code: 400..599 (default 503). */
+  readonly connStatus: number;
+}
+
+/**
+ * satisfy (features/satisfy.ts): how NGINX combines the access-phase checks of a location (allow /
+ * deny lists, basic auth, external auth): `any` admits a request one of them admits, `all` needs
+ * every one. null = not set (NGINX's default, all), as ingress-nginx prints nothing then.
+ */
+export interface SatisfyConfig {
+  readonly mode: 'any' | 'all' | null;
+}
+
 export interface ServiceUpstreamConfig {
   readonly enabled: boolean;
 }

@@ -12,6 +12,7 @@ import { tlsUpstreams } from './backend-pass.ts';
 import { ServerViews, type ServerView } from './server-views.ts';
 import { globalErrorPagesOf, type GlobalErrorPagesView } from './error-pages.ts';
 import { mirrorUpstreamsOf, type MirrorUpstreamView } from './mirror-view.ts';
+import { rateLimitHttpView, type RateLimitHttpView } from './rate-limit-view.ts';
 
 export type { ServerView } from './server-views.ts';
 
@@ -106,6 +107,8 @@ export interface ConfigView {
   readonly globalErrorPages: GlobalErrorPagesView | null;
   /** One `upstream` per mirror target (mirror-target; mirror-view.ts), sorted by name. */
   readonly mirrorUpstreams: readonly MirrorUpstreamView[];
+  /** limit-rps/-rpm/-connections: zones, allowlists and statuses (rate-limit-view.ts), or null when nothing is counted. */
+  readonly rateLimits: RateLimitHttpView | null;
 }
 
 function nextPowerOfTwo(n: number): number {
@@ -266,5 +269,6 @@ export function buildConfigView(model: Model, options: ResolvedRenderOptions, vi
     blocks: blocksOf(model),
     globalErrorPages: globalErrorPagesOf(model.settings),
     mirrorUpstreams: mirrorUpstreamsOf(model),
+    rateLimits: rateLimitHttpView(model),
   };
 }

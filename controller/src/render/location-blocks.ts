@@ -13,6 +13,7 @@ import { LOCATION_FEATURES } from '../model/features/registry.ts';
 import type { Backend, GlobalSettings, Location } from '../model/types.ts';
 import { RenderError } from './nginx-values.ts';
 import { backendPassOf, backendTlsOf, sniOf, tlsUpstreamOf, type BackendPass, type BackendTlsFiles, type SniView } from './backend-pass.ts';
+import { rateLimitLocationView, type RateLimitLocationView } from './rate-limit-view.ts';
 
 /** NGINX location modifier: exact, plain prefix, case-insensitive regex. */
 export type LocationModifier = '=' | '' | '~*';
@@ -67,6 +68,8 @@ export interface LocationBlock {
    * TLS to a host is no reload. (A proxied location's route carries the same as a flag.)
    */
   readonly certificateRedirect: boolean;
+  /** limit-* (features/rate-limit.njk), or null: the location's limits and its key (render/rate-limit-view.ts). */
+  readonly rateLimit?: RateLimitLocationView | null;
 }
 
 /** What the blocks of every server depend on besides their own locations. */
@@ -174,6 +177,7 @@ export function buildLocationBlocks(
     const proxy = proxyViewOf(location, knownBackends, context);
     const features = partialsOf(location, context, globallySet);
     const certificateRedirect = proxy === null && redirect.redirect && !redirect.force;
+    const rateLimit = rateLimitLocationView(location, location.policy.rateLimit ?? context.settings.rateLimit);
     for (const matcher of matchersOf(location)) {
       const key = `${matcher.modifier} ${matcher.path}`;
       if (location.match === 'prefix' && matcher.modifier === '=' && exactPaths.has(matcher.path)) continue;
@@ -184,7 +188,7 @@ export function buildLocationBlocks(
         );
       }
       seen.add(key);
-      blocks.push({ ...matcher, source: location.path, proxy, features, certificateRedirect });
+      blocks.push({ ...matcher, source: location.path, proxy, features, certificateRedirect, rateLimit });
     }
   }
   if (!seen.has(' /')) blocks.push(NOT_FOUND_ROOT);

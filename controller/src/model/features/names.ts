@@ -41,10 +41,10 @@ export const HARMLESS_CONFIG_KEYS: Readonly<Record<string, string>> = Object.fre
  * them alone protects nothing, so they warn instead of failing closed.
  */
 const TUNING_ONLY_CONFIG_KEYS: ReadonlySet<string> = new Set([
-  'limit-conn-status-code', 'limit-req-status-code', 'limit-conn-zone-variable', 'nginx-status-ipv4-whitelist',
+  'limit-conn-zone-variable', 'nginx-status-ipv4-whitelist',
   'nginx-status-ipv6-whitelist', 'no-auth-locations', 'global-auth-signin-redirect-param', 'global-auth-cache-duration',
   'global-auth-always-set-cookie', 'global-auth-method', 'global-auth-cache-key', 'global-auth-request-redirect',
-  'global-auth-response-headers', 'global-auth-signin', 'limit-rate', 'limit-rate-after',
+  'global-auth-response-headers', 'global-auth-signin',
 ]);
 
 /** Protective annotations that protect nothing by themselves (global auth is itself unsupported). */

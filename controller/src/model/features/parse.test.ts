@@ -56,8 +56,8 @@ const ingressRows: {
   { name: 'a protection not supported fails closed', annotations: { [`${PREFIX}/auth-url`]: 'https://auth' }, failures: [`ProtectionNotSupported ${annotationField('auth-url')}`] },
   {
     name: 'a failure keeps the warnings, after it',
-    annotations: { [`${PREFIX}/connection-proxy-header`]: 'keep-alive', [`${PREFIX}/limit-rps`]: '10' },
-    failures: [`ProtectionNotSupported ${annotationField('limit-rps')}`, `UnsupportedAnnotation ${annotationField('connection-proxy-header')} (warning)`],
+    annotations: { [`${PREFIX}/connection-proxy-header`]: 'keep-alive', [`${PREFIX}/enable-owasp-core-rules`]: 'true' },
+    failures: [`ProtectionNotSupported ${annotationField('enable-owasp-core-rules')}`, `UnsupportedAnnotation ${annotationField('connection-proxy-header')} (warning)`],
   },
   {
     name: 'a refused value keeps the ignored ones\' warnings',
@@ -142,7 +142,7 @@ const configRows: { name: string; data: Record<string, unknown>; failures?: stri
   { name: 'ModSecurity off: open', data: { 'enable-modsecurity': 'false' }, failures: [`UnsupportedConfigMapKey ${configField('enable-modsecurity')} (warning)`] },
   { name: 'a protection switched Off (any case, spaces)', data: { 'enable-owasp-modsecurity-crs': ' Off ' }, failures: [`UnsupportedConfigMapKey ${configField('enable-owasp-modsecurity-crs')} (warning)`] },
   { name: 'a protection left empty: open', data: { 'global-auth-url': '' }, failures: [`UnsupportedConfigMapKey ${configField('global-auth-url')} (warning)`] },
-  { name: 'tuning a protection that is off: open', data: { 'limit-req-status-code': '429' }, failures: [`UnsupportedConfigMapKey ${configField('limit-req-status-code')} (warning)`] },
+  { name: 'tuning a protection that is off: open', data: { 'limit-conn-zone-variable': '$remote_addr' }, failures: [`UnsupportedConfigMapKey ${configField('limit-conn-zone-variable')} (warning)`] },
   { name: 'tuning global auth: open', data: { 'global-auth-method': 'GET' }, failures: [`UnsupportedConfigMapKey ${configField('global-auth-method')} (warning)`] },
   { name: 'closed, and the other keys still read', data: { 'enable-modsecurity': 'true', 'proxy-body-size': '8m' }, closed: true,
     failures: [`ProtectionNotSupported ${configField('enable-modsecurity')}`], settings: { proxy: { ...proxyFeature.defaults, bodySize: '8m' } } },

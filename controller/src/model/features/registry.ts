@@ -18,6 +18,8 @@ import { loadBalanceFeature } from './load-balance.ts';
 import { mirrorFeature } from './mirror.ts';
 import { nextUpstreamFeature } from './next-upstream.ts';
 import { proxyFeature } from './proxy.ts';
+import { rateLimitFeature } from './rate-limit.ts';
+import { satisfyFeature } from './satisfy.ts';
 import { rewriteFeature } from './rewrite.ts';
 import { safetyFeature } from './safety.ts';
 import { serviceUpstreamFeature } from './service-upstream.ts';
@@ -50,6 +52,8 @@ export const FEATURES: readonly AnyFeature[] = Object.freeze([
   nextUpstreamFeature,
   serviceUpstreamFeature,
   clientCertsFeature,
+  rateLimitFeature,
+  satisfyFeature,
 ]);
 
 /** The features whose output is a location partial, in registry order (render/location-blocks.ts). */

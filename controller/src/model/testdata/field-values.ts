@@ -93,6 +93,16 @@ const mirrorHost = userValue(fc.oneof(
 ));
 /** Host names for upstream-vhost, with the marker sometimes. */
 const upstreamHost = fc.oneof(fc.stringMatching(/^[a-z0-9]([a-z0-9.-]{0,20}[a-z0-9])?$/), fc.constant(`${MARKER}.svc.cluster.local`));
+/** limit-allowlist: addresses and ranges, IPv4 and IPv6, with the malformed ones ParseCIDRs refuses. */
+const limitAddresses = userValue(fc.oneof(
+  fc.array(fc.oneof(fc.ipV4(), fc.ipV6(), fc.tuple(fc.ipV4(), fc.integer({ min: 0, max: 40 })).map(([a, p]) => `${a}/${p}`),
+    fc.constantFrom('127.0.0.2', '2001:DB8::1/32', '::ffff:127.0.0.0/104', 'fe80::1%eth0', '10.0.0.0/08', `${MARKER}.test`, '10.0.0.1;', '')), { minLength: 1, maxLength: 4 })
+    .chain((items) => fc.constantFrom(',', ', ', ' ,').map((separator) => items.join(separator))),
+  fc.constantFrom('10.0.0.0/8 1; } server {', '"10.0.0.1"', '10.0.0.1\n'),
+));
+/** Limits: strconv.Atoi's integers around the bounds (0, negative, 65535, 1e6, int64) and what it refuses. */
+const limitCount = userValue(fc.oneof(integerText, bigIntegerText, fc.constantFrom('0', '-1', '65535', '65536', '1000000', '60000000', '+5', '5r/s', '1k', ' 5')));
+const statusCode = userValue(fc.constantFrom('503', '429', '400', '599', '399', '600', '200', '+429', '0429', 'busy', ' 429'));
 
 /** What each annotation and ConfigMap key of a feature may be given, by name. */
 export const KEY_VALUES: Readonly<Record<string, fc.Arbitrary<string>>> = {
@@ -195,6 +205,17 @@ export const KEY_VALUES: Readonly<Record<string, fc.Arbitrary<string>>> = {
   'auth-tls-pass-certificate-to-upstream': boolean,
   'auth-tls-match-cn': userValue(fc.oneof(regex.map((body) => `CN=${body}`), fc.constant(`CN=${MARKER}`),
     fc.constantFrom('CN=(alice|bob)', 'CN=(a+)+$', 'alice', 'CN=(', 'CN=a") { return 200; } #', 'CN=a\nb', 'CN=bücher'))),
+  'limit-rps': limitCount,
+  'limit-rpm': limitCount,
+  'limit-connections': limitCount,
+  'limit-burst-multiplier': limitCount,
+  'limit-rate': limitCount,
+  'limit-rate-after': limitCount,
+  'limit-allowlist': limitAddresses,
+  'limit-whitelist': limitAddresses,
+  'limit-req-status-code': statusCode,
+  'limit-conn-status-code': statusCode,
+  'satisfy': userValue(fc.constantFrom('any', 'all', ' any ', 'ANY', 'some', 'any; allow all', '')),
 };
 
 /**
