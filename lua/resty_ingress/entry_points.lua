@@ -10,6 +10,7 @@ local balancer = require("resty_ingress.balancer")
 local https_redirect = require("resty_ingress.https_redirect")
 local unbalanced = require("resty_ingress.unbalanced")
 local default_backend = require("resty_ingress.default_backend")
+local auth_signin = require("resty_ingress.auth_signin")
 
 local _M = {}
 
@@ -27,6 +28,8 @@ function _M.entry_points()
         default_backend = default_backend.fallback,
         -- rewrite_by_lua of the custom error pages' named locations: see default_backend.lua.
         error_page = default_backend.error_page,
+        -- set_by_lua of external auth's sign-in named locations (401 only): see auth_signin.lua.
+        escaped_request_uri = auth_signin.escaped_request_uri,
     }
 end
 

@@ -19,6 +19,7 @@ import type { FeatureName } from '../model/features/feature.ts';
 import type { Location, Server } from '../model/types.ts';
 import { errorPagesOf, type ErrorPageView } from './error-pages.ts';
 import { buildLocationBlocks, globallySetFeatures, sameLocationContext, type BackendLabels, type LocationBlock, type LocationContext } from './location-blocks.ts';
+import { externalAuthServerViews, type AuthLocationView, type SigninLocationView } from './external-auth-view.ts';
 import { mirrorLocationsOf, type MirrorLocationView } from './mirror-view.ts';
 
 /** One `server {}` as the template prints it. */
@@ -39,6 +40,8 @@ export interface ServerView {
   readonly errorPages: readonly ErrorPageView[];
   /** The internal locations mirrored requests are copied through (mirror-target; mirror-view.ts). */
   readonly mirrors: readonly MirrorLocationView[];
+  /** External auth: the internal locations of the auth subrequests and the sign-in named locations (external-auth-view.ts). */
+  readonly externalAuth: { readonly auth: readonly AuthLocationView[]; readonly signin: readonly SigninLocationView[] };
 }
 
 /** The view's JSON, attached to views this module made (not enumerable: JSON.stringify never sees it). */
@@ -64,6 +67,7 @@ function buildServerView(
     namedRedirect: context.https && locations.some((block) => block.proxy?.route.startsWith('e ') === true),
     errorPages: errorPagesOf(server.locations, context.settings),
     mirrors: mirrorLocationsOf(server.locations),
+    externalAuth: externalAuthServerViews(server.locations, context.settings),
   };
 }
 
@@ -79,6 +83,7 @@ function lazyView(hostname: string, isDefault: boolean, build: () => ServerView)
     get namedRedirect() { return view().namedRedirect; },
     get errorPages() { return view().errorPages; },
     get mirrors() { return view().mirrors; },
+    get externalAuth() { return view().externalAuth; },
     toJSON: () => view(),
   } as ServerView;
 }

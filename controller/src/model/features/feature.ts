@@ -55,6 +55,11 @@ export interface FeatureKey<C> {
    * the default.
    */
   readonly invalid: 'fail' | 'ignore';
+  /**
+   * A refused (non-empty) ConfigMap value of this key serves no Ingress (ControllerSettings.closed):
+   * for a key that switches a protection on, where keeping the default would run without it.
+   */
+  readonly closesWhenRefused?: boolean;
   /** Parses `raw` into `draft`; returns null, or why the value is refused. */
   set(draft: Draft<C>, raw: string): KeyRefusal | null;
 }

@@ -169,10 +169,13 @@ export function readSettings(configMaps: readonly V1ConfigMap[], key: string | n
       continue;
     }
     const finished = applyKeys(feature, feature.defaults, given,
-      (item) => item.configKey, (_key, name, raw, { reason }) => {
+      (item) => item.configKey, (refusedKey, name, raw, { reason }) => {
+        // A key that switches a protection on (global-auth-url) fails closed instead of running without it.
+        const closes = refusedKey.closesWhenRefused === true && raw !== '';
+        if (closes) closed = true;
         // The reason first: a long value (a log format) must not push it past the message bound.
         failures.push(makeFailure(null, 'InvalidConfigMapValue', `ConfigMap ${key}: data[${name}]`,
-          `ConfigMap key ${name}: ${reason}; the default stays (value ${quoteValue(raw)})`));
+          `ConfigMap key ${name}: ${reason}; ${closes ? 'no Ingress is served until it is fixed' : 'the default stays'} (value ${quoteValue(raw)})`));
       });
     settings[feature.name] = finished.ok ? Object.freeze(finished.value) : feature.defaults;
   }

@@ -7,6 +7,7 @@ import { affinityFeature } from './affinity.ts';
 import { backendProtocolFeature } from './backend-protocol.ts';
 import { canaryFeature } from './canary.ts';
 import { customErrorsFeature } from './custom-errors.ts';
+import { externalAuthFeature } from './external-auth.ts';
 import type { AnyFeature, FeatureName } from './feature.ts';
 import { loadBalanceFeature } from './load-balance.ts';
 import { mirrorFeature } from './mirror.ts';
@@ -35,6 +36,7 @@ export const FEATURES: readonly AnyFeature[] = Object.freeze([
   upstreamHeadersFeature,
   nextUpstreamFeature,
   serviceUpstreamFeature,
+  externalAuthFeature,
 ]);
 
 /** The features whose output is a location partial, in registry order (render/location-blocks.ts). */
