@@ -193,8 +193,10 @@ export interface AuthUrl {
  * without keeps it, and enable-global-auth: "false" turns the global one off for it.
  */
 export interface ExternalAuthConfig {
-  /** auth-url (or global-auth-url); null = no external auth. */
+  /** The auth service: the Ingress's auth-url, else the ConfigMap's global-auth-url; null = no external auth. */
   readonly url: AuthUrl | null;
+  /** auth-url as the Ingress wrote it (null without one): set, it replaces the global config whole. */
+  readonly ownUrl: AuthUrl | null;
   /** auth-method: the subrequest's method (upper case), null = the client's. */
   readonly method: string | null;
   /** auth-signin: where a 401 redirects, with allow-listed variables only (external-auth-url.ts); null = the 401 is passed. */

@@ -59,6 +59,7 @@ function trimmed(raw: string): { value: string; ingressNginxTakes: boolean } {
 /** auth-url: `http(s)://host[:port][/path][?query]`, no variable. */
 export function parseAuthUrl(raw: string): Checked<AuthUrl | null> {
   const { value, ingressNginxTakes } = trimmed(raw);
+  if (value === '') return accept(null);
   if (value.length > MAX_URL) return refusal(`expected at most ${MAX_URL} characters`, ingressNginxTakes);
   if (value.includes('$')) return refusal('NGINX variables are not allowed in the auth URL', ingressNginxTakes);
   const shape = URL_SHAPE.exec(value);
@@ -89,6 +90,7 @@ function checkVariables(text: string): string | null {
 /** auth-signin: like auth-url, with allow-listed variables in the host, path and query. */
 export function parseSigninUrl(raw: string): Checked<string | null> {
   const { value, ingressNginxTakes } = trimmed(raw);
+  if (value === '') return accept(null);
   if (value.length > MAX_URL) return refusal(`expected at most ${MAX_URL} characters`, ingressNginxTakes);
   const badVariable = checkVariables(value);
   if (badVariable !== null) return refusal(badVariable, ingressNginxTakes);
@@ -105,6 +107,7 @@ export function parseSigninUrl(raw: string): Checked<string | null> {
 /** auth-signin-redirect-param: a query parameter name. */
 export function parseRedirectParam(raw: string): Checked<string> {
   const value = raw.trim();
+  if (value === '') return accept('rd');
   if (/^[A-Za-z0-9._~-]{1,64}$/u.test(value)) return accept(value);
   return refusal('expected a query parameter name of 1 to 64 letters, digits and -._~', value !== '' && INGRESS_NGINX_PLAIN_URL.test(value));
 }
@@ -112,6 +115,7 @@ export function parseRedirectParam(raw: string): Checked<string> {
 /** auth-request-redirect: the X-Auth-Request-Redirect value (ingress-nginx's grammar, bounded). */
 export function parseRequestRedirect(raw: string): Checked<string | null> {
   const value = raw.trim();
+  if (value === '') return accept(null);
   if (value.length <= 1024 && INGRESS_NGINX_PLAIN_URL.test(value) && value !== '') return accept(value);
   return refusal('expected at most 1024 letters, digits and -._~/:,?&=', value !== '' && INGRESS_NGINX_PLAIN_URL.test(value));
 }

@@ -35,6 +35,7 @@ export const DEFAULT_NO_AUTH_LOCATIONS: readonly string[] = Object.freeze(['/.we
 
 function parseMethod(raw: string): Checked<string | null> {
   const value = raw.trim();
+  if (value === '') return accept(null);
   return METHODS.has(value) ? accept(value) : refuse(`expected one of ${[...METHODS].join(', ')}`);
 }
 
@@ -68,7 +69,7 @@ export function externalAuthName(config: Pick<ExternalAuthConfig, 'url' | 'metho
 const NEEDS_URL = ['auth-method', 'auth-signin', 'auth-signin-redirect-param', 'auth-response-headers', 'auth-request-redirect', 'auth-always-set-cookie'];
 
 const DEFAULTS: ExternalAuthConfig = {
-  url: null, method: null, signin: null, signinRedirectParam: 'rd', responseHeaders: [], requestRedirect: null,
+  url: null, ownUrl: null, method: null, signin: null, signinRedirectParam: 'rd', responseHeaders: [], requestRedirect: null,
   alwaysSetCookie: false, global: false, enableGlobal: true, noAuthLocations: DEFAULT_NO_AUTH_LOCATIONS, name: null,
 };
 
@@ -77,8 +78,8 @@ const DEFAULTS: ExternalAuthConfig = {
  * ConfigMap's global-auth-*). The ConfigMap: the global config. Names the auth location.
  */
 function finish(config: ExternalAuthConfig, given: ReadonlySet<string>): Checked<ExternalAuthConfig> {
-  if (given.has('auth-url')) {
-    const own = { ...config, global: false };
+  if (config.ownUrl !== null) {
+    const own = { ...config, url: config.ownUrl, global: false };
     if (!given.has('auth-method')) own.method = DEFAULTS.method;
     if (!given.has('auth-signin')) own.signin = DEFAULTS.signin;
     if (!given.has('auth-signin-redirect-param')) own.signinRedirectParam = DEFAULTS.signinRedirectParam;
@@ -89,7 +90,8 @@ function finish(config: ExternalAuthConfig, given: ReadonlySet<string>): Checked
   }
   const stray = NEEDS_URL.find((name) => given.has(name));
   if (stray !== undefined) return refuse(`${stray} needs auth-url on the same Ingress`);
-  const global = given.has('global-auth-url') ? true : config.global;
+  // The ConfigMap's url makes this the global auth; a refused one leaves no url and nothing global.
+  const global = config.global || (given.has('global-auth-url') && config.url !== null);
   return accept({ ...config, global, name: externalAuthName(config) });
 }
 
@@ -106,12 +108,16 @@ export const externalAuthFeature = defineFeature({
   output: { kind: 'location', template: 'features/external-auth.njk' },
   defaults: DEFAULTS,
   keys: [
-    field<ExternalAuthConfig, 'url'>('url', parseAuthUrl, {
-      annotation: { name: 'auth-url', scope: 'location', risk: 'High' }, configKey: 'global-auth-url', defaultText: '', invalid: 'fail', closesWhenRefused: true,
-      doc: 'The auth service: http(s)://host[:port][/path][?query]. Global: every Ingress without auth-url (enable-global-auth).',
+    field<ExternalAuthConfig, 'ownUrl'>('ownUrl', parseAuthUrl, {
+      annotation: { name: 'auth-url', scope: 'location', risk: 'High' }, defaultText: '', invalid: 'fail',
+      doc: 'The auth service: http(s)://host[:port][/path][?query].',
       difference: 'no NGINX variable and a strict grammar (host name or IP, path of letters, digits and -._~/:); another value ingress-nginx takes '
-        + 'refuses the Ingress; one its URL parser refuses also refuses the Ingress (ingress-nginx answers 503 on its paths). '
-        + 'A bad global-auth-url serves no Ingress (ingress-nginx serves them without auth)',
+        + 'refuses the Ingress; one its URL parser refuses also refuses the Ingress (ingress-nginx answers 503 on its paths)',
+    }),
+    field<ExternalAuthConfig, 'url'>('url', parseAuthUrl, {
+      configKey: 'global-auth-url', defaultText: '', invalid: 'fail', closesWhenRefused: true,
+      doc: 'The global auth service (same grammar as auth-url): every location of Ingresses without auth-url, unless enable-global-auth is "false".',
+      difference: 'a value refused (see auth-url) serves no Ingress until it is fixed (ingress-nginx serves them all without auth)',
     }),
     field<ExternalAuthConfig, 'method'>('method', parseMethod, {
       annotation: { name: 'auth-method', scope: 'location', risk: 'Low' }, configKey: 'global-auth-method', defaultText: 'the request\'s', invalid: 'fail',
