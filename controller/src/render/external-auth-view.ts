@@ -119,3 +119,29 @@ export function externalAuthServerViews(locations: readonly Location[], settings
   }
   return { auth: [...auth.values()], signin: [...signin.values()] };
 }
+
+/** One open block of nginx.conf as conf-owners.ts reads it. */
+interface OpenBlock {
+  readonly words: readonly string[];
+  readonly serverName?: string;
+}
+
+/**
+ * The Ingresses behind an auth location open at a line (`location = /_external-auth-…` of a
+ * server: e.g. `nginx -t` cannot resolve the auth host), or null when the line is in none: the
+ * sync leaves them out, not everyone. An Ingress protected by the ConfigMap's global auth owns it
+ * too (a global-auth-url NGINX refuses leaves every such Ingress out).
+ */
+export function externalAuthOwners(model: { readonly servers: readonly { readonly hostname: string; readonly locations: readonly Location[] }[]; readonly settings: GlobalSettings }, stack: readonly OpenBlock[]): { namespace: string; name: string }[] | null {
+  const top = stack.at(-1);
+  if (top?.words[0] !== 'location' || top.words[1] !== '=' || !top.words[2]?.startsWith('/_external-auth-')) return null;
+  const name = top.words[2].slice(1);
+  const hostname = stack.findLast((frame) => frame.words[0] === 'server')?.serverName;
+  const owners = new Map<string, { namespace: string; name: string }>();
+  for (const location of model.servers.find((server) => server.hostname === hostname)?.locations ?? []) {
+    if (location.ingress !== null && effectiveAuth(location, model.settings)?.name === name) {
+      owners.set(`${location.ingress.namespace}/${location.ingress.name}`, location.ingress);
+    }
+  }
+  return owners.size === 0 ? null : [...owners.values()];
+}
