@@ -28,8 +28,8 @@ function _M.entry_points()
         default_backend = default_backend.fallback,
         -- rewrite_by_lua of the custom error pages' named locations: see default_backend.lua.
         error_page = default_backend.error_page,
-        -- set_by_lua of external auth's sign-in named locations (401 only): see auth_signin.lua.
-        escaped_request_uri = auth_signin.escaped_request_uri,
+        -- rewrite_by_lua of external auth's sign-in named locations (401 only): see auth_signin.lua.
+        auth_signin = auth_signin.redirect,
     }
 end
 

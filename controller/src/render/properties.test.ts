@@ -41,7 +41,9 @@ const SHRINK_BOUND = { interruptAfterTimeLimit: 120_000, markInterruptAsFailure:
 /** The directives whose quoted arguments carry validated user values (hosts, paths, names, route keys, targets, ConfigMap settings). */
 const USER_VALUE_DIRECTIVES = new Set(['server_name', 'location', 'set', 'rewrite', 'client_max_body_size', 'ssl_ciphers', 'ssl_protocols', 'log_format', 'error_page',
   // mirror-target and mirror-host (render/mirror-view.ts): the upstream's address, the copy's URL, Host and TLS name.
-  'server', 'proxy_pass', 'proxy_set_header', 'proxy_ssl_name']);
+  'server', 'proxy_pass', 'proxy_set_header', 'proxy_ssl_name',
+  // auth-response-headers (render/external-auth-view.ts): the auth answer's header, as its $upstream_http_ variable.
+  'auth_request_set']);
 /** Lua blocks whose string literals may carry a backend name. */
 const USER_VALUE_LUA = new Set(['log_by_lua_block', 'rewrite_by_lua_block']);
 

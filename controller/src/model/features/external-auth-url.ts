@@ -73,9 +73,13 @@ export function parseAuthUrl(raw: string): Checked<AuthUrl | null> {
   return accept({ scheme: shape[1] as 'http' | 'https', host: authority.host, port: authority.port, path, query });
 }
 
-/** The URL NGINX's proxy_pass gets (no variable: the host resolves when NGINX loads the configuration). */
+/**
+ * The URL NGINX's proxy_pass gets (no variable: the host resolves when NGINX loads the
+ * configuration). Without a path it asks for `/`: NGINX would pass the internal location's URI
+ * (`/_external-auth-…`, as ingress-nginx does), and refuses a query without a path.
+ */
 export function authUrlText(url: AuthUrl): string {
-  return `${url.scheme}://${url.host}${url.port === null ? '' : `:${url.port}`}${url.path}${url.query === null ? '' : `?${url.query}`}`;
+  return `${url.scheme}://${url.host}${url.port === null ? '' : `:${url.port}`}${url.path === '' ? '/' : url.path}${url.query === null ? '' : `?${url.query}`}`;
 }
 
 /** Every `$name` in `text` (NGINX reads the longest run of letters, digits and _), or the first not allowed. */

@@ -74,6 +74,37 @@ const mirrorHost = userValue(fc.oneof(
 /** Host names for upstream-vhost, with the marker sometimes. */
 const upstreamHost = fc.oneof(fc.stringMatching(/^[a-z0-9]([a-z0-9.-]{0,20}[a-z0-9])?$/), fc.constant(`${MARKER}.svc.cluster.local`));
 
+/**
+ * auth-url and global-auth-url: hosts that resolve without a network (NGINX resolves them when it
+ * loads the conf), the marker in the path and query; variables, schemes and characters refused.
+ */
+const authUrl = userValue(fc.oneof(
+  { weight: 3, arbitrary: fc.tuple(
+    fc.constantFrom('http', 'https'),
+    fc.constantFrom('127.0.0.1', 'localhost', '127.0.9.9:8081', '[::1]:9000'),
+    fc.constantFrom('', '/', `/${MARKER}`, `/${MARKER}/a.b~c:d-e_f`),
+    fc.constantFrom('', '?a=b', `?${MARKER}=1&x=y,z`),
+  ).map(([scheme, host, path, query]) => `${scheme}://${host}${path}${query}`) },
+  { weight: 1, arbitrary: fc.tuple(
+    fc.constantFrom('http', 'HTTP', 'ftp', ''),
+    fc.constantFrom('localhost', '999.1.1.1', '$host', 'localhost:0', '', 'a..b'),
+    fc.constantFrom('', `/${MARKER}`, '/a b', '/%20', '/}', '/;', '/"', '/$request_uri'),
+    fc.constantFrom('', '?rd=$escaped_request_uri', '?a=b;c', '?a b'),
+  ).map(([scheme, host, path, query]) => `${scheme}://${host}${path}${query}`) },
+));
+/** auth-signin: allow-listed variables, others refused. */
+const signinUrl = userValue(fc.oneof(
+  fc.tuple(fc.constantFrom('https://$host', 'http://login.example', 'https://$http_host:8443', 'http://127.0.0.1'),
+    fc.constantFrom('', `/${MARKER}/start`, '/oauth2/start'),
+    fc.constantFrom('', '?rd=$escaped_request_uri', `?${MARKER}=$request_uri`, '?rd=', '?a=$scheme'))
+    .map(([head, path, query]) => `${head}${path}${query}`),
+  fc.constantFrom('https://$hostx/start', 'https://login/?s=$cookie_s', 'https://login/"', 'https://login/${host}', 'login/start', `https://login/${MARKER}$`),
+));
+const headerList = userValue(fc.oneof(
+  fc.array(fc.oneof(fc.stringMatching(/^[A-Za-z0-9_-]{1,12}$/), fc.constant(`X-${MARKER}`)), { minLength: 1, maxLength: 4 }).map((names) => names.join(', ')),
+  fc.constantFrom('X User', 'Host', 'X-A:1', 'X-A;', ',,', 'x-forwarded-for'),
+));
+
 /** What each annotation and ConfigMap key of a feature may be given, by name. */
 export const KEY_VALUES: Readonly<Record<string, fc.Arbitrary<string>>> = {
   'proxy-body-size': size,
@@ -138,6 +169,22 @@ export const KEY_VALUES: Readonly<Record<string, fc.Arbitrary<string>>> = {
   'proxy-next-upstream-timeout': seconds,
   'proxy-next-upstream-tries': userValue(fc.oneof(integerText, fc.constantFrom('0', '1', '100', '101', '+3', '3s'))),
   'service-upstream': boolean,
+  'auth-url': authUrl,
+  'global-auth-url': authUrl,
+  'auth-method': userValue(fc.constantFrom('GET', 'POST', 'HEAD', 'get', 'PROPFIND', ' GET ')),
+  'global-auth-method': userValue(fc.constantFrom('GET', 'POST', 'get', 'PROPFIND')),
+  'auth-signin': signinUrl,
+  'global-auth-signin': signinUrl,
+  'auth-signin-redirect-param': userValue(fc.constantFrom('rd', 'next', MARKER, 'a/b', 'a b', 'a"b', 'a=b')),
+  'global-auth-signin-redirect-param': userValue(fc.constantFrom('rd', 'next', MARKER, 'a/b', 'a"b')),
+  'auth-response-headers': headerList,
+  'global-auth-response-headers': headerList,
+  'auth-request-redirect': userValue(fc.constantFrom('https://app.example/back', `/${MARKER}?a=b`, '$request_uri', 'a b', 'a"b')),
+  'global-auth-request-redirect': userValue(fc.constantFrom('https://app.example/back', `/${MARKER}`, '$request_uri')),
+  'auth-always-set-cookie': boolean,
+  'global-auth-always-set-cookie': boolean,
+  'enable-global-auth': boolean,
+  'no-auth-locations': userValue(fc.constantFrom('/.well-known/acme-challenge', `/${MARKER}, /public`, '/a"b', 'public', '')),
 };
 
 /** Every annotation name a feature declares. */
