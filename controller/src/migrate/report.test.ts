@@ -56,12 +56,12 @@ const rows: readonly Row[] = [
     ingresses: { 'default/web': { verdict: 'not-served', why: /ExternalName/, paths: [false], failures: ['UnsupportedServiceType:error'] } }, exitCode: 1,
   },
   {
-    name: 'auth-url fails closed',
-    objects: [nginxClass(), ...app('admin', { annotations: { 'auth-url': 'https://auth.example.com/check' } })],
+    name: 'ModSecurity (a protection not supported) fails closed',
+    objects: [nginxClass(), ...app('admin', { annotations: { 'enable-modsecurity': 'true' } })],
     ingresses: {
       'default/admin': {
-        verdict: 'not-served', why: /auth-url asks for a protection/, paths: [false],
-        failures: ['ProtectionNotSupported:error'], annotations: ['auth-url:not-supported:closed'],
+        verdict: 'not-served', why: /enable-modsecurity asks for a protection/, paths: [false],
+        failures: ['ProtectionNotSupported:error'], annotations: ['enable-modsecurity:not-supported:closed'],
       },
     },
     exitCode: 1,
@@ -239,7 +239,7 @@ void describe('buildReport', () => {
   void it('counts verdicts, paths and names in the summary', () => {
     const report = buildReport(requestOf([
       nginxClass(), ...app('a'), ...app('b', { annotations: { 'enable-cors': 'true', 'proxy-body-size': '1m' } }),
-      ...app('c', { annotations: { 'auth-url': 'https://x' } }), ...app('d', { className: 'other' }),
+      ...app('c', { annotations: { 'enable-modsecurity': 'true' } }), ...app('d', { className: 'other' }),
       configMap({ 'proxy-body-size': '8m', 'nosuch-key': 'x' }),
     ]));
     assert.deepEqual(report.summary, {
