@@ -207,6 +207,13 @@ export interface ExternalAuthConfig {
   readonly responseHeaders: readonly string[];
   /** auth-request-redirect: X-Auth-Request-Redirect sent to the auth service; null = the request URI. */
   readonly requestRedirect: string | null;
+  /**
+   * auth-cache-key: the auth answers are cached (NGINX's proxy_cache) under the server name, the auth
+   * location and this key: literal letters, digits, - and _, and allow-listed variables (features/external-auth-cache.ts); null = no cache.
+   */
+  readonly cacheKey: string | null;
+  /** auth-cache-duration: proxy_cache_valid lines, each `[code …] <time>` (codes 100-599, one NGINX time). */
+  readonly cacheDuration: readonly string[];
   /** auth-always-set-cookie: pass the auth answer's Set-Cookie whatever the status. */
   readonly alwaysSetCookie: boolean;
   /** True when this is the ConfigMap's global auth (no auth-url on the Ingress): enableGlobal decides. */
@@ -215,7 +222,7 @@ export interface ExternalAuthConfig {
   readonly enableGlobal: boolean;
   /** ConfigMap no-auth-locations: locations whose path starts with one of these get no external auth (ingress-nginx's prefix test). */
   readonly noAuthLocations: readonly string[];
-  /** `_external-auth-<16 hex>` of what shapes the auth subrequest's location (url, method, requestRedirect); null without a url. */
+  /** `_external-auth-<16 hex>` of what shapes the auth subrequest's location (url, method, requestRedirect, cache); null without a url. */
   readonly name: string | null;
 }
 

@@ -9,6 +9,7 @@ import { RenderError } from './nginx-values.ts';
 import type { LocationContext } from './location-blocks.ts';
 import { ServerViews, type ServerView } from './server-views.ts';
 import { globalErrorPagesOf, type GlobalErrorPagesView } from './error-pages.ts';
+import { usesAuthCache } from './external-auth-view.ts';
 import { mirrorUpstreamsOf, type MirrorUpstreamView } from './mirror-view.ts';
 
 export type { ServerView } from './server-views.ts';
@@ -94,6 +95,8 @@ export interface ConfigView {
   readonly globalErrorPages: GlobalErrorPagesView | null;
   /** One `upstream` per mirror target (mirror-target; mirror-view.ts), sorted by name. */
   readonly mirrorUpstreams: readonly MirrorUpstreamView[];
+  /** The directory of the auth answers' cache (auth-cache-key; features/external-auth-http.njk), null when no location caches. */
+  readonly authCachePath: string | null;
 }
 
 function nextPowerOfTwo(n: number): number {
@@ -244,5 +247,6 @@ export function buildConfigView(model: Model, options: ResolvedRenderOptions, vi
     tls: buildTlsView(model, options),
     globalErrorPages: globalErrorPagesOf(model.settings),
     mirrorUpstreams: mirrorUpstreamsOf(model),
+    authCachePath: usesAuthCache(model) ? `${options.prefix}/auth_cache` : null,
   };
 }

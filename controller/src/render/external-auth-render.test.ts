@@ -88,6 +88,8 @@ void describe('external auth in real NGINX', () => {
     main = await recorder(() => ({ status: 200 }));
     authService = await recorder((url): { status: number; headers?: Record<string, string> } => {
       if (url.startsWith('/allow')) return { status: 200, headers: { 'X-User': 'alice', 'X-Auth-Groups': 'admins', 'Set-Cookie': 'session=s1' } };
+      // No Set-Cookie: NGINX caches no answer that sets a cookie (as in ingress-nginx).
+      if (url.startsWith('/cache')) return { status: 200, headers: { 'X-User': 'carol' } };
       if (url.startsWith('/deny')) return { status: 401, headers: { 'WWW-Authenticate': 'Bearer realm="shop"' } };
       if (url.startsWith('/forbid')) return { status: 403 };
       return { status: 502 };
@@ -107,6 +109,7 @@ void describe('external auth in real NGINX', () => {
         at('/signin-param', 'signin-param', web.name, auth({
           'auth-url': service('/deny'), 'auth-signin': 'https://$host/oauth2/start?x=1', 'auth-signin-redirect-param': 'next' }, settings), settings),
         at('/post', 'post', web.name, auth({ 'auth-url': service('/allow'), 'auth-method': 'POST', 'auth-request-redirect': 'https://app.example/back' }, settings), settings),
+        at('/cached', 'cached', web.name, auth({ 'auth-url': service('/cache'), 'auth-cache-key': '$http_x_token', 'auth-cache-duration': '200 1m' }, settings), settings),
         at('/broken', 'broken', web.name, auth({ 'auth-url': service('/broken') }, settings), settings),
         at('/down', 'down', web.name, auth({ 'auth-url': `http://127.0.0.1:${deadPort}/auth` }, settings), settings),
         at('/optout', 'optout', web.name, auth({ 'enable-global-auth': 'false' }, settings), settings),
@@ -185,6 +188,15 @@ void describe('external auth in real NGINX', () => {
     const asked = authService.seen.at(-1);
     assert.deepEqual([asked?.method, asked?.headers['x-original-uri'], asked?.headers['x-auth-request-redirect'], asked?.headers['x-original-method']],
       ['POST', '/post/z', 'https://app.example/back', 'GET']);
+  });
+
+  void it('auth-cache-key: the auth service is asked once per key while the answer is fresh (an answer with Set-Cookie is never cached)', async () => {
+    authService.seen.length = 0;
+    for (const token of ['a', 'a', 'b', 'a', 'b']) {
+      assert.equal((await send(httpPort, 'GET', `/cached/${token}`, { 'X-Token': token })).status, 200);
+    }
+    assert.deepEqual(authService.seen.map((seen) => seen.headers['x-token']), ['a', 'b']);
+    assert.equal(main.seen.at(-1)?.headers['x-user'], undefined, 'no auth-response-headers asked for');
   });
 
   void it('an auth service answering 5xx, or one that cannot be reached: 500', async () => {

@@ -9,6 +9,7 @@
 // isLocationInLocationList) leave a location without auth.
 
 import { createHash } from 'node:crypto';
+import { parseCacheDuration, parseCacheKey } from '../model/features/external-auth-cache.ts';
 import { authUrlText, parseAuthUrl, parseRedirectParam, parseSigninUrl, signinRedirect } from '../model/features/external-auth-url.ts';
 import type { ExternalAuthConfig, GlobalSettings, Location } from '../model/types.ts';
 import { RenderError } from './nginx-values.ts';
@@ -44,7 +45,12 @@ export interface AuthLocationView {
   readonly method: string | null;
   /** X-Auth-Request-Redirect: null = $request_uri. */
   readonly requestRedirect: string | null;
+  /** auth-cache-key: proxy_cache's key (server name, auth location, the validated key) and its proxy_cache_valid lines; null = no cache. */
+  readonly cache: { readonly key: string; readonly valid: readonly string[] } | null;
 }
+
+/** The shared cache of auth answers (http {}: proxy_cache_path), in the prefix. */
+export const AUTH_CACHE_ZONE = 'resty_auth_cache';
 
 /** One sign-in named location of a server. */
 export interface SigninLocationView {
@@ -75,6 +81,12 @@ export function effectiveAuth(location: Location, settings: GlobalSettings): Ext
   if (config.signin !== null && !(parseSigninUrl(config.signin).ok && parseRedirectParam(config.signinRedirectParam).ok)) unsafe(location, 'auth-signin');
   if (!config.responseHeaders.every((name) => HEADER.test(name))) unsafe(location, 'response header');
   if (config.requestRedirect !== null && !/^[-._~a-zA-Z0-9/:,?&=]{1,1024}$/u.test(config.requestRedirect)) unsafe(location, 'request redirect');
+  if (config.cacheKey !== null) {
+    if (typeof config.cacheKey !== 'string' || !Array.isArray(config.cacheDuration)) unsafe(location, 'cache');
+    const key = parseCacheKey(config.cacheKey);
+    const valid = parseCacheDuration(config.cacheDuration.join(','));
+    if (!key.ok || key.value !== config.cacheKey || !valid.ok || valid.value.join(',') !== config.cacheDuration.join(',')) unsafe(location, 'cache');
+  }
   return config;
 }
 
@@ -99,7 +111,7 @@ export function externalAuthPartialView(location: Location, settings: GlobalSett
 }
 
 /** The internal auth locations and sign-in locations of one server's locations, one per name, in location order. */
-export function externalAuthServerViews(locations: readonly Location[], settings: GlobalSettings): { auth: AuthLocationView[]; signin: SigninLocationView[] } {
+export function externalAuthServerViews(hostname: string, locations: readonly Location[], settings: GlobalSettings): { auth: AuthLocationView[]; signin: SigninLocationView[] } {
   const auth = new Map<string, AuthLocationView>();
   const signin = new Map<string, SigninLocationView>();
   for (const location of locations) {
@@ -110,6 +122,7 @@ export function externalAuthServerViews(locations: readonly Location[], settings
       auth.set(config.name, {
         path: `/${config.name}`, proxyPass: authUrlText(url), host: url.host, sslName: url.scheme === 'https' ? url.host : null,
         method: config.method, requestRedirect: config.requestRedirect,
+        cache: config.cacheKey === null ? null : { key: `${hostname}/${config.name}${config.cacheKey}`, valid: config.cacheDuration },
       });
     }
     const name = signinName(config);
@@ -144,4 +157,12 @@ export function externalAuthOwners(model: { readonly servers: readonly { readonl
     }
   }
   return owners.size === 0 ? null : [...owners.values()];
+}
+
+/** Whether some protected location of `model` caches its auth answers (http {} then declares the cache). */
+export function usesAuthCache(model: { readonly servers: readonly { readonly locations: readonly Location[] }[]; readonly settings: GlobalSettings }): boolean {
+  return model.servers.some((server) => server.locations.some((location) => {
+    const config = effectiveAuth(location, model.settings);
+    return config !== null && config.cacheKey !== null;
+  }));
 }

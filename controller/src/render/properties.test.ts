@@ -43,7 +43,7 @@ const USER_VALUE_DIRECTIVES = new Set(['server_name', 'location', 'set', 'rewrit
   // mirror-target and mirror-host (render/mirror-view.ts): the upstream's address, the copy's URL, Host and TLS name.
   'server', 'proxy_pass', 'proxy_set_header', 'proxy_ssl_name',
   // auth-response-headers (render/external-auth-view.ts): the auth answer's header, as its $upstream_http_ variable.
-  'auth_request_set']);
+  'auth_request_set', 'proxy_cache_key']);
 /** Lua blocks whose string literals may carry a backend name. */
 const USER_VALUE_LUA = new Set(['log_by_lua_block', 'rewrite_by_lua_block']);
 

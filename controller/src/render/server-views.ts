@@ -67,7 +67,7 @@ function buildServerView(
     namedRedirect: context.https && locations.some((block) => block.proxy?.route.startsWith('e ') === true),
     errorPages: errorPagesOf(server.locations, context.settings),
     mirrors: mirrorLocationsOf(server.locations),
-    externalAuth: externalAuthServerViews(server.locations, context.settings),
+    externalAuth: externalAuthServerViews(server.hostname, server.locations, context.settings),
   };
 }
 

@@ -21,7 +21,7 @@ const url = (host: string, path = '', port: number | null = null, query: string 
 const withUrl = { 'auth-url': 'http://auth.example/verify' };
 const base: Partial<ExternalAuthConfig> = {
   ownUrl: url('auth.example', '/verify'), url: url('auth.example', '/verify'), global: false,
-  name: externalAuthName({ url: url('auth.example', '/verify'), method: null, requestRedirect: null }),
+  name: externalAuthName({ url: url('auth.example', '/verify'), method: null, requestRedirect: null, cacheKey: null, cacheDuration: ['200 202 401 5m'] }),
 };
 
 const values: ValueRow<ExternalAuthConfig>[] = [
@@ -45,7 +45,7 @@ const values: ValueRow<ExternalAuthConfig>[] = [
   { name: 'a semicolon', key: 'auth-url', value: 'http://auth/a;b', want: 'fail' },
   { name: 'a newline', key: 'auth-url', value: 'http://auth/\nproxy_pass http://evil', want: 'fail' },
   { name: 'a percent escape', key: 'auth-url', value: 'http://auth/a%20b', want: 'fail' },
-  { name: 'the global auth service', key: 'global-auth-url', value: 'http://auth.example/verify', want: { url: url('auth.example', '/verify'), global: true, name: externalAuthName({ url: url('auth.example', '/verify'), method: null, requestRedirect: null }) } },
+  { name: 'the global auth service', key: 'global-auth-url', value: 'http://auth.example/verify', want: { url: url('auth.example', '/verify'), global: true, name: externalAuthName({ url: url('auth.example', '/verify'), method: null, requestRedirect: null, cacheKey: null, cacheDuration: ['200 202 401 5m'] }) } },
   { name: 'a method', key: 'auth-method', value: 'POST', with: withUrl, base, want: { method: 'POST' } },
   { name: 'a method in lower case (ingress-nginx refuses it)', key: 'auth-method', value: 'post', with: withUrl, base, want: 'fail' },
   { name: 'no such method', key: 'auth-method', value: 'PROPFIND', with: withUrl, base, want: 'fail' },
@@ -68,6 +68,19 @@ const values: ValueRow<ExternalAuthConfig>[] = [
   { name: 'global response headers', key: 'global-auth-response-headers', value: 'X-User', want: { responseHeaders: ['X-User'] } },
   { name: 'a request redirect', key: 'auth-request-redirect', value: 'https://app.example/back?x=1', with: withUrl, base, want: { requestRedirect: 'https://app.example/back?x=1' } },
   { name: 'a request redirect with a variable', key: 'auth-request-redirect', value: '$request_uri', with: withUrl, base, want: 'fail' },
+  { name: 'a cache key of allowed variables', key: 'auth-cache-key', value: '$remote_user$http_authorization', with: withUrl, base, want: { cacheKey: '$remote_user$http_authorization' } },
+  { name: 'a cache key with braces and literals', key: 'auth-cache-key', value: 'k-${cookie_session}_1', with: withUrl, base, want: { cacheKey: 'k-${cookie_session}_1' } },
+  { name: 'a cache key with a variable not allowed', key: 'auth-cache-key', value: '$request_body', with: withUrl, base, want: 'unsupported' },
+  { name: 'a cache key variable glued to a longer name', key: 'auth-cache-key', value: '$remote_userx', with: withUrl, base, want: 'unsupported' },
+  { name: 'a cache key with an unclosed brace', key: 'auth-cache-key', value: '${host', with: withUrl, base, want: 'unsupported' },
+  { name: 'a cache key with a quote (ignored there)', key: 'auth-cache-key', value: '$host"', with: withUrl, base, want: 'ignore' },
+  { name: 'a global cache key', key: 'global-auth-cache-key', value: '$http_authorization', want: { cacheKey: '$http_authorization' } },
+  { name: 'cache durations', key: 'auth-cache-duration', value: '200 202 10m, 401 30s', with: withUrl, base, want: { cacheDuration: ['200 202 10m', '401 30s'] } },
+  { name: 'a duration alone', key: 'auth-cache-duration', value: '5m', with: withUrl, base, want: { cacheDuration: ['5m'] } },
+  { name: 'two times in one entry (NGINX takes one)', key: 'auth-cache-duration', value: '200 1h 30m', with: withUrl, base, want: 'unsupported' },
+  { name: 'a status code out of range', key: 'auth-cache-duration', value: '999 5m', with: withUrl, base, want: 'unsupported' },
+  { name: 'no time', key: 'auth-cache-duration', value: '200 202', with: withUrl, base, want: 'fail' },
+  { name: 'a semicolon', key: 'auth-cache-duration', value: '200 5m; proxy_pass x', with: withUrl, base, want: 'fail' },
   { name: 'always set cookie', key: 'auth-always-set-cookie', value: 'true', with: withUrl, base, want: { alwaysSetCookie: true } },
   { name: 'always set cookie, not a boolean', key: 'auth-always-set-cookie', value: 'yes', with: withUrl, base, want: 'fail' },
   { name: 'opting out of global auth', key: 'enable-global-auth', value: 'false', want: { enableGlobal: false } },
@@ -90,7 +103,7 @@ function named(rows: ValueRow<ExternalAuthConfig>[]): ValueRow<ExternalAuthConfi
 void describe('external auth: values', () => testValueRows(externalAuthFeature, named(values)));
 void describe('external auth: defaults', () => testDefaults(externalAuthFeature, {
   url: null, ownUrl: null, method: null, signin: null, signinRedirectParam: 'rd', responseHeaders: [], requestRedirect: null,
-  alwaysSetCookie: false, global: false, enableGlobal: true, noAuthLocations: ['/.well-known/acme-challenge'], name: null,
+  cacheKey: null, cacheDuration: ['200 202 401 5m'], alwaysSetCookie: false, global: false, enableGlobal: true, noAuthLocations: ['/.well-known/acme-challenge'], name: null,
 }));
 
 void describe('external auth: the global config and an Ingress\'s own', () => {

@@ -20,6 +20,7 @@ import { createHash } from 'node:crypto';
 import { accept, refuse, unsupported, type Checked } from '../checked.ts';
 import type { ExternalAuthConfig } from '../types.ts';
 import { defineFeature, field } from './feature.ts';
+import { DEFAULT_CACHE_DURATION, parseCacheDuration, parseCacheKey } from './external-auth-cache.ts';
 import { parseAuthUrl, parseRedirectParam, parseRequestRedirect, parseSigninUrl } from './external-auth-url.ts';
 import { parseBoolean } from './values.ts';
 
@@ -59,18 +60,21 @@ function parseNoAuthLocations(raw: string): Checked<readonly string[]> {
 }
 
 /** The name of the internal location a subrequest with this url, method and X-Auth-Request-Redirect goes through. */
-export function externalAuthName(config: Pick<ExternalAuthConfig, 'url' | 'method' | 'requestRedirect'>): string | null {
+export function externalAuthName(config: Pick<ExternalAuthConfig, 'url' | 'method' | 'requestRedirect' | 'cacheKey' | 'cacheDuration'>): string | null {
   if (config.url === null) return null;
-  const digest = createHash('sha256').update(JSON.stringify([config.url, config.method, config.requestRedirect])).digest('hex');
+  // The cache fields count only with a key: without one nothing is cached.
+  const cache = config.cacheKey === null ? null : [config.cacheKey, config.cacheDuration];
+  const digest = createHash('sha256').update(JSON.stringify([config.url, config.method, config.requestRedirect, cache])).digest('hex');
   return `_external-auth-${digest.slice(0, 16)}`;
 }
 
 /** The annotations that only mean something with auth-url (enable-global-auth is about the global auth). */
-const NEEDS_URL = ['auth-method', 'auth-signin', 'auth-signin-redirect-param', 'auth-response-headers', 'auth-request-redirect', 'auth-always-set-cookie'];
+const NEEDS_URL = ['auth-method', 'auth-signin', 'auth-signin-redirect-param', 'auth-response-headers', 'auth-request-redirect', 'auth-always-set-cookie',
+  'auth-cache-key', 'auth-cache-duration'];
 
 const DEFAULTS: ExternalAuthConfig = {
   url: null, ownUrl: null, method: null, signin: null, signinRedirectParam: 'rd', responseHeaders: [], requestRedirect: null,
-  alwaysSetCookie: false, global: false, enableGlobal: true, noAuthLocations: DEFAULT_NO_AUTH_LOCATIONS, name: null,
+  cacheKey: null, cacheDuration: DEFAULT_CACHE_DURATION, alwaysSetCookie: false, global: false, enableGlobal: true, noAuthLocations: DEFAULT_NO_AUTH_LOCATIONS, name: null,
 };
 
 /**
@@ -86,6 +90,8 @@ function finish(config: ExternalAuthConfig, given: ReadonlySet<string>): Checked
     if (!given.has('auth-response-headers')) own.responseHeaders = DEFAULTS.responseHeaders;
     if (!given.has('auth-request-redirect')) own.requestRedirect = DEFAULTS.requestRedirect;
     if (!given.has('auth-always-set-cookie')) own.alwaysSetCookie = DEFAULTS.alwaysSetCookie;
+    if (!given.has('auth-cache-key')) own.cacheKey = DEFAULTS.cacheKey;
+    if (!given.has('auth-cache-duration')) own.cacheDuration = DEFAULTS.cacheDuration;
     return accept({ ...own, name: externalAuthName(own) });
   }
   const stray = NEEDS_URL.find((name) => given.has(name));
@@ -103,8 +109,8 @@ export const externalAuthFeature = defineFeature({
     + 'auth-signin with the original URL, escaped, in `rd`); any other answer, or an auth service that cannot be reached, is a 500. '
     + 'The ConfigMap\'s global-auth-* protect every location of Ingresses without auth-url unless they say enable-global-auth: '
     + '"false"; an Ingress with auth-url uses its own keys only. The auth host is resolved when NGINX loads its configuration. '
-    + 'Not supported yet (the Ingress, or with the ConfigMap key every Ingress, is not served): auth-cache-key, '
-    + 'auth-cache-duration, auth-keepalive*, auth-proxy-set-headers, auth-snippet.',
+    + 'auth-cache-key caches the auth answers (NGINX\'s proxy_cache, in the prefix). Not supported yet (the Ingress is not served): '
+    + 'auth-keepalive*, auth-proxy-set-headers; auth-snippet is a snippet.',
   output: { kind: 'location', template: 'features/external-auth.njk' },
   defaults: DEFAULTS,
   keys: [
@@ -143,6 +149,17 @@ export const externalAuthFeature = defineFeature({
       annotation: { name: 'auth-request-redirect', scope: 'location', risk: 'Medium' }, configKey: 'global-auth-request-redirect',
       defaultText: 'the request URI', invalid: 'fail',
       doc: 'The X-Auth-Request-Redirect header sent to the auth service.',
+    }),
+    field<ExternalAuthConfig, 'cacheKey'>('cacheKey', parseCacheKey, {
+      annotation: { name: 'auth-cache-key', scope: 'location', risk: 'Medium' }, configKey: 'global-auth-cache-key', defaultText: '', invalid: 'ignore',
+      doc: 'Caches the auth answers under this key (with the server name and the auth location), e.g. $remote_user$http_authorization.',
+      difference: 'variables only from $host, $http_host, $remote_addr, $remote_user, $uri, $request_uri, $args, $request_method, $scheme and $http_*, $cookie_*, $arg_*: another key ingress-nginx takes refuses the Ingress',
+    }),
+    field<ExternalAuthConfig, 'cacheDuration'>('cacheDuration', parseCacheDuration, {
+      annotation: { name: 'auth-cache-duration', scope: 'location', risk: 'Medium' }, configKey: 'global-auth-cache-duration',
+      defaultText: '200 202 401 5m', invalid: 'fail',
+      doc: 'How long cached auth answers live, per status: comma list of `[code …] time`.',
+      difference: 'codes from 100 to 599 and one time per entry (NGINX takes no more): another value ingress-nginx takes refuses the Ingress',
     }),
     field<ExternalAuthConfig, 'alwaysSetCookie'>('alwaysSetCookie', parseBoolean, {
       annotation: { name: 'auth-always-set-cookie', scope: 'location', risk: 'Low' }, configKey: 'global-auth-always-set-cookie', defaultText: 'false', invalid: 'fail',

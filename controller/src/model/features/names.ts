@@ -42,7 +42,7 @@ export const HARMLESS_CONFIG_KEYS: Readonly<Record<string, string>> = Object.fre
  */
 const TUNING_ONLY_CONFIG_KEYS: ReadonlySet<string> = new Set([
   'limit-conn-status-code', 'limit-req-status-code', 'limit-conn-zone-variable', 'nginx-status-ipv4-whitelist',
-  'nginx-status-ipv6-whitelist', 'global-auth-cache-duration', 'global-auth-cache-key', 'limit-rate', 'limit-rate-after',
+  'nginx-status-ipv6-whitelist', 'limit-rate', 'limit-rate-after',
 ]);
 
 /** Protective annotations that protect nothing by themselves. */

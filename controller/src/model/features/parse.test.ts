@@ -8,6 +8,7 @@ import { buildModel } from '../build.ts';
 import { ingress, options, path, rule, service, snapshot, svc, deepFreeze } from '../testdata/fixtures.ts';
 import { configOf, findLocation } from '../testdata/inspect.ts';
 import { DEFAULT_SETTINGS, parseIngressFeatures, readSettings } from './parse.ts';
+import { externalAuthFeature } from './external-auth.ts';
 import { proxyFeature } from './proxy.ts';
 import {
   CONFIG_MAP_KEY, INGRESS, PREFIX, annotationField, assertReadable, configField, configMap, described, parseAnnotations, readConfigMap,
@@ -53,7 +54,7 @@ const ingressRows: {
     annotations: { [`${PREFIX}/enable-cors`]: 'true', [`${PREFIX}/proxy-body-size`]: '8m', [`${PREFIX}/canary`]: 'true' },
     warnings: [`UnsupportedAnnotation ${annotationField('enable-cors')} (warning)`], features: ['canary', 'proxy'],
   },
-  { name: 'a protection not supported fails closed', annotations: { [`${PREFIX}/auth-cache-key`]: '$remote_user' }, failures: [`ProtectionNotSupported ${annotationField('auth-cache-key')}`] },
+  { name: 'a protection not supported fails closed', annotations: { [`${PREFIX}/auth-keepalive`]: '10' }, failures: [`ProtectionNotSupported ${annotationField('auth-keepalive')}`] },
   {
     name: 'a failure keeps the warnings, after it',
     annotations: { [`${PREFIX}/enable-cors`]: 'true', [`${PREFIX}/whitelist-source-range`]: '10.0.0.0/8' },
@@ -145,7 +146,7 @@ const configRows: { name: string; data: Record<string, unknown>; failures?: stri
   { name: 'a protection left empty: open', data: { 'block-cidrs': '' }, failures: [`UnsupportedConfigMapKey ${configField('block-cidrs')} (warning)`] },
   { name: 'global auth left empty: open, no auth', data: { 'global-auth-url': '' } },
   { name: 'tuning a protection that is off: open', data: { 'limit-req-status-code': '429' }, failures: [`UnsupportedConfigMapKey ${configField('limit-req-status-code')} (warning)`] },
-  { name: 'tuning global auth: open', data: { 'global-auth-cache-key': '$remote_user' }, failures: [`UnsupportedConfigMapKey ${configField('global-auth-cache-key')} (warning)`] },
+  { name: 'global auth caching: read, nothing to say', data: { 'global-auth-cache-key': '$remote_user' }, settings: { externalAuth: { ...externalAuthFeature.defaults, cacheKey: '$remote_user' } } },
   { name: 'closed, and the other keys still read', data: { 'block-user-agents': '~*bot', 'proxy-body-size': '8m' }, closed: true,
     failures: [`ProtectionNotSupported ${configField('block-user-agents')}`], settings: { proxy: { ...proxyFeature.defaults, bodySize: '8m' } } },
   { name: 'a non-string value for a feature', data: { 'proxy-read-timeout': 120 }, failures: [`InvalidConfigMapValue ${configField('proxy-read-timeout')}`] },
