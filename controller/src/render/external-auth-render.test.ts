@@ -114,6 +114,7 @@ void describe('external auth in real NGINX', () => {
         at('/down', 'down', web.name, auth({ 'auth-url': `http://127.0.0.1:${deadPort}/auth` }, settings), settings),
         at('/optout', 'optout', web.name, auth({ 'enable-global-auth': 'false' }, settings), settings),
         at('/.well-known/acme-challenge', 'acme', web.name, undefined, settings),
+        proxied('/generated', 'prefix', web.name, { ingress: null, host: HOST, settings }),
         at('/', 'front', web.name, undefined, settings),
       ]),
     ], [web], settings);
@@ -215,6 +216,7 @@ void describe('external auth in real NGINX', () => {
     authService.seen.length = 0;
     assert.equal((await send(httpPort, 'GET', '/optout/x')).status, 200);
     assert.equal((await send(httpPort, 'GET', '/.well-known/acme-challenge/token')).status, 200);
+    assert.equal((await send(httpPort, 'GET', '/generated/x')).status, 200, 'a generated location (the default backend\'s) is no Ingress\'s');
     assert.equal(authService.seen.length, 0);
   });
 

@@ -73,6 +73,8 @@ export function effectiveAuth(location: Location, settings: GlobalSettings): Ext
   const config = location.policy.externalAuth ?? settings.externalAuth;
   if (config === undefined || config.url === null || config.name === null) return null;
   if (config.global && !config.enableGlobal) return null;
+  // Generated locations (the default backend's) are no Ingress's: ingress-nginx's global auth skips them too.
+  if (config.global && location.ingress === null) return null;
   if (config.noAuthLocations.some((prefix) => location.path.startsWith(prefix))) return null;
   if (!NAME.test(config.name)) unsafe(location, 'name');
   const url = parseAuthUrl(authUrlText(config.url));
