@@ -121,7 +121,7 @@ export const externalAuthFeature = defineFeature({
         + 'refuses the Ingress; one its URL parser refuses also refuses the Ingress (ingress-nginx answers 503 on its paths)',
     }),
     field<ExternalAuthConfig, 'url'>('url', parseAuthUrl, {
-      configKey: 'global-auth-url', defaultText: '', invalid: 'fail', closesWhenRefused: true,
+      configKey: 'global-auth-url', defaultText: '', invalid: 'fail', failClosed: true,
       doc: 'The global auth service (same grammar as auth-url): every location of Ingresses without auth-url, unless enable-global-auth is "false".',
       difference: 'a value refused (see auth-url) serves no Ingress until it is fixed (ingress-nginx serves them all without auth)',
     }),

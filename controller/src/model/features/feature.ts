@@ -51,15 +51,15 @@ export interface FeatureKey<C> {
    * is not served (its annotation validation refuses it), `ignore` = the key is ignored with a
    * warning and the default applies. A value ingress-nginx accepts but this controller does not
    * support (KeyRefusal.unsupported) always fails. An empty annotation never fails: ingress-nginx
-   * validates no empty value and falls back to the default. A bad ConfigMap value always keeps
-   * the default.
+   * validates no empty value and falls back to the default. A bad ConfigMap value keeps the
+   * default (unless the key is `failClosed`).
    */
   readonly invalid: 'fail' | 'ignore';
   /**
-   * A refused (non-empty) ConfigMap value of this key serves no Ingress (ControllerSettings.closed):
-   * for a key that switches a protection on, where keeping the default would run without it.
+   * The ConfigMap key asks for a protection (an allow or block list): a value it refuses serves
+   * no Ingress (ControllerSettings.closed) instead of keeping the default, which protects nothing.
    */
-  readonly closesWhenRefused?: boolean;
+  readonly failClosed?: boolean;
   /** Parses `raw` into `draft`; returns null, or why the value is refused. */
   set(draft: Draft<C>, raw: string): KeyRefusal | null;
 }

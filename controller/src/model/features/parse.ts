@@ -125,7 +125,7 @@ export function parseIngressFeatures(
 /** What the ConfigMap contributes to a build. */
 export interface ControllerSettings {
   readonly settings: GlobalSettings;
-  /** True when the ConfigMap asks for a protection we do not give: no Ingress is served (fail closed). */
+  /** True when the ConfigMap asks for a protection we do not give, or a protective key's value is refused: no Ingress is served (fail closed). */
   readonly closed: boolean;
   readonly failures: readonly Failure[];
 }
@@ -170,12 +170,12 @@ export function readSettings(configMaps: readonly V1ConfigMap[], key: string | n
     }
     const finished = applyKeys(feature, feature.defaults, given,
       (item) => item.configKey, (refusedKey, name, raw, { reason }) => {
-        // A key that switches a protection on (global-auth-url) fails closed instead of running without it.
-        const closes = refusedKey.closesWhenRefused === true && raw !== '';
-        if (closes) closed = true;
         // The reason first: a long value (a log format) must not push it past the message bound.
-        failures.push(makeFailure(null, 'InvalidConfigMapValue', `ConfigMap ${key}: data[${name}]`,
-          `ConfigMap key ${name}: ${reason}; ${closes ? 'no Ingress is served until it is fixed' : 'the default stays'} (value ${quoteValue(raw)})`));
+        // A protective key's default protects nothing: it serves no Ingress rather than all of them open.
+        if (refusedKey.failClosed === true) closed = true;
+        failures.push(makeFailure(null, 'InvalidConfigMapValue', `ConfigMap ${key}: data[${name}]`, refusedKey.failClosed === true
+          ? `ConfigMap key ${name}: no Ingress is served until it is fixed: ${reason} (value ${quoteValue(raw)})`
+          : `ConfigMap key ${name}: ${reason}; the default stays (value ${quoteValue(raw)})`));
       });
     settings[feature.name] = finished.ok ? Object.freeze(finished.value) : feature.defaults;
   }
