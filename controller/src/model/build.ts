@@ -36,6 +36,7 @@ import { placeCanaries, type CanaryIngress } from './canaries.ts';
 import { affinityWarnings } from './affinity-warnings.ts';
 import { placeBackendLocation } from './placement.ts';
 import { resolveTls, type IngressTls } from './tls-hosts.ts';
+import { resolveCredentials, type ResolvedCredentials } from './credentials.ts';
 import { ServerTable } from './server-table.ts';
 import type { BuildOptions, BuildResult, Failure, GlobalSettings, RoutePolicy, Server, Snapshot } from './types.ts';
 
@@ -126,6 +127,8 @@ interface BuildCaches {
   readonly endpoints: EndpointCache;
   /** The last build's routing and what it was made from. */
   routing: { readonly inputs: RoutingInputs; readonly routing: Routing } | null;
+  /** The last build's basic/digest users and the routing and Secrets they were read from. */
+  credentials?: { readonly routing: Routing; readonly secrets: unknown; readonly result: ResolvedCredentials };
 }
 
 function newCaches(): BuildCaches {
@@ -240,8 +243,21 @@ function buildWith(caches: BuildCaches, snapshot: Snapshot, options: BuildOption
   caches.routing = { inputs, routing };
   const backends = withEndpoints(routing.backends, indexSlices(snapshot), caches.endpoints);
   const tls = resolveTls(routing.tls, snapshot?.secrets ?? [], options);
+  const credentials = credentialsOf(caches, routing, snapshot, options);
+  const model = { servers: routing.servers, backends, tls: tls.state, settings: routing.settings, routes: routing.routes };
   return {
-    model: { servers: routing.servers, backends, tls: tls.state, settings: routing.settings, routes: routing.routes },
-    failures: [...routing.failures, ...tls.failures],
+    // Only a model with users carries the field: every other model stays as it was.
+    model: credentials.sets.length > 0 ? { ...model, credentials: credentials.sets } : model,
+    failures: [...routing.failures, ...tls.failures, ...credentials.failures],
   };
+}
+
+/** Model.credentials, read again only when the routing or the Secrets changed. */
+function credentialsOf(caches: BuildCaches, routing: Routing, snapshot: Snapshot, options: BuildOptions): ResolvedCredentials {
+  const secrets = snapshot?.secrets ?? [];
+  const last = caches.credentials;
+  if (last !== undefined && last.routing === routing && last.secrets === secrets) return last.result;
+  const result = resolveCredentials(routing.servers, secrets, routing.settings.basicAuth.allowCrossNamespace, options.annotationsPrefix);
+  caches.credentials = { routing, secrets, result };
+  return result;
 }

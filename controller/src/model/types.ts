@@ -75,6 +75,33 @@ export interface Model {
   readonly settings: GlobalSettings;
   /** Dynamic route policies (canary splits), sorted by key. DYNAMIC: pushed to Lua, never in nginx.conf. */
   readonly routes: readonly RoutePolicy[];
+  /**
+   * The users of each Ingress with basic/digest authentication (features/basic-auth.ts), sorted by id;
+   * absent = none. DYNAMIC: pushed to Lua (POST /configuration/credentials), never in nginx.conf, so a
+   * Secret's new content applies without a reload. An Ingress whose Secret is missing or unusable has
+   * no set: Lua answers its requests 503.
+   */
+  readonly credentials?: readonly CredentialSet[];
+}
+
+/** One Ingress's basic/digest users (model/credentials.ts), as Lua receives them. */
+export interface CredentialSet {
+  /** `<namespace>/<ingress>`: Lua finds the set of a request by words 4 and 5 of its `$resty_route`. */
+  readonly id: string;
+  readonly type: 'basic' | 'digest';
+  /** auth-realm (ingress-nginx's CharsWithSpace: letters, digits, space and `-._~/:`). */
+  readonly realm: string;
+  /**
+   * user → what checks the password: basic, an htpasswd hash ({PLAIN}, {SHA}, {SSHA}, $apr1$, or a
+   * crypt(3) setting: $1$ $2a$ $2b$ $2y$ $5$ $6$ $y$ $gy$ $7$, DES); digest, the 32 hex digits of
+   * MD5(user:realm:password) for this realm. "" = a user who can never sign in (ingress-nginx: 401).
+   */
+  readonly users: Readonly<Record<string, string>>;
+}
+
+/** The JSON Lua receives on POST /configuration/credentials: the FULL set. */
+export interface DynamicCredentials {
+  readonly sets: readonly CredentialSet[];
 }
 
 /** One NGINX `server {}`: one hostname. */
@@ -148,7 +175,8 @@ export type Policy = Readonly<Partial<Pick<FeatureConfigs, LocationFeature>>>;
 
 /** Features whose config a Location's policy may carry (static, rendered per location). */
 export type LocationFeature = 'proxy' | 'backendProtocol' | 'rewrite' | 'sslRedirect' | 'loadBalance' | 'customErrors' | 'mirror'
-  | 'upstreamHeaders' | 'nextUpstream';
+  | 'upstreamHeaders' | 'nextUpstream'
+  | 'basicAuth';
 
 /**
  * Every feature's config, by feature name (controller/src/model/features: one module each).
@@ -171,6 +199,29 @@ export interface FeatureConfigs {
   readonly upstreamHeaders: UpstreamHeadersConfig;
   readonly nextUpstream: NextUpstreamConfig;
   readonly serviceUpstream: ServiceUpstreamConfig;
+  readonly basicAuth: BasicAuthConfig;
+}
+
+/**
+ * auth-type, auth-secret, auth-secret-type, auth-realm and the ConfigMap's
+ * allow-cross-namespace-resources (features/basic-auth.ts). The users come from the Secret at
+ * build time into Model.credentials (dynamic); the location only calls Lua's access check.
+ */
+export interface BasicAuthConfig {
+  /** auth-type; null = no authentication (ingress-nginx ignores auth-secret without it). */
+  readonly type: 'basic' | 'digest' | null;
+  /**
+   * auth-secret as written (`name` or `namespace/name`), or null when not set. Checked when the
+   * Secret is looked up (model/credentials.ts): as in ingress-nginx a bad name denies the
+   * Ingress's locations (503), it does not refuse the Ingress. It never reaches nginx.conf.
+   */
+  readonly secret: string | null;
+  /** auth-secret-type: `auth-file` (htpasswd text under the key `auth`) or `auth-map` (key = user, value = hash). */
+  readonly secretType: 'auth-file' | 'auth-map';
+  /** auth-realm ("" by default, as ingress-nginx). */
+  readonly realm: string;
+  /** allow-cross-namespace-resources (ConfigMap only; false by default, as ingress-nginx v1.15.1). */
+  readonly allowCrossNamespace: boolean;
 }
 
 /**

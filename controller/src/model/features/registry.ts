@@ -5,6 +5,7 @@
 import { accessLogFeature } from './access-log.ts';
 import { affinityFeature } from './affinity.ts';
 import { backendProtocolFeature } from './backend-protocol.ts';
+import { basicAuthFeature } from './basic-auth.ts';
 import { canaryFeature } from './canary.ts';
 import { customErrorsFeature } from './custom-errors.ts';
 import type { AnyFeature, FeatureName } from './feature.ts';
@@ -35,6 +36,7 @@ export const FEATURES: readonly AnyFeature[] = Object.freeze([
   upstreamHeadersFeature,
   nextUpstreamFeature,
   serviceUpstreamFeature,
+  basicAuthFeature,
 ]);
 
 /** The features whose output is a location partial, in registry order (render/location-blocks.ts). */
