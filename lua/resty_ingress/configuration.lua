@@ -8,12 +8,15 @@
 --   GET  /configuration/certificates  what is loaded, without PEMs or keys
 --   POST /configuration/routes    every route policy (routes_api.lua; 201 / 400 + reason)
 --   GET  /configuration/routes    the policies as stored ({"routes":[]} before any POST)
+--   POST /configuration/credentials  every basic/digest user set (credentials_api.lua)
+--   GET  /configuration/credentials  the sets' ids and user counts, no hash
 local ngx = ngx
 local cjson = require("cjson.safe")
 local store = require("resty_ingress.store")
 local validate = require("resty_ingress.validate")
 local certificate_api = require("resty_ingress.certificate_api")
 local routes_api = require("resty_ingress.routes_api")
+local credentials_api = require("resty_ingress.credentials_api")
 
 local io_open = io.open
 local next = next
@@ -156,6 +159,11 @@ local endpoints = {
     ["/configuration/routes"] = {
         GET = get_routes,
         POST = post_routes,
+    },
+    -- Basic/digest users (credentials_api.lua): hashes go in, only ids and counts come out.
+    ["/configuration/credentials"] = {
+        GET = function() return respond(200, credentials_api.summary(), "application/json") end,
+        POST = function() return push(credentials_api.parse, credentials_api.replace, 201) end,
     },
 }
 

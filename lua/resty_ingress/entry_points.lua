@@ -10,6 +10,7 @@ local balancer = require("resty_ingress.balancer")
 local https_redirect = require("resty_ingress.https_redirect")
 local unbalanced = require("resty_ingress.unbalanced")
 local default_backend = require("resty_ingress.default_backend")
+local auth = require("resty_ingress.auth")
 
 local _M = {}
 
@@ -27,6 +28,8 @@ function _M.entry_points()
         default_backend = default_backend.fallback,
         -- rewrite_by_lua of the custom error pages' named locations: see default_backend.lua.
         error_page = default_backend.error_page,
+        -- access_by_lua only in locations with basic/digest authentication: see auth.lua.
+        auth = auth.check,
     }
 end
 

@@ -1,0 +1,124 @@
+-- The access phase of the locations with basic or digest authentication
+-- (rendered only there: `access_by_lua_block { resty_ingress.auth() }`, see
+-- rootfs/etc/nginx/template/features/basic-auth.njk). The users of each
+-- Ingress come from the controller (credentials_api.lua); a request finds its
+-- Ingress by words 4 and 5 of its `$resty_route` (<namespace> <ingress>).
+-- As ingress-nginx: no user set for the Ingress (its Secret is missing or
+-- unusable) → 503; no or wrong credentials → 401 with the realm's
+-- challenge; good ones → on, without the Authorization header upstream.
+-- Each worker decodes the sets again only when their version moved; a basic
+-- header that passed is remembered per set (bcrypt costs milliseconds by
+-- design), at most CACHE_MAX of them, forgotten with the set.
+local cjson_safe = require("cjson.safe")
+local credentials_api = require("resty_ingress.credentials_api")
+local password = require("resty_ingress.password")
+local digest_auth = require("resty_ingress.digest_auth")
+
+local ngx = ngx
+local var = ngx.var
+local exit = ngx.exit
+local decode_base64 = ngx.decode_base64
+local find = string.find
+local sub = string.sub
+local lower = string.lower
+
+local CACHE_MAX = 1024
+local ROUTES_MAX = 10000
+
+local json = cjson_safe.new()
+
+local _M = {}
+
+local version = -1
+local sets = {}
+-- $resty_route → "<namespace>/<ingress>".
+local ids = {}
+local id_count = 0
+
+local function current_sets()
+    local shared = credentials_api.dict()
+    local stored = shared:get("version") or 0
+    if stored ~= version then
+        local decoded = json.decode(shared:get("sets") or "[]") or {}
+        local by_id = {}
+        for i = 1, #decoded do
+            local set = decoded[i]
+            set.verified = {}
+            set.verified_count = 0
+            by_id[set.id] = set
+        end
+        sets = by_id
+        version = stored
+    end
+    return sets
+end
+
+local function id_of(route)
+    local id = ids[route]
+    if id then
+        return id
+    end
+    local _, _, namespace, ingress = find(route, "^%S+ %S+ %S+ (%S+) (%S+)")
+    if not namespace then
+        return nil
+    end
+    if id_count >= ROUTES_MAX then
+        ids = {}
+        id_count = 0
+    end
+    id = namespace .. "/" .. ingress
+    ids[route] = id
+    id_count = id_count + 1
+    return id
+end
+
+local function refuse_basic(set)
+    ngx.header["WWW-Authenticate"] = 'Basic realm="' .. set.realm .. '"'
+    return exit(ngx.HTTP_UNAUTHORIZED)
+end
+
+local function basic(set, header)
+    if not header then
+        return refuse_basic(set)
+    end
+    if set.verified[header] then
+        ngx.req.clear_header("Authorization")
+        return
+    end
+    if #header < 7 or lower(sub(header, 1, 6)) ~= "basic " then
+        return refuse_basic(set)
+    end
+    local start = find(header, "[^ ]", 7)
+    local decoded = start and decode_base64(sub(header, start))
+    local colon = decoded and find(decoded, ":", 1, true)
+    if not colon then
+        return refuse_basic(set)
+    end
+    local hash = set.users[sub(decoded, 1, colon - 1)]
+    if not hash or not password.verify(hash, sub(decoded, colon + 1)) then
+        return refuse_basic(set)
+    end
+    if set.verified_count >= CACHE_MAX then
+        set.verified = {}
+        set.verified_count = 0
+    end
+    set.verified[header] = true
+    set.verified_count = set.verified_count + 1
+    ngx.req.clear_header("Authorization")
+end
+
+function _M.check()
+    local route = var.resty_route
+    local id = route and id_of(route)
+    local set = id and current_sets()[id]
+    if not set then
+        return exit(ngx.HTTP_SERVICE_UNAVAILABLE)
+    end
+    local header = var.http_authorization
+    if set.type == "basic" then
+        return basic(set, header)
+    end
+    return digest_auth.check(set, header)
+end
+
+return _M
