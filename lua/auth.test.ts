@@ -11,6 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { assertCleanErrorLog, startLuaNginx, waitAllWorkersApplied, type LuaNginx } from './test/lua-fixture.ts';
 import { freePort } from './test/nginx-harness.ts';
+import { createSelfSignedCertificate } from '../controller/src/tls/self-signed.ts';
 
 const PASSWORD = 's3cret';
 const HASHES: Record<string, string> = {
@@ -48,6 +49,16 @@ function servers(port: number): string {
       ${location('/basic', 'basic')}
       ${location('/digest', 'digest')}
       ${location('/missing', 'nobody')}
+      location /secure {
+        set $resty_route "r ns-app-80 tls.test ns basic app /secure";
+        access_by_lua_block { resty_ingress.auth() }
+        proxy_pass http://upstream_balancer;
+      }
+      location /plain {
+        set $resty_route "r ns-app-80 plain.test ns basic app /plain";
+        access_by_lua_block { resty_ingress.auth() }
+        proxy_pass http://upstream_balancer;
+      }
       location /open {
         set $resty_route "${route('open', '/open')}";
         proxy_pass http://upstream_balancer;
@@ -165,6 +176,28 @@ void describe('basic and digest authentication (Lua)', () => {
     assert.equal((await get('/basic/page', basic('plain', 'new'))).status, 503);
     assert.deepEqual(fixture.nginx.workerPids(), pids);
     await pushSets(defaultSets());
+  });
+
+  void it('ssl-redirect first: a plain-HTTP request to a host with a certificate is redirected, not asked for a password', async () => {
+    const tls = createSelfSignedCertificate({ dnsNames: ['tls.test'] });
+    const res = await fetch(`${fixture.statusUrl}/configuration/certificates`, {
+      method: 'POST', body: JSON.stringify({ certificates: [{ id: 'ns/tls', cert: tls.cert, key: tls.key }], hosts: { 'tls.test': 'ns/tls' }, defaultCertificate: null }),
+    });
+    assert.equal(res.status, 201, await res.text());
+    const deadline = Date.now() + 2000;
+    let answer = await fetch(`http://127.0.0.1:${port}/secure/x`, { headers: { host: 'tls.test' }, redirect: 'manual' });
+    while (answer.status !== 308 && Date.now() < deadline) {
+      await answer.arrayBuffer();
+      answer = await fetch(`http://127.0.0.1:${port}/secure/x`, { headers: { host: 'tls.test' }, redirect: 'manual' });
+    }
+    await answer.arrayBuffer();
+    assert.equal(answer.status, 308);
+    // fetch cannot set Host: the redirect names the connection's host; the route's host (tls.test) decided it.
+    assert.match(answer.headers.get('location') ?? '', /^https:\/\/[^/]+\/secure\/x$/u);
+    assert.equal(answer.headers.get('www-authenticate'), null);
+    const plain = await get('/plain/x');
+    assert.equal(plain.status, 401, 'a host without a certificate is asked for credentials');
+    assertCleanErrorLog(fixture);
   });
 
   void it('digest: the challenge, then the answer curl --digest gives (200), whose replay is refused', async () => {

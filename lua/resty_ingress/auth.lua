@@ -6,6 +6,9 @@
 -- As ingress-nginx: no user set for the Ingress (its Secret is missing or
 -- unusable) → 503; no or wrong credentials → 401 with the realm's
 -- challenge; good ones → on, without the Authorization header upstream.
+-- A plain-HTTP request the balancer sends to HTTPS (ssl-redirect, route flag
+-- r/e, the same check as balancer.lua) is not asked for credentials: as in
+-- ingress-nginx, the redirect comes first, and no password crosses plain HTTP.
 -- Each worker decodes the sets again only when their version moved; a basic
 -- header that passed is remembered per set (bcrypt costs milliseconds by
 -- design), at most CACHE_MAX of them, forgotten with the set.
@@ -13,6 +16,8 @@ local cjson_safe = require("cjson.safe")
 local credentials_api = require("resty_ingress.credentials_api")
 local password = require("resty_ingress.password")
 local digest_auth = require("resty_ingress.digest_auth")
+local route = require("resty_ingress.route")
+local https_redirect = require("resty_ingress.https_redirect")
 
 local ngx = ngx
 local var = ngx.var
@@ -21,6 +26,8 @@ local decode_base64 = ngx.decode_base64
 local find = string.find
 local sub = string.sub
 local lower = string.lower
+local route_of = route.of
+local redirects = https_redirect.redirects
 
 local CACHE_MAX = 1024
 local ROUTES_MAX = 10000
@@ -53,12 +60,12 @@ local function current_sets()
     return sets
 end
 
-local function id_of(route)
-    local id = ids[route]
+local function id_of(value)
+    local id = ids[value]
     if id then
         return id
     end
-    local _, _, namespace, ingress = find(route, "^%S+ %S+ %S+ (%S+) (%S+)")
+    local _, _, namespace, ingress = find(value, "^%S+ %S+ %S+ (%S+) (%S+)")
     if not namespace then
         return nil
     end
@@ -67,7 +74,7 @@ local function id_of(route)
         id_count = 0
     end
     id = namespace .. "/" .. ingress
-    ids[route] = id
+    ids[value] = id
     id_count = id_count + 1
     return id
 end
@@ -108,8 +115,15 @@ local function basic(set, header)
 end
 
 function _M.check()
-    local route = var.resty_route
-    local id = route and id_of(route)
+    local value = var.resty_route
+    if not value then
+        return exit(ngx.HTTP_SERVICE_UNAVAILABLE)
+    end
+    local chosen = route_of(value)
+    if chosen.redirect ~= nil and redirects(chosen.host) then
+        return
+    end
+    local id = id_of(value)
     local set = id and current_sets()[id]
     if not set then
         return exit(ngx.HTTP_SERVICE_UNAVAILABLE)

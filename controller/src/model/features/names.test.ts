@@ -35,7 +35,7 @@ const annotationRows: { name: string; annotation: string; value: unknown; want: 
   { name: 'harmless: tracing', annotation: 'enable-opentelemetry', value: 'true', want: `harmless: ${HARMLESS_ANNOTATIONS['enable-opentelemetry']}` },
   { name: 'harmless: server push', annotation: 'http2-push-preload', value: 'true', want: `harmless: ${HARMLESS_ANNOTATIONS['http2-push-preload']}` },
   { name: 'external auth', annotation: 'auth-url', value: 'https://auth.example/verify', want: 'unsupported protective' },
-  { name: 'basic auth', annotation: 'auth-type', value: 'basic', want: 'unsupported protective' },
+  { name: 'basic auth: a feature now', annotation: 'auth-type', value: 'basic', want: 'feature basicAuth' },
   { name: 'client certificates', annotation: 'auth-tls-verify-client', value: 'on', want: 'unsupported protective' },
   { name: 'an allow-list by its alias', annotation: 'whitelist-source-range', value: '10.0.0.0/8', want: 'unsupported protective' },
   { name: 'an allow-list', annotation: 'allowlist-source-range', value: '10.0.0.0/8', want: 'unsupported protective' },

@@ -65,7 +65,7 @@ void describe('every name belongs to one module', () => {
 void describe('the registry\'s views', () => {
   void it('the location features, in registry order', () => {
     assert.deepEqual(LOCATION_FEATURES.map((feature) => feature.name), ['sslRedirect', 'proxy', 'rewrite', 'backendProtocol', 'loadBalance', 'customErrors',
-      'mirror', 'upstreamHeaders', 'nextUpstream']);
+      'mirror', 'upstreamHeaders', 'nextUpstream', 'basicAuth']);
   });
   void it('the dynamic features', () => assert.deepEqual(DYNAMIC_FEATURES.map((feature) => feature.name), ['canary', 'affinity', 'serviceUpstream']));
   void it('modules, their defaults and keys are frozen', () => {

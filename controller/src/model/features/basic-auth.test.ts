@@ -1,0 +1,58 @@
+// auth-type, auth-secret, auth-secret-type, auth-realm and the ConfigMap's
+// allow-cross-namespace-resources (ingress-nginx v1.15.1: annotations/auth/main.go,
+// its validators `basic|digest` and `auth-file|auth-map` (unanchored, spaces removed),
+// BasicChars for auth-secret, CharsWithSpace for auth-realm; config.go's default
+// false for allow-cross-namespace-resources). A value its validator refuses refuses
+// the Ingress; auth-secret is checked only when the Secret is looked up
+// (model/credentials.test.ts: a bad name answers 503, as ingress-nginx's denied location).
+
+import { describe } from 'node:test';
+import type { BasicAuthConfig } from '../types.ts';
+import { basicAuthFeature } from './basic-auth.ts';
+import { testDefaults, testOverrideRows, testValueRows, type OverrideRow, type ValueRow } from './testing.ts';
+
+const values: ValueRow<BasicAuthConfig>[] = [
+  { name: 'basic', key: 'auth-type', value: 'basic', want: { type: 'basic' } },
+  { name: 'digest', key: 'auth-type', value: 'digest', want: { type: 'digest' } },
+  { name: 'upper case', key: 'auth-type', value: 'BASIC', want: 'fail' },
+  { name: 'another scheme', key: 'auth-type', value: 'ntlm', want: 'fail' },
+  { name: 'a directive', key: 'auth-type', value: 'basic; return 200', want: 'fail' },
+  { name: 'basic with a suffix (ingress-nginx\'s unanchored regex takes it, then reads it as digest)', key: 'auth-type', value: 'basicx', want: 'unsupported' },
+  { name: 'basic with a space (passes ingress-nginx\'s validator)', key: 'auth-type', value: 'basic ', want: 'unsupported' },
+  { name: 'a Secret name', key: 'auth-secret', value: 'users', want: { secret: 'users' } },
+  { name: 'namespace/name', key: 'auth-secret', value: 'other/users', want: { secret: 'other/users' } },
+  { name: 'a name with odd characters is kept for the lookup (503 there)', key: 'auth-secret', value: 'a b"c', want: { secret: 'a b"c' } },
+  { name: 'auth-file', key: 'auth-secret-type', value: 'auth-file', want: { secretType: 'auth-file' } },
+  { name: 'auth-map', key: 'auth-secret-type', value: 'auth-map', want: { secretType: 'auth-map' } },
+  { name: 'a secret type with a suffix (passes ingress-nginx\'s unanchored regex)', key: 'auth-secret-type', value: 'auth-files', want: 'unsupported' },
+  { name: 'another secret type', key: 'auth-secret-type', value: 'opaque', want: 'fail' },
+  { name: 'a realm with spaces', key: 'auth-realm', value: 'Authentication Required - foo', want: { realm: 'Authentication Required - foo' } },
+  { name: 'a realm with ~/:._', key: 'auth-realm', value: 'a.b_c~d/e:f', want: { realm: 'a.b_c~d/e:f' } },
+  { name: 'a realm with a quote', key: 'auth-realm', value: 'a"b', want: 'fail' },
+  { name: 'a realm with a backslash', key: 'auth-realm', value: 'a\\b', want: 'fail' },
+  { name: 'a realm with a newline', key: 'auth-realm', value: 'a\nb', want: 'fail' },
+  { name: 'a realm with a semicolon', key: 'auth-realm', value: 'a; deny all', want: 'fail' },
+  { name: 'a realm with a dollar', key: 'auth-realm', value: '$host', want: 'fail' },
+  { name: 'a realm of 257 characters', key: 'auth-realm', value: 'r'.repeat(257), want: 'unsupported' },
+  { name: 'cross-namespace Secrets allowed', key: 'allow-cross-namespace-resources', value: 'true', want: { allowCrossNamespace: true } },
+  { name: 'cross-namespace Secrets refused', key: 'allow-cross-namespace-resources', value: 'false', want: { allowCrossNamespace: false } },
+  { name: 'cross-namespace: not a boolean', key: 'allow-cross-namespace-resources', value: 'yes', want: 'ignore' },
+];
+
+const overrides: OverrideRow<BasicAuthConfig>[] = [
+  {
+    name: 'an Ingress with auth keeps the ConfigMap\'s cross-namespace setting',
+    configMap: { 'allow-cross-namespace-resources': 'true' }, annotations: { 'auth-type': 'basic', 'auth-secret': 'other/users' },
+    global: { allowCrossNamespace: true }, want: { type: 'basic', secret: 'other/users' },
+  },
+  {
+    name: 'no annotation: the Ingress carries nothing',
+    configMap: { 'allow-cross-namespace-resources': 'true' }, annotations: {}, global: { allowCrossNamespace: true }, want: null,
+  },
+];
+
+void describe('basic-auth: values', () => testValueRows(basicAuthFeature, values));
+void describe('basic-auth: the ConfigMap\'s global value, an Ingress\'s override', () => testOverrideRows(basicAuthFeature, overrides));
+void describe('basic-auth: defaults', () => testDefaults(basicAuthFeature, {
+  type: null, secret: null, secretType: 'auth-file', realm: '', allowCrossNamespace: false,
+}));
