@@ -10,7 +10,6 @@
 
 import type { V1Secret } from '@kubernetes/client-node';
 import { makeWarning } from './failure.ts';
-import { checkNamespace, checkObjectName } from './names.ts';
 import { isDigestHash, passwordHashForm } from './password-hashes.ts';
 import type { BasicAuthConfig, CredentialSet, Failure, IngressRef, Server } from './types.ts';
 
@@ -19,8 +18,6 @@ export const MAX_USERS = 10_000;
 /** What one user name may be: no control character and no `:` (the file's separator), at most 256 bytes. */
 // eslint-disable-next-line no-control-regex -- control characters are what the grammar refuses
 const USER = /^[^\u0000-\u001f\u007f:]{1,256}$/u;
-/** ingress-nginx's BasicChars, the grammar of auth-secret. */
-const SECRET_NAME = /^[-._~a-zA-Z0-9/:]*$/u;
 
 export interface ResolvedCredentials {
   readonly sets: readonly CredentialSet[];
@@ -43,14 +40,12 @@ function authenticatedIngresses(servers: readonly Server[]): Map<string, { ref: 
   return found;
 }
 
-/** `namespace/name` of the Secret, or why it cannot be looked up (cache.SplitMetaNamespaceKey, then the names' grammars). */
-function secretKey(raw: string | null, ref: IngressRef, allowCrossNamespace: boolean): { key: string } | { problem: string } {
-  if (raw === null || raw === '') return { problem: 'auth-secret is not set' };
-  if (!SECRET_NAME.test(raw)) return { problem: 'auth-secret is not a Secret name' };
-  const parts = raw.split('/');
-  if (parts.length > 2) return { problem: 'auth-secret is not a Secret name (more than one "/")' };
-  const [namespace, name] = parts.length === 2 ? [parts[0] === '' ? ref.namespace : parts[0] as string, parts[1] as string] : [ref.namespace, raw];
-  if (!checkNamespace(namespace).ok || !checkObjectName(name).ok) return { problem: 'auth-secret is not a Secret name' };
+/** `namespace/name` of the Secret, or why it cannot be looked up. */
+function secretKey(secret: BasicAuthConfig['secret'], ref: IngressRef, allowCrossNamespace: boolean): { key: string } | { problem: string } {
+  if (secret === null) return { problem: 'auth-secret is not set' };
+  if (secret === 'invalid') return { problem: 'auth-secret is not a Secret name' };
+  const namespace = secret.namespace ?? ref.namespace;
+  const { name } = secret;
   if (namespace !== ref.namespace && !allowCrossNamespace) {
     return { problem: `Secret ${namespace}/${name} is in another namespace (allow-cross-namespace-resources is false)` };
   }

@@ -31,10 +31,11 @@ console.log(`fast-check seed ${seed} (replay: FC_SEED=${seed} node --test contro
 const RUNS = 600;
 
 /**
- * Where a string may hold characters that would leave an NGINX token: canary splits and
- * certificates are data for Lua (JSON, never nginx.conf), the log format is single-quoted by render.
+ * Where a string may hold characters that would leave an NGINX token: canary splits,
+ * certificates and basic/digest users and realms are data for Lua (JSON, never nginx.conf; the
+ * realm has its own grammar, features/basic-auth.ts), the log format is single-quoted by render.
  */
-const FREE_TEXT = /^(?:tls\.certificates\[\d+\]\.(?:cert|key)|settings\.accessLog\.format|routes\[\d+\]\.canary\.\w+)$/;
+const FREE_TEXT = /^(?:tls\.certificates\[\d+\]\.(?:cert|key)|settings\.accessLog\.format|routes\[\d+\]\.canary\.\w+|credentials\[\d+\]\.(?:realm|users\..*)|(?:servers\[\d+\]\.locations\[\d+\]\.policy|settings)\.basicAuth\.realm)$/;
 // eslint-disable-next-line no-control-regex -- control characters are what is looked for
 const LEAVES_TOKEN = /[\u0000-\u0020\u007f"'\\;{}]/u;
 

@@ -211,11 +211,11 @@ export interface BasicAuthConfig {
   /** auth-type; null = no authentication (ingress-nginx ignores auth-secret without it). */
   readonly type: 'basic' | 'digest' | null;
   /**
-   * auth-secret as written (`name` or `namespace/name`), or null when not set. Checked when the
-   * Secret is looked up (model/credentials.ts): as in ingress-nginx a bad name denies the
-   * Ingress's locations (503), it does not refuse the Ingress. It never reaches nginx.conf.
+   * auth-secret (`name` or `namespace/name`; namespace null = the Ingress's), null when not set, or
+   * 'invalid' for a value that names no Secret: as in ingress-nginx that denies the Ingress's
+   * locations (503, model/credentials.ts), it does not refuse the Ingress. Never in nginx.conf.
    */
-  readonly secret: string | null;
+  readonly secret: { readonly namespace: string | null; readonly name: string } | 'invalid' | null;
   /** auth-secret-type: `auth-file` (htpasswd text under the key `auth`) or `auth-map` (key = user, value = hash). */
   readonly secretType: 'auth-file' | 'auth-map';
   /** auth-realm ("" by default, as ingress-nginx). */

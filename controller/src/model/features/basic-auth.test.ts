@@ -19,9 +19,14 @@ const values: ValueRow<BasicAuthConfig>[] = [
   { name: 'a directive', key: 'auth-type', value: 'basic; return 200', want: 'fail' },
   { name: 'basic with a suffix (ingress-nginx\'s unanchored regex takes it, then reads it as digest)', key: 'auth-type', value: 'basicx', want: 'unsupported' },
   { name: 'basic with a space (passes ingress-nginx\'s validator)', key: 'auth-type', value: 'basic ', want: 'unsupported' },
-  { name: 'a Secret name', key: 'auth-secret', value: 'users', want: { secret: 'users' } },
-  { name: 'namespace/name', key: 'auth-secret', value: 'other/users', want: { secret: 'other/users' } },
-  { name: 'a name with odd characters is kept for the lookup (503 there)', key: 'auth-secret', value: 'a b"c', want: { secret: 'a b"c' } },
+  { name: 'a Secret name', key: 'auth-secret', value: 'users', want: { secret: { namespace: null, name: 'users' } } },
+  { name: 'namespace/name', key: 'auth-secret', value: 'other/users', want: { secret: { namespace: 'other', name: 'users' } } },
+  { name: '/name: the Ingress\'s namespace (SplitMetaNamespaceKey)', key: 'auth-secret', value: '/users', want: { secret: { namespace: null, name: 'users' } } },
+  { name: 'a dotted name', key: 'auth-secret', value: 'basic.users', want: { secret: { namespace: null, name: 'basic.users' } } },
+  ...[['a space', 'a b'], ['a quote', 'a"b'], ['a semicolon', 'users;x'], ['two slashes', 'a/b/c'], ['upper case', 'Users'],
+    ['a bad namespace', 'a.b/users'], ['an empty name', 'ns/'], ['a colon', 'ns:users']].map(([what, value]) => ({
+    name: `a name with ${what as string}: kept as invalid, not refused (ingress-nginx denies the paths: 503)`, key: 'auth-secret', value, want: { secret: 'invalid' as const },
+  })),
   { name: 'auth-file', key: 'auth-secret-type', value: 'auth-file', want: { secretType: 'auth-file' } },
   { name: 'auth-map', key: 'auth-secret-type', value: 'auth-map', want: { secretType: 'auth-map' } },
   { name: 'a secret type with a suffix (passes ingress-nginx\'s unanchored regex)', key: 'auth-secret-type', value: 'auth-files', want: 'unsupported' },
@@ -43,7 +48,7 @@ const overrides: OverrideRow<BasicAuthConfig>[] = [
   {
     name: 'an Ingress with auth keeps the ConfigMap\'s cross-namespace setting',
     configMap: { 'allow-cross-namespace-resources': 'true' }, annotations: { 'auth-type': 'basic', 'auth-secret': 'other/users' },
-    global: { allowCrossNamespace: true }, want: { type: 'basic', secret: 'other/users' },
+    global: { allowCrossNamespace: true }, want: { type: 'basic', secret: { namespace: 'other', name: 'users' } },
   },
   {
     name: 'no annotation: the Ingress carries nothing',

@@ -11,6 +11,7 @@
 // applies without a reload, and the locations without it pay nothing.
 
 import { accept, refuse, unsupported, type Checked } from '../checked.ts';
+import { checkNamespace, checkObjectName } from '../names.ts';
 import type { BasicAuthConfig } from '../types.ts';
 import { defineFeature, field } from './feature.ts';
 import { parseBoolean } from './values.ts';
@@ -39,9 +40,21 @@ function parseSecretType(raw: string): Checked<'auth-file' | 'auth-map'> {
   return refuse('expected auth-file or auth-map');
 }
 
-/** Any value: ingress-nginx checks the name when it looks the Secret up, and a bad one denies the locations (503). */
-function parseSecret(raw: string): Checked<string> {
-  return accept(raw);
+/** ingress-nginx's BasicChars, the grammar of auth-secret. */
+const SECRET_NAME = /^[-._~a-zA-Z0-9/:]*$/u;
+
+/**
+ * `name` or `namespace/name` (cache.SplitMetaNamespaceKey: "/name" is the Ingress's namespace).
+ * Anything else is 'invalid', not refused: ingress-nginx denies the locations (503) when it looks
+ * the Secret up, it does not refuse the Ingress.
+ */
+function parseSecret(raw: string): Checked<BasicAuthConfig['secret']> {
+  if (!SECRET_NAME.test(raw)) return accept('invalid');
+  const parts = raw.split('/');
+  if (parts.length > 2) return accept('invalid');
+  const [namespace, name] = parts.length === 2 ? [parts[0] === '' ? null : parts[0] as string, parts[1] as string] : [null, raw];
+  if ((namespace !== null && !checkNamespace(namespace).ok) || !checkObjectName(name).ok) return accept('invalid');
+  return accept(Object.freeze({ namespace, name }));
 }
 
 function parseRealm(raw: string): Checked<string> {
