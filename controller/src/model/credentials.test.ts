@@ -70,6 +70,11 @@ const rows: Row[] = [
     sets: [{ id: 'ns/app', type: 'basic', realm: 'test auth', users: { foo: '{PLAIN}one' } }], warnings: [],
   },
   {
+    name: 'users named __proto__ and constructor are users like any other (own properties of a plain object)',
+    servers: servers(location('/a', 'app', auth({}))), secrets: [secret('users', { auth: `__proto__:${APR1}\nconstructor:{PLAIN}x\n` })],
+    sets: [{ id: 'ns/app', type: 'basic', realm: 'test auth', users: JSON.parse(`{"__proto__":"${APR1}","constructor":"{PLAIN}x"}`) as Record<string, string> }], warnings: [],
+  },
+  {
     name: 'auth-map: each key a user',
     servers: servers(location('/a', 'app', auth({ secretType: 'auth-map' }))), secrets: [secret('users', { foo: APR1, bar: '{SHA}/vNB+F2HQ559kaLUZbmHHvZrXpg=\n' })],
     sets: [{ id: 'ns/app', type: 'basic', realm: 'test auth', users: { bar: '{SHA}/vNB+F2HQ559kaLUZbmHHvZrXpg=', foo: APR1 } }], warnings: [],
@@ -156,7 +161,8 @@ void describe('credentials: the users of each Ingress with auth-type', () => {
   for (const row of rows) {
     void it(row.name, () => {
       const resolved = resolveCredentials(row.servers, row.secrets, row.allowCrossNamespace ?? false, PREFIX);
-      assert.deepEqual(resolved.sets.map((set) => ({ ...set, users: { ...set.users } })), row.sets);
+      assert.deepEqual(resolved.sets, row.sets);
+      for (const set of resolved.sets) assert.equal(Object.getPrototypeOf(set.users), Object.prototype, 'a plain object (fast-deep-equal compares it)');
       assert.equal(resolved.failures.length, row.warnings.length, JSON.stringify(resolved.failures));
       resolved.failures.forEach((failure, i) => {
         const text = `${failure.ingress?.namespace}/${failure.ingress?.name} ${failure.message}`;

@@ -63,8 +63,9 @@ function fileLines(text: string): string[] {
 
 /** user → hash, or the first problem. Basic: `user:hash`; digest: `user:realm:HA1` of `realm` only. */
 function readUsers(lines: readonly string[], config: BasicAuthConfig): Users | { problem: string } {
-  const users: Users = Object.create(null) as Users;
-  let count = 0;
+  // A Map, then own properties (Object.fromEntries): "__proto__" stays a user name, and the
+  // result is a plain object the differ can compare.
+  const users = new Map<string, string>();
   for (const line of lines) {
     const [user = '', second = '', third = ''] = line.split(':');
     if (!USER.test(user)) return { problem: 'a user name is empty, too long or holds a control character' };
@@ -78,11 +79,11 @@ function readUsers(lines: readonly string[], config: BasicAuthConfig): Users | {
       if (second !== '' && passwordHashForm(second) === null) return { problem: `user ${JSON.stringify(user)} has a password hash of a form that cannot be checked` };
       hash = second;
     }
-    if (user in users) continue; // NGINX uses the first line of a user
-    if (++count > MAX_USERS) return { problem: `more than ${MAX_USERS} users` };
-    users[user] = hash;
+    if (users.has(user)) continue; // NGINX uses the first line of a user
+    if (users.size >= MAX_USERS) return { problem: `more than ${MAX_USERS} users` };
+    users.set(user, hash);
   }
-  return users;
+  return Object.fromEntries(users);
 }
 
 /** The users of `secret` by the Ingress's secret type, or why there are none. */
