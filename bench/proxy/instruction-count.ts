@@ -57,7 +57,10 @@ export interface InstructionCount {
 export interface CanarySplitCount {
   readonly requests: number;
   readonly canary: number;
-  /** Of `requests`, those answered 2xx (a basic-auth row counts only when every request got in). */
+  /**
+   * Of `requests`, those answered 2xx, or 499 (wrk closing its connections at the end of a window
+   * is no refusal): a basic-auth row counts only when every request got in.
+   */
   readonly ok: number;
 }
 
@@ -76,7 +79,7 @@ export function canarySplit(metricsLog: string, host: string, path: string): Can
     if (words[2] !== host || words[6] !== path) continue;
     requests += 1;
     if (words.length === 8) canary += 1;
-    if (fields[2]?.startsWith('2') === true) ok += 1;
+    if (fields[2]?.startsWith('2') === true || fields[2] === '499') ok += 1;
   }
   return { requests, canary, ok };
 }

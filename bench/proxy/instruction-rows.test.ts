@@ -65,7 +65,7 @@ test('canarySplit: lines of the host and path, those whose route has an 8th word
   const line = (route: string, status = '200'): string => `${route}\tGET\t${status}\t0.001\t0.001\t80\t200`;
   const log = [
     line(`r bench-app-80 ${BENCH_HOST} bench app app / bench-app-canary-80`, '401'),
-    line(`r bench-app-80 ${BENCH_HOST} bench app app /`),
+    line(`r bench-app-80 ${BENCH_HOST} bench app app /`, '499'),
     line(`r bench-app-80 ${BENCH_HOST} bench app app / bench-app-canary-80`),
     line(`e bench-app-80 ${BENCH_HOST} bench api app /api(/|\`)(.*)`),
     line('r bench-app-80 secure.example.com bench secure app / bench-app-canary-80'),
