@@ -40,6 +40,7 @@ function servers(port: number): string {
       location ${path} {
         set $proxy_upstream_name "ns-app-80";
         set $resty_route "${route(ingress, path)}";
+        add_header X-Remote-User "[$remote_user]" always;
         access_by_lua_block { resty_ingress.auth() }
         proxy_pass http://upstream_balancer;
       }`;
@@ -125,10 +126,10 @@ void describe('basic and digest authentication (Lua)', () => {
     assert.equal(res.status, 201, await res.text());
   }
 
-  async function get(path: string, authorization?: string): Promise<{ status: number; challenge: string | null }> {
+  async function get(path: string, authorization?: string): Promise<{ status: number; challenge: string | null; remoteUser: string | null }> {
     const res = await fetch(`http://127.0.0.1:${port}${path}`, { headers: authorization === undefined ? {} : { authorization } });
     await res.arrayBuffer();
-    return { status: res.status, challenge: res.headers.get('www-authenticate') };
+    return { status: res.status, challenge: res.headers.get('www-authenticate'), remoteUser: res.headers.get('x-remote-user') };
   }
 
   const basicRows: { name: string; authorization?: string; status: number }[] = [
@@ -153,11 +154,13 @@ void describe('basic and digest authentication (Lua)', () => {
     });
   }
 
-  void it('basic: the Authorization header does not reach the backend; the second request takes the remembered answer', async () => {
+  void it('basic: the Authorization header does not reach the backend, $remote_user stays for the log; the second request takes the remembered answer', async () => {
     for (let i = 0; i < 3; i++) {
       upstreamAuthorization = '';
-      assert.equal((await get('/basic/page', basic('bcrypt', PASSWORD))).status, 200);
+      const answer = await get('/basic/page', basic('bcrypt', PASSWORD));
+      assert.equal(answer.status, 200);
       assert.equal(upstreamAuthorization, '-');
+      assert.equal(answer.remoteUser, '[bcrypt]');
     }
   });
 

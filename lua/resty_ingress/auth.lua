@@ -5,7 +5,8 @@
 -- Ingress by words 4 and 5 of its `$resty_route` (<namespace> <ingress>).
 -- As ingress-nginx: no user set for the Ingress (its Secret is missing or
 -- unusable) → 503; no or wrong credentials → 401 with the realm's
--- challenge; good ones → on, without the Authorization header upstream.
+-- challenge; good ones → on, without the Authorization header upstream
+-- ($remote_user, which the access log shows, is read before it goes, so it stays).
 -- A plain-HTTP request the balancer sends to HTTPS (ssl-redirect, route flag
 -- r/e, the same check as balancer.lua) is not asked for credentials: as in
 -- ingress-nginx, the redirect comes first, and no password crosses plain HTTP.
@@ -79,6 +80,12 @@ local function id_of(value)
     return id
 end
 
+-- NGINX parses $remote_user from the Authorization header when first read, then keeps it.
+local function pass_basic()
+    local _ = var.remote_user
+    ngx.req.clear_header("Authorization")
+end
+
 local function refuse_basic(set)
     ngx.header["WWW-Authenticate"] = 'Basic realm="' .. set.realm .. '"'
     return exit(ngx.HTTP_UNAUTHORIZED)
@@ -89,8 +96,7 @@ local function basic(set, header)
         return refuse_basic(set)
     end
     if set.verified[header] then
-        ngx.req.clear_header("Authorization")
-        return
+        return pass_basic()
     end
     if #header < 7 or lower(sub(header, 1, 6)) ~= "basic " then
         return refuse_basic(set)
@@ -111,7 +117,7 @@ local function basic(set, header)
     end
     set.verified[header] = true
     set.verified_count = set.verified_count + 1
-    ngx.req.clear_header("Authorization")
+    return pass_basic()
 end
 
 function _M.check()
