@@ -41,7 +41,7 @@ function servers(port: number): string {
         set $proxy_upstream_name "ns-app-80";
         set $resty_route "${route(ingress, path)}";
         add_header X-Remote-User "[$remote_user]" always;
-        access_by_lua_block { resty_ingress.auth() }
+        access_by_lua_block { resty_ingress.auth("${route(ingress, path)}") }
         proxy_pass http://upstream_balancer;
       }`;
   return `
@@ -52,12 +52,12 @@ function servers(port: number): string {
       ${location('/missing', 'nobody')}
       location /secure {
         set $resty_route "r ns-app-80 tls.test ns basic app /secure";
-        access_by_lua_block { resty_ingress.auth() }
+        access_by_lua_block { resty_ingress.auth("r ns-app-80 tls.test ns basic app /secure") }
         proxy_pass http://upstream_balancer;
       }
       location /plain {
         set $resty_route "r ns-app-80 plain.test ns basic app /plain";
-        access_by_lua_block { resty_ingress.auth() }
+        access_by_lua_block { resty_ingress.auth("r ns-app-80 plain.test ns basic app /plain") }
         proxy_pass http://upstream_balancer;
       }
       location /open {

@@ -270,7 +270,7 @@ test('the proxy benchmark\'s real conf: one certificate host, and every transfor
     const conf = renderer.render(buildProxyModel(PEERS, route).model).conf;
     if (route === 'basic-auth') {
       // Authentication adds the Lua access phase to wrk's locations, nothing else: native is the plain route's.
-      assert.equal((conf.match(/access_by_lua_block \{ resty_ingress\.auth\(\) \}/gu) ?? []).length, 1, 'basic-auth: wrk\'s location checks credentials');
+      assert.equal((conf.match(/access_by_lua_block \{ resty_ingress\.auth\("[^"]+"\) \}/gu) ?? []).length, 1, 'basic-auth: wrk\'s location checks credentials');
       assert.equal(withoutVersion(nativeReferenceConf(conf, PEERS)), withoutVersion(native), 'basic-auth: the plain route\'s native reference');
       continue;
     }

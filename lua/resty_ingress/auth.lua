@@ -1,8 +1,9 @@
 -- The access phase of the locations with basic or digest authentication
--- (rendered only there: `access_by_lua_block { resty_ingress.auth() }`, see
--- rootfs/etc/nginx/template/features/basic-auth.njk). The users of each
+-- (rendered only there: `access_by_lua_block { resty_ingress.auth("<route key>") }`,
+-- see rootfs/etc/nginx/template/features/basic-auth.njk). The users of each
 -- Ingress come from the controller (credentials_api.lua); a request finds its
--- Ingress by words 4 and 5 of its `$resty_route` (<namespace> <ingress>).
+-- Ingress by words 4 and 5 of the location's route key (<namespace> <ingress>),
+-- a literal of the handler (the location's `$resty_route`): no variable read.
 -- As ingress-nginx: no user set for the Ingress (its Secret is missing or
 -- unusable) → 503; no or wrong credentials → 401 with the realm's
 -- challenge; good ones → on, without the Authorization header upstream
@@ -27,6 +28,7 @@ local decode_base64 = ngx.decode_base64
 local find = string.find
 local sub = string.sub
 local lower = string.lower
+local type = type
 local route_of = route.of
 local redirects = https_redirect.redirects
 
@@ -120,9 +122,9 @@ local function basic(set, header)
     return pass_basic()
 end
 
-function _M.check()
-    local value = var.resty_route
-    if not value then
+-- value: the location's route key ($resty_route as rendered).
+function _M.check(value)
+    if type(value) ~= "string" then
         return exit(ngx.HTTP_SERVICE_UNAVAILABLE)
     end
     local chosen = route_of(value)

@@ -42,8 +42,8 @@ const SHRINK_BOUND = { interruptAfterTimeLimit: 120_000, markInterruptAsFailure:
 const USER_VALUE_DIRECTIVES = new Set(['server_name', 'location', 'set', 'rewrite', 'client_max_body_size', 'ssl_ciphers', 'ssl_protocols', 'log_format', 'error_page',
   // mirror-target and mirror-host (render/mirror-view.ts): the upstream's address, the copy's URL, Host and TLS name.
   'server', 'proxy_pass', 'proxy_set_header', 'proxy_ssl_name']);
-/** Lua blocks whose string literals may carry a backend name. */
-const USER_VALUE_LUA = new Set(['log_by_lua_block', 'rewrite_by_lua_block']);
+/** Lua blocks whose string literals may carry a backend name, or (access: basic/digest auth) the location's route key. */
+const USER_VALUE_LUA = new Set(['log_by_lua_block', 'rewrite_by_lua_block', 'access_by_lua_block']);
 
 /** Checks every marker of `conf`; returns how many it found. */
 function assertUserValuesQuoted(conf: string): number {
