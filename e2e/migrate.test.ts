@@ -131,10 +131,10 @@ test('migrate against the local cluster: every namespace, one namespace, a conte
   assert.match(denied.stderr, /^error: cannot list ingresses: HTTP 403/);
 
   // A protective ConfigMap key: nothing would be served, whatever the Ingresses say.
-  await cluster.kubectlOk(['-n', 'ingress-nginx', 'patch', 'configmap', 'ingress-nginx-controller', '--type=merge', '-p', '{"data":{"global-auth-url":"https://auth.example.com/check"}}']);
+  await cluster.kubectlOk(['-n', 'ingress-nginx', 'patch', 'configmap', 'ingress-nginx-controller', '--type=merge', '-p', '{"data":{"enable-modsecurity":"true"}}']);
   const closed = await report([...kubeconfig, '-n', 'shop'], 1);
   assert.equal(closed.install.served, false);
-  assert.match(closed.install.why.join('\n'), /global-auth-url/);
+  assert.match(closed.install.why.join('\n'), /enable-modsecurity/);
   assert.deepEqual(verdicts(closed), { 'shop/web': 'not-served', 'shop/web-canary': 'not-served' });
 
   // Text output (the default) ends with the summary line.

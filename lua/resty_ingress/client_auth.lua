@@ -9,7 +9,8 @@
 --     placeholder certificate): only servers with client auth pay for one.
 --     Switching to it replaced the certificate client hello chose, so this
 --     serves it again (certificate.lua) before asking for the client's.
---   check(host): access_by_lua of the server's locations. NGINX itself
+--   check(host): rewrite_by_lua of the server's locations (rewrite, not
+--     access: `satisfy any` never skips it). NGINX itself
 --     checks nothing (no ssl_verify_client: the mode is dynamic), so this
 --     answers as ingress-nginx's server would: 421 when the request's host is
 --     not the server TLS was negotiated for, 495/496 (NGINX's 400 pages) or a

@@ -12,6 +12,7 @@ local unbalanced = require("resty_ingress.unbalanced")
 local default_backend = require("resty_ingress.default_backend")
 local client_auth = require("resty_ingress.client_auth")
 local auth_signin = require("resty_ingress.auth_signin")
+local auth = require("resty_ingress.auth")
 
 local _M = {}
 
@@ -34,6 +35,8 @@ function _M.entry_points()
         client_cert_handshake = client_auth.handshake,
         -- rewrite_by_lua of external auth's sign-in named locations (401 only): see auth_signin.lua.
         auth_signin = auth_signin.redirect,
+        -- access_by_lua only in locations with basic/digest authentication: see auth.lua.
+        auth = auth.check,
     }
 end
 

@@ -34,6 +34,10 @@ local MODULES = {
     "resty_ingress.https_redirect",
     "resty_ingress.unbalanced",
     "resty_ingress.default_backend",
+    "resty_ingress.password",
+    "resty_ingress.credentials_api",
+    "resty_ingress.digest_auth",
+    "resty_ingress.auth",
 }
 
 -- fallbacks: { unavailable = "unix:<path>", https_redirect = "unix:<path>" | nil },

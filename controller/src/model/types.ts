@@ -80,6 +80,13 @@ export interface Model {
    * as files under the NGINX prefix and named in nginx.conf, so a change reloads (model/backend-tls.ts).
    */
   readonly backendTls?: readonly BackendTlsSecret[];
+  /**
+   * The users of each Ingress with basic/digest authentication (features/basic-auth.ts), sorted by id;
+   * absent = none. DYNAMIC: pushed to Lua (POST /configuration/credentials), never in nginx.conf, so a
+   * Secret's new content applies without a reload. An Ingress whose Secret is missing or unusable has
+   * no set: Lua answers its requests 503.
+   */
+  readonly credentials?: readonly CredentialSet[];
 }
 
 /**
@@ -97,6 +104,26 @@ export interface BackendTlsSecret {
   readonly key: string | null;
   /** 16 hex chars of sha256 over the three: part of the file names, so a rotation changes nginx.conf. */
   readonly fingerprint: string;
+}
+
+/** One Ingress's basic/digest users (model/credentials.ts), as Lua receives them. */
+export interface CredentialSet {
+  /** `<namespace>/<ingress>`: Lua finds the set of a request by words 4 and 5 of its `$resty_route`. */
+  readonly id: string;
+  readonly type: 'basic' | 'digest';
+  /** auth-realm (ingress-nginx's CharsWithSpace: letters, digits, space and `-._~/:`). */
+  readonly realm: string;
+  /**
+   * user → what checks the password: basic, an htpasswd hash ({PLAIN}, {SHA}, {SSHA}, $apr1$, or a
+   * crypt(3) setting: $1$ $2a$ $2b$ $2y$ $5$ $6$ $y$ $gy$ $7$, DES); digest, the 32 hex digits of
+   * MD5(user:realm:password) for this realm. "" = a user who can never sign in (ingress-nginx: 401).
+   */
+  readonly users: Readonly<Record<string, string>>;
+}
+
+/** The JSON Lua receives on POST /configuration/credentials: the FULL set. */
+export interface DynamicCredentials {
+  readonly sets: readonly CredentialSet[];
 }
 
 /** One NGINX `server {}`: one hostname. */
@@ -177,7 +204,7 @@ export type Policy = Readonly<Partial<Pick<FeatureConfigs, LocationFeature>>>;
 /** Features whose config a Location's policy may carry (static, rendered per location). */
 export type LocationFeature = 'proxy' | 'backendProtocol' | 'rewrite' | 'sslRedirect' | 'customErrors' | 'mirror'
   | 'upstreamHeaders' | 'nextUpstream' | 'accessControl' | 'cors' | 'fastcgi' | 'proxySsl' | 'clientCerts'
-  | 'rateLimit' | 'satisfy' | 'externalAuth';
+  | 'rateLimit' | 'satisfy' | 'externalAuth' | 'basicAuth';
 
 /**
  * Every feature's config, by feature name (controller/src/model/features: one module each).
@@ -210,6 +237,7 @@ export interface FeatureConfigs {
   readonly rateLimit: RateLimitConfig;
   readonly satisfy: SatisfyConfig;
   readonly externalAuth: ExternalAuthConfig;
+  readonly basicAuth: BasicAuthConfig;
 }
 
 /** auth-tls-verify-client: NGINX's ssl_verify_client modes. */
@@ -291,6 +319,26 @@ export interface ExternalAuthConfig {
   readonly noAuthLocations: readonly string[];
   /** `_external-auth-<16 hex>` of what shapes the auth subrequest's location (url, method, requestRedirect, cache); null without a url. */
   readonly name: string | null;
+}
+
+/**
+ * auth-type, auth-secret, auth-secret-type and auth-realm (features/basic-auth.ts; a Secret of
+ * another namespace needs the ConfigMap's allow-cross-namespace-resources, features/cross-namespace.ts). The users come from the Secret at
+ * build time into Model.credentials (dynamic); the location only calls Lua's access check.
+ */
+export interface BasicAuthConfig {
+  /** auth-type; null = no authentication (ingress-nginx ignores auth-secret without it). */
+  readonly type: 'basic' | 'digest' | null;
+  /**
+   * auth-secret (`name` or `namespace/name`; namespace null = the Ingress's), null when not set, or
+   * 'invalid' for a value that names no Secret: as in ingress-nginx that denies the Ingress's
+   * locations (503, model/credentials.ts), it does not refuse the Ingress. Never in nginx.conf.
+   */
+  readonly secret: { readonly namespace: string | null; readonly name: string } | 'invalid' | null;
+  /** auth-secret-type: `auth-file` (htpasswd text under the key `auth`) or `auth-map` (key = user, value = hash). */
+  readonly secretType: 'auth-file' | 'auth-map';
+  /** auth-realm ("" by default, as ingress-nginx). */
+  readonly realm: string;
 }
 
 /**

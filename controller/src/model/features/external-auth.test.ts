@@ -65,6 +65,8 @@ const values: ValueRow<ExternalAuthConfig>[] = [
   { name: 'a header name with a colon', key: 'auth-response-headers', value: 'X-User:1', with: withUrl, base, want: 'fail' },
   { name: 'a header the controller sets itself', key: 'auth-response-headers', value: 'X-User, Host', with: withUrl, base, want: 'unsupported' },
   { name: 'more than 32 headers', key: 'auth-response-headers', value: Array.from({ length: 33 }, (_, i) => `X-H${i}`).join(','), with: withUrl, base, want: 'unsupported' },
+  { name: 'a response header of 46 characters', key: 'auth-response-headers', value: `X-${'a'.repeat(44)}`, with: withUrl, base, want: { responseHeaders: [`X-${'a'.repeat(44)}`] } },
+  { name: 'a response header of 47 characters: NGINX\'s header hash would refuse it', key: 'auth-response-headers', value: `X-${'a'.repeat(45)}`, with: withUrl, base, want: 'unsupported' },
   { name: 'global response headers', key: 'global-auth-response-headers', value: 'X-User', want: { responseHeaders: ['X-User'] } },
   { name: 'a request redirect', key: 'auth-request-redirect', value: 'https://app.example/back?x=1', with: withUrl, base, want: { requestRedirect: 'https://app.example/back?x=1' } },
   { name: 'a request redirect with a variable', key: 'auth-request-redirect', value: '$request_uri', with: withUrl, base, want: 'fail' },

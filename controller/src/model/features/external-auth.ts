@@ -28,6 +28,12 @@ const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'CONNE
 /** ingress-nginx's headerRegexp for auth-response-headers. */
 const HEADER = /^[A-Za-z0-9_-]{1,64}$/u;
 const MAX_HEADERS = 32;
+/**
+ * NGINX hashes the proxied header names in buckets of proxy_headers_hash_bucket_size (64, as in
+ * ingress-nginx): a bucket holds a name of at most 46 characters (8-byte value pointer, the name
+ * and its length aligned to 8, the 8-byte end mark); a longer one fails nginx -t.
+ */
+const MAX_HEADER_LENGTH = 46;
 /** Headers the one header list (proxy-headers.njk) already sets: a second proxy_set_header would send them twice. */
 const LISTED = new Set(['host', 'x-real-ip', 'x-forwarded-for', 'x-forwarded-proto', 'x-forwarded-host', 'x-forwarded-port',
   'x-forwarded-prefix', 'upgrade', 'connection', 'proxy', 'content-length', 'transfer-encoding']);
@@ -47,6 +53,8 @@ function parseResponseHeaders(raw: string): Checked<readonly string[]> {
   const bad = names.find((name) => !HEADER.test(name));
   if (!takes || bad !== undefined) return refuse('expected header names of letters, digits, - and _, separated by commas');
   if (names.length > MAX_HEADERS) return unsupported(`at most ${MAX_HEADERS} headers`);
+  const long = names.find((name) => name.length > MAX_HEADER_LENGTH);
+  if (long !== undefined) return unsupported(`header names of at most ${MAX_HEADER_LENGTH} characters (NGINX's header hash), not ${long.length}`);
   const listed = names.find((name) => LISTED.has(name.toLowerCase()));
   if (listed !== undefined) return unsupported(`${listed} is set by the controller for every request and cannot come from the auth service`);
   return accept(Object.freeze([...new Set(names)]));

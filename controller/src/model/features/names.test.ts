@@ -42,7 +42,7 @@ const annotationRows: { name: string; annotation: string; value: unknown; want: 
   { name: 'external auth keepalive: not supported', annotation: 'auth-keepalive', value: '10', want: 'unsupported protective' },
   { name: 'auth-proxy-set-headers: not supported', annotation: 'auth-proxy-set-headers', value: 'auth-headers', want: 'unsupported protective' },
   { name: 'auth keepalive left off (0)', annotation: 'auth-keepalive', value: '0', want: 'unsupported' },
-  { name: 'basic auth', annotation: 'auth-type', value: 'basic', want: 'unsupported protective' },
+  { name: 'basic auth: a feature now', annotation: 'auth-type', value: 'basic', want: 'feature basicAuth' },
   { name: 'client certificates (a feature)', annotation: 'auth-tls-verify-client', value: 'on', want: feature(clientCertsFeature) },
   { name: 'an allow-list by its alias', annotation: 'whitelist-source-range', value: '10.0.0.0/8', want: feature(accessControlFeature) },
   { name: 'an allow-list', annotation: 'allowlist-source-range', value: '10.0.0.0/8', want: feature(accessControlFeature) },

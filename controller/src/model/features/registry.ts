@@ -6,6 +6,7 @@ import { accessControlFeature } from './access-control.ts';
 import { accessLogFeature } from './access-log.ts';
 import { affinityFeature } from './affinity.ts';
 import { backendProtocolFeature } from './backend-protocol.ts';
+import { basicAuthFeature } from './basic-auth.ts';
 import { canaryFeature } from './canary.ts';
 import { clientCertsFeature } from './client-certs.ts';
 import { crossNamespaceFeature } from './cross-namespace.ts';
@@ -56,6 +57,7 @@ export const FEATURES: readonly AnyFeature[] = Object.freeze([
   rateLimitFeature,
   satisfyFeature,
   externalAuthFeature,
+  basicAuthFeature,
 ]);
 
 /** The features whose output is a location partial, in registry order (render/location-blocks.ts). */

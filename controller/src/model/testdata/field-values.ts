@@ -267,6 +267,13 @@ export const KEY_VALUES: Readonly<Record<string, fc.Arbitrary<string>>> = {
   'global-auth-always-set-cookie': boolean,
   'enable-global-auth': boolean,
   'no-auth-locations': userValue(fc.constantFrom('/.well-known/acme-challenge', `/${MARKER}, /public`, '/a"b', 'public', '')),
+  'auth-type': userValue(fc.constantFrom('basic', 'digest', 'Basic', 'basic ', 'basicx', 'ntlm', MARKER, '')),
+  // Secret names (some exist), namespace/name, and names ingress-nginx denies: none may reach nginx.conf.
+  'auth-secret': userValue(fc.oneof(fc.stringMatching(/^[a-z]([a-z0-9-]{0,10}[a-z0-9])?$/), fc.constant(`${MARKER}-users`),
+    fc.constantFrom('default/users', 'other/users', 'a/b/c', 'Users', 'a b', '"users"', `users;${MARKER}`))),
+  'auth-secret-type': userValue(fc.constantFrom('auth-file', 'auth-map', 'auth-files', 'Auth-File', 'opaque', ' auth-map', '')),
+  'auth-realm': userValue(fc.oneof(fc.stringMatching(/^[A-Za-z0-9 ._~/:-]{0,30}$/), fc.constant(`Realm ${MARKER}`),
+    fc.constantFrom('a"b', 'a\\b', '$host', 'a; deny all', 'x'.repeat(257)))),
 };
 
 /**
