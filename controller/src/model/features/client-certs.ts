@@ -111,5 +111,5 @@ export const clientCertsFeature = defineFeature({
     }),
   ],
   proof: ['controller/src/model/features/client-certs.test.ts', 'controller/src/model/client-auth.test.ts', 'lua/client-auth.test.ts', 'lua/client-auth-resumption.test.ts',
-    'e2e/client-certs.test.ts'],
+    'e2e/client-certs.test.ts', 'e2e/client-cert-sessions.test.ts'],
 });
