@@ -17,6 +17,8 @@
 -- certificate phase verifies again. match-cn and the error page apply per
 -- request (client_auth.check) and need no binding. Names without client auth
 -- keep NGINX's context, whose sessions never resume on a client-auth name.
+-- NGINX's switch to the SNI's server (SSL_set_SSL_CTX) keeps a context set on
+-- the connection: OpenSSL replaces only one still equal to the old context's.
 local ffi = require("ffi")
 local ssl = require("ngx.ssl")
 local client_auth_state = require("resty_ingress.client_auth_state")
