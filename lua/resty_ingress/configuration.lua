@@ -18,7 +18,7 @@ local store = require("resty_ingress.store")
 local validate = require("resty_ingress.validate")
 local certificate_api = require("resty_ingress.certificate_api")
 local routes_api = require("resty_ingress.routes_api")
-local client_auth = require("resty_ingress.client_auth")
+local client_auth_state = require("resty_ingress.client_auth_state")
 local client_auth_api = require("resty_ingress.client_auth_api")
 local credentials_api = require("resty_ingress.credentials_api")
 
@@ -161,8 +161,8 @@ local endpoints = {
         PATCH = certificates(certificate_api.patch),
     },
     ["/configuration/client-auth"] = {
-        GET = function() return respond(200, client_auth.stored(), "application/json") end,
-        POST = function() return push(client_auth_api.parse, client_auth.replace, 201) end,
+        GET = function() return respond(200, client_auth_state.stored(), "application/json") end,
+        POST = function() return push(client_auth_api.parse, client_auth_state.replace, 201) end,
     },
     ["/configuration/routes"] = {
         GET = get_routes,

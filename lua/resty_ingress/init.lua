@@ -28,6 +28,8 @@ local MODULES = {
     "resty_ingress.entry_points",
     "resty_ingress.certificate_store",
     "resty_ingress.certificate_api",
+    "resty_ingress.client_auth_state",
+    "resty_ingress.client_auth_session",
     "resty_ingress.certificate",
     "resty_ingress.client_auth_api",
     "resty_ingress.client_auth",
