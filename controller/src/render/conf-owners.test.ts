@@ -21,7 +21,7 @@ const blog = backend('blog-web');
 
 /**
  * One server per tenant; shop's Ingresses share a host. blog asks for a body size NGINX cannot hold.
- * On moved.test a rewrite-target makes every location a `~*` regex (render/regex-host.ts).
+ * On moved.test a rewrite-target makes every location a `~*` regex (model/regex-hosts.ts).
  */
 const site = model([
   server('_', [notFound('/')]),

@@ -14,7 +14,7 @@
 
 import type { IngressRef, Model } from '../model/types.ts';
 import { serverMatchersOf } from './location-blocks.ts';
-import { isRegexHost } from './regex-host.ts';
+import { isRegexHost } from '../model/regex-hosts.ts';
 import { mirrorOwners } from './mirror-view.ts';
 
 /** One open block: its header words (e.g. `location`, `=`, `/api`) and, for a server, its server_name. */

@@ -14,7 +14,7 @@ import type { Backend, GlobalSettings, Location } from '../model/types.ts';
 import { RenderError } from './nginx-values.ts';
 import { backendPassOf, backendTlsOf, sniOf, tlsUpstreamOf, type BackendPass, type BackendTlsFiles, type SniView } from './backend-pass.ts';
 import { rateLimitLocationView, type RateLimitLocationView } from './rate-limit-view.ts';
-import { compareRegexPaths, isRegexHost, regexMatchersOf, type Matcher } from './regex-host.ts';
+import { compareRegexPaths, isRegexHost, regexMatchersOf, type Matcher } from '../model/regex-hosts.ts';
 
 /** NGINX location modifier: exact, plain prefix, case-insensitive regex. */
 export type LocationModifier = '=' | '' | '~*';
@@ -146,7 +146,7 @@ export function matchersOf(location: Location): { modifier: LocationModifier; pa
   }
 }
 
-/** The matchers of a location on its server: on a regex host (regex-host.ts) every one is a `~*` regex. */
+/** The matchers of a location on its server: on a regex host (model/regex-hosts.ts) every one is a `~*` regex. */
 export function serverMatchersOf(location: Location, regexHost: boolean, settings: Partial<GlobalSettings>): readonly Matcher[] {
   return regexHost ? regexMatchersOf(location, settings) : matchersOf(location);
 }
@@ -157,7 +157,7 @@ const NOT_FOUND_ROOT: LocationBlock = { modifier: '', path: '/', source: '/', pr
  * The location blocks of server `hostname`, in model order. Exact paths win
  * over the exact half of a Prefix path of the same text (Kubernetes: on equal
  * length, Exact has precedence); any other repeat is a model bug and throws.
- * On a regex host (regex-host.ts) every block is a `~*` regex, in
+ * On a regex host (model/regex-hosts.ts) every block is a `~*` regex, in
  * ingress-nginx's order, and of two locations printed as the same regex the
  * first in model order serves (NGINX would never reach the second).
  * Backends must be listed in `knownBackends` (the Model's backends, by name).

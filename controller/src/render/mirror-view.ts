@@ -12,7 +12,7 @@
 
 import type { IngressRef, Location, MirrorConfig, Model } from '../model/types.ts';
 import { serverMatchersOf } from './location-blocks.ts';
-import { isRegexHost } from './regex-host.ts';
+import { isRegexHost } from '../model/regex-hosts.ts';
 import { RenderError } from './nginx-values.ts';
 
 /** The internal location of one mirror in a server (server.njk → features/mirror-location.njk). */

@@ -1,4 +1,4 @@
-// ingress-nginx's host-wide regex rule (regex-host.ts): the blocks one server's
+// ingress-nginx's host-wide regex rule (model/regex-hosts.ts): the blocks one server's
 // locations are printed as, and the order NGINX tries them in. Expected rows
 // follow ingress-nginx v1.15.1's buildLocation, updateServerLocations and
 // its two location sorts (internal/ingress/controller).
@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Location, Policy } from '../model/types.ts';
 import { buildLocationBlocks, type LocationContext } from './location-blocks.ts';
-import { compareRegexPaths, isRegexHost } from './regex-host.ts';
+import { compareRegexPaths, isRegexHost } from '../model/regex-hosts.ts';
 import { backend, DEFAULT_SETTINGS, proxied } from './testdata/model-fixtures.ts';
 
 const useRegex: Policy = { rewrite: { target: null, useRegex: true } };

@@ -63,7 +63,7 @@ const cases: RenderCase[] = [
           proxied('/app', 'prefix', api.name),
           proxied('/exact', 'exact', web.name),
         ]),
-        // A regex location makes every location of its host a regex (regex-host.ts): on its own host.
+        // A regex location makes every location of its host a regex (model/regex-hosts.ts): on its own host.
         server('re.example.com', [proxied('/re/[a-z]+', 'regex', api.name, { host: 're.example.com' })]),
       ],
       [api, web],

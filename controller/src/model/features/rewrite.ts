@@ -1,5 +1,5 @@
 // rewrite-target and use-regex: both turn ImplementationSpecific paths into
-// regex locations, and make every location of the host a regex (render/regex-host.ts).
+// regex locations, and make every location of the host a regex (model/regex-hosts.ts).
 // The rewrite target is the replacement of an NGINX `rewrite` directive. ingress-nginx
 // takes any value of ^/?[-._~a-zA-Z0-9/:$]*$ and pastes it there; what NGINX then does:
 // a replacement starting with http://, https:// or $scheme is a redirect (302) to it,
@@ -61,7 +61,7 @@ export const rewriteFeature = defineFeature({
     + '- NGINX takes the first regex that matches, trying longer paths first (among paths of one length, the '
     + 'greater by byte comparison first), whatever Ingress they come from: a regex Ingress can take requests a '
     + 'plain Ingress of the same host served before. Two paths that become the same regex: the Exact one serves '
-    + '(else the regex path).\n\n'
+    + '(else the regex path), and the Ingress of the other gets a warning (`RegexPathShadowed`).\n\n'
     + 'Give regex Ingresses a host of their own when the other paths of the host must keep their exact meaning.',
   output: { kind: 'location', template: 'features/rewrite.njk' },
   defaults: { target: null, useRegex: false },
