@@ -43,6 +43,17 @@ void describe('regex hosts in the model', () => {
     assert.equal(result.model.servers.find((server) => server.hostname === 'h.example')?.locations.filter((l) => l.path === '/a').length, 2);
   });
 
+  void it('a rewrite-target equal to its path rewrites nothing: no regex path, no regex host (ingress-nginx\'s needsRewrite)', () => {
+    const same = ingress('same', { annotations: { [ann('rewrite-target')]: '/app' }, rules: [rule('same.example', path('/app', svc('web', 80), 'ImplementationSpecific'))] });
+    const neighbour = ingress('neighbour', { rules: [rule('same.example', path('/health', svc('web', 80), 'Exact'))] });
+    const other = ingress('other', { annotations: { [ann('rewrite-target')]: '/' }, rules: [rule('other.example', path('/app', svc('web', 80), 'ImplementationSpecific'))] });
+    const result = built([same, neighbour, other]);
+    const server = (host: string) => result.model.servers.find((candidate) => candidate.hostname === host);
+    assert.deepEqual(server('same.example')?.locations.map((l) => `${l.match} ${l.path}`), ['exact /health', 'prefix /app', 'prefix /']);
+    assert.equal(isRegexHost(server('same.example')?.locations ?? [], result.model.settings), false);
+    assert.equal(isRegexHost(server('other.example')?.locations ?? [], result.model.settings), true, 'a target other than the path rewrites');
+  });
+
   void it('no warning without a repeat, nor on a host without regex paths', () => {
     const prefixA = ingress('prefix-a', { rules: [rule('h.example', path('/a', svc('web', 80)))] });
     const regexB = ingress('regex-b', { annotations: regexAnnotations, rules: [rule('h.example', path('/b[0-9]', svc('api', 80), 'ImplementationSpecific'))] });

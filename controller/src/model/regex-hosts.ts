@@ -1,7 +1,7 @@
 // ingress-nginx's host-wide regex rule (v1.15.1: template.go enforceRegexModifier
 // and buildLocation, controller.go's location sort, location.go's
 // updateServerLocations). When one location of a server uses regex paths
-// (use-regex, or a rewrite-target), EVERY location of that server is printed
+// (use-regex, or a rewrite-target other than the path itself), EVERY location of that server is printed
 // as a case-insensitive regex anchored at the start, `location ~* "^<path>"`,
 // the paths of plain Ingresses on the host included:
 // - an Exact path `/foo` becomes `^/foo`: it also matches `/foo/bar`, `/FOO`, `/foobar`;
@@ -29,10 +29,15 @@ export interface Matcher {
   readonly exactHalf?: boolean;
 }
 
-/** The location's own Ingress makes its paths regexes: use-regex or a rewrite-target. */
+/** ingress-nginx's needsRewrite: a rewrite-target other than the path itself (equal to it, nothing is rewritten). */
+export function needsRewrite(target: string | null, path: string): boolean {
+  return target !== null && target !== path;
+}
+
+/** The location's own Ingress makes its paths regexes: use-regex or a rewrite-target that rewrites. */
 export function ownsRegex(location: Location, settings: Partial<GlobalSettings>): boolean {
   const rewrite = location.policy.rewrite ?? settings.rewrite;
-  return rewrite !== undefined && (rewrite.useRegex || rewrite.target !== null);
+  return rewrite !== undefined && (rewrite.useRegex || needsRewrite(rewrite.target, location.path));
 }
 
 /** Whether every location of a server with these locations is printed as a regex. */

@@ -46,6 +46,11 @@ const rows: { name: string; locations: Location[]; want: string[] }[] = [
     want: ['~* ^/new/ default-a-80', '~* ^/old default-b-80', '~* ^/new default-a-80', '- / 404'],
   },
   {
+    name: 'a rewrite-target equal to the path rewrites nothing: plain blocks, no rewrite',
+    locations: [proxied('/old', 'prefix', 'default-b-80', { policy: { rewrite: { target: '/old', useRegex: false } } }), proxied('/new', 'exact', 'default-a-80', plain)],
+    want: ['= /old default-b-80', '- /old/ default-b-80', '= /new default-a-80', '- / 404'],
+  },
+  {
     name: 'a Prefix path of the regex Ingress itself stays one block',
     locations: [proxied('/app', 'prefix', 'default-b-80', regexy), proxied('/', 'prefix', 'default-a-80', plain)],
     // The plain `/` becomes ^/ and catches the rest: no 404 root is added.
