@@ -149,6 +149,9 @@ export interface Server {
  * - `prefix`: `/foo` matches `/foo` and `/foo/...` but not `/foobar` (pathType Prefix, and
  *   ImplementationSpecific without use-regex). Rendered as `location = /foo` plus `location /foo/`.
  * - `regex`: `location ~* ^/foo` (use-regex or rewrite-target, as ingress-nginx does).
+ * On a server where any location is `regex` or its policy sets use-regex or rewrite-target, render
+ * prints EVERY location of the server as `~* ^<path>` (a Prefix path as `^/foo/` and `^/foo`), in
+ * ingress-nginx's order, whatever its match: ingress-nginx's host-wide rule (model/regex-hosts.ts).
  */
 export type LocationMatch = 'exact' | 'prefix' | 'regex';
 

@@ -31,7 +31,7 @@ const ingressRows: {
   {
     name: 'failures: names in key order, then refused values in registry order, then the warnings',
     annotations: {
-      [`${PREFIX}/use-regex`]: 'maybe', [`${PREFIX}/load-balance`]: 'x', [`${PREFIX}/rewrite-target`]: '/$host',
+      [`${PREFIX}/use-regex`]: 'maybe', [`${PREFIX}/load-balance`]: 'x', [`${PREFIX}/rewrite-target`]: '/$0',
       [`${PREFIX}/auth-snippet`]: 'x', [`${PREFIX}/enable-modsecurity`]: 'true',
     },
     failures: [`SnippetNotAllowed ${annotationField('auth-snippet')}`, `ProtectionNotSupported ${annotationField('enable-modsecurity')}`,

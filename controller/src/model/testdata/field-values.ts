@@ -34,6 +34,15 @@ const target = fc.oneof(
   fc.tuple(fc.constantFrom('/', '', '/api/', `/${MARKER}/`), fc.array(fc.constantFrom('$1', '$2', '$9', '$0', '$10', 'x', '/'), { maxLength: 4 }))
     .map(([head, parts]) => head + parts.join('')),
 );
+/** rewrite-target: paths, absolute URLs (NGINX redirects), variables known and unknown, `$` alone, ways out of the directive. */
+const rewriteTarget = fc.oneof(
+  target,
+  fc.tuple(
+    fc.constantFrom('https://other.example/', 'http://other.example:8080/', '$scheme://$host/', `https://${MARKER}.example/`, 'https://', 'foo:', ''),
+    fc.array(fc.constantFrom('$1', '$2', '$host', '$HOST', '$http_x_tenant', `$arg_${MARKER}`, '$http_', '$zqx_unknown', '$host1', '$', '$$', '${1}', 'x', '/', ':',
+      ' ', ';', '"', '\'', '{', '}', '#', '\\', '\n', ' permanent', '; return 200 x'), { maxLength: 5 }),
+  ).map(([head, parts]) => head + parts.join('')),
+);
 const CIPHER_WORDS = ['ECDHE-RSA-AES128-GCM-SHA256', 'HIGH', '!aNULL', '!MD5', 'DEFAULT', 'ALL', '@STRENGTH', 'TLS_AES_128_GCM_SHA256', 'NOPE', MARKER, 'AES256+EECDH', 'eNULL'];
 const ciphers = userValue(fc.array(fc.constantFrom(...CIPHER_WORDS), { minLength: 1, maxLength: 5 }).map((words) => words.join(':')));
 const protocols = userValue(fc.array(fc.constantFrom('TLSv1', 'TLSv1.1', 'TLSv1.2', 'TLSv1.3', 'SSLv3', 'tlsv1.2', MARKER), { minLength: 1, maxLength: 4 })
@@ -141,7 +150,7 @@ export const KEY_VALUES: Readonly<Record<string, fc.Arbitrary<string>>> = {
   'proxy-connect-timeout': seconds,
   'proxy-read-timeout': seconds,
   'proxy-send-timeout': seconds,
-  'rewrite-target': userValue(target),
+  'rewrite-target': userValue(rewriteTarget),
   'use-regex': boolean,
   'ssl-redirect': boolean,
   'force-ssl-redirect': boolean,
