@@ -13,6 +13,7 @@ import { ServerViews, type ServerView } from './server-views.ts';
 import { globalErrorPagesOf, type GlobalErrorPagesView } from './error-pages.ts';
 import { mirrorUpstreamsOf, type MirrorUpstreamView } from './mirror-view.ts';
 import { rateLimitHttpView, type RateLimitHttpView } from './rate-limit-view.ts';
+import { httpTuningView, mainView, withConfiguredServerNames, type HttpTuningView, type MainView } from './http-tuning-view.ts';
 
 export type { ServerView } from './server-views.ts';
 
@@ -109,6 +110,10 @@ export interface ConfigView {
   readonly mirrorUpstreams: readonly MirrorUpstreamView[];
   /** limit-rps/-rpm/-connections: zones, allowlists and statuses (rate-limit-view.ts), or null when nothing is counted. */
   readonly rateLimits: RateLimitHttpView | null;
+  /** gzip, HTTP/2, hash sizes, log escaping and skipped URIs, TLS sessions (http-tuning-view.ts). */
+  readonly httpTuning: HttpTuningView;
+  /** worker_processes, worker_connections, worker_shutdown_timeout, error_log level: the ConfigMap's over the options. */
+  readonly main: MainView;
 }
 
 function nextPowerOfTwo(n: number): number {
@@ -260,7 +265,7 @@ export function buildConfigView(model: Model, options: ResolvedRenderOptions, vi
       public: `${options.listenAddress}:${options.httpPort}`,
       status: `127.0.0.1:${options.statusPort}`,
     },
-    serverNamesHash: sizeServerNamesHash(renderedHostnames(model)),
+    serverNamesHash: withConfiguredServerNames(sizeServerNamesHash(renderedHostnames(model)), model),
     proxyDefaults: proxyDefaultsOf(model),
     tlsUpstreams: tlsUpstreams(model.servers, files, model.settings.crossNamespace?.allow === true, model.settings.backendProtocol.protocol),
     nextUpstreamDefaults: nextUpstreamDefaultsOf(model),
@@ -270,5 +275,7 @@ export function buildConfigView(model: Model, options: ResolvedRenderOptions, vi
     globalErrorPages: globalErrorPagesOf(model.settings),
     mirrorUpstreams: mirrorUpstreamsOf(model),
     rateLimits: rateLimitHttpView(model),
+    httpTuning: httpTuningView(model),
+    main: mainView(model, options),
   };
 }

@@ -85,7 +85,7 @@ const configRows: { name: string; key: string; value: unknown; want: string }[] 
   { name: 'tuning the rate limits\' key (always the client address here)', key: 'limit-conn-zone-variable', value: '$remote_addr', want: 'unsupported' },
   { name: 'tuning global auth that is off', key: 'global-auth-response-headers', value: 'X-User', want: 'unsupported' },
   { name: 'the status page allow-list (the status server is loopback-only)', key: 'nginx-status-ipv4-whitelist', value: '10.0.0.0/8', want: 'unsupported' },
-  { name: 'not a protection', key: 'use-gzip', value: 'true', want: 'unsupported' },
+  { name: 'not a protection', key: 'enable-brotli', value: 'true', want: 'unsupported' },
   { name: 'allow-snippet-annotations: the safety feature reads it', key: 'allow-snippet-annotations', value: 'true', want: feature(safetyFeature) },
   { name: 'an annotation that is no ConfigMap key', key: 'rewrite-target', value: '/', want: 'unknown' },
   { name: 'canary is no ConfigMap key', key: 'canary', value: 'true', want: 'unknown' },
