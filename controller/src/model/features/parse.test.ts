@@ -133,7 +133,7 @@ const configRows: { name: string; data: Record<string, unknown>; failures?: stri
   { name: 'a harmless key: nothing to say', data: { 'server-tokens': 'true' } },
   { name: 'an unknown key', data: { 'no-such-key': 'x' }, failures: [`UnknownConfigMapKey ${configField('no-such-key')} (warning)`] },
   { name: 'an annotation that is no ConfigMap key', data: { 'rewrite-target': '/' }, failures: [`UnknownConfigMapKey ${configField('rewrite-target')} (warning)`] },
-  { name: 'an ingress-nginx key not supported', data: { 'use-gzip': 'true' }, failures: [`UnsupportedConfigMapKey ${configField('use-gzip')} (warning)`] },
+  { name: 'an ingress-nginx key not supported', data: { 'enable-brotli': 'true' }, failures: [`UnsupportedConfigMapKey ${configField('enable-brotli')} (warning)`] },
   { name: 'a snippet key', data: { 'http-snippet': 'return 200;' }, failures: [`UnsupportedConfigMapKey ${configField('http-snippet')} (warning)`] },
   { name: 'global auth: closed', data: { 'global-auth-url': 'https://auth.example/verify' }, closed: true, failures: [`ProtectionNotSupported ${configField('global-auth-url')}`] },
   { name: 'a WAF rule set: closed', data: { 'enable-owasp-modsecurity-crs': 'true' }, closed: true, failures: [`ProtectionNotSupported ${configField('enable-owasp-modsecurity-crs')}`] },
@@ -150,8 +150,8 @@ const configRows: { name: string; data: Record<string, unknown>; failures?: stri
   { name: 'a non-string value for a protection: closed', data: { 'global-auth-url': 1 }, closed: true, failures: [`ProtectionNotSupported ${configField('global-auth-url')}`] },
   {
     name: 'failures: names in key order, then refused values in registry order',
-    data: { 'zz-typo': 'x', 'ssl-protocols': 'SSLv3', 'proxy-read-timeout': 'forever', 'use-gzip': 'true' },
-    failures: [`UnsupportedConfigMapKey ${configField('use-gzip')} (warning)`, `UnknownConfigMapKey ${configField('zz-typo')} (warning)`,
+    data: { 'zz-typo': 'x', 'ssl-protocols': 'SSLv3', 'proxy-read-timeout': 'forever', 'enable-brotli': 'true' },
+    failures: [`UnsupportedConfigMapKey ${configField('enable-brotli')} (warning)`, `UnknownConfigMapKey ${configField('zz-typo')} (warning)`,
       `InvalidConfigMapValue ${configField('proxy-read-timeout')}`, `InvalidConfigMapValue ${configField('ssl-protocols')}`],
   },
   {
