@@ -21,6 +21,8 @@ export interface HttpTuningView {
   readonly hash: { readonly variablesBucketSize: number; readonly variablesMaxSize: number; readonly mapBucketSize: number };
   /** `escape=` of log_format upstreaminfo, or null (NGINX's default escaping). */
   readonly logEscape: 'json' | 'none' | null;
+  /** The log format reads $namespace, $ingress_name, $service_name or $service_port: their maps are printed. */
+  readonly locationLogVariables: boolean;
   /** skip-access-log-urls: `map $request_uri $resty_loggable` entries; empty = no map, no `if=`. */
   readonly skipUrls: readonly string[];
   readonly tlsSession: TlsSessionSettings;
@@ -39,6 +41,9 @@ function required<T>(value: T | undefined, name: string): T {
   }
   return value;
 }
+
+/** ingress-nginx's per-location log variables (features/http-tuning.njk maps them from $resty_route). */
+const LOCATION_LOG_VARIABLE = /\$\{?(?:namespace|ingress_name|service_name|service_port)(?![A-Za-z0-9_])/u;
 
 function escapeOf(accessLog: AccessLogSettings): HttpTuningView['logEscape'] {
   // ingress-nginx: escape=none wins over escape=json.
@@ -60,6 +65,7 @@ export function httpTuningView(model: Model): HttpTuningView {
       mapBucketSize: Math.max(MIN_MAP_BUCKET, hash.mapBucketSize),
     },
     logEscape: escapeOf(accessLog),
+    locationLogVariables: LOCATION_LOG_VARIABLE.test(accessLog.format),
     skipUrls: accessLog.skipUrls ?? [],
     tlsSession: required<TlsSessionSettings>(model.settings?.tlsSession, 'tlsSession'),
   };
