@@ -904,6 +904,8 @@ export interface TlsSessionSettings {
   readonly ecdhCurve: string;
   /** ssl-early-data: TLS 1.3 0-RTT (default false). */
   readonly earlyData: boolean;
+  /** ssl-reject-handshake: refuse TLS handshakes whose SNI (or its absence) selects the catch-all server (default false). */
+  readonly rejectHandshake: boolean;
 }
 
 /**

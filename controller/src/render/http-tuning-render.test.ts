@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createServer, request, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { connect } from 'node:tls';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { freePort } from '../../../lua/test/nginx-harness.ts';
@@ -171,4 +172,35 @@ void describe('http/main ConfigMap keys: real NGINX', () => {
       await nginx.stop();
     }
   });
+});
+
+/** Whether a TLS handshake with `servername` (none: no SNI) completes. */
+function handshake(port: number, servername: string | null): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ host: '127.0.0.1', port, rejectUnauthorized: false, ...(servername === null ? {} : { servername }) });
+    socket.setTimeout(5000, () => { socket.destroy(); resolve(false); });
+    socket.once('secureConnect', () => { socket.end(); resolve(true); });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+void describe('ssl-reject-handshake: real NGINX', () => {
+  for (const reject of [false, true]) {
+    void it(`${reject}: a host no Ingress serves, and no SNI, ${reject ? 'are refused' : 'get the catch-all'}; an Ingress host is served`, async () => {
+      const [httpPort, statusPort, httpsPort] = [await freePort(), await freePort(), await freePort()];
+      const dataplane = findDataplane();
+      const prefix = makePrefix();
+      const { conf } = renderConfig(site({ tlsSession: { rejectHandshake: reject } }), { ...goldenOptions(dataplane, prefix), httpPort, httpsPort, statusPort });
+      assert.equal(conf.includes('ssl_reject_handshake on;'), reject);
+      const nginx = await startNginx(dataplane, prefix, conf, `http://127.0.0.1:${statusPort}/healthz`);
+      try {
+        assert.equal(await handshake(httpsPort, 'app.example.com'), true);
+        assert.equal(await handshake(httpsPort, 'unknown.example.com'), !reject);
+        assert.equal(await handshake(httpsPort, null), !reject);
+        assert.doesNotMatch(nginx.errorLog(), /\[(error|crit|alert|emerg)\]/u);
+      } finally {
+        await nginx.stop();
+      }
+    });
+  }
 });

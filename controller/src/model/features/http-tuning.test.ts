@@ -102,6 +102,8 @@ const tlsSession: ValueRow<TlsSessionSettings>[] = [
   { name: 'ssl-ecdh-curve with a directive', key: 'ssl-ecdh-curve', value: 'auto; ssl_early_data on', want: 'fail' },
   { name: 'ssl-early-data true', key: 'ssl-early-data', value: 'true', want: { earlyData: true } },
   { name: 'ssl-early-data on', key: 'ssl-early-data', value: 'on', want: 'fail' },
+  { name: 'ssl-reject-handshake true', key: 'ssl-reject-handshake', value: 'true', want: { rejectHandshake: true } },
+  { name: 'ssl-reject-handshake not a boolean', key: 'ssl-reject-handshake', value: 'reject', want: 'fail' },
 ];
 
 void describe('gzip: values', () => testValueRows(gzipFeature, gzip));
@@ -117,5 +119,5 @@ void describe('hash sizes: defaults', () => testDefaults(hashSizesFeature, {
   variablesBucketSize: 256, variablesMaxSize: 2048, serverNamesBucketSize: 0, serverNamesMaxSize: 1024, mapBucketSize: 64,
 }));
 void describe('TLS sessions: defaults', () => testDefaults(tlsSessionFeature, {
-  cache: true, cacheSize: '10m', timeout: '10m', tickets: false, bufferSize: '4k', ecdhCurve: 'auto', earlyData: false,
+  cache: true, cacheSize: '10m', timeout: '10m', tickets: false, bufferSize: '4k', ecdhCurve: 'auto', earlyData: false, rejectHandshake: false,
 }));

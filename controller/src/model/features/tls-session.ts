@@ -1,6 +1,7 @@
 // TLS sessions and handshakes of the HTTPS listener (ConfigMap only): the
-// ssl-session-*, ssl-buffer-size, ssl-ecdh-curve and ssl-early-data keys,
-// printed in http {} beside the protocols (features/tls-session.njk).
+// ssl-session-*, ssl-buffer-size, ssl-ecdh-curve, ssl-early-data keys, printed
+// in http {} beside the protocols (features/tls-session.njk), and
+// ssl-reject-handshake, in the catch-all server (tls-default-server.njk).
 // ssl-session-ticket-key and ssl-dh-param need files written from Secrets: not
 // supported (catalogued).
 
@@ -54,9 +55,9 @@ export function parseEcdhCurve(value: string): Checked<string> {
 export const tlsSessionFeature = defineFeature({
   name: 'tlsSession',
   title: 'TLS sessions',
-  doc: 'TLS session cache and tickets, record buffer size, key-exchange curves and TLS 1.3 early data of the HTTPS listener (ConfigMap only).',
+  doc: 'TLS session cache and tickets, record buffer size, key-exchange curves, TLS 1.3 early data and refusing unknown host names on the HTTPS listener (ConfigMap only).',
   output: { kind: 'global' },
-  defaults: { cache: true, cacheSize: '10m', timeout: '10m', tickets: false, bufferSize: '4k', ecdhCurve: 'auto', earlyData: false },
+  defaults: { cache: true, cacheSize: '10m', timeout: '10m', tickets: false, bufferSize: '4k', ecdhCurve: 'auto', earlyData: false, rejectHandshake: false },
   keys: [
     field<TlsSessionSettings, 'cache'>('cache', parseBoolean, { configKey: 'ssl-session-cache', defaultText: 'true', doc: 'A session cache shared by the workers.' }),
     field<TlsSessionSettings, 'cacheSize'>('cacheSize', parseCacheSize, { configKey: 'ssl-session-cache-size', defaultText: '10m', doc: 'Size of the session cache (about 4000 sessions per megabyte).' }),
@@ -67,6 +68,9 @@ export const tlsSessionFeature = defineFeature({
     field<TlsSessionSettings, 'bufferSize'>('bufferSize', parseBufferSize, { configKey: 'ssl-buffer-size', defaultText: '4k', doc: 'Size of the buffer for sending data (ssl_buffer_size).' }),
     field<TlsSessionSettings, 'ecdhCurve'>('ecdhCurve', parseEcdhCurve, { configKey: 'ssl-ecdh-curve', defaultText: 'auto', doc: 'Curves for ECDHE, e.g. X25519:prime256v1, or auto.' }),
     field<TlsSessionSettings, 'earlyData'>('earlyData', parseBoolean, { configKey: 'ssl-early-data', defaultText: 'false', doc: 'TLS 1.3 early data (0-RTT; requests may be replayed).' }),
+    field<TlsSessionSettings, 'rejectHandshake'>('rejectHandshake', parseBoolean, {
+      configKey: 'ssl-reject-handshake', defaultText: 'false', doc: 'Refuse TLS handshakes for host names no Ingress serves, and without a host name (ssl_reject_handshake in the catch-all server).',
+    }),
   ],
   proof: ['controller/src/model/features/http-tuning.test.ts', 'controller/src/render/http-tuning-render.test.ts'],
 });

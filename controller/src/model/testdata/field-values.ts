@@ -182,6 +182,7 @@ export const KEY_VALUES: Readonly<Record<string, fc.Arbitrary<string>>> = {
     fc.constantFrom('auto', 'auto;', 'X25519 prime256v1'),
   )),
   'ssl-early-data': boolean,
+  'ssl-reject-handshake': boolean,
   'allow-snippet-annotations': boolean,
   'annotations-risk-level': userValue(fc.constantFrom('Critical', 'High', 'Medium', 'Low', ' High', 'high')),
   'strict-validate-path-type': boolean,
