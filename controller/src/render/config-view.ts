@@ -11,6 +11,7 @@ import { backendTlsFiles } from '../model/backend-tls.ts';
 import { tlsUpstreams } from './backend-pass.ts';
 import { ServerViews, type ServerView } from './server-views.ts';
 import { globalErrorPagesOf, type GlobalErrorPagesView } from './error-pages.ts';
+import { usesAuthCache } from './external-auth-view.ts';
 import { mirrorUpstreamsOf, type MirrorUpstreamView } from './mirror-view.ts';
 import { rateLimitHttpView, type RateLimitHttpView } from './rate-limit-view.ts';
 import { httpTuningView, mainView, withConfiguredServerNames, type HttpTuningView, type MainView } from './http-tuning-view.ts';
@@ -114,6 +115,8 @@ export interface ConfigView {
   readonly httpTuning: HttpTuningView;
   /** worker_processes, worker_connections, worker_shutdown_timeout, error_log level: the ConfigMap's over the options. */
   readonly main: MainView;
+  /** The directory of the auth answers' cache (auth-cache-key; features/external-auth-http.njk), null when no location caches. */
+  readonly authCachePath: string | null;
 }
 
 function nextPowerOfTwo(n: number): number {
@@ -277,5 +280,6 @@ export function buildConfigView(model: Model, options: ResolvedRenderOptions, vi
     rateLimits: rateLimitHttpView(model),
     httpTuning: httpTuningView(model),
     main: mainView(model, options),
+    authCachePath: usesAuthCache(model) ? `${options.prefix}/auth_cache` : null,
   };
 }

@@ -18,6 +18,7 @@ import { fastcgiFeature } from './fastcgi.ts';
 import { proxySslFeature } from './proxy-ssl.ts';
 import { corsFeature } from './cors.ts';
 import { customErrorsFeature } from './custom-errors.ts';
+import { externalAuthFeature } from './external-auth.ts';
 import type { AnyFeature, FeatureName } from './feature.ts';
 import { loadBalanceFeature } from './load-balance.ts';
 import { mirrorFeature } from './mirror.ts';
@@ -64,6 +65,7 @@ export const FEATURES: readonly AnyFeature[] = Object.freeze([
   clientCertsFeature,
   rateLimitFeature,
   satisfyFeature,
+  externalAuthFeature,
 ]);
 
 /** The features whose output is a location partial, in registry order (render/location-blocks.ts). */
