@@ -239,6 +239,11 @@ export interface FeatureConfigs {
   readonly clientCerts: ClientCertsConfig;
   readonly rateLimit: RateLimitConfig;
   readonly satisfy: SatisfyConfig;
+  readonly gzip: GzipSettings;
+  readonly http2: Http2Settings;
+  readonly workers: WorkerSettings;
+  readonly hashSizes: HashSizeSettings;
+  readonly tlsSession: TlsSessionSettings;
   readonly externalAuth: ExternalAuthConfig;
   readonly basicAuth: BasicAuthConfig;
 }
@@ -935,6 +940,76 @@ export interface AccessLogSettings {
   readonly format: string;
   /** log-format-escape-json: `escape=json` on the log_format (default false: NGINX's default escaping). */
   readonly escapeJson: boolean;
+  /** log-format-escape-none: `escape=none` (wins over escapeJson, as in ingress-nginx); absent = false. */
+  readonly escapeNone?: boolean;
+  /** skip-access-log-urls: request URIs (`$request_uri`, exact, each starting with `/`) never logged; absent = none. */
+  readonly skipUrls?: readonly string[];
+  /** access-log-path: `prefix` = `<prefix>/access.log` (ingress-nginx's default path), or `/dev/stdout` / `/dev/stderr`; absent = prefix. */
+  readonly path?: 'prefix' | '/dev/stdout' | '/dev/stderr';
+  /** error-log-level: the `error_log` level (default notice); absent = the render option's. */
+  readonly errorLogLevel?: 'debug' | 'info' | 'notice' | 'warn' | 'error' | 'crit' | 'alert' | 'emerg';
+}
+
+/** use-gzip and its gzip-* keys (features/gzip.ts): http-level response compression. */
+export interface GzipSettings {
+  /** use-gzip (default false). */
+  readonly enabled: boolean;
+  /** gzip-level: gzip_comp_level 1..9 (default 1). */
+  readonly level: number;
+  /** gzip-min-length: gzip_min_length in bytes (default 256). */
+  readonly minLength: number;
+  /** gzip-types: MIME types (`type/subtype` or `*`), default ingress-nginx's list. */
+  readonly types: readonly string[];
+  /** gzip-disable: `msie6` (NGINX's own mask) or null = none. */
+  readonly disable: 'msie6' | null;
+}
+
+/** use-http2 and http2-max-* (features/http2.ts). */
+export interface Http2Settings {
+  /** use-http2 (default true): `http2 on` on the public listeners. */
+  readonly enabled: boolean;
+  /** http2-max-concurrent-streams (default 128). */
+  readonly maxConcurrentStreams: number;
+}
+
+/** worker-processes, max-worker-connections, worker-shutdown-timeout (features/workers.ts). */
+export interface WorkerSettings {
+  /** worker_processes: a count, or `auto` (default) = the command line's --worker-processes (itself `auto` by default). */
+  readonly processes: 'auto' | number;
+  /** worker_connections (default 16384). */
+  readonly connections: number;
+  /** worker_shutdown_timeout in seconds (default 240). */
+  readonly shutdownTimeout: number;
+}
+
+/** The NGINX hash tables' sizes (features/hash-sizes.ts); render never prints less than it needs. */
+export interface HashSizeSettings {
+  readonly variablesBucketSize: number;
+  readonly variablesMaxSize: number;
+  /** server-name-hash-bucket-size: 0 = computed from the host names (default). */
+  readonly serverNamesBucketSize: number;
+  readonly serverNamesMaxSize: number;
+  readonly mapBucketSize: number;
+}
+
+/** The TLS session and handshake keys (features/tls-session.ts). */
+export interface TlsSessionSettings {
+  /** ssl-session-cache (default true): `ssl_session_cache shared:SSL:<cacheSize>`. */
+  readonly cache: boolean;
+  /** ssl-session-cache-size: an NGINX size (default 10m). */
+  readonly cacheSize: string;
+  /** ssl-session-timeout: an NGINX time (default 10m). */
+  readonly timeout: string;
+  /** ssl-session-tickets (default false). */
+  readonly tickets: boolean;
+  /** ssl-buffer-size: an NGINX size (default 4k). */
+  readonly bufferSize: string;
+  /** ssl-ecdh-curve: `auto` or curve names joined by `:` (default auto). */
+  readonly ecdhCurve: string;
+  /** ssl-early-data: TLS 1.3 0-RTT (default false). */
+  readonly earlyData: boolean;
+  /** ssl-reject-handshake: refuse TLS handshakes whose SNI (or its absence) selects the catch-all server (default false). */
+  readonly rejectHandshake: boolean;
 }
 
 /**

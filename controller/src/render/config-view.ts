@@ -14,6 +14,7 @@ import { globalErrorPagesOf, type GlobalErrorPagesView } from './error-pages.ts'
 import { usesAuthCache } from './external-auth-view.ts';
 import { mirrorUpstreamsOf, type MirrorUpstreamView } from './mirror-view.ts';
 import { rateLimitHttpView, type RateLimitHttpView } from './rate-limit-view.ts';
+import { httpTuningView, mainView, withConfiguredServerNames, type HttpTuningView, type MainView } from './http-tuning-view.ts';
 
 export type { ServerView } from './server-views.ts';
 
@@ -110,6 +111,10 @@ export interface ConfigView {
   readonly mirrorUpstreams: readonly MirrorUpstreamView[];
   /** limit-rps/-rpm/-connections: zones, allowlists and statuses (rate-limit-view.ts), or null when nothing is counted. */
   readonly rateLimits: RateLimitHttpView | null;
+  /** gzip, HTTP/2, hash sizes, log escaping and skipped URIs, TLS sessions (http-tuning-view.ts). */
+  readonly httpTuning: HttpTuningView;
+  /** worker_processes, worker_connections, worker_shutdown_timeout, error_log level: the ConfigMap's over the options. */
+  readonly main: MainView;
   /** The directory of the auth answers' cache (auth-cache-key; features/external-auth-http.njk), null when no location caches. */
   readonly authCachePath: string | null;
 }
@@ -263,7 +268,7 @@ export function buildConfigView(model: Model, options: ResolvedRenderOptions, vi
       public: `${options.listenAddress}:${options.httpPort}`,
       status: `127.0.0.1:${options.statusPort}`,
     },
-    serverNamesHash: sizeServerNamesHash(renderedHostnames(model)),
+    serverNamesHash: withConfiguredServerNames(sizeServerNamesHash(renderedHostnames(model)), model),
     proxyDefaults: proxyDefaultsOf(model),
     tlsUpstreams: tlsUpstreams(model.servers, files, model.settings.crossNamespace?.allow === true, model.settings.backendProtocol.protocol),
     nextUpstreamDefaults: nextUpstreamDefaultsOf(model),
@@ -273,6 +278,8 @@ export function buildConfigView(model: Model, options: ResolvedRenderOptions, vi
     globalErrorPages: globalErrorPagesOf(model.settings),
     mirrorUpstreams: mirrorUpstreamsOf(model),
     rateLimits: rateLimitHttpView(model),
+    httpTuning: httpTuningView(model),
+    main: mainView(model, options),
     authCachePath: usesAuthCache(model) ? `${options.prefix}/auth_cache` : null,
   };
 }

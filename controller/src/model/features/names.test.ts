@@ -92,7 +92,7 @@ const configRows: { name: string; key: string; value: unknown; want: string }[] 
   { name: 'a global deny-list', key: 'denylist-source-range', value: '192.0.2.0/24', want: feature(accessControlFeature) },
   { name: 'blocked user agents', key: 'block-user-agents', value: '~*bot', want: feature(accessControlFeature) },
   { name: 'the status page allow-list (the status server is loopback-only)', key: 'nginx-status-ipv4-whitelist', value: '10.0.0.0/8', want: 'unsupported' },
-  { name: 'not a protection', key: 'use-gzip', value: 'true', want: 'unsupported' },
+  { name: 'not a protection', key: 'enable-brotli', value: 'true', want: 'unsupported' },
   { name: 'allow-snippet-annotations: the safety feature reads it', key: 'allow-snippet-annotations', value: 'true', want: feature(safetyFeature) },
   { name: 'an annotation that is no ConfigMap key', key: 'rewrite-target', value: '/', want: 'unknown' },
   { name: 'canary is no ConfigMap key', key: 'canary', value: 'true', want: 'unknown' },

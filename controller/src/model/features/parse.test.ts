@@ -134,7 +134,7 @@ const configRows: { name: string; data: Record<string, unknown>; failures?: stri
   { name: 'a harmless key: nothing to say', data: { 'server-tokens': 'true' } },
   { name: 'an unknown key', data: { 'no-such-key': 'x' }, failures: [`UnknownConfigMapKey ${configField('no-such-key')} (warning)`] },
   { name: 'an annotation that is no ConfigMap key', data: { 'rewrite-target': '/' }, failures: [`UnknownConfigMapKey ${configField('rewrite-target')} (warning)`] },
-  { name: 'an ingress-nginx key not supported', data: { 'use-gzip': 'true' }, failures: [`UnsupportedConfigMapKey ${configField('use-gzip')} (warning)`] },
+  { name: 'an ingress-nginx key not supported', data: { 'enable-brotli': 'true' }, failures: [`UnsupportedConfigMapKey ${configField('enable-brotli')} (warning)`] },
   { name: 'a snippet key', data: { 'http-snippet': 'return 200;' }, failures: [`UnsupportedConfigMapKey ${configField('http-snippet')} (warning)`] },
   { name: 'global auth refused (a variable): closed', data: { 'global-auth-url': 'https://$host/verify' }, closed: true, failures: [`InvalidConfigMapValue ${configField('global-auth-url')}`] },
   { name: 'global auth that is no URL: closed', data: { 'global-auth-url': 'auth.example' }, closed: true, failures: [`InvalidConfigMapValue ${configField('global-auth-url')}`] },
@@ -153,8 +153,8 @@ const configRows: { name: string; data: Record<string, unknown>; failures?: stri
   { name: 'a non-string global-auth-url: closed', data: { 'global-auth-url': 1 }, closed: true, failures: [`InvalidConfigMapValue ${configField('global-auth-url')}`] },
   {
     name: 'failures: names in key order, then refused values in registry order',
-    data: { 'zz-typo': 'x', 'ssl-protocols': 'SSLv3', 'proxy-read-timeout': 'forever', 'use-gzip': 'true' },
-    failures: [`UnsupportedConfigMapKey ${configField('use-gzip')} (warning)`, `UnknownConfigMapKey ${configField('zz-typo')} (warning)`,
+    data: { 'zz-typo': 'x', 'ssl-protocols': 'SSLv3', 'proxy-read-timeout': 'forever', 'enable-brotli': 'true' },
+    failures: [`UnsupportedConfigMapKey ${configField('enable-brotli')} (warning)`, `UnknownConfigMapKey ${configField('zz-typo')} (warning)`,
       `InvalidConfigMapValue ${configField('proxy-read-timeout')}`, `InvalidConfigMapValue ${configField('ssl-protocols')}`],
   },
   {

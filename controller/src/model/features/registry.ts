@@ -4,6 +4,11 @@
 
 import { accessControlFeature } from './access-control.ts';
 import { accessLogFeature } from './access-log.ts';
+import { gzipFeature } from './gzip.ts';
+import { hashSizesFeature } from './hash-sizes.ts';
+import { http2Feature } from './http2.ts';
+import { tlsSessionFeature } from './tls-session.ts';
+import { workersFeature } from './workers.ts';
 import { affinityFeature } from './affinity.ts';
 import { backendProtocolFeature } from './backend-protocol.ts';
 import { basicAuthFeature } from './basic-auth.ts';
@@ -47,6 +52,11 @@ export const FEATURES: readonly AnyFeature[] = Object.freeze([
   affinityFeature,
   tlsSettingsFeature,
   accessLogFeature,
+  gzipFeature,
+  http2Feature,
+  workersFeature,
+  hashSizesFeature,
+  tlsSessionFeature,
   safetyFeature,
   customErrorsFeature,
   mirrorFeature,
