@@ -43,7 +43,9 @@ const USER_VALUE_DIRECTIVES = new Set(['server_name', 'location', 'set', 'rewrit
   // mirror-target and mirror-host (render/mirror-view.ts): the upstream's address, the copy's URL, Host and TLS name.
   'server', 'proxy_pass', 'proxy_set_header', 'proxy_ssl_name',
   // CORS (features/cors.njk): the origin regex and the header lists.
-  'add_header', 'if']);
+  'add_header', 'if',
+  // Proxy tuning (features/proxy-rewrites.njk, proxy-tuning-http.njk): Set-Cookie and Location rewriting words.
+  'proxy_redirect', 'proxy_cookie_domain', 'proxy_cookie_path']);
 /**
  * The client-certificate check is a server-level access_by_lua that every location inherits
  * (features/client-certs-server.njk): a location with an access_by_lua of its own replaces it, so

@@ -104,6 +104,30 @@ const limitAddresses = userValue(fc.oneof(
 const limitCount = userValue(fc.oneof(integerText, bigIntegerText, fc.constantFrom('0', '-1', '65535', '65536', '1000000', '60000000', '+5', '5r/s', '1k', ' 5')));
 const statusCode = userValue(fc.constantFrom('503', '429', '400', '599', '399', '600', '200', '+429', '0429', 'busy', ' 429'));
 
+/** Proxy tuning (features/proxy-buffers.ts, proxy-rewrites.ts, client-connections.ts): buffer sizes near NGINX's merge rules, rewrite words. */
+const PROXY_TUNING_VALUES: Readonly<Record<string, fc.Arbitrary<string>>> = (() => {
+  const onOff = userValue(fc.constantFrom('on', 'off', ' on ', 'ON', 'true', 'on; allow all', ''));
+  const bufferSize = userValue(fc.oneof(fc.constantFrom('4k', '8k', '16k', '32k', '64k', '1m', '16m', '17m', '1g', '8b', '0', '8 k', '8kb', ' 8k '),
+    fc.tuple(fc.integer({ min: 0, max: 70_000 }), fc.constantFrom('', 'k', 'K', 'm', 'M', 'g')).map(([n, unit]) => `${n}${unit}`)));
+  const count = userValue(fc.oneof(fc.integer({ min: -2, max: 300 }).map(String), fc.constantFrom('2', '3', '4', '8', '256', '257', 'four', '4.5')));
+  const word = fc.oneof(fc.constantFrom('/', '/app/', `/${MARKER}/`, 'http://backend.internal/', '~/app/', '~?x', 'a.example', `${MARKER}.example`, 'off', '$host'),
+    fc.stringMatching(/^[-._~a-zA-Z0-9/:,?&=]{1,16}$/));
+  const pair = userValue(fc.oneof(fc.tuple(word, fc.constantFrom(' ', '  ', '\t', '\n'), word).map(([a, gap, b]) => `${a}${gap}${b}`), word,
+    fc.tuple(word, word, word).map((words) => words.join(' '))));
+  const times = userValue(fc.oneof(fc.constantFrom('1h', '30m', '90', '7d', '8d', '0s', '1h30m', '500ms', '1y'),
+    fc.tuple(fc.integer({ min: 0, max: 20_000 }), fc.constantFrom('', 'ms', 's', 'm', 'h', 'd')).map(([n, unit]) => `${n}${unit}`)));
+  return {
+    'proxy-buffering': onOff, 'proxy-request-buffering': onOff,
+    'proxy-http-version': userValue(fc.constantFrom('1.0', '1.1', ' 1.1 ', '2', '1.1; return 200', '')),
+    'proxy-buffer-size': bufferSize, 'proxy-busy-buffers-size': bufferSize, 'client-body-buffer-size': bufferSize, 'client-header-buffer-size': bufferSize,
+    'proxy-max-temp-file-size': size, 'proxy-buffers-number': count,
+    'proxy-cookie-domain': pair, 'proxy-cookie-path': pair, 'proxy-redirect-from': userValue(word), 'proxy-redirect-to': userValue(word),
+    'large-client-header-buffers': userValue(fc.tuple(count, bufferSize).map(([n, sizeText]) => `${n} ${sizeText}`)),
+    'client-header-timeout': seconds, 'client-body-timeout': seconds, 'keep-alive': seconds, 'upstream-keepalive-timeout': seconds,
+    'keep-alive-requests': count, 'upstream-keepalive-connections': count, 'upstream-keepalive-requests': count, 'upstream-keepalive-time': times,
+  };
+})();
+
 /** What each annotation and ConfigMap key of a feature may be given, by name. */
 export const KEY_VALUES: Readonly<Record<string, fc.Arbitrary<string>>> = {
   'proxy-body-size': size,
@@ -216,6 +240,7 @@ export const KEY_VALUES: Readonly<Record<string, fc.Arbitrary<string>>> = {
   'limit-req-status-code': statusCode,
   'limit-conn-status-code': statusCode,
   'satisfy': userValue(fc.constantFrom('any', 'all', ' any ', 'ANY', 'some', 'any; allow all', '')),
+  ...PROXY_TUNING_VALUES,
 };
 
 /**
