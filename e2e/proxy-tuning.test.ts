@@ -10,6 +10,7 @@
 //   the whole body is read; off streams the body as it comes;
 // - proxy-cookie-path / proxy-cookie-domain rewrite the Set-Cookie, and
 //   proxy-redirect-from / -to the Location; an Ingress without them passes both;
+// - connection-proxy-header: close reaches the backend;
 // - large-client-header-buffers (ConfigMap): a header past the buffer is
 //   refused with 400, a request line past it with 414; shorter ones pass.
 import assert from 'node:assert/strict';
@@ -64,6 +65,10 @@ function handle(req: IncomingMessage, res: ServerResponse): void {
     if (path === '/upload') {
       // How long the body took to arrive after the request did: ~GAP_MS when NGINX streams it.
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ bodyLength, bodyMs: Date.now() - arrived }));
+      return;
+    }
+    if (path === '/connection') {
+      res.writeHead(200, { 'content-type': 'text/plain' }).end(req.headers.connection ?? '(none)');
       return;
     }
     if (path === '/cookie') {
@@ -167,7 +172,7 @@ test('proxy tuning: buffering, request buffering, cookie and redirect rewriting,
     manualServiceManifest('own', [backend]),
     tunedIngress('plain', {}),
     tunedIngress('buffered', { 'proxy-buffering': 'on' }),
-    tunedIngress('streamed', { 'proxy-request-buffering': 'off' }),
+    tunedIngress('streamed', { 'proxy-request-buffering': 'off', 'connection-proxy-header': 'close' }),
     tunedIngress('rewritten', {
       'proxy-cookie-path': '/v1/ /app/', 'proxy-cookie-domain': 'backend.internal rewritten.test',
       'proxy-redirect-from': 'http://backend.internal/', 'proxy-redirect-to': 'https://rewritten.test/app/',
@@ -217,6 +222,11 @@ test('proxy tuning: buffering, request buffering, cookie and redirect rewriting,
     const plain = await curl(controller.http, 'plain.test', '/redirect');
     assert.equal(plain.status, 302);
     assert.match(plain.headers, /^location: http:\/\/backend\.internal\/next\?step=2$/imu);
+  });
+
+  await t.test('connection-proxy-header: the backend gets Connection: close; without it, no Connection header (keep-alive)', async () => {
+    assert.equal((await curl(controller.http, 'streamed.test', '/connection')).body, 'close');
+    assert.equal((await curl(controller.http, 'plain.test', '/connection')).body, '(none)');
   });
 
   await t.test('large-client-header-buffers: a header or request line past the buffer is refused (400 / 414)', async () => {

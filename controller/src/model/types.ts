@@ -178,7 +178,7 @@ export type Policy = Readonly<Partial<Pick<FeatureConfigs, LocationFeature>>>;
 export type LocationFeature = 'proxy' | 'backendProtocol' | 'rewrite' | 'sslRedirect' | 'customErrors' | 'mirror'
   | 'upstreamHeaders' | 'nextUpstream' | 'accessControl' | 'cors' | 'fastcgi' | 'proxySsl' | 'clientCerts'
   | 'rateLimit' | 'satisfy'
-  | 'proxyBuffers' | 'proxyRewrites';
+  | 'proxyBuffers' | 'proxyRewrites' | 'connectionHeader';
 
 /**
  * Every feature's config, by feature name (controller/src/model/features: one module each).
@@ -213,6 +213,7 @@ export interface FeatureConfigs {
   readonly proxyBuffers: ProxyBuffersConfig;
   readonly proxyRewrites: ProxyRewritesConfig;
   readonly clientConnections: ClientConnectionsSettings;
+  readonly connectionHeader: ConnectionHeaderConfig;
 }
 
 /** auth-tls-verify-client: NGINX's ssl_verify_client modes. */
@@ -406,6 +407,11 @@ export interface ProxyRewritesConfig {
   readonly redirectFrom: string;
   /** proxy-redirect-to: `off` or the replacement (only with a redirect-from text). */
   readonly redirectTo: string;
+}
+
+/** connection-proxy-header (features/connection-header.ts): the Connection header sent upstream, or null: `$connection_upgrade`. */
+export interface ConnectionHeaderConfig {
+  readonly header: 'close' | 'keep-alive' | null;
 }
 
 /**

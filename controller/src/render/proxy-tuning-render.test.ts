@@ -105,6 +105,12 @@ const rows: Row[] = [
     http: ['proxy_cookie_path "/" "/g/";', 'proxy_redirect "http://global/" "/";', 'proxy_cookie_domain "a" "b";'],
   },
   {
+    name: 'connection-proxy-header: the location sets the variable http {}\'s one header list sends, no list of its own',
+    annotations: { 'connection-proxy-header': 'close' },
+    location: ['set $connection_upgrade "close";'], locationLacks: ['proxy_set_header'],
+    http: ['proxy_set_header Connection $connection_upgrade;'],
+  },
+  {
     name: 'client and upstream connection keys',
     configMap: { 'client-header-buffer-size': '4k', 'large-client-header-buffers': '8 32k', 'client-header-timeout': '10', 'client-body-timeout': '20',
       'keep-alive': '5', 'keep-alive-requests': '50', 'upstream-keepalive-connections': '16', 'upstream-keepalive-time': '30m',

@@ -21,6 +21,7 @@ import { proxyFeature } from './proxy.ts';
 import { proxyBuffersFeature } from './proxy-buffers.ts';
 import { proxyRewritesFeature } from './proxy-rewrites.ts';
 import { clientConnectionsFeature } from './client-connections.ts';
+import { connectionHeaderFeature } from './connection-header.ts';
 import { rateLimitFeature } from './rate-limit.ts';
 import { satisfyFeature } from './satisfy.ts';
 import { rewriteFeature } from './rewrite.ts';
@@ -40,6 +41,7 @@ export const FEATURES: readonly AnyFeature[] = Object.freeze([
   proxyBuffersFeature,
   proxyRewritesFeature,
   clientConnectionsFeature,
+  connectionHeaderFeature,
   rewriteFeature,
   backendProtocolFeature,
   fastcgiFeature,

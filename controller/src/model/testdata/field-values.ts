@@ -124,6 +124,7 @@ const PROXY_TUNING_VALUES: Readonly<Record<string, fc.Arbitrary<string>>> = (() 
     'proxy-cookie-domain': pair, 'proxy-cookie-path': pair, 'proxy-redirect-from': userValue(word), 'proxy-redirect-to': userValue(word),
     'large-client-header-buffers': userValue(fc.tuple(count, bufferSize).map(([n, sizeText]) => `${n} ${sizeText}`)),
     'client-header-timeout': seconds, 'client-body-timeout': seconds, 'keep-alive': seconds, 'upstream-keepalive-timeout': seconds,
+    'connection-proxy-header': userValue(fc.constantFrom('close', 'keep-alive', ' close ', 'clo se', 'upgrade', 'close; return 200', '')),
     'keep-alive-requests': count, 'upstream-keepalive-connections': count, 'upstream-keepalive-requests': count, 'upstream-keepalive-time': times,
   };
 })();
