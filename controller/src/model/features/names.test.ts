@@ -52,7 +52,7 @@ const annotationRows: { name: string; annotation: string; value: unknown; want: 
   { name: 'the OWASP rules off', annotation: 'enable-owasp-core-rules', value: '0', want: 'unsupported' },
   { name: 'external auth left empty', annotation: 'auth-url', value: '', want: 'unsupported' },
   { name: 'global auth opt-in: protects nothing by itself', annotation: 'enable-global-auth', value: 'true', want: 'unsupported' },
-  { name: 'not a protection', annotation: 'connection-proxy-header', value: 'keep-alive', want: 'unsupported' },
+  { name: 'not a protection', annotation: 'ssl-passthrough', value: 'true', want: 'unsupported' },
   { name: 'session affinity: a feature now', annotation: 'affinity', value: 'cookie', want: 'feature affinity' },
   { name: 'a rate limit: a feature now', annotation: 'limit-rps', value: '10', want: 'feature rateLimit' },
   { name: 'a rate limit\'s old alias: the same feature', annotation: 'limit-whitelist', value: '10.0.0.0/8', want: 'feature rateLimit' },
