@@ -43,8 +43,10 @@ const DEFAULTS: ClientConnectionsSettings = {
 
 type Key = keyof ClientConnectionsSettings;
 
-function setting<K extends Key>(name: K, configKey: string, parse: (raw: string) => Checked<ClientConnectionsSettings[K]>, defaultText: string, doc: string): FeatureKey<ClientConnectionsSettings> {
-  return field<ClientConnectionsSettings, K>(name, parse, { configKey, defaultText, doc });
+function setting<K extends Key>(
+  name: K, configKey: string, parse: (raw: string) => Checked<ClientConnectionsSettings[K]>, defaultText: string, doc: string, difference?: string,
+): FeatureKey<ClientConnectionsSettings> {
+  return field<ClientConnectionsSettings, K>(name, parse, { configKey, defaultText, doc, ...(difference === undefined ? {} : { difference }) });
 }
 
 export const clientConnectionsFeature = defineFeature({
@@ -70,7 +72,8 @@ export const clientConnectionsFeature = defineFeature({
     setting('upstreamKeepaliveConnections', 'upstream-keepalive-connections', integer(0, 100_000), '320',
       'Idle keep-alive connections to backends each worker keeps (upstream keepalive); 0 = none (Connection: close to backends).'),
     setting('upstreamKeepaliveTime', 'upstream-keepalive-time', (raw) => parseNginxTime(raw, 7 * 86_400_000), '1h',
-      'Longest life of one keep-alive connection to a backend (keepalive_time), an NGINX time of one unit such as 1h.'),
+      'Longest life of one keep-alive connection to a backend (keepalive_time), an NGINX time of one unit such as 1h.',
+      'one unit, at most 7d (NGINX also takes 1h30m): other values keep the default'),
     setting('upstreamKeepaliveTimeout', 'upstream-keepalive-timeout', (raw) => parseSeconds(raw.trim(), 1, WEEK_SECONDS), '60',
       'Seconds an idle keep-alive connection to a backend stays open (keepalive_timeout in the upstream).'),
     setting('upstreamKeepaliveRequests', 'upstream-keepalive-requests', integer(1, 1_000_000_000), '10000',

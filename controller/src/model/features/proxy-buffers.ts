@@ -87,10 +87,12 @@ export const proxyBuffersFeature = defineFeature({
     field<ProxyBuffersConfig, 'buffersNumber'>('buffersNumber', parseBuffersNumber, {
       annotation: { name: 'proxy-buffers-number', scope: 'location', risk: 'Low' }, configKey: 'proxy-buffers-number', defaultText: '4', invalid: 'ignore',
       doc: `Number of proxy-buffer-size buffers for one response (proxy_buffers), 2 to ${MAX_BUFFERS}.`,
+      difference: `at most ${MAX_BUFFERS}; below 2, or with a busy size NGINX refuses, the Ingress is refused (ingress-nginx fails its reload)`,
     }),
     field<ProxyBuffersConfig, 'busyBuffersSize'>('busyBuffersSize', parseBusySize, {
       annotation: { name: 'proxy-busy-buffers-size', scope: 'location', risk: 'Low' }, configKey: 'proxy-busy-buffers-size', defaultText: '', invalid: 'ignore',
       doc: 'Buffers that may be busy sending to the client (proxy_busy_buffers_size); empty = NGINX\'s, two buffers.',
+      difference: 'at most 16m, and one buffer to proxy-buffers-number - 1 buffers as NGINX requires: otherwise the Ingress is refused',
     }),
     field<ProxyBuffersConfig, 'maxTempFileSize'>('maxTempFileSize', (raw) => parseBufferSize(raw, 0, MAX_TEMP_FILE, '1048576m'), {
       annotation: { name: 'proxy-max-temp-file-size', scope: 'location', risk: 'Low' }, configKey: 'proxy-max-temp-file-size', defaultText: '1024m', invalid: 'ignore',
