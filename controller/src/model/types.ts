@@ -207,7 +207,8 @@ export type Policy = Readonly<Partial<Pick<FeatureConfigs, LocationFeature>>>;
 /** Features whose config a Location's policy may carry (static, rendered per location). */
 export type LocationFeature = 'proxy' | 'backendProtocol' | 'rewrite' | 'sslRedirect' | 'customErrors' | 'mirror'
   | 'upstreamHeaders' | 'nextUpstream' | 'accessControl' | 'cors' | 'fastcgi' | 'proxySsl' | 'clientCerts'
-  | 'rateLimit' | 'satisfy' | 'externalAuth' | 'basicAuth';
+  | 'rateLimit' | 'satisfy' | 'externalAuth' | 'basicAuth'
+  | 'proxyBuffers' | 'proxyRewrites' | 'connectionHeader';
 
 /**
  * Every feature's config, by feature name (controller/src/model/features: one module each).
@@ -246,6 +247,10 @@ export interface FeatureConfigs {
   readonly tlsSession: TlsSessionSettings;
   readonly externalAuth: ExternalAuthConfig;
   readonly basicAuth: BasicAuthConfig;
+  readonly proxyBuffers: ProxyBuffersConfig;
+  readonly proxyRewrites: ProxyRewritesConfig;
+  readonly clientConnections: ClientConnectionsSettings;
+  readonly connectionHeader: ConnectionHeaderConfig;
 }
 
 /** auth-tls-verify-client: NGINX's ssl_verify_client modes. */
@@ -464,6 +469,85 @@ export interface ProxyConfig {
   readonly readTimeout: number;
   /** proxy-send-timeout → `proxy_send_timeout`, in seconds. */
   readonly sendTimeout: number;
+}
+
+/**
+ * proxy-buffering, proxy-buffer-size, proxy-buffers-number, proxy-busy-buffers-size,
+ * proxy-max-temp-file-size, proxy-request-buffering, proxy-http-version, client-body-buffer-size
+ * (features/proxy-buffers.ts). Sizes are validated NGINX size tokens (digits and k/m, or an
+ * offset with g for the temp file); the combination is one `nginx -t` accepts.
+ */
+export interface ProxyBuffersConfig {
+  /** proxy-buffering → `proxy_buffering` (limit-rate turns it on where it applies). */
+  readonly buffering: 'on' | 'off';
+  /** proxy-buffer-size → `proxy_buffer_size` and the size of each of `proxy_buffers`. */
+  readonly bufferSize: string;
+  /** proxy-buffers-number → `proxy_buffers <n> <bufferSize>` (2 or more). */
+  readonly buffersNumber: number;
+  /** proxy-busy-buffers-size → `proxy_busy_buffers_size`; null = NGINX's (twice a buffer). */
+  readonly busyBuffersSize: string | null;
+  /** proxy-max-temp-file-size → `proxy_max_temp_file_size` (`0` = no temp files). */
+  readonly maxTempFileSize: string;
+  /** proxy-request-buffering → `proxy_request_buffering`. */
+  readonly requestBuffering: 'on' | 'off';
+  /** proxy-http-version → `proxy_http_version`. */
+  readonly httpVersion: '1.0' | '1.1';
+  /** client-body-buffer-size → `client_body_buffer_size`. */
+  readonly bodyBufferSize: string;
+}
+
+/** A `<from> <to>` pair of proxy_cookie_domain / proxy_cookie_path, each a validated token. */
+export interface CookieRewrite {
+  readonly from: string;
+  readonly to: string;
+}
+
+/**
+ * proxy-cookie-domain, proxy-cookie-path, proxy-redirect-from, proxy-redirect-to
+ * (features/proxy-rewrites.ts): rewriting of the backend's Set-Cookie and Location/Refresh.
+ * Every string is one token of `[-._~A-Za-z0-9/:,?&=]` (a leading `~` is an NGINX regex).
+ */
+export interface ProxyRewritesConfig {
+  /** proxy-cookie-domain; null = `off`. */
+  readonly cookieDomain: CookieRewrite | null;
+  /** proxy-cookie-path; null = `off`. */
+  readonly cookiePath: CookieRewrite | null;
+  /** proxy-redirect-from: `off`, `default` or the text replaced. */
+  readonly redirectFrom: string;
+  /** proxy-redirect-to: `off` or the replacement (only with a redirect-from text). */
+  readonly redirectTo: string;
+}
+
+/** connection-proxy-header (features/connection-header.ts): the Connection header sent upstream, or null: `$connection_upgrade`. */
+export interface ConnectionHeaderConfig {
+  readonly header: 'close' | 'keep-alive' | null;
+}
+
+/**
+ * ConfigMap-only client and upstream connection settings (features/client-connections.ts),
+ * printed in http {} and the balancer upstreams. Times are in seconds unless said.
+ */
+export interface ClientConnectionsSettings {
+  /** client-header-buffer-size → `client_header_buffer_size` (a size token). */
+  readonly clientHeaderBufferSize: string;
+  /** large-client-header-buffers → `large_client_header_buffers <number> <size>`. */
+  readonly largeClientHeaderBuffers: { readonly number: number; readonly size: string };
+  /** client-header-timeout → `client_header_timeout`. */
+  readonly clientHeaderTimeout: number;
+  /** client-body-timeout → `client_body_timeout`. */
+  readonly clientBodyTimeout: number;
+  /** keep-alive → `keepalive_timeout` (0 = no client keep-alive). */
+  readonly keepAlive: number;
+  /** keep-alive-requests → `keepalive_requests`. */
+  readonly keepAliveRequests: number;
+  /** upstream-keepalive-connections → the balancer upstreams' `keepalive` (0 = none). */
+  readonly upstreamKeepaliveConnections: number;
+  /** upstream-keepalive-time → `keepalive_time`, an NGINX time token (e.g. `1h`). */
+  readonly upstreamKeepaliveTime: string;
+  /** upstream-keepalive-timeout → the upstreams' `keepalive_timeout`. */
+  readonly upstreamKeepaliveTimeout: number;
+  /** upstream-keepalive-requests → the upstreams' `keepalive_requests`. */
+  readonly upstreamKeepaliveRequests: number;
 }
 
 /**

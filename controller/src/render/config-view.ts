@@ -15,6 +15,7 @@ import { usesAuthCache } from './external-auth-view.ts';
 import { mirrorUpstreamsOf, type MirrorUpstreamView } from './mirror-view.ts';
 import { rateLimitHttpView, type RateLimitHttpView } from './rate-limit-view.ts';
 import { httpTuningView, mainView, withConfiguredServerNames, type HttpTuningView, type MainView } from './http-tuning-view.ts';
+import { proxyTuningView, type ProxyTuningView } from './proxy-tuning-view.ts';
 
 export type { ServerView } from './server-views.ts';
 
@@ -117,6 +118,8 @@ export interface ConfigView {
   readonly main: MainView;
   /** The directory of the auth answers' cache (auth-cache-key; features/external-auth-http.njk), null when no location caches. */
   readonly authCachePath: string | null;
+  /** The ConfigMap's buffers, cookie/redirect rewriting, client and upstream connection settings (proxy-tuning-view.ts). */
+  readonly proxyTuning: ProxyTuningView;
 }
 
 function nextPowerOfTwo(n: number): number {
@@ -281,5 +284,6 @@ export function buildConfigView(model: Model, options: ResolvedRenderOptions, vi
     httpTuning: httpTuningView(model),
     main: mainView(model, options),
     authCachePath: usesAuthCache(model) ? `${options.prefix}/auth_cache` : null,
+    proxyTuning: proxyTuningView(model),
   };
 }

@@ -45,7 +45,9 @@ const USER_VALUE_DIRECTIVES = new Set(['server_name', 'location', 'set', 'rewrit
   // CORS (features/cors.njk): the origin regex and the header lists.
   'add_header', 'if',
   // auth-response-headers (render/external-auth-view.ts): the auth answer's header, as its $upstream_http_ variable.
-  'auth_request_set', 'proxy_cache_key']);
+  'auth_request_set', 'proxy_cache_key',
+  // Proxy tuning (features/proxy-rewrites.njk, proxy-tuning-http.njk): Set-Cookie and Location rewriting words.
+  'proxy_redirect', 'proxy_cookie_domain', 'proxy_cookie_path']);
 /**
  * The client-certificate check is a server-level rewrite_by_lua that every location inherits
  * (features/client-certs-server.njk): a location with a rewrite_by_lua of its own replaces it, so

@@ -25,6 +25,10 @@ import { loadBalanceFeature } from './load-balance.ts';
 import { mirrorFeature } from './mirror.ts';
 import { nextUpstreamFeature } from './next-upstream.ts';
 import { proxyFeature } from './proxy.ts';
+import { proxyBuffersFeature } from './proxy-buffers.ts';
+import { proxyRewritesFeature } from './proxy-rewrites.ts';
+import { clientConnectionsFeature } from './client-connections.ts';
+import { connectionHeaderFeature } from './connection-header.ts';
 import { rateLimitFeature } from './rate-limit.ts';
 import { satisfyFeature } from './satisfy.ts';
 import { rewriteFeature } from './rewrite.ts';
@@ -41,6 +45,10 @@ export const FEATURES: readonly AnyFeature[] = Object.freeze([
   accessControlFeature,
   corsFeature,
   proxyFeature,
+  proxyBuffersFeature,
+  proxyRewritesFeature,
+  clientConnectionsFeature,
+  connectionHeaderFeature,
   rewriteFeature,
   backendProtocolFeature,
   fastcgiFeature,
