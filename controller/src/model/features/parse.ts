@@ -177,6 +177,8 @@ export function readSettings(configMaps: readonly V1ConfigMap[], key: string | n
           ? `ConfigMap key ${name}: no Ingress is served until it is fixed: ${reason} (value ${quoteValue(raw)})`
           : `ConfigMap key ${name}: ${reason}; the default stays (value ${quoteValue(raw)})`));
       });
+    // A combination the feature refuses keeps its defaults, said aloud (never silently ignored).
+    if (!finished.ok) failures.push(makeFailure(null, 'InvalidConfigMapValue', `ConfigMap ${key}: data`, `${feature.title}: ${finished.reason}; its defaults stay`));
     settings[feature.name] = finished.ok ? Object.freeze(finished.value) : feature.defaults;
   }
   return { settings: Object.freeze(settings) as unknown as GlobalSettings, closed, failures };

@@ -7,6 +7,7 @@ import { accessLogFeature } from './access-log.ts';
 import { affinityFeature } from './affinity.ts';
 import { backendProtocolFeature } from './backend-protocol.ts';
 import { canaryFeature } from './canary.ts';
+import { clientAddressFeature } from './client-address.ts';
 import { clientCertsFeature } from './client-certs.ts';
 import { crossNamespaceFeature } from './cross-namespace.ts';
 import { fastcgiFeature } from './fastcgi.ts';
@@ -54,6 +55,7 @@ export const FEATURES: readonly AnyFeature[] = Object.freeze([
   clientCertsFeature,
   rateLimitFeature,
   satisfyFeature,
+  clientAddressFeature,
 ]);
 
 /** The features whose output is a location partial, in registry order (render/location-blocks.ts). */
