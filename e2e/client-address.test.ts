@@ -8,7 +8,8 @@
 //   X-Forwarded-For/-Host passed only as X-Original-Forwarded-For/-Host;
 // - use-forwarded-headers: the address in X-Forwarded-For is the client's only from a peer in
 //   proxy-real-ip-cidr: an allow list admits it (and the access log and X-Real-IP show it)
-//   from the trusted peer and not from another; the client's X-Forwarded-Proto/-Port/-Host;
+//   from the trusted peer and not from another, rate limits count it; the client's
+//   X-Forwarded-Proto/-Port/-Host;
 // - use-proxy-protocol: curl --haproxy-protocol (v1) on both listeners, and a PROXY header
 //   naming another address, which the allow list then sees, only from a trusted peer.
 import assert from 'node:assert/strict';
@@ -25,6 +26,7 @@ const run = promisify(execFile);
 const PREFIX = 'nginx.ingress.kubernetes.io';
 const HOST = 'hdr.test';
 const ACL_HOST = 'acl.test';
+const LIMITED_HOST = 'rl.test';
 /** The address the forwarded headers and the PROXY header name: only an allow list of it admits it. */
 const FORWARDED = '10.1.2.3';
 
@@ -86,11 +88,12 @@ test('client address and the headers a backend receives', async (t) => {
   const site = ingressManifest({ name: 'hdr', host: HOST, annotations: { [`${PREFIX}/ssl-redirect`]: 'false' }, paths: [{ path: '/', service: 'web' }] })
     .replace(/^spec:\n/mu, `spec:\n  tls:\n    - hosts: [${HOST}]\n      secretName: hdr-tls\n`);
   const acl = ingressManifest({ name: 'acl', host: ACL_HOST, annotations: { [`${PREFIX}/allowlist-source-range`]: `${FORWARDED}/32` }, paths: [{ path: '/', service: 'web' }] });
+  const limited = ingressManifest({ name: 'rl', host: LIMITED_HOST, annotations: { [`${PREFIX}/limit-rps`]: '1' }, paths: [{ path: '/', service: 'web' }] });
   const { cluster, controller } = await startStack(t, { controller: { args: ['--configmap', 'default/resty-config'] } });
   const http = { url: controller.http, https: false, port: controller.ports.http };
   const https = { url: '', https: true, port: controller.ports.https };
   const accessLog = (): string[] => { try { return readFileSync(join(controller.prefix, 'access.log'), 'utf8').split('\n'); } catch { return []; } };
-  await cluster.apply([configMap({}), appManifest({ name: 'web', replicas: 1 }), secret, site, acl].join('---\n'));
+  await cluster.apply([configMap({}), appManifest({ name: 'web', replicas: 1 }), secret, site, acl, limited].join('---\n'));
   await waitFor('both hosts are served', async () => ((await curl(http, HOST)).status === 200 && (await curl(http, ACL_HOST)).status === 403) || undefined, { timeoutMs: 20_000 });
   /** Applies the ConfigMap, then waits until `probe` holds. */
   const configure = async (data: Record<string, string>, what: string, probe: () => Promise<boolean>): Promise<void> => {
@@ -153,6 +156,15 @@ test('client address and the headers a backend receives', async (t) => {
     const untrusted = await curl(http, HOST, { from: '127.0.0.1', headers: sent });
     assert.equal(untrusted.headers['x-real-ip'], '127.0.0.1');
     assert.equal(untrusted.headers['x-forwarded-for'], `${FORWARDED}, 127.0.0.1`);
+  });
+
+  await t.test('use-forwarded-headers: rate limits count the forwarded client, not the trusted peer', async () => {
+    // limit-rps 1: burst 5, then 503 until the excess drains (1 a second); a second client through the
+    // same peer has a counter of its own only if the limit key is the forwarded address.
+    const statuses: number[] = [];
+    for (let i = 0; i < 12; i++) statuses.push((await curl(http, LIMITED_HOST, { from: '127.0.0.2', headers: { 'X-Forwarded-For': '10.9.0.1' } })).status);
+    assert.ok(statuses.includes(503), `one client past its burst is limited: ${statuses.join(' ')}`);
+    assert.equal((await curl(http, LIMITED_HOST, { from: '127.0.0.2', headers: { 'X-Forwarded-For': '10.9.0.2' } })).status, 200, 'another client through the same peer');
   });
 
   await t.test('use-proxy-protocol: curl --haproxy-protocol on both listeners; the PROXY header names the client', async () => {
