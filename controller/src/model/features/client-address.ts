@@ -119,6 +119,6 @@ export const clientAddressFeature = defineFeature({
     }),
   ],
   finish,
-  proof: ['controller/src/model/features/client-address.test.ts', 'controller/src/render/client-address-render.test.ts',
-    'controller/src/render/client-headers.test.ts', 'e2e/client-address.test.ts'],
+  proof: ['controller/src/model/features/client-address.test.ts', 'controller/src/render/client-headers.test.ts',
+    'controller/src/render/golden.test.ts', 'e2e/client-address.test.ts'],
 });
