@@ -27,6 +27,8 @@ const PREFIX = 'nginx.ingress.kubernetes.io';
 const HOST = 'hdr.test';
 const ACL_HOST = 'acl.test';
 const LIMITED_HOST = 'rl.test';
+/** A TLS host with ssl-redirect on (its default). */
+const SECURE_HOST = 'sec.test';
 /** The address the forwarded headers and the PROXY header name: only an allow list of it admits it. */
 const FORWARDED = '10.1.2.3';
 
@@ -79,7 +81,7 @@ const statusOf = (raw: string): number => Number(/^HTTP\/1\.[01] (\d{3})/u.exec(
 const echoHeadersOf = (raw: string): Headers => (JSON.parse(raw.slice(raw.indexOf('\r\n\r\n') + 4)) as { headers: Headers }).headers;
 
 test('client address and the headers a backend receives', async (t) => {
-  const cert = createSelfSignedCertificate({ dnsNames: [HOST] });
+  const cert = createSelfSignedCertificate({ dnsNames: [HOST, SECURE_HOST] });
   const b64 = (text: string): string => Buffer.from(text).toString('base64');
   const secret = yamlDocuments([{
     apiVersion: 'v1', kind: 'Secret', type: 'kubernetes.io/tls', metadata: { name: 'hdr-tls', namespace: 'default' },
@@ -88,12 +90,14 @@ test('client address and the headers a backend receives', async (t) => {
   const site = ingressManifest({ name: 'hdr', host: HOST, annotations: { [`${PREFIX}/ssl-redirect`]: 'false' }, paths: [{ path: '/', service: 'web' }] })
     .replace(/^spec:\n/mu, `spec:\n  tls:\n    - hosts: [${HOST}]\n      secretName: hdr-tls\n`);
   const acl = ingressManifest({ name: 'acl', host: ACL_HOST, annotations: { [`${PREFIX}/allowlist-source-range`]: `${FORWARDED}/32` }, paths: [{ path: '/', service: 'web' }] });
+  const secure = ingressManifest({ name: 'sec', host: SECURE_HOST, paths: [{ path: '/', service: 'web' }] })
+    .replace(/^spec:\n/mu, `spec:\n  tls:\n    - hosts: [${SECURE_HOST}]\n      secretName: hdr-tls\n`);
   const limited = ingressManifest({ name: 'rl', host: LIMITED_HOST, annotations: { [`${PREFIX}/limit-rps`]: '1' }, paths: [{ path: '/', service: 'web' }] });
   const { cluster, controller } = await startStack(t, { controller: { args: ['--configmap', 'default/resty-config'] } });
   const http = { url: controller.http, https: false, port: controller.ports.http };
   const https = { url: '', https: true, port: controller.ports.https };
   const accessLog = (): string[] => { try { return readFileSync(join(controller.prefix, 'access.log'), 'utf8').split('\n'); } catch { return []; } };
-  await cluster.apply([configMap({}), appManifest({ name: 'web', replicas: 1 }), secret, site, acl, limited].join('---\n'));
+  await cluster.apply([configMap({}), appManifest({ name: 'web', replicas: 1 }), secret, site, acl, limited, secure].join('---\n'));
   await waitFor('both hosts are served', async () => ((await curl(http, HOST)).status === 200 && (await curl(http, ACL_HOST)).status === 403) || undefined, { timeoutMs: 20_000 });
   /** Applies the ConfigMap, then waits until `probe` holds. */
   const configure = async (data: Record<string, string>, what: string, probe: () => Promise<boolean>): Promise<void> => {
@@ -135,6 +139,11 @@ test('client address and the headers a backend receives', async (t) => {
     assert.equal((await curl(http, ACL_HOST, { headers: { 'X-Forwarded-For': FORWARDED } })).status, 403);
   });
 
+  await t.test('defaults: ssl-redirect ignores the client\'s X-Forwarded-Proto', async () => {
+    await waitFor('the TLS host redirects plain HTTP', async () => (await curl(http, SECURE_HOST)).status === 308 || undefined, { timeoutMs: 20_000 });
+    assert.equal((await curl(http, SECURE_HOST, { headers: { 'X-Forwarded-Proto': 'https' } })).status, 308);
+  });
+
   await t.test('use-forwarded-headers: the forwarded address is the client\'s only from a trusted peer', async () => {
     await configure({ 'use-forwarded-headers': 'true', 'proxy-real-ip-cidr': '127.0.0.2/32', 'compute-full-forwarded-for': 'true',
       'proxy-add-original-uri-header': 'true', 'generate-request-id': 'false' }, 'the forwarded address is trusted from 127.0.0.2',
@@ -156,6 +165,12 @@ test('client address and the headers a backend receives', async (t) => {
     const untrusted = await curl(http, HOST, { from: '127.0.0.1', headers: sent });
     assert.equal(untrusted.headers['x-real-ip'], '127.0.0.1');
     assert.equal(untrusted.headers['x-forwarded-for'], `${FORWARDED}, 127.0.0.1`);
+  });
+
+  await t.test('use-forwarded-headers: ssl-redirect trusts X-Forwarded-Proto (no loop behind a TLS-terminating balancer)', async () => {
+    assert.equal((await curl(http, SECURE_HOST, { headers: { 'X-Forwarded-Proto': 'https' } })).status, 200);
+    assert.equal((await curl(http, SECURE_HOST, { headers: { 'X-Forwarded-Proto': 'http' } })).status, 308);
+    assert.equal((await curl(http, SECURE_HOST)).status, 308);
   });
 
   await t.test('use-forwarded-headers: rate limits count the forwarded client, not the trusted peer', async () => {
