@@ -126,6 +126,8 @@ void describe('client request headers as the backend receives them (real NGINX)'
     ['ingress-nginx\'s scheme headers and the client\'s forwarded ones only as X-Original-*',
       { 'x-forwarded-for': '6.6.6.6', 'x-forwarded-host': 'evil.example', 'x-scheme': 'https', 'x-forwarded-scheme': 'https' },
       () => ({ 'x-scheme': 'http', 'x-forwarded-scheme': 'http', 'x-original-forwarded-for': '6.6.6.6', 'x-original-forwarded-host': 'evil.example', 'x-original-uri': undefined })],
+    ['without proxy-add-original-uri-header the client\'s X-Original-URI passes, as in ingress-nginx',
+      { 'x-original-uri': '/from-client' }, () => ({ 'x-original-uri': '/from-client' })],
     ['the client\'s X-Request-ID is passed as it is',
       { 'x-request-id': 'client-chosen-id' }, () => ({ 'x-request-id': 'client-chosen-id' })],
     ['X-Forwarded-Host is the host as the client sent it (with its port), upstream-vhost or not',
