@@ -177,7 +177,7 @@ export type Policy = Readonly<Partial<Pick<FeatureConfigs, LocationFeature>>>;
 /** Features whose config a Location's policy may carry (static, rendered per location). */
 export type LocationFeature = 'proxy' | 'backendProtocol' | 'rewrite' | 'sslRedirect' | 'customErrors' | 'mirror'
   | 'upstreamHeaders' | 'nextUpstream' | 'accessControl' | 'cors' | 'fastcgi' | 'proxySsl' | 'clientCerts'
-  | 'rateLimit' | 'satisfy';
+  | 'rateLimit' | 'satisfy' | 'externalAuth';
 
 /**
  * Every feature's config, by feature name (controller/src/model/features: one module each).
@@ -209,6 +209,7 @@ export interface FeatureConfigs {
   readonly clientCerts: ClientCertsConfig;
   readonly rateLimit: RateLimitConfig;
   readonly satisfy: SatisfyConfig;
+  readonly externalAuth: ExternalAuthConfig;
   readonly clientAddress: ClientAddressSettings;
 }
 
@@ -239,6 +240,58 @@ export interface ClientCertsConfig {
   readonly passCertificate: boolean;
   /** auth-tls-match-cn: "CN=<regex>" matched against $ssl_client_s_dn (403 otherwise), or null. */
   readonly matchCn: string | null;
+}
+
+/** An auth-url / global-auth-url taken apart (features/external-auth-url.ts): no NGINX variable, every part a strict grammar. */
+export interface AuthUrl {
+  readonly scheme: 'http' | 'https';
+  /** A host name, an IPv4 address or a bracketed IPv6 address (`[::1]`). */
+  readonly host: string;
+  readonly port: number | null;
+  /** `/…` or empty; letters, digits and -._~/: only. */
+  readonly path: string;
+  /** The query without `?` (letters, digits and -._~/:=&,), or null. */
+  readonly query: string | null;
+}
+
+/**
+ * auth-* and global-auth-* (features/external-auth.ts): a subrequest to an auth service decides
+ * each request (NGINX's auth_request). The ConfigMap's global-auth-* fill the global config; an
+ * Ingress with auth-url replaces it whole (its unset keys take ingress-nginx's defaults), one
+ * without keeps it, and enable-global-auth: "false" turns the global one off for it.
+ */
+export interface ExternalAuthConfig {
+  /** The auth service: the Ingress's auth-url, else the ConfigMap's global-auth-url; null = no external auth. */
+  readonly url: AuthUrl | null;
+  /** auth-url as the Ingress wrote it (null without one): set, it replaces the global config whole. */
+  readonly ownUrl: AuthUrl | null;
+  /** auth-method: the subrequest's method (upper case), null = the client's. */
+  readonly method: string | null;
+  /** auth-signin: where a 401 redirects, with allow-listed variables only (external-auth-url.ts); null = the 401 is passed. */
+  readonly signin: string | null;
+  /** auth-signin-redirect-param: the query parameter carrying the original URL. */
+  readonly signinRedirectParam: string;
+  /** auth-response-headers: copied from the auth answer into the request sent upstream (token names). */
+  readonly responseHeaders: readonly string[];
+  /** auth-request-redirect: X-Auth-Request-Redirect sent to the auth service; null = the request URI. */
+  readonly requestRedirect: string | null;
+  /**
+   * auth-cache-key: the auth answers are cached (NGINX's proxy_cache) under the server name, the auth
+   * location and this key: literal letters, digits, - and _, and allow-listed variables (features/external-auth-cache.ts); null = no cache.
+   */
+  readonly cacheKey: string | null;
+  /** auth-cache-duration: proxy_cache_valid lines, each `[code …] <time>` (codes 100-599, one NGINX time). */
+  readonly cacheDuration: readonly string[];
+  /** auth-always-set-cookie: pass the auth answer's Set-Cookie whatever the status. */
+  readonly alwaysSetCookie: boolean;
+  /** True when this is the ConfigMap's global auth (no auth-url on the Ingress): enableGlobal decides. */
+  readonly global: boolean;
+  /** enable-global-auth (default true). */
+  readonly enableGlobal: boolean;
+  /** ConfigMap no-auth-locations: locations whose path starts with one of these get no external auth (ingress-nginx's prefix test). */
+  readonly noAuthLocations: readonly string[];
+  /** `_external-auth-<16 hex>` of what shapes the auth subrequest's location (url, method, requestRedirect, cache); null without a url. */
+  readonly name: string | null;
 }
 
 /**

@@ -44,6 +44,8 @@ const USER_VALUE_DIRECTIVES = new Set(['server_name', 'location', 'set', 'rewrit
   'server', 'proxy_pass', 'proxy_set_header', 'proxy_ssl_name',
   // CORS (features/cors.njk): the origin regex and the header lists.
   'add_header', 'if',
+  // auth-response-headers (render/external-auth-view.ts): the auth answer's header, as its $upstream_http_ variable.
+  'auth_request_set', 'proxy_cache_key',
   // forwarded-for-header (features/client-address-http.njk): realip's header name.
   'real_ip_header']);
 /** forwarded-for-/forwarded-host-header: a map's source and default value are exactly `$http_<name>` (render/client-address-view.ts). */

@@ -14,6 +14,7 @@ import { fastcgiFeature } from './fastcgi.ts';
 import { proxySslFeature } from './proxy-ssl.ts';
 import { corsFeature } from './cors.ts';
 import { customErrorsFeature } from './custom-errors.ts';
+import { externalAuthFeature } from './external-auth.ts';
 import type { AnyFeature, FeatureName } from './feature.ts';
 import { loadBalanceFeature } from './load-balance.ts';
 import { mirrorFeature } from './mirror.ts';
@@ -55,6 +56,7 @@ export const FEATURES: readonly AnyFeature[] = Object.freeze([
   clientCertsFeature,
   rateLimitFeature,
   satisfyFeature,
+  externalAuthFeature,
   clientAddressFeature,
 ]);
 
