@@ -10,8 +10,10 @@
 //   proxy-real-ip-cidr: an allow list admits it (and the access log and X-Real-IP show it)
 //   from the trusted peer and not from another, rate limits count it; the client's
 //   X-Forwarded-Proto/-Port/-Host;
+// - enable-real-ip alone: the address, not the other forwarded headers;
 // - use-proxy-protocol: curl --haproxy-protocol (v1) on both listeners, and a PROXY header
-//   naming another address, which the allow list then sees, only from a trusted peer.
+//   naming another address, which the allow list then sees, only from a trusted peer;
+// - use-forwarded-headers with use-proxy-protocol: refused with a log line, the defaults serve.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -167,7 +169,30 @@ test('client address and the headers a backend receives', async (t) => {
     assert.equal(untrusted.headers['x-forwarded-for'], `${FORWARDED}, 127.0.0.1`);
   });
 
+  await t.test('enable-real-ip alone: the trusted address, but not the other forwarded headers', async () => {
+    await configure({ 'enable-real-ip': 'true', 'proxy-real-ip-cidr': '127.0.0.2' }, 'the forwarded address is trusted from 127.0.0.2 (enable-real-ip)',
+      async () => (await curl(http, ACL_HOST, { from: '127.0.0.2', headers: { 'X-Forwarded-For': FORWARDED } })).status === 200);
+    assert.equal((await curl(http, ACL_HOST, { from: '127.0.0.1', headers: { 'X-Forwarded-For': FORWARDED } })).status, 403);
+    const res = await curl(http, HOST, { from: '127.0.0.2', headers: { 'X-Forwarded-For': FORWARDED, 'X-Forwarded-Proto': 'https', 'X-Forwarded-Host': 'public.example' } });
+    assert.equal(res.headers['x-real-ip'], FORWARDED);
+    assert.equal(res.headers['x-forwarded-for'], FORWARDED, 'the address alone: compute-full-forwarded-for needs use-forwarded-headers');
+    assert.equal(res.headers['x-forwarded-proto'], 'http');
+    assert.equal(res.headers['x-forwarded-host'], HOST);
+  });
+
+  await t.test('use-forwarded-headers with use-proxy-protocol: refused aloud, the defaults serve', async () => {
+    const from = controller.logs().length;
+    await cluster.apply(configMap({ 'use-forwarded-headers': 'true', 'use-proxy-protocol': 'true' }));
+    await controller.waitForLog((l) => JSON.stringify(l).includes('use-forwarded-headers and use-proxy-protocol together are not supported'), { timeoutMs: 10_000, from });
+    await waitFor('the defaults serve (no PROXY header needed, X-Forwarded-For not trusted)', async () => {
+      const res = await curl(http, HOST, { from: '127.0.0.2', headers: { 'X-Forwarded-For': FORWARDED } });
+      return (res.status === 200 && res.headers['x-real-ip'] === '127.0.0.2') || undefined;
+    }, { timeoutMs: 20_000 });
+  });
+
   await t.test('use-forwarded-headers: ssl-redirect trusts X-Forwarded-Proto (no loop behind a TLS-terminating balancer)', async () => {
+    await configure({ 'use-forwarded-headers': 'true', 'proxy-real-ip-cidr': '127.0.0.2/32' }, 'forwarded headers trusted again',
+      async () => (await curl(http, SECURE_HOST, { headers: { 'X-Forwarded-Proto': 'https' } })).status === 200);
     assert.equal((await curl(http, SECURE_HOST, { headers: { 'X-Forwarded-Proto': 'https' } })).status, 200);
     assert.equal((await curl(http, SECURE_HOST, { headers: { 'X-Forwarded-Proto': 'http' } })).status, 308);
     assert.equal((await curl(http, SECURE_HOST)).status, 308);
