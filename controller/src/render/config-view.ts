@@ -12,6 +12,7 @@ import { tlsUpstreams } from './backend-pass.ts';
 import { ServerViews, type ServerView } from './server-views.ts';
 import { globalErrorPagesOf, type GlobalErrorPagesView } from './error-pages.ts';
 import { usesAuthCache } from './external-auth-view.ts';
+import { authUpstreamsOf, type AuthUpstreamView } from './external-auth-upstream-view.ts';
 import { mirrorUpstreamsOf, type MirrorUpstreamView } from './mirror-view.ts';
 import { rateLimitHttpView, type RateLimitHttpView } from './rate-limit-view.ts';
 
@@ -112,6 +113,8 @@ export interface ConfigView {
   readonly rateLimits: RateLimitHttpView | null;
   /** The directory of the auth answers' cache (auth-cache-key; features/external-auth-http.njk), null when no location caches. */
   readonly authCachePath: string | null;
+  /** One `upstream` with keepalive per auth service that asks for it (auth-keepalive; external-auth-upstream-view.ts). */
+  readonly authUpstreams: readonly AuthUpstreamView[];
 }
 
 function nextPowerOfTwo(n: number): number {
@@ -274,5 +277,6 @@ export function buildConfigView(model: Model, options: ResolvedRenderOptions, vi
     mirrorUpstreams: mirrorUpstreamsOf(model),
     rateLimits: rateLimitHttpView(model),
     authCachePath: usesAuthCache(model) ? `${options.prefix}/auth_cache` : null,
+    authUpstreams: authUpstreamsOf(model),
   };
 }

@@ -12,6 +12,7 @@ import { createHash } from 'node:crypto';
 import { parseCacheDuration, parseCacheKey } from '../model/features/external-auth-cache.ts';
 import { authUrlText, parseAuthUrl, parseRedirectParam, parseSigninUrl, signinRedirect } from '../model/features/external-auth-url.ts';
 import type { ExternalAuthConfig, GlobalSettings, Location } from '../model/types.ts';
+import { authUpstreamName, upstreamProxyPass } from './external-auth-upstream-view.ts';
 import { RenderError } from './nginx-values.ts';
 
 /** One header of the auth answer copied into the request sent upstream. */
@@ -36,8 +37,10 @@ export interface ExternalAuthPartialView {
 /** One internal auth location of a server. */
 export interface AuthLocationView {
   readonly path: string;
-  /** `proxy_pass` of the auth service (no variable: resolved when NGINX loads the configuration). */
+  /** `proxy_pass` of the auth service (no variable: resolved when NGINX loads the configuration), or of its keepalive upstream. */
   readonly proxyPass: string;
+  /** auth-keepalive: proxy_pass goes to an upstream with keepalive (HTTP/1.1, Connection cleared). */
+  readonly keepalive: boolean;
   /** The Host header: the auth URL's host (ingress-nginx: its Hostname(), no port). */
   readonly host: string;
   /** https: the TLS server name sent. */
@@ -121,8 +124,9 @@ export function externalAuthServerViews(hostname: string, locations: readonly Lo
     if (config === null || config.url === null || config.name === null) continue;
     if (!auth.has(config.name)) {
       const { url } = config;
+      const upstream = authUpstreamName(config);
       auth.set(config.name, {
-        path: `/${config.name}`, proxyPass: authUrlText(url), host: url.host, sslName: url.scheme === 'https' ? url.host : null,
+        path: `/${config.name}`, proxyPass: upstream === null ? authUrlText(url) : upstreamProxyPass(url, upstream), keepalive: upstream !== null, host: url.host, sslName: url.scheme === 'https' ? url.host : null,
         method: config.method, requestRedirect: config.requestRedirect,
         cache: config.cacheKey === null ? null : { key: `${hostname}/${config.name}${config.cacheKey}`, valid: config.cacheDuration },
       });
