@@ -322,6 +322,15 @@ export interface ExternalAuthConfig {
   readonly keepaliveTimeout: number;
   /** auth-keepalive-share-vars: validated; auth_request's subrequest always shares the variables. */
   readonly keepaliveShareVars: boolean;
+  /** auth-proxy-set-headers: the ConfigMap (`name` or `namespace/name`) of headers sent to the auth service; null = none. */
+  readonly proxySetHeadersConfigMap: string | null;
+  /**
+   * That ConfigMap's headers (name, literal value), sorted by name, read on every build
+   * (model/auth-proxy-headers.ts); empty until read. The auth location sends each.
+   */
+  readonly proxySetHeaders: readonly (readonly [string, string])[];
+  /** The ConfigMap is missing, of another namespace, or refused: the location answers 503 (ingress-nginx's location denied). */
+  readonly proxySetHeadersDenied: boolean;
   /** True when this is the ConfigMap's global auth (no auth-url on the Ingress): enableGlobal decides. */
   readonly global: boolean;
   /** enable-global-auth (default true). */

@@ -41,7 +41,7 @@ export function authUpstreamsOf(model: { readonly servers: readonly { readonly l
   for (const server of model.servers) {
     for (const location of server.locations) {
       const config = effectiveAuth(location, model.settings);
-      if (config === null || config.url === null) continue;
+      if (config === null || config.url === null || config.proxySetHeadersDenied) continue;
       const name = authUpstreamName(config);
       if (name === null || upstreams.has(name)) continue;
       const port = config.url.port ?? (config.url.scheme === 'https' ? 443 : 80);

@@ -91,6 +91,10 @@ const values: ValueRow<ExternalAuthConfig>[] = [
   { name: 'keepalive timeout of 25 days', key: 'auth-keepalive-timeout', value: '2160000', with: withUrl, base, want: 'unsupported' },
   { name: 'share-vars true', key: 'auth-keepalive-share-vars', value: 'true', with: withUrl, base, want: { keepaliveShareVars: true } },
   { name: 'share-vars not a boolean', key: 'auth-keepalive-share-vars', value: 'yes', with: withUrl, base, want: 'ignore' },
+  { name: 'auth-proxy-set-headers by name', key: 'auth-proxy-set-headers', value: 'auth-headers', with: withUrl, base, want: { proxySetHeadersConfigMap: 'auth-headers' } },
+  { name: 'auth-proxy-set-headers with a namespace, trimmed', key: 'auth-proxy-set-headers', value: ' auth/auth-headers ', with: withUrl, base, want: { proxySetHeadersConfigMap: 'auth/auth-headers' } },
+  { name: 'auth-proxy-set-headers naming no valid object (ingress-nginx takes it)', key: 'auth-proxy-set-headers', value: 'Auth_Headers', with: withUrl, base, want: 'unsupported' },
+  { name: 'auth-proxy-set-headers with a quote', key: 'auth-proxy-set-headers', value: 'a"; proxy_pass x', with: withUrl, base, want: 'fail' },
   { name: 'cache durations', key: 'auth-cache-duration', value: '200 202 10m, 401 30s', with: withUrl, base, want: { cacheDuration: ['200 202 10m', '401 30s'] } },
   { name: 'a duration alone', key: 'auth-cache-duration', value: '5m', with: withUrl, base, want: { cacheDuration: ['5m'] } },
   { name: 'two times in one entry (NGINX takes one)', key: 'auth-cache-duration', value: '200 1h 30m', with: withUrl, base, want: 'unsupported' },
@@ -120,7 +124,7 @@ void describe('external auth: values', () => testValueRows(externalAuthFeature, 
 void describe('external auth: defaults', () => testDefaults(externalAuthFeature, {
   url: null, ownUrl: null, method: null, signin: null, signinRedirectParam: 'rd', responseHeaders: [], requestRedirect: null,
   cacheKey: null, cacheDuration: ['200 202 401 5m'], alwaysSetCookie: false, keepalive: 0, keepaliveRequests: 1000, keepaliveTimeout: 60, keepaliveShareVars: false,
-  global: false, enableGlobal: true, noAuthLocations: ['/.well-known/acme-challenge'], name: null,
+  proxySetHeadersConfigMap: null, proxySetHeaders: [], proxySetHeadersDenied: false, global: false, enableGlobal: true, noAuthLocations: ['/.well-known/acme-challenge'], name: null,
 }));
 
 void describe('external auth: the global config and an Ingress\'s own', () => {

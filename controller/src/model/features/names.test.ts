@@ -40,7 +40,7 @@ const annotationRows: { name: string; annotation: string; value: unknown; want: 
   { name: 'harmless: server push', annotation: 'http2-push-preload', value: 'true', want: `harmless: ${HARMLESS_ANNOTATIONS['http2-push-preload']}` },
   { name: 'external auth: a feature', annotation: 'auth-url', value: 'https://auth.example/verify', want: feature(externalAuthFeature) },
   { name: 'external auth keepalive: the external auth feature reads it', annotation: 'auth-keepalive', value: '10', want: feature(externalAuthFeature) },
-  { name: 'auth-proxy-set-headers: not supported', annotation: 'auth-proxy-set-headers', value: 'auth-headers', want: 'unsupported protective' },
+  { name: 'auth-proxy-set-headers: the external auth feature', annotation: 'auth-proxy-set-headers', value: 'auth-headers', want: feature(externalAuthFeature) },
   { name: 'basic auth: a feature now', annotation: 'auth-type', value: 'basic', want: 'feature basicAuth' },
   { name: 'client certificates (a feature)', annotation: 'auth-tls-verify-client', value: 'on', want: feature(clientCertsFeature) },
   { name: 'an allow-list by its alias', annotation: 'whitelist-source-range', value: '10.0.0.0/8', want: feature(accessControlFeature) },
