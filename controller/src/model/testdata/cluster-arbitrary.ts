@@ -40,11 +40,18 @@ function valuesFor(names: readonly string[], max: number, min = 0, of: (name: st
 
 const CANARY_KEYS = ANNOTATION_NAMES.filter((name) => name.startsWith('canary-'));
 const CORS_KEYS = ANNOTATION_NAMES.filter((name) => name.startsWith('cors-'));
-/** Declared keys with their values; one Ingress in five is a canary (canary: "true" and some canary-* keys), one in five has CORS on. */
+/** The external auth keys that need auth-url beside them (auth-keepalive*, auth-proxy-set-headers, …). */
+const EXTERNAL_AUTH_KEYS = ANNOTATION_NAMES.filter((name) => name.startsWith('auth-') && !name.startsWith('auth-tls-')
+  && !['auth-url', 'auth-type', 'auth-secret', 'auth-secret-type', 'auth-realm'].includes(name));
+/**
+ * Declared keys with their values; one Ingress in six is a canary (canary: "true" and some canary-* keys), one in six has CORS on,
+ * one in six has an auth-url with some of the auth-* keys that need it.
+ */
 const declaredAnnotations = (max: number): fc.Arbitrary<(readonly [string, string])[]> => fc.oneof(
   { weight: 3, arbitrary: valuesFor(ANNOTATION_NAMES, max) },
   { weight: 1, arbitrary: valuesFor(CANARY_KEYS, 3).map((pairs) => [['canary', 'true'] as const, ...pairs]) },
   { weight: 1, arbitrary: valuesFor(CORS_KEYS, 4).map((pairs) => [['enable-cors', 'true'] as const, ...pairs]) },
+  { weight: 1, arbitrary: valuesFor(EXTERNAL_AUTH_KEYS, 4).map((pairs) => [['auth-url', 'http://127.0.0.1:9/verify'] as const, ...pairs]) },
 );
 
 /** Annotations: some declared keys with their values, sometimes other names under the prefix or outside it. */

@@ -265,7 +265,7 @@ export const KEY_VALUES: Readonly<Record<string, fc.Arbitrary<string>>> = {
   'global-auth-cache-duration': userValue(fc.constantFrom('200 202 401 5m', '200 10m', '999 5m', '200')),
   'auth-always-set-cookie': boolean,
   'global-auth-always-set-cookie': boolean,
-  'auth-keepalive': userValue(fc.oneof(integerText, bigIntegerText, fc.constantFrom('0', '8', '-1', '10000', '10001', '1.5', '8;', ' 8', MARKER))),
+  'auth-keepalive': userValue(fc.oneof(fc.integer({ min: 0, max: 64 }).map(String), integerText, bigIntegerText, fc.constantFrom('0', '8', '-1', '10000', '10001', '1.5', '8;', ' 8', MARKER))),
   'auth-keepalive-requests': userValue(fc.oneof(integerText, fc.constantFrom('1', '1000', '0', '-5', '2147483648', '1e3', MARKER))),
   'auth-keepalive-timeout': userValue(fc.oneof(integerText, fc.constantFrom('1', '60', '0', '60s', '2147484', 'x"y', MARKER))),
   'auth-keepalive-share-vars': boolean,
