@@ -45,6 +45,7 @@ import { resolveAuthProxyHeaders } from './auth-proxy-headers.ts';
 import { externalAuthName } from './features/external-auth.ts';
 import { resolveCredentials, type ResolvedCredentials } from './credentials.ts';
 import { ServerTable } from './server-table.ts';
+import { shadowedOnRegexHosts } from './regex-hosts.ts';
 import type { BuildOptions, BuildResult, Failure, GlobalSettings, RoutePolicy, Server, Snapshot } from './types.ts';
 
 interface BuildState {
@@ -264,9 +265,11 @@ function buildRouting(translations: TranslationCache, snapshot: Snapshot, option
   state.failures.push(...resolved.failures);
   const clientAuth = claimClientAuth(state.clientCerts);
   state.failures.push(...clientAuth.failures);
+  const servers = markClientAuthServers(state.table.toServers(), clientAuth.winners);
+  state.failures.push(...shadowedOnRegexHosts(servers, state.settings));
   return {
     clientAuth: clientAuth.winners,
-    servers: markClientAuthServers(state.table.toServers(), clientAuth.winners), settings: staticSettings(errorPages.settings), routes: canaries.routes, backends: resolved.backends, tls: state.tls, failures: state.failures,
+    servers, settings: staticSettings(errorPages.settings), routes: canaries.routes, backends: resolved.backends, tls: state.tls, failures: state.failures,
   };
 }
 

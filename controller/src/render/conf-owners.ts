@@ -13,7 +13,8 @@
 // trying the Ingresses that changed one half at a time.
 
 import type { IngressRef, Model } from '../model/types.ts';
-import { matchersOf } from './location-blocks.ts';
+import { serverMatchersOf } from './location-blocks.ts';
+import { isRegexHost } from '../model/regex-hosts.ts';
 import { externalAuthOwners } from './external-auth-view.ts';
 import { authUpstreamOwners } from './external-auth-upstream-view.ts';
 import { mirrorOwners } from './mirror-view.ts';
@@ -125,8 +126,10 @@ export function ownersOfLine(model: Model, conf: string, line: number): IngressR
   const header = stack[at].words;
   const [modifier, path] = header.length >= 3 ? [header[1], header[2]] : ['', header[1]];
   const locations = model.servers.find((candidate) => candidate.hostname === server.serverName)?.locations ?? [];
-  const printed = locations.filter((location) => matchersOf(location).some((m) => m.modifier === modifier && m.path === path));
-  // `= /foo` of an Exact path and of the Prefix path /foo: render prints the Exact one only.
+  const regexHost = isRegexHost(locations, model.settings);
+  const printed = locations.filter((location) => serverMatchersOf(location, regexHost, model.settings).some((m) => m.modifier === modifier && m.path === path));
+  // `= /foo` of an Exact path and of the Prefix path /foo: render prints the Exact one only
+  // (on a regex host, the first in model order of the locations printed as one regex).
   const owner = printed.find((location) => location.match === 'exact') ?? printed[0];
   return owner?.ingress ? [owner.ingress] : [];
 }

@@ -15,6 +15,9 @@ import { usesAuthCache } from './external-auth-view.ts';
 import { authUpstreamsOf, type AuthUpstreamView } from './external-auth-upstream-view.ts';
 import { mirrorUpstreamsOf, type MirrorUpstreamView } from './mirror-view.ts';
 import { rateLimitHttpView, type RateLimitHttpView } from './rate-limit-view.ts';
+import { httpTuningView, mainView, withConfiguredServerNames, type HttpTuningView, type MainView } from './http-tuning-view.ts';
+import { proxyTuningView, type ProxyTuningView } from './proxy-tuning-view.ts';
+import { clientAddressViewOf, type ClientAddressView } from './client-address-view.ts';
 
 export type { ServerView } from './server-views.ts';
 
@@ -111,10 +114,18 @@ export interface ConfigView {
   readonly mirrorUpstreams: readonly MirrorUpstreamView[];
   /** limit-rps/-rpm/-connections: zones, allowlists and statuses (rate-limit-view.ts), or null when nothing is counted. */
   readonly rateLimits: RateLimitHttpView | null;
+  /** gzip, HTTP/2, hash sizes, log escaping and skipped URIs, TLS sessions (http-tuning-view.ts). */
+  readonly httpTuning: HttpTuningView;
+  /** worker_processes, worker_connections, worker_shutdown_timeout, error_log level: the ConfigMap's over the options. */
+  readonly main: MainView;
   /** The directory of the auth answers' cache (auth-cache-key; features/external-auth-http.njk), null when no location caches. */
   readonly authCachePath: string | null;
   /** One `upstream` with keepalive per auth service that asks for it (auth-keepalive; external-auth-upstream-view.ts). */
   readonly authUpstreams: readonly AuthUpstreamView[];
+  /** The ConfigMap's buffers, cookie/redirect rewriting, client and upstream connection settings (proxy-tuning-view.ts). */
+  readonly proxyTuning: ProxyTuningView;
+  /** Real client address, request id and forwarded-header variables (client-address-view.ts). */
+  readonly clientAddress: ClientAddressView;
 }
 
 function nextPowerOfTwo(n: number): number {
@@ -266,7 +277,7 @@ export function buildConfigView(model: Model, options: ResolvedRenderOptions, vi
       public: `${options.listenAddress}:${options.httpPort}`,
       status: `127.0.0.1:${options.statusPort}`,
     },
-    serverNamesHash: sizeServerNamesHash(renderedHostnames(model)),
+    serverNamesHash: withConfiguredServerNames(sizeServerNamesHash(renderedHostnames(model)), model),
     proxyDefaults: proxyDefaultsOf(model),
     tlsUpstreams: tlsUpstreams(model.servers, files, model.settings.crossNamespace?.allow === true, model.settings.backendProtocol.protocol),
     nextUpstreamDefaults: nextUpstreamDefaultsOf(model),
@@ -276,7 +287,11 @@ export function buildConfigView(model: Model, options: ResolvedRenderOptions, vi
     globalErrorPages: globalErrorPagesOf(model.settings),
     mirrorUpstreams: mirrorUpstreamsOf(model),
     rateLimits: rateLimitHttpView(model),
+    httpTuning: httpTuningView(model),
+    main: mainView(model, options),
     authCachePath: usesAuthCache(model) ? `${options.prefix}/auth_cache` : null,
     authUpstreams: authUpstreamsOf(model),
+    proxyTuning: proxyTuningView(model),
+    clientAddress: clientAddressViewOf(model, options.httpsPort),
   };
 }

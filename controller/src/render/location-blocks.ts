@@ -15,6 +15,7 @@ import { externalAuthPartialView } from './external-auth-view.ts';
 import { RenderError } from './nginx-values.ts';
 import { backendPassOf, backendTlsOf, sniOf, tlsUpstreamOf, type BackendPass, type BackendTlsFiles, type SniView } from './backend-pass.ts';
 import { rateLimitLocationView, type RateLimitLocationView } from './rate-limit-view.ts';
+import { compareRegexPaths, isRegexHost, regexMatchersOf, type Matcher } from '../model/regex-hosts.ts';
 
 /** NGINX location modifier: exact, plain prefix, case-insensitive regex. */
 export type LocationModifier = '=' | '' | '~*';
@@ -157,12 +158,20 @@ export function matchersOf(location: Location): { modifier: LocationModifier; pa
   }
 }
 
+/** The matchers of a location on its server: on a regex host (model/regex-hosts.ts) every one is a `~*` regex. */
+export function serverMatchersOf(location: Location, regexHost: boolean, settings: Partial<GlobalSettings>): readonly Matcher[] {
+  return regexHost ? regexMatchersOf(location, settings) : matchersOf(location);
+}
+
 const NOT_FOUND_ROOT: LocationBlock = { modifier: '', path: '/', source: '/', proxy: null, features: [], certificateRedirect: false };
 
 /**
  * The location blocks of server `hostname`, in model order. Exact paths win
  * over the exact half of a Prefix path of the same text (Kubernetes: on equal
  * length, Exact has precedence); any other repeat is a model bug and throws.
+ * On a regex host (model/regex-hosts.ts) every block is a `~*` regex, in
+ * ingress-nginx's order, and of two locations printed as the same regex the
+ * first in model order serves (NGINX would never reach the second).
  * Backends must be listed in `knownBackends` (the Model's backends, by name).
  */
 export function buildLocationBlocks(
@@ -173,6 +182,7 @@ export function buildLocationBlocks(
   globallySet: ReadonlySet<FeatureName> = globallySetFeatures(context.settings),
 ): LocationBlock[] {
   const exactPaths = new Set(locations.filter((l) => l.match === 'exact').map((l) => l.path));
+  const regexHost = isRegexHost(locations, context.settings);
   const seen = new Set<string>();
   const blocks: LocationBlock[] = [];
   for (const location of locations) {
@@ -190,19 +200,23 @@ export function buildLocationBlocks(
     const features = partialsOf(location, context, globallySet);
     const certificateRedirect = proxy === null && redirect.redirect && !redirect.force;
     const rateLimit = rateLimitLocationView(location, location.policy.rateLimit ?? context.settings.rateLimit);
-    for (const matcher of matchersOf(location)) {
+    for (const matcher of serverMatchersOf(location, regexHost, context.settings)) {
       const key = `${matcher.modifier} ${matcher.path}`;
       if (location.match === 'prefix' && matcher.modifier === '=' && exactPaths.has(matcher.path)) continue;
+      if (matcher.exactHalf === true && exactPaths.has(location.path.replace(/\/+$/u, ''))) continue;
       if (seen.has(key)) {
+        if (regexHost) continue;
         throw new RenderError(
           'DuplicateLocation',
           `server ${hostname}: location ${key.trim()} is rendered twice (path ${location.path}, match ${location.match})`,
         );
       }
       seen.add(key);
-      blocks.push({ ...matcher, source: location.path, proxy, features, certificateRedirect, rateLimit });
+      blocks.push({ modifier: matcher.modifier, path: matcher.path, source: location.path, proxy, features, certificateRedirect, rateLimit });
     }
   }
-  if (!seen.has(' /')) blocks.push(NOT_FOUND_ROOT);
+  // Array.prototype.sort is stable: equal paths keep model order.
+  if (regexHost) blocks.sort((a, b) => compareRegexPaths(a.path, b.path));
+  if (!seen.has(' /') && !seen.has('~* ^/')) blocks.push(NOT_FOUND_ROOT);
   return blocks;
 }

@@ -4,10 +4,16 @@
 
 import { accessControlFeature } from './access-control.ts';
 import { accessLogFeature } from './access-log.ts';
+import { gzipFeature } from './gzip.ts';
+import { hashSizesFeature } from './hash-sizes.ts';
+import { http2Feature } from './http2.ts';
+import { tlsSessionFeature } from './tls-session.ts';
+import { workersFeature } from './workers.ts';
 import { affinityFeature } from './affinity.ts';
 import { backendProtocolFeature } from './backend-protocol.ts';
 import { basicAuthFeature } from './basic-auth.ts';
 import { canaryFeature } from './canary.ts';
+import { clientAddressFeature } from './client-address.ts';
 import { clientCertsFeature } from './client-certs.ts';
 import { crossNamespaceFeature } from './cross-namespace.ts';
 import { fastcgiFeature } from './fastcgi.ts';
@@ -20,6 +26,10 @@ import { loadBalanceFeature } from './load-balance.ts';
 import { mirrorFeature } from './mirror.ts';
 import { nextUpstreamFeature } from './next-upstream.ts';
 import { proxyFeature } from './proxy.ts';
+import { proxyBuffersFeature } from './proxy-buffers.ts';
+import { proxyRewritesFeature } from './proxy-rewrites.ts';
+import { clientConnectionsFeature } from './client-connections.ts';
+import { connectionHeaderFeature } from './connection-header.ts';
 import { rateLimitFeature } from './rate-limit.ts';
 import { satisfyFeature } from './satisfy.ts';
 import { rewriteFeature } from './rewrite.ts';
@@ -36,6 +46,10 @@ export const FEATURES: readonly AnyFeature[] = Object.freeze([
   accessControlFeature,
   corsFeature,
   proxyFeature,
+  proxyBuffersFeature,
+  proxyRewritesFeature,
+  clientConnectionsFeature,
+  connectionHeaderFeature,
   rewriteFeature,
   backendProtocolFeature,
   fastcgiFeature,
@@ -47,6 +61,11 @@ export const FEATURES: readonly AnyFeature[] = Object.freeze([
   affinityFeature,
   tlsSettingsFeature,
   accessLogFeature,
+  gzipFeature,
+  http2Feature,
+  workersFeature,
+  hashSizesFeature,
+  tlsSessionFeature,
   safetyFeature,
   customErrorsFeature,
   mirrorFeature,
@@ -58,6 +77,7 @@ export const FEATURES: readonly AnyFeature[] = Object.freeze([
   satisfyFeature,
   externalAuthFeature,
   basicAuthFeature,
+  clientAddressFeature,
 ]);
 
 /** The features whose output is a location partial, in registry order (render/location-blocks.ts). */

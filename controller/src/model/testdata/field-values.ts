@@ -34,6 +34,15 @@ const target = fc.oneof(
   fc.tuple(fc.constantFrom('/', '', '/api/', `/${MARKER}/`), fc.array(fc.constantFrom('$1', '$2', '$9', '$0', '$10', 'x', '/'), { maxLength: 4 }))
     .map(([head, parts]) => head + parts.join('')),
 );
+/** rewrite-target: paths, absolute URLs (NGINX redirects), variables known and unknown, `$` alone, ways out of the directive. */
+const rewriteTarget = fc.oneof(
+  target,
+  fc.tuple(
+    fc.constantFrom('https://other.example/', 'http://other.example:8080/', '$scheme://$host/', `https://${MARKER}.example/`, 'https://', 'foo:', ''),
+    fc.array(fc.constantFrom('$1', '$2', '$host', '$HOST', '$http_x_tenant', `$arg_${MARKER}`, '$http_', '$zqx_unknown', '$host1', '$', '$$', '${1}', 'x', '/', ':',
+      ' ', ';', '"', '\'', '{', '}', '#', '\\', '\n', ' permanent', '; return 200 x'), { maxLength: 5 }),
+  ).map(([head, parts]) => head + parts.join('')),
+);
 const CIPHER_WORDS = ['ECDHE-RSA-AES128-GCM-SHA256', 'HIGH', '!aNULL', '!MD5', 'DEFAULT', 'ALL', '@STRENGTH', 'TLS_AES_128_GCM_SHA256', 'NOPE', MARKER, 'AES256+EECDH', 'eNULL'];
 const ciphers = userValue(fc.array(fc.constantFrom(...CIPHER_WORDS), { minLength: 1, maxLength: 5 }).map((words) => words.join(':')));
 const protocols = userValue(fc.array(fc.constantFrom('TLSv1', 'TLSv1.1', 'TLSv1.2', 'TLSv1.3', 'SSLv3', 'tlsv1.2', MARKER), { minLength: 1, maxLength: 4 })
@@ -55,6 +64,8 @@ const addressList = userValue(fc.oneof(
     .chain((items) => fc.constantFrom(',', ', ', ' ,').map((separator) => items.join(separator))),
   fc.constant(''),
 ));
+/** forwarded-for-header / forwarded-host-header: header names, tokens that are not names here, and hostile text. */
+const headerName = userValue(fc.oneof(token, fc.constantFrom('X-Forwarded-For', 'CF-Connecting-IP', 'proxy_protocol', 'X-A; deny all', 'X-$host', `X${'a'.repeat(64)}`, 'X-A}', '')));
 /** block-user-agents / block-referers items: strings, ~regexes, ~*regexes, quoted ones, joined by commas. */
 const blockItem = fc.oneof(
   fc.constantFrom('curl/7.68.0', `${MARKER}bot`, `"Mozilla/5.0 (${MARKER}; x)"`, '\'~*bad bot\'', 'default', 'Bad Bot', 'a;b', '"a\\"b"'),
@@ -134,6 +145,30 @@ const authHeaderNames = userValue(fc.oneof(
   fc.array(fc.oneof(fc.stringMatching(/^[A-Za-z0-9_-]{1,12}$/), fc.constant(`X-${MARKER}`)), { minLength: 1, maxLength: 4 }).map((names) => names.join(', ')),
   fc.constantFrom('X User', 'Host', 'X-A:1', 'X-A;', ',,', 'x-forwarded-for'),
 ));
+/** Proxy tuning (features/proxy-buffers.ts, proxy-rewrites.ts, client-connections.ts): buffer sizes near NGINX's merge rules, rewrite words. */
+const PROXY_TUNING_VALUES: Readonly<Record<string, fc.Arbitrary<string>>> = (() => {
+  const onOff = userValue(fc.constantFrom('on', 'off', ' on ', 'ON', 'true', 'on; allow all', ''));
+  const bufferSize = userValue(fc.oneof(fc.constantFrom('4k', '8k', '16k', '32k', '64k', '1m', '16m', '17m', '1g', '8b', '0', '8 k', '8kb', ' 8k '),
+    fc.tuple(fc.integer({ min: 0, max: 70_000 }), fc.constantFrom('', 'k', 'K', 'm', 'M', 'g')).map(([n, unit]) => `${n}${unit}`)));
+  const count = userValue(fc.oneof(fc.integer({ min: -2, max: 300 }).map(String), fc.constantFrom('2', '3', '4', '8', '256', '257', 'four', '4.5')));
+  const word = fc.oneof(fc.constantFrom('/', '/app/', `/${MARKER}/`, 'http://backend.internal/', '~/app/', '~?x', 'a.example', `${MARKER}.example`, 'off', '$host'),
+    fc.stringMatching(/^[-._~a-zA-Z0-9/:,?&=]{1,16}$/));
+  const pair = userValue(fc.oneof(fc.tuple(word, fc.constantFrom(' ', '  ', '\t', '\n'), word).map(([a, gap, b]) => `${a}${gap}${b}`), word,
+    fc.tuple(word, word, word).map((words) => words.join(' '))));
+  const times = userValue(fc.oneof(fc.constantFrom('1h', '30m', '90', '7d', '8d', '0s', '1h30m', '500ms', '1y'),
+    fc.tuple(fc.integer({ min: 0, max: 20_000 }), fc.constantFrom('', 'ms', 's', 'm', 'h', 'd')).map(([n, unit]) => `${n}${unit}`)));
+  return {
+    'proxy-buffering': onOff, 'proxy-request-buffering': onOff,
+    'proxy-http-version': userValue(fc.constantFrom('1.0', '1.1', ' 1.1 ', '2', '1.1; return 200', '')),
+    'proxy-buffer-size': bufferSize, 'proxy-busy-buffers-size': bufferSize, 'client-body-buffer-size': bufferSize, 'client-header-buffer-size': bufferSize,
+    'proxy-max-temp-file-size': size, 'proxy-buffers-number': count,
+    'proxy-cookie-domain': pair, 'proxy-cookie-path': pair, 'proxy-redirect-from': userValue(word), 'proxy-redirect-to': userValue(word),
+    'large-client-header-buffers': userValue(fc.tuple(count, bufferSize).map(([n, sizeText]) => `${n} ${sizeText}`)),
+    'client-header-timeout': seconds, 'client-body-timeout': seconds, 'keep-alive': seconds, 'upstream-keepalive-timeout': seconds,
+    'connection-proxy-header': userValue(fc.constantFrom('close', 'keep-alive', ' close ', 'clo se', 'upgrade', 'close; return 200', '')),
+    'keep-alive-requests': count, 'upstream-keepalive-connections': count, 'upstream-keepalive-requests': count, 'upstream-keepalive-time': times,
+  };
+})();
 
 /** What each annotation and ConfigMap key of a feature may be given, by name. */
 export const KEY_VALUES: Readonly<Record<string, fc.Arbitrary<string>>> = {
@@ -141,7 +176,7 @@ export const KEY_VALUES: Readonly<Record<string, fc.Arbitrary<string>>> = {
   'proxy-connect-timeout': seconds,
   'proxy-read-timeout': seconds,
   'proxy-send-timeout': seconds,
-  'rewrite-target': userValue(target),
+  'rewrite-target': userValue(rewriteTarget),
   'use-regex': boolean,
   'ssl-redirect': boolean,
   'force-ssl-redirect': boolean,
@@ -180,6 +215,40 @@ export const KEY_VALUES: Readonly<Record<string, fc.Arbitrary<string>>> = {
   'disable-access-log': boolean,
   'log-format-upstream': logFormat,
   'log-format-escape-json': boolean,
+  'log-format-escape-none': boolean,
+  'skip-access-log-urls': userValue(fc.array(fc.constantFrom('/healthz', '/metrics?x=1', ` /${MARKER} `, '~^/re', 'default', '/a b', '/a"b', '/$uri', '/a;b', 'x', ''), { maxLength: 4 })
+    .map((items) => items.join(','))),
+  'access-log-path': userValue(fc.constantFrom('/var/log/nginx/access.log', '/dev/stdout', `/tmp/${MARKER}.log`, 'access.log', 'syslog:server=x', '/var/log/nginx/access.log;')),
+  'error-log-level': userValue(fc.constantFrom('debug', 'info', 'notice', 'warn', 'error', 'crit', 'alert', 'emerg', 'WARN', 'loud', 'warn;')),
+  'use-gzip': boolean,
+  'gzip-level': userValue(fc.oneof(integerText, fc.constantFrom('1', '9', '0', '10', ' 5'))),
+  'gzip-min-length': userValue(fc.oneof(integerText, bigIntegerText, fc.constantFrom('1k', '2147483647', '2147483648'))),
+  'gzip-types': userValue(fc.oneof(
+    fc.array(fc.constantFrom('text/css', 'application/json', 'text/html', '*', `x/${MARKER}`, 'text', 'text/$x', 'a/b;', '"a/b"'), { minLength: 1, maxLength: 5 }).map((w) => w.join(' ')),
+    fc.constant(''),
+  )),
+  'gzip-disable': userValue(fc.constantFrom('msie6', '', 'MSIE [4-6]\\.', `${MARKER}`, 'msie6;')),
+  'use-http2': boolean,
+  'http2-max-concurrent-streams': userValue(fc.oneof(integerText, bigIntegerText)),
+  'worker-processes': userValue(fc.oneof(integerText, fc.constantFrom('auto', 'AUTO', '0', '1024', '1025', 'auto;'))),
+  'max-worker-connections': userValue(fc.oneof(integerText, bigIntegerText, fc.constantFrom('0', '16', '15', '1048576', '1048577'))),
+  'worker-shutdown-timeout': userValue(fc.oneof(seconds, fc.constantFrom('240s', '5m', '1h', '169h', '1m30s', '10ms'))),
+  'variables-hash-bucket-size': userValue(fc.oneof(integerText, fc.constantFrom('32768', '32769'))),
+  'variables-hash-max-size': userValue(fc.oneof(integerText, bigIntegerText)),
+  'server-name-hash-bucket-size': userValue(fc.oneof(integerText, fc.constantFrom('0', '32768', '32769'))),
+  'server-name-hash-max-size': userValue(fc.oneof(integerText, bigIntegerText)),
+  'map-hash-bucket-size': userValue(fc.oneof(integerText, fc.constantFrom('32768', '32769'))),
+  'ssl-session-cache': boolean,
+  'ssl-session-cache-size': size,
+  'ssl-session-timeout': userValue(fc.oneof(seconds, fc.constantFrom('10m', '1h', '7d', '8d', '1d12h', '0'))),
+  'ssl-session-tickets': boolean,
+  'ssl-buffer-size': size,
+  'ssl-ecdh-curve': userValue(fc.oneof(
+    fc.array(fc.constantFrom('X25519', 'prime256v1', 'secp384r1', 'auto', 'nocurve', MARKER, 'X448'), { minLength: 1, maxLength: 3 }).map((w) => w.join(':')),
+    fc.constantFrom('auto', 'auto;', 'X25519 prime256v1'),
+  )),
+  'ssl-early-data': boolean,
+  'ssl-reject-handshake': boolean,
   'allow-snippet-annotations': boolean,
   'annotations-risk-level': userValue(fc.constantFrom('Critical', 'High', 'Medium', 'Low', ' High', 'high')),
   'strict-validate-path-type': boolean,
@@ -279,6 +348,20 @@ export const KEY_VALUES: Readonly<Record<string, fc.Arbitrary<string>>> = {
   'auth-secret-type': userValue(fc.constantFrom('auth-file', 'auth-map', 'auth-files', 'Auth-File', 'opaque', ' auth-map', '')),
   'auth-realm': userValue(fc.oneof(fc.stringMatching(/^[A-Za-z0-9 ._~/:-]{0,30}$/), fc.constant(`Realm ${MARKER}`),
     fc.constantFrom('a"b', 'a\\b', '$host', 'a; deny all', 'x'.repeat(257)))),
+  ...PROXY_TUNING_VALUES,
+  'use-forwarded-headers': boolean,
+  'forwarded-for-header': headerName,
+  'forwarded-host-header': headerName,
+  'compute-full-forwarded-for': boolean,
+  'enable-real-ip': boolean,
+  'proxy-real-ip-cidr': addressList,
+  'use-proxy-protocol': boolean,
+  'proxy-protocol-header-timeout': userValue(fc.oneof(
+    fc.tuple(fc.integer({ min: 0, max: 100_000 }), fc.constantFrom('ns', 'us', 'µs', 'ms', 's', 'm', 'h', '', 'S', ' s')).map(([n, unit]) => `${n}${unit}`),
+    fc.constantFrom('1m30s', '1.5s', '.5s', '0', '-5s', '25h', '5s;', 's', '1h1h1h1h1h1h1h1h1h1h1h1h1h1h1h1h1h1h1h1h1h1h1h1h1h'),
+  )),
+  'proxy-add-original-uri-header': boolean,
+  'generate-request-id': boolean,
 };
 
 /**
@@ -290,7 +373,8 @@ const VALID_CLOSING_VALUES: Readonly<Record<string, fc.Arbitrary<string>>> = (()
     .map((items) => items.join(', '));
   const patterns = fc.array(fc.constantFrom(`${MARKER}bot`, `~*${MARKER}[0-9]+`, '~^curl/[0-9]+', `"${MARKER} (x; y)"`, '~*\\.spam\\.example$'), { maxLength: 3 })
     .map((items) => items.join(','));
-  return { 'whitelist-source-range': addresses, 'denylist-source-range': addresses, 'block-cidrs': addresses, 'block-user-agents': patterns, 'block-referers': patterns };
+  return { 'whitelist-source-range': addresses, 'denylist-source-range': addresses, 'block-cidrs': addresses, 'block-user-agents': patterns, 'block-referers': patterns,
+    'proxy-real-ip-cidr': addresses };
 })();
 
 /** The arbitrary for a declared ConfigMap key: valuesOf, and for a key that closes everything on a refusal mostly valid values. */
