@@ -86,6 +86,17 @@ const rows: { name: string; chartCase: ChartCase; sets?: string[]; want: string[
       ...lines('ns:shop', 'core/configmaps', ['list', 'watch'], 'fcgi'),
     ],
   },
+  {
+    name: 'rbac.referencedConfigMaps (auth-proxy-set-headers too) beside the older fastcgiParamsConfigMaps: both granted by name',
+    chartCase: caseNamed('default'),
+    sets: ['rbac.referencedConfigMaps={apps/auth-headers,shop/fcgi}', 'rbac.fastcgiParamsConfigMaps={apps/php-params}'],
+    want: [
+      ...allNamespaces,
+      ...lines('ns:apps', 'core/configmaps', ['list', 'watch'], 'auth-headers'),
+      ...lines('ns:apps', 'core/configmaps', ['list', 'watch'], 'php-params'),
+      ...lines('ns:shop', 'core/configmaps', ['list', 'watch'], 'fcgi'),
+    ],
+  },
   { name: 'rbac.create=false grants nothing', chartCase: caseNamed('default'), sets: ['rbac.create=false'], want: [] },
   { name: 'rbac.create=false with fastcgi ConfigMaps grants nothing either', chartCase: caseNamed('default'), sets: ['rbac.create=false', 'rbac.fastcgiParamsConfigMaps={apps/p}'], want: [] },
 ];

@@ -19,7 +19,7 @@ import { createCertificatePusher } from './nginx/certificate-push.ts';
 import { postCredentials, postRoutes } from './nginx/lua-routes.ts';
 import { writeSelfSignedDefault } from './tls/default-certificate.ts';
 import { writeBackendTlsFiles } from './nginx/backend-tls-files.ts';
-import { referencedParamsConfigMaps } from './model/fastcgi-params.ts';
+import { referencedConfigMaps } from './model/fastcgi-params.ts';
 import { startAdmissionWebhook, type WebhookServer } from './admission/index.ts';
 import { splitListenAddress } from './cli/validators.ts';
 import { sameStaticPart } from './diff/decide.ts';
@@ -178,12 +178,12 @@ export async function startController(opts: ControllerOptions, logger: Logger, r
     reloadSettleMs: 100,
     hooks: mergeHooks(reporting.hooks, observability.syncHooks, {
       onBuilt: (built, snapshot) => {
-        // fastcgi-params-configmap: the ConfigMaps our Ingresses name are watched by name (kube/store.ts).
+        // fastcgi-params-configmap, auth-proxy-set-headers: the ConfigMaps our Ingresses name are watched by name (kube/store.ts).
         // Looked for again only when the Ingresses, the IngressClasses or the ConfigMap's switch changed (not per endpoint sync).
         const allow = built.model.settings.crossNamespace.allow;
         if (snapshot.ingresses !== referencesFrom.ingresses || snapshot.ingressClasses !== referencesFrom.classes || allow !== referencesFrom.allow) {
           referencesFrom = { ingresses: snapshot.ingresses, classes: snapshot.ingressClasses, allow };
-          store.watchReferencedConfigMaps(referencedParamsConfigMaps(ourIngresses(snapshot, opts), opts.annotationsPrefix, allow));
+          store.watchReferencedConfigMaps(referencedConfigMaps(ourIngresses(snapshot, opts), opts.annotationsPrefix, allow));
         }
         observability.modelBuilt(built);
         reporting.built(built.model, snapshot);

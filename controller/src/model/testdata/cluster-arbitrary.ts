@@ -8,7 +8,7 @@
 import type { V1HTTPIngressPath, V1Ingress, V1IngressBackend, V1Service } from '@kubernetes/client-node';
 import fc from 'fast-check';
 import type { BuildOptions, Snapshot } from '../types.ts';
-import { ANNOTATION_NAMES, CONFIG_KEY_NAMES, configValuesOf, host, literalPath, namespace, objectName, otherAnnotationName, otherConfigKey, pathType, regexPath, portName, portNumber, serviceName, valuesOf } from './field-values.ts';
+import { ANNOTATION_NAMES, authProxyHeaders, CONFIG_KEY_NAMES, configValuesOf, host, literalPath, namespace, objectName, otherAnnotationName, otherConfigKey, pathType, regexPath, portName, portNumber, serviceName, valuesOf } from './field-values.ts';
 import { anyString, MARKER, userValue } from './hostile-values.ts';
 import { configMap, deepFreeze, ingressClass, options as buildOptions, slice } from './fixtures.ts';
 import { BUILD_NOW, secretArbitrary, type TlsPool } from './tls-pool.ts';
@@ -40,11 +40,18 @@ function valuesFor(names: readonly string[], max: number, min = 0, of: (name: st
 
 const CANARY_KEYS = ANNOTATION_NAMES.filter((name) => name.startsWith('canary-'));
 const CORS_KEYS = ANNOTATION_NAMES.filter((name) => name.startsWith('cors-'));
-/** Declared keys with their values; one Ingress in five is a canary (canary: "true" and some canary-* keys), one in five has CORS on. */
+/** The external auth keys that need auth-url beside them (auth-keepalive*, auth-proxy-set-headers, …). */
+const EXTERNAL_AUTH_KEYS = ANNOTATION_NAMES.filter((name) => name.startsWith('auth-') && !name.startsWith('auth-tls-')
+  && !['auth-url', 'auth-type', 'auth-secret', 'auth-secret-type', 'auth-realm'].includes(name));
+/**
+ * Declared keys with their values; one Ingress in six is a canary (canary: "true" and some canary-* keys), one in six has CORS on,
+ * one in six has an auth-url with some of the auth-* keys that need it.
+ */
 const declaredAnnotations = (max: number): fc.Arbitrary<(readonly [string, string])[]> => fc.oneof(
   { weight: 3, arbitrary: valuesFor(ANNOTATION_NAMES, max) },
   { weight: 1, arbitrary: valuesFor(CANARY_KEYS, 3).map((pairs) => [['canary', 'true'] as const, ...pairs]) },
   { weight: 1, arbitrary: valuesFor(CORS_KEYS, 4).map((pairs) => [['enable-cors', 'true'] as const, ...pairs]) },
+  { weight: 1, arbitrary: valuesFor(EXTERNAL_AUTH_KEYS, 4).map((pairs) => [['auth-url', 'http://127.0.0.1:9/verify'] as const, ...pairs]) },
 );
 
 /** Annotations: some declared keys with their values, sometimes other names under the prefix or outside it. */
@@ -181,6 +188,7 @@ export function clusterArbitrary(pool: TlsPool, sizes: ClusterSizes = SMALL): fc
     // Another key (a protective one closes everything) in one ConfigMap of eight.
     config: fc.tuple(valuesFor(CONFIG_KEY_NAMES, sizes.configKeys[1], sizes.configKeys[0], configValuesOf), fc.oneof({ weight: 7, arbitrary: fc.constant([]) }, { weight: 1, arbitrary: fc.array(fc.tuple(otherConfigKey, anyString), { maxLength: 1 }) })),
     defaultCertificate: fc.constantFrom(null, null, 'default/tls-0', 'default/tls-3', 'nope', 'default/missing'),
+    authHeaders: authProxyHeaders,
   }).map((plan) => {
     const pools: Pools = { hosts: plan.hosts, literalPaths: plan.literalPaths, regexPaths: plan.regexPaths, services: plan.services };
     const slices = plan.services.map((service) => slice(`${service.name}-1`, service.name,
@@ -193,7 +201,9 @@ export function clusterArbitrary(pool: TlsPool, sizes: ClusterSizes = SMALL): fc
       services: plan.services.map(toService),
       endpointSlices: slices,
       secrets: plan.secrets,
-      configMaps: [configMap(Object.fromEntries([...plan.config[1], ...plan.config[0]]))],
+      configMaps: [configMap(Object.fromEntries([...plan.config[1], ...plan.config[0]])),
+        // auth-proxy-set-headers names it (field-values.ts).
+        configMap(Object.fromEntries(plan.authHeaders), 'auth-headers', 'default')],
     };
     return {
       snapshot: deepFreeze(snapshot),
