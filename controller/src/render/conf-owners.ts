@@ -15,6 +15,7 @@
 import type { IngressRef, Model } from '../model/types.ts';
 import { matchersOf } from './location-blocks.ts';
 import { mirrorOwners } from './mirror-view.ts';
+import { snippetOwnerAt } from './snippet-view.ts';
 
 /** One open block: its header words (e.g. `location`, `=`, `/api`) and, for a server, its server_name. */
 interface Frame {
@@ -110,17 +111,24 @@ export function blocksAtLine(conf: string, line: number): Frame[] {
  */
 export function ownersOfLine(model: Model, conf: string, line: number): IngressRef[] {
   if (!Number.isInteger(line) || line < 1) return [];
+  const snippet = snippetOwnerAt(conf, line);
+  if (snippet !== null) return [snippet];
   const stack = blocksAtLine(conf, line);
   const mirrored = mirrorOwners(model, stack);
   if (mirrored !== null) return mirrored;
-  const at = stack.findLastIndex((frame) => frame.words[0] === 'location');
-  const server = stack.slice(0, Math.max(at, 0)).findLast((frame) => frame.words[0] === 'server');
-  if (at < 0 || server?.serverName === undefined) return [];
-  const header = stack[at].words;
-  const [modifier, path] = header.length >= 3 ? [header[1], header[2]] : ['', header[1]];
-  const locations = model.servers.find((candidate) => candidate.hostname === server.serverName)?.locations ?? [];
-  const printed = locations.filter((location) => matchersOf(location).some((m) => m.modifier === modifier && m.path === path));
-  // `= /foo` of an Exact path and of the Prefix path /foo: render prints the Exact one only.
-  const owner = printed.find((location) => location.match === 'exact') ?? printed[0];
-  return owner?.ingress ? [owner.ingress] : [];
+  const serverAt = stack.findLastIndex((frame) => frame.words[0] === 'server');
+  const serverName = stack[serverAt]?.serverName;
+  if (serverName === undefined) return [];
+  const locations = model.servers.find((candidate) => candidate.hostname === serverName)?.locations ?? [];
+  // Innermost first: a configuration-snippet may nest a location of its own inside its Ingress's.
+  for (let at = stack.length - 1; at > serverAt; at--) {
+    const header = stack[at].words;
+    if (header[0] !== 'location') continue;
+    const [modifier, path] = header.length >= 3 ? [header[1], header[2]] : ['', header[1]];
+    const printed = locations.filter((location) => matchersOf(location).some((m) => m.modifier === modifier && m.path === path));
+    // `= /foo` of an Exact path and of the Prefix path /foo: render prints the Exact one only.
+    const owner = printed.find((location) => location.match === 'exact') ?? printed[0];
+    if (owner !== undefined) return owner.ingress ? [owner.ingress] : [];
+  }
+  return [];
 }

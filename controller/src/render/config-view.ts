@@ -13,6 +13,7 @@ import { ServerViews, type ServerView } from './server-views.ts';
 import { globalErrorPagesOf, type GlobalErrorPagesView } from './error-pages.ts';
 import { mirrorUpstreamsOf, type MirrorUpstreamView } from './mirror-view.ts';
 import { rateLimitHttpView, type RateLimitHttpView } from './rate-limit-view.ts';
+import { globalSnippetsOf, type GlobalSnippetsView } from './snippet-view.ts';
 
 export type { ServerView } from './server-views.ts';
 
@@ -109,6 +110,8 @@ export interface ConfigView {
   readonly mirrorUpstreams: readonly MirrorUpstreamView[];
   /** limit-rps/-rpm/-connections: zones, allowlists and statuses (rate-limit-view.ts), or null when nothing is counted. */
   readonly rateLimits: RateLimitHttpView | null;
+  /** The ConfigMap's main-, http- and server-snippet (snippet-view.ts). */
+  readonly snippets: GlobalSnippetsView;
 }
 
 function nextPowerOfTwo(n: number): number {
@@ -270,5 +273,6 @@ export function buildConfigView(model: Model, options: ResolvedRenderOptions, vi
     globalErrorPages: globalErrorPagesOf(model.settings),
     mirrorUpstreams: mirrorUpstreamsOf(model),
     rateLimits: rateLimitHttpView(model),
+    snippets: globalSnippetsOf(model),
   };
 }

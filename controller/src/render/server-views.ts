@@ -20,6 +20,7 @@ import type { Location, Server } from '../model/types.ts';
 import { errorPagesOf, type ErrorPageView } from './error-pages.ts';
 import { buildLocationBlocks, globallySetFeatures, sameLocationContext, type BackendLabels, type LocationBlock, type LocationContext } from './location-blocks.ts';
 import { mirrorLocationsOf, type MirrorLocationView } from './mirror-view.ts';
+import { serverSnippetsOf, type ServerSnippetView } from './snippet-view.ts';
 
 /** One `server {}` as the template prints it. */
 export interface ServerView {
@@ -41,6 +42,8 @@ export interface ServerView {
   readonly mirrors: readonly MirrorLocationView[];
   /** Client certificates (Server.clientAuth): the server asks for and checks them (features/client-certs-server.njk); null = none. */
   readonly clientAuth: { readonly passCertificate: boolean } | null;
+  /** The server-snippets of its Ingresses (snippet-view.ts), each between comment lines naming its Ingress. */
+  readonly snippets: readonly ServerSnippetView[];
 }
 
 /** The view's JSON, attached to views this module made (not enumerable: JSON.stringify never sees it). */
@@ -67,6 +70,7 @@ function buildServerView(
     errorPages: errorPagesOf(server.locations, context.settings),
     mirrors: mirrorLocationsOf(server.locations),
     clientAuth: server.clientAuth ?? null,
+    snippets: serverSnippetsOf(server.locations),
   };
 }
 
@@ -83,6 +87,7 @@ function lazyView(hostname: string, isDefault: boolean, build: () => ServerView)
     get errorPages() { return view().errorPages; },
     get mirrors() { return view().mirrors; },
     get clientAuth() { return view().clientAuth; },
+    get snippets() { return view().snippets; },
     toJSON: () => view(),
   } as ServerView;
 }

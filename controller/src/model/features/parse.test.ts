@@ -134,7 +134,7 @@ const configRows: { name: string; data: Record<string, unknown>; failures?: stri
   { name: 'an unknown key', data: { 'no-such-key': 'x' }, failures: [`UnknownConfigMapKey ${configField('no-such-key')} (warning)`] },
   { name: 'an annotation that is no ConfigMap key', data: { 'rewrite-target': '/' }, failures: [`UnknownConfigMapKey ${configField('rewrite-target')} (warning)`] },
   { name: 'an ingress-nginx key not supported', data: { 'use-gzip': 'true' }, failures: [`UnsupportedConfigMapKey ${configField('use-gzip')} (warning)`] },
-  { name: 'a snippet key', data: { 'http-snippet': 'return 200;' }, failures: [`UnsupportedConfigMapKey ${configField('http-snippet')} (warning)`] },
+  { name: 'a snippet key we do not render', data: { 'stream-snippet': 'return 200;' }, failures: [`UnsupportedConfigMapKey ${configField('stream-snippet')} (warning)`] },
   { name: 'global auth: closed', data: { 'global-auth-url': 'https://auth.example/verify' }, closed: true, failures: [`ProtectionNotSupported ${configField('global-auth-url')}`] },
   { name: 'a WAF rule set: closed', data: { 'enable-owasp-modsecurity-crs': 'true' }, closed: true, failures: [`ProtectionNotSupported ${configField('enable-owasp-modsecurity-crs')}`] },
   { name: 'an allow-list that does not parse: closed', data: { 'whitelist-source-range': '10.0.0.0/8,nope' }, closed: true, failures: [`InvalidConfigMapValue ${configField('whitelist-source-range')}`] },

@@ -49,6 +49,7 @@ const rows: { name: string; text: string; want: readonly string[] | RegExp }[] =
   { name: 'a block left open', text: 'if ($a) { return 200;', want: /^not NGINX configuration syntax: a block is not closed/u },
   { name: 'an unclosed quote', text: 'add_header X "abc;', want: /^not NGINX configuration syntax: a quoted string is not closed$/u },
   { name: 'a word straight after a quote', text: 'add_header X "a"b;', want: /^not NGINX configuration syntax: unexpected "b" after a quoted string$/u },
+  { name: 'a line break inside a quoted string (a forged marker line)', text: 'add_header X "a\n# snippet end\n";', want: /^not NGINX configuration syntax: a line break inside a quoted string$/u },
   { name: 'a lone ;', text: ';', want: /^not NGINX configuration syntax: unexpected ";"$/u },
   { name: 'a control character', text: 'add_header X a\u0000b;', want: /^not NGINX configuration syntax: a control character$/u },
   { name: 'a trailing backslash', text: 'add_header X a\\', want: /^not NGINX configuration syntax/u },

@@ -49,6 +49,8 @@ function readWord(text: string, start: number): Checked<{ token: SnippetToken; e
     const ch = text[i];
     if (ch === '\\') { i++; variable = false; continue; }
     if (quote !== null) {
+      // NGINX takes it; refused so that every rendered line starts outside a string (render/snippet-view.ts marks lines).
+      if (ch === '\n' || ch === '\r') return refuse('a line break inside a quoted string');
       if (ch === quote) {
         const after = text[i + 1];
         // NGINX wants a space, `;`, `{` or `)` after a closing quote.
