@@ -65,8 +65,9 @@ const MESSAGE_ROOM = 200 - 'unsupported value '.length - '; the Ingress is skipp
 /** quoteValue, cut shorter when a long reason needs the room (a snippet's rule must not be cut off). */
 function quoteWithin(raw: unknown, room: number): string {
   const quoted = quoteValue(raw);
-  if (quoted.length <= room || typeof raw !== 'string') return quoted;
-  return JSON.stringify(`${raw.slice(0, Math.max(room - 6, 12))}…`);
+  const keep = Math.max(room - 6, 12);
+  if (quoted.length <= room || typeof raw !== 'string' || raw.length <= keep) return quoted;
+  return JSON.stringify(`${raw.slice(0, keep)}…`);
 }
 
 /** Sorts an Ingress's prefixed annotations by feature, reporting every other name. */
