@@ -65,7 +65,8 @@ const MESSAGE_ROOM = 200 - 'unsupported value '.length - '; the Ingress is skipp
 /** quoteValue, cut shorter when a long reason needs the room (a snippet's rule must not be cut off). */
 function quoteWithin(raw: unknown, room: number): string {
   const quoted = quoteValue(raw);
-  const keep = Math.max(room - 6, 12);
+  // At least 40 characters of the value stay: the reason's end may then be cut (the contract's bound).
+  const keep = Math.max(room - 6, 40);
   if (quoted.length <= room || typeof raw !== 'string' || raw.length <= keep) return quoted;
   return JSON.stringify(`${raw.slice(0, keep)}…`);
 }
