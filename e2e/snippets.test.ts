@@ -4,7 +4,8 @@
 // served (Warning Event naming the missing settings, no header), and the
 // other Ingress of the same host keeps serving. With "true" and Critical the
 // snippet takes effect (a response header); one using include is refused with
-// the rule in its Event and the admission denial. annotation-value-word-blocklist
+// the rule in its Event and the admission denial; one NGINX refuses is left out
+// (blamed by nginx -t's line) while the others reload. annotation-value-word-blocklist
 // is denied by the webhook and refused by the controller.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -81,6 +82,19 @@ test('snippets: refused by default, allowed at Critical, dangerous tokens refuse
       (await cluster.events('involvedObject.name=evil,type=Warning')).find((e) => e.reason === 'InvalidAnnotation'));
     assert.match(event.message, /server-snippet: snippet refused: include is not allowed \(found "include"\)/u);
     assert.equal((await curl(port, 'evil.test', '/')).status, 404);
+    assert.match((await curl(port, 'shop.test', '/snippet')).headers, /x-snippet: from-snippet/u);
+  });
+
+  await t.test('a snippet the rules pass but NGINX refuses is left out alone: the others reload', async () => {
+    await cluster.apply([
+      ingressManifest({ name: 'broken', host: 'broken.test', annotations: { [`${PREFIX}/server-snippet`]: 'no_such_directive on;' }, paths: [{ path: '/', service: 'web' }] }),
+      ingressManifest({ name: 'later', host: 'later.test', paths: [{ path: '/', service: 'web' }] }),
+    ].join('---\n'));
+    const event = await waitFor('RejectedByNginx on broken', async () =>
+      (await cluster.events('involvedObject.name=broken,type=Warning')).find((e) => e.reason === 'RejectedByNginx'));
+    assert.match(event.message, /no_such_directive/u);
+    await waitFor('later.test served', async () => ((await curl(port, 'later.test', '/')).status === 200 ? true : undefined));
+    assert.equal((await curl(port, 'broken.test', '/')).status, 404);
     assert.match((await curl(port, 'shop.test', '/snippet')).headers, /x-snippet: from-snippet/u);
   });
 
