@@ -19,6 +19,8 @@ function parseSnippet(raw: string): Checked<readonly string[]> {
 }
 
 const RULES = 'Read as NGINX reads it; refused if it uses load_module, *_by_lua*, lua_*, include, a path under /etc or /var/run/secrets, or a .. segment.';
+/** The ConfigMap's snippets: the operator's. */
+const OPERATOR = 'The operator\'s: needs no allow-snippet-annotations, as in ingress-nginx; a refused one is ignored with a Warning.';
 
 export const snippetsFeature = defineFeature({
   name: 'snippets',
@@ -41,16 +43,16 @@ export const snippetsFeature = defineFeature({
       difference: 'when several Ingresses of a host set one, each is printed (ingress-nginx keeps the oldest Ingress\'s); a clash fails nginx -t on the later one, which is then left out',
     }),
     field<SnippetsConfig, 'main'>('main', parseSnippet, {
-      configKey: 'main-snippet', defaultText: '', doc: `Directives printed in the main context. ${RULES}`,
+      configKey: 'main-snippet', defaultText: '', doc: `Directives printed in the main context. ${RULES} ${OPERATOR}`,
     }),
     field<SnippetsConfig, 'http'>('http', parseSnippet, {
-      configKey: 'http-snippet', defaultText: '', doc: `Directives printed in http {}. ${RULES}`,
+      configKey: 'http-snippet', defaultText: '', doc: `Directives printed in http {}. ${RULES} ${OPERATOR}`,
     }),
     field<SnippetsConfig, 'everyServer'>('everyServer', parseSnippet, {
-      configKey: 'server-snippet', defaultText: '', doc: `Directives printed in every server. ${RULES}`,
+      configKey: 'server-snippet', defaultText: '', doc: `Directives printed in every server. ${RULES} ${OPERATOR}`,
     }),
     field<SnippetsConfig, 'everyLocation'>('everyLocation', parseSnippet, {
-      configKey: 'location-snippet', defaultText: '', doc: `Directives printed in every location. ${RULES}`,
+      configKey: 'location-snippet', defaultText: '', doc: `Directives printed in every location. ${RULES} ${OPERATOR}`,
     }),
   ],
   proof: [
