@@ -41,6 +41,7 @@ import { claimClientAuth, markClientAuthServers, resolveClientAuth, type ClientC
 import { CATCH_ALL_HOST } from './names.ts';
 import { resolveBackendTls, type ResolvedBackendTls } from './backend-tls.ts';
 import { resolveFastcgiParams } from './fastcgi-params.ts';
+import { resolveCredentials, type ResolvedCredentials } from './credentials.ts';
 import { ServerTable } from './server-table.ts';
 import type { BuildOptions, BuildResult, Failure, GlobalSettings, RoutePolicy, Server, Snapshot } from './types.ts';
 
@@ -161,6 +162,8 @@ interface BuildCaches {
   routing: { readonly inputs: RoutingInputs; readonly routing: Routing } | null;
   /** The last proxy-ssl resolution and its inputs (by identity): an endpoint sync walks no location for it. */
   backendTls: { readonly servers: unknown; readonly secrets: unknown; readonly allow: boolean; readonly prefix: string; readonly result: ResolvedBackendTls } | null;
+  /** The last build's basic/digest users and the routing and Secrets they were read from. */
+  credentials?: { readonly routing: Routing; readonly secrets: unknown; readonly result: ResolvedCredentials };
 }
 
 function newCaches(): BuildCaches {
@@ -292,11 +295,24 @@ function buildWith(caches: BuildCaches, snapshot: Snapshot, options: BuildOption
     ? held.result
     : resolveBackendTls(routing.servers, secrets, options.annotationsPrefix, allow);
   caches.backendTls = { servers: routing.servers, secrets, allow, prefix: options.annotationsPrefix, result: backendTls };
+  const credentials = credentialsOf(caches, routing, snapshot, options);
   return {
     model: {
       servers: routing.servers, backends, tls: tlsState, settings: routing.settings, routes: routing.routes,
       ...(backendTls.secrets.length > 0 ? { backendTls: backendTls.secrets } : {}),
+      // Only a model with users carries the field: every other model stays as it was.
+      ...(credentials.sets.length > 0 ? { credentials: credentials.sets } : {}),
     },
-    failures: [...routing.failures, ...tls.failures, ...clientAuth.failures, ...backendTls.failures],
+    failures: [...routing.failures, ...tls.failures, ...clientAuth.failures, ...backendTls.failures, ...credentials.failures],
   };
+}
+
+/** Model.credentials, read again only when the routing or the Secrets changed. */
+function credentialsOf(caches: BuildCaches, routing: Routing, snapshot: Snapshot, options: BuildOptions): ResolvedCredentials {
+  const secrets = snapshot?.secrets ?? [];
+  const last = caches.credentials;
+  if (last !== undefined && last.routing === routing && last.secrets === secrets) return last.result;
+  const result = resolveCredentials(routing.servers, secrets, routing.settings.crossNamespace.allow, options.annotationsPrefix);
+  caches.credentials = { routing, secrets, result };
+  return result;
 }

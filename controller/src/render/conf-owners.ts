@@ -14,6 +14,7 @@
 
 import type { IngressRef, Model } from '../model/types.ts';
 import { matchersOf } from './location-blocks.ts';
+import { externalAuthOwners } from './external-auth-view.ts';
 import { mirrorOwners } from './mirror-view.ts';
 import { snippetOwnerAt } from './snippet-view.ts';
 
@@ -116,6 +117,8 @@ export function ownersOfLine(model: Model, conf: string, line: number): IngressR
   const stack = blocksAtLine(conf, line);
   const mirrored = mirrorOwners(model, stack);
   if (mirrored !== null) return mirrored;
+  const authed = externalAuthOwners(model, stack);
+  if (authed !== null) return authed;
   const serverAt = stack.findLastIndex((frame) => frame.words[0] === 'server');
   const serverName = stack[serverAt]?.serverName;
   if (serverName === undefined) return [];

@@ -11,6 +11,7 @@ import deepEqual from 'fast-deep-equal';
 import type { FeatureName } from '../model/features/feature.ts';
 import { LOCATION_FEATURES } from '../model/features/registry.ts';
 import type { Backend, GlobalSettings, Location } from '../model/types.ts';
+import { externalAuthPartialView } from './external-auth-view.ts';
 import { RenderError } from './nginx-values.ts';
 import { backendPassOf, backendTlsOf, sniOf, tlsUpstreamOf, type BackendPass, type BackendTlsFiles, type SniView } from './backend-pass.ts';
 import { rateLimitLocationView, type RateLimitLocationView } from './rate-limit-view.ts';
@@ -97,6 +98,14 @@ export function globallySetFeatures(settings: GlobalSettings): ReadonlySet<Featu
   return new Set(LOCATION_FEATURES.filter((feature) => settings[feature.name] !== undefined && !deepEqual(settings[feature.name], feature.defaults)).map((feature) => feature.name));
 }
 
+/**
+ * Features whose partial reads a view made for the location (what protects it, names of the
+ * server's blocks it refers to) instead of the raw config; a null view prints nothing.
+ */
+const PARTIAL_VIEWS: Partial<Record<FeatureName, (location: Location, settings: GlobalSettings) => unknown>> = {
+  externalAuth: externalAuthPartialView,
+};
+
 function partialsOf(location: Location, context: LocationContext, globallySet: ReadonlySet<FeatureName>): FeaturePartial[] {
   const partials: FeaturePartial[] = [];
   for (const feature of LOCATION_FEATURES) {
@@ -104,7 +113,10 @@ function partialsOf(location: Location, context: LocationContext, globallySet: R
     const own = (location.policy as Readonly<Record<string, unknown>>)[feature.name];
     if (own === undefined && !globallySet.has(feature.name)) continue;
     const global = context.settings[feature.name] ?? feature.defaults;
-    partials.push({ template: feature.output.template, config: own ?? global, global });
+    const view = PARTIAL_VIEWS[feature.name];
+    const config = view === undefined ? own ?? global : view(location, context.settings);
+    if (config === null) continue;
+    partials.push({ template: feature.output.template, config, global });
   }
   return partials;
 }

@@ -19,6 +19,7 @@ import type { FeatureName } from '../model/features/feature.ts';
 import type { Location, Server } from '../model/types.ts';
 import { errorPagesOf, type ErrorPageView } from './error-pages.ts';
 import { buildLocationBlocks, globallySetFeatures, sameLocationContext, type BackendLabels, type LocationBlock, type LocationContext } from './location-blocks.ts';
+import { externalAuthServerViews, type AuthLocationView, type SigninLocationView } from './external-auth-view.ts';
 import { mirrorLocationsOf, type MirrorLocationView } from './mirror-view.ts';
 import { serverSnippetsOf, type ServerSnippetView } from './snippet-view.ts';
 
@@ -42,6 +43,8 @@ export interface ServerView {
   readonly mirrors: readonly MirrorLocationView[];
   /** Client certificates (Server.clientAuth): the server asks for and checks them (features/client-certs-server.njk); null = none. */
   readonly clientAuth: { readonly passCertificate: boolean } | null;
+  /** External auth: the internal locations of the auth subrequests and the sign-in named locations (external-auth-view.ts). */
+  readonly externalAuth: { readonly auth: readonly AuthLocationView[]; readonly signin: readonly SigninLocationView[] };
   /** The server-snippets of its Ingresses (snippet-view.ts), each between comment lines naming its Ingress. */
   readonly snippets: readonly ServerSnippetView[];
 }
@@ -70,6 +73,7 @@ function buildServerView(
     errorPages: errorPagesOf(server.locations, context.settings),
     mirrors: mirrorLocationsOf(server.locations),
     clientAuth: server.clientAuth ?? null,
+    externalAuth: externalAuthServerViews(server.hostname, server.locations, context.settings),
     snippets: serverSnippetsOf(server.locations),
   };
 }
@@ -87,6 +91,7 @@ function lazyView(hostname: string, isDefault: boolean, build: () => ServerView)
     get errorPages() { return view().errorPages; },
     get mirrors() { return view().mirrors; },
     get clientAuth() { return view().clientAuth; },
+    get externalAuth() { return view().externalAuth; },
     get snippets() { return view().snippets; },
     toJSON: () => view(),
   } as ServerView;
