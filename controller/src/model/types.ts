@@ -449,6 +449,8 @@ export interface SnippetsConfig {
   readonly configuration: readonly string[];
   /** server-snippet (annotation): in the server of each host of the Ingress. */
   readonly server: readonly string[];
+  /** auth-snippet (annotation): in the external auth location of the Ingress's locations (none without auth-url or global auth). */
+  readonly auth: readonly string[];
   /** main-snippet (ConfigMap): in the main context. */
   readonly main: readonly string[];
   /** http-snippet (ConfigMap): in http {}. */

@@ -18,6 +18,8 @@ import { renderConfig } from './render-config.ts';
 import { assertNginxAccepts } from './testdata/golden-check.ts';
 import { backend, DEFAULT_SETTINGS, goldenOptions, model, notFound, proxied, server } from './testdata/model-fixtures.ts';
 import { makePrefix } from './testdata/nginx-runner.ts';
+import { parseAnnotations, readConfigMap } from '../model/features/testing.ts';
+import type { Location, Policy } from '../model/types.ts';
 
 const ref = (namespace: string, name: string): IngressRef => ({ namespace, name });
 const APP = backend('default-app');
@@ -110,4 +112,59 @@ void describe('snippets: blame', () => {
       }
     });
   }
+});
+
+/** An Ingress's policy with snippets allowed (the builder's parse, over a ConfigMap that allows them). */
+function policyOf(annotations: Record<string, string>): Policy {
+  const read = readConfigMap({ 'allow-snippet-annotations': 'true', 'annotations-risk-level': 'Critical' });
+  const parsed = parseAnnotations(annotations, read.settings);
+  assert.ok(parsed.ok, JSON.stringify(parsed));
+  return parsed.value.policy;
+}
+
+function authSite(snippet: string): { site: Model; conf: (prefix?: string) => string } {
+  const url = 'http://127.0.0.1:9/verify';
+  const locations: Location[] = [
+    proxied('/api', 'prefix', APP.name, { ingress: ref('shop', 'api'), policy: policyOf({ 'auth-url': url, 'auth-snippet': snippet }) }),
+    proxied('/', 'prefix', APP.name, { ingress: ref('shop', 'front'), policy: policyOf({ 'auth-url': url }) }),
+  ];
+  const built = model([server('_', [notFound('/')]), server('shop.test', locations)], [APP]);
+  return { site: built, conf: (prefix) => renderConfig(built, prefix === undefined ? goldenOptions() : goldenOptions(findDataplane(), prefix)).conf };
+}
+
+void describe('auth-snippet', () => {
+  void it('in the auth location of its Ingress only, which is its own; nginx -t takes it', async () => {
+    const { conf } = authSite('proxy_set_header X-Auth-Snippet "on";');
+    const text = conf();
+    const authLocations = [...text.matchAll(/location = "\/(_external-auth-[0-9a-f-]+)" \{/gu)].map((m) => m[1]);
+    assert.equal(authLocations.length, 2, 'one auth location with the snippet, one without');
+    const withSnippet = authLocations.filter((name) => blockOf(text, `location = "/${name}" {`).includes('X-Auth-Snippet'));
+    assert.equal(withSnippet.length, 1);
+    assert.match(withSnippet[0] ?? '', /^_external-auth-[0-9a-f]{16}-[0-9a-f]{8}$/u);
+    assert.match(blockOf(text, 'location = "/api" {'), new RegExp(`auth_request "/${withSnippet[0]}";`, 'u'));
+    assert.doesNotMatch(blockOf(text, 'location "/" {'), new RegExp(withSnippet[0] ?? 'x', 'u'));
+    await assertNginxAccepts(text);
+  });
+  void it('a line NGINX refuses in it is blamed on its Ingress alone', async () => {
+    const { site: broken, conf } = authSite('no_such_directive on;');
+    const prefix = makePrefix();
+    try {
+      const text = conf(prefix);
+      const confPath = join(prefix, 'nginx.conf');
+      writeFileSync(confPath, text);
+      const dataplane = findDataplane();
+      const refused = await testNginxConf({ dataplane, prefix, confPath }).then(() => assert.fail('nginx -t accepted'), (err: unknown) => err);
+      assert.ok(refused instanceof NginxConfigError && refused.line !== null, String(refused));
+      assert.match(text.split('\n')[refused.line - 1] ?? '', /no_such_directive/u);
+      assert.deepEqual(ownersOfLine(broken, text, refused.line), [ref('shop', 'api')]);
+    } finally {
+      rmSync(prefix, { recursive: true, force: true });
+    }
+  });
+  void it('without auth-url: a warning (it acts only under global auth)', () => {
+    const read = readConfigMap({ 'allow-snippet-annotations': 'true', 'annotations-risk-level': 'Critical' });
+    const parsed = parseAnnotations({ 'auth-snippet': 'proxy_set_header X-A 1;' }, read.settings);
+    assert.ok(parsed.ok);
+    assert.deepEqual(parsed.warnings.map((w) => w.reason), ['SnippetWithoutAuth']);
+  });
 });

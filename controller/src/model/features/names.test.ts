@@ -35,7 +35,7 @@ const annotationRows: { name: string; annotation: string; value: unknown; want: 
   { name: 'a feature\'s annotation', annotation: 'proxy-body-size', value: '8m', want: feature(proxyFeature) },
   { name: 'a feature\'s annotation with a bad value (the feature reports it)', annotation: 'canary', value: 'maybe', want: feature(canaryFeature) },
   { name: 'a snippet we render: the snippets feature reads it (snippet-gate.ts decides first)', annotation: 'configuration-snippet', value: 'return 200;', want: feature(snippetsFeature) },
-  { name: 'a snippet we do not render', annotation: 'auth-snippet', value: '', want: 'snippet' },
+  { name: 'a snippet we do not render', annotation: 'stream-snippet', value: '', want: 'snippet' },
   { name: 'any *-snippet, even one ingress-nginx never had', annotation: 'future-snippet', value: 'x', want: 'snippet' },
   { name: 'harmless: tracing', annotation: 'enable-opentelemetry', value: 'true', want: `harmless: ${HARMLESS_ANNOTATIONS['enable-opentelemetry']}` },
   { name: 'harmless: server push', annotation: 'http2-push-preload', value: 'true', want: `harmless: ${HARMLESS_ANNOTATIONS['http2-push-preload']}` },
@@ -132,7 +132,7 @@ void describe('the name lists agree with each other', () => {
   void it('ingress-nginx\'s snippets are the snippets feature\'s or refused as snippets', () => {
     const snippets = INGRESS_NGINX_ANNOTATIONS.filter((item) => item.group === 'snippet');
     assert.ok(snippets.length >= 5);
-    const rendered = new Set(['configuration-snippet', 'server-snippet']);
+    const rendered = new Set(['configuration-snippet', 'server-snippet', 'auth-snippet']);
     for (const item of snippets) assert.equal(summary(annotationStatus(item.name, 'x')), rendered.has(item.name) ? feature(snippetsFeature) : 'snippet', item.name);
   });
 

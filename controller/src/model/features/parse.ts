@@ -109,6 +109,7 @@ export function parseIngressFeatures(
   // Snippets only with the ConfigMap's consent (snippet-gate.ts): the refused ones are not parsed.
   const gated = gateSnippets(annotations ?? {}, `${prefix}/`, ingress, settings.safety);
   failures.push(...gated.failures);
+  warnings.push(...gated.warnings);
   const byFeature = sortAnnotations(gated.readable, `${prefix}/`, ingress, failures, warnings);
   // ingress-nginx refuses an Ingress with an annotation above annotations-risk-level (risk.ts).
   failures.push(...riskyAnnotations(annotations ?? {}, `${prefix}/`, ingress, settings.safety.riskLevel));

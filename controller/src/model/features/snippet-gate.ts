@@ -6,15 +6,14 @@
 // allowed, the snippets this controller renders are parsed by
 // features/snippets.ts; the others are refused with why they cannot be.
 
-import { makeFailure } from '../failure.ts';
+import { makeFailure, makeWarning } from '../failure.ts';
 import type { Failure, IngressRef, SafetySettings } from '../types.ts';
 
 /** The snippet annotations rendered when allowed (features/snippets.ts declares them). */
-const RENDERED: ReadonlySet<string> = new Set(['configuration-snippet', 'server-snippet']);
+const RENDERED: ReadonlySet<string> = new Set(['configuration-snippet', 'server-snippet', 'auth-snippet']);
 
 /** Why a snippet ingress-nginx has is refused even when snippets are allowed. */
 const NOT_RENDERED: Readonly<Record<string, string>> = Object.freeze({
-  'auth-snippet': 'it goes into the external authentication location, and external authentication (auth-url) is not supported yet',
   'modsecurity-snippet': 'ModSecurity is not part of this data plane',
   'stream-snippet': 'TCP/UDP (stream) services are not supported',
 });
@@ -27,18 +26,25 @@ export function snippetsAllowed(safety: SafetySettings): boolean {
 /** What the gate leaves: the failures of the snippets it refuses, and the annotations without them. */
 export interface GatedAnnotations {
   readonly failures: readonly Failure[];
+  /** An auth-snippet without auth-url: it acts only under the ConfigMap's global auth. */
+  readonly warnings: readonly Failure[];
   readonly readable: Readonly<Record<string, unknown>>;
 }
 
 /** Applies the gate to the annotations under `keyPrefix` (with its slash), sorted by name. */
 export function gateSnippets(annotations: Readonly<Record<string, unknown>>, keyPrefix: string, ingress: IngressRef, safety: SafetySettings): GatedAnnotations {
   const failures: Failure[] = [];
+  const warnings: Failure[] = [];
   const readable: Record<string, unknown> = {};
   const allowed = snippetsAllowed(safety);
   for (const fullKey of Object.keys(annotations).sort()) {
     const name = fullKey.startsWith(keyPrefix) ? fullKey.slice(keyPrefix.length) : null;
     if (name === null || !name.endsWith('-snippet') || (allowed && RENDERED.has(name))) {
       readable[fullKey] = annotations[fullKey];
+      if (name === 'auth-snippet' && allowed && annotations[`${keyPrefix}auth-url`] === undefined) {
+        warnings.push(makeWarning(ingress, 'SnippetWithoutAuth', `metadata.annotations[${fullKey}]`,
+          `${fullKey} goes into the external auth location: without auth-url it acts only under the ConfigMap's global-auth-url`));
+      }
       continue;
     }
     const field = `metadata.annotations[${fullKey}]`;
@@ -54,5 +60,5 @@ export function gateSnippets(annotations: Readonly<Record<string, unknown>>, key
       failures.push(makeFailure(ingress, 'SnippetNotSupported', field, `${fullKey} is not supported: ${why}; the Ingress is skipped`));
     }
   }
-  return { failures, readable };
+  return { failures, warnings, readable };
 }

@@ -16,7 +16,7 @@ import { annotationField, assertReadable, configField, described, ingressConfig,
 const ALLOW = { 'allow-snippet-annotations': 'true', 'annotations-risk-level': 'Critical' };
 const ADD = 'add_header X-Snippet on;';
 
-void describe('snippets: defaults', () => testDefaults(snippetsFeature, { configuration: [], server: [], main: [], http: [], everyServer: [], everyLocation: [] }));
+void describe('snippets: defaults', () => testDefaults(snippetsFeature, { configuration: [], server: [], auth: [], main: [], http: [], everyServer: [], everyLocation: [] }));
 
 void describe('snippets: the gate (allow-snippet-annotations and annotations-risk-level)', () => {
   const rows: { name: string; configMap: Record<string, string>; annotation: string; value: unknown; want: Partial<SnippetsConfig> | RegExp; reason?: string }[] = [
@@ -35,7 +35,8 @@ void describe('snippets: the gate (allow-snippet-annotations and annotations-ris
     { name: 'allowed: *_by_lua* named', configMap: ALLOW, annotation: 'server-snippet', value: 'content_by_lua_block { os.exit() }', want: /snippet refused: \*_by_lua\* directives are not allowed/u, reason: 'InvalidAnnotation' },
     { name: 'allowed: /var/run/secrets named', configMap: ALLOW, annotation: 'configuration-snippet', value: 'alias /var/run/secrets/kubernetes.io/;', want: /snippet refused: paths under \/etc or \/var\/run\/secrets are not allowed/u, reason: 'InvalidAnnotation' },
     { name: 'allowed: bad syntax named', configMap: ALLOW, annotation: 'configuration-snippet', value: 'return 200; }', want: /snippet refused: not NGINX configuration syntax/u, reason: 'InvalidAnnotation' },
-    { name: 'allowed: auth-snippet refused, why said', configMap: ALLOW, annotation: 'auth-snippet', value: ADD, want: /auth-snippet is not supported: .*external authentication \(auth-url\) is not supported yet/u, reason: 'SnippetNotSupported' },
+    { name: 'allowed: auth-snippet read', configMap: ALLOW, annotation: 'auth-snippet', value: ADD, want: { auth: [ADD] } },
+    { name: 'allowed: auth-snippet breaking a rule', configMap: ALLOW, annotation: 'auth-snippet', value: 'proxy_pass_request_body on; include x;', want: /snippet refused: include is not allowed/u, reason: 'InvalidAnnotation' },
     { name: 'allowed: modsecurity-snippet refused', configMap: ALLOW, annotation: 'modsecurity-snippet', value: 'x;', want: /ModSecurity/u, reason: 'SnippetNotSupported' },
   ];
   for (const row of rows) {
@@ -46,7 +47,7 @@ void describe('snippets: the gate (allow-snippet-annotations and annotations-ris
       if (row.want instanceof RegExp) {
         assert.equal(parsed.ok, false);
         if (parsed.ok) return;
-        assert.deepEqual(described(parsed.failures), [`${row.reason ?? 'SnippetNotAllowed'} ${annotationField(row.annotation)}`]);
+        assert.deepEqual(described(parsed.failures.filter((failure) => failure.warning !== true)), [`${row.reason ?? 'SnippetNotAllowed'} ${annotationField(row.annotation)}`]);
         assertReadable(parsed.failures[0]);
         assert.match(parsed.failures[0]?.message ?? '', row.want);
         return;

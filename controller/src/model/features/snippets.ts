@@ -31,7 +31,7 @@ export const snippetsFeature = defineFeature({
     + '*_by_lua*, lua_*, include, a path under /etc or /var/run/secrets, or a .. segment: the denial names the rule. '
     + 'Comments are dropped and one directive is printed per line. When `nginx -t` fails on a snippet line, that Ingress is left out and the others are applied.',
   output: { kind: 'location', template: 'features/snippets.njk' },
-  defaults: { configuration: [], server: [], main: [], http: [], everyServer: [], everyLocation: [] },
+  defaults: { configuration: [], server: [], auth: [], main: [], http: [], everyServer: [], everyLocation: [] },
   keys: [
     field<SnippetsConfig, 'configuration'>('configuration', parseSnippet, {
       annotation: { name: 'configuration-snippet', scope: 'location', risk: 'Critical' }, defaultText: '',
@@ -41,6 +41,11 @@ export const snippetsFeature = defineFeature({
       annotation: { name: 'server-snippet', scope: 'ingress', risk: 'Critical' }, defaultText: '',
       doc: `Directives printed in the server of each host of the Ingress. ${RULES}`,
       difference: 'when several Ingresses of a host set one, each is printed (ingress-nginx keeps the oldest Ingress\'s); a clash fails nginx -t on the later one, which is then left out',
+    }),
+    field<SnippetsConfig, 'auth'>('auth', parseSnippet, {
+      annotation: { name: 'auth-snippet', scope: 'location', risk: 'Critical' }, defaultText: '',
+      doc: `Directives printed in the external auth location (auth-url, or the ConfigMap's global-auth-url) of the Ingress's locations, before its proxy_pass; without external auth, a Warning. ${RULES}`,
+      difference: 'the auth location of a location with an auth-snippet is its own (ingress-nginx builds one per location anyway)',
     }),
     field<SnippetsConfig, 'main'>('main', parseSnippet, {
       configKey: 'main-snippet', defaultText: '', doc: `Directives printed in the main context. ${RULES} ${OPERATOR}`,
