@@ -202,6 +202,7 @@ export const KEY_VALUES: Readonly<Record<string, fc.Arbitrary<string>>> = {
   'annotation-value-word-blocklist': userValue(fc.constantFrom('', 'load_module,_by_lua', '{', MARKER, ' , ', 'a,,b', 'serviceaccount', '/')),
   'configuration-snippet': blockSnippet,
   'server-snippet': blockSnippet,
+  'auth-snippet': snippetOf('proxy_set_header X-Auth-Snippet on;', 'proxy_set_header X-Auth-Snippet "a b"; # why'),
   'location-snippet': blockSnippet,
   'http-snippet': snippetOf('add_header X-Snippet on;', 'map $http_x_probe $resty_snippet_probe { default 0; }'),
   'main-snippet': snippetOf('env RESTY_SNIPPET_PROBE;', 'worker_rlimit_nofile 4096;'),
@@ -344,7 +345,7 @@ function typo(names: readonly string[]): fc.Arbitrary<string> {
 /** Names under the prefix that no feature declares: ingress-nginx's others, snippets, typos, garbage. */
 export const otherAnnotationName: fc.Arbitrary<string> = fc.oneof(
   fc.constantFrom(...INGRESS_NGINX_ANNOTATIONS.map((a) => a.name)),
-  fc.constantFrom('auth-snippet', 'stream-snippet', `${MARKER}-snippet`),
+  fc.constantFrom('modsecurity-snippet', 'stream-snippet', `${MARKER}-snippet`),
   typo(ANNOTATION_NAMES),
   fc.string({ maxLength: 20 }),
 );
