@@ -3,12 +3,15 @@
 // annotations-risk-level High) an Ingress with a configuration-snippet is not
 // served (Warning Event naming the missing settings, no header), and the
 // other Ingress of the same host keeps serving. With "true" and Critical the
-// snippet takes effect (a response header); one using include is refused with
+// snippet takes effect (a response header; an auth-snippet in the auth
+// subrequest of its Ingress only); one using include is refused with
 // the rule in its Event and the admission denial; one NGINX refuses is left out
 // (blamed by nginx -t's line) while the others reload. annotation-value-word-blocklist
 // is denied by the webhook and refused by the controller.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
+import { createServer, type IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
 import { promisify } from 'node:util';
 import {
@@ -72,6 +75,26 @@ test('snippets: refused by default, allowed at Critical, dangerous tokens refuse
     const plain = await curl(port, 'shop.test', '/plain');
     assert.equal(plain.status, 200);
     assert.doesNotMatch(plain.headers, /x-snippet/u);
+  });
+
+  await t.test('an auth-snippet acts in the auth subrequest of its Ingress', async () => {
+    const seen: IncomingHttpHeaders[] = [];
+    const auth = createServer((req, res) => { seen.push(req.headers); res.writeHead(200).end('ok'); });
+    await new Promise<void>((ready) => auth.listen(0, '127.0.0.1', ready));
+    t.after(() => { auth.closeAllConnections(); auth.close(); });
+    const url = `http://127.0.0.1:${(auth.address() as AddressInfo).port}/allow`;
+    await cluster.apply([
+      ingressManifest({ name: 'authed', host: 'authed.test', paths: [{ path: '/', service: 'web' }],
+        annotations: { [`${PREFIX}/auth-url`]: url, [`${PREFIX}/auth-snippet`]: 'proxy_set_header X-Auth-Snippet "from-snippet";' } }),
+      ingressManifest({ name: 'authed-plain', host: 'authed-plain.test', paths: [{ path: '/', service: 'web' }], annotations: { [`${PREFIX}/auth-url`]: url } }),
+    ].join('---\n'));
+    await waitFor('authed.test served', async () => ((await curl(port, 'authed.test', '/')).status === 200 ? true : undefined));
+    await waitFor('authed-plain.test served', async () => ((await curl(port, 'authed-plain.test', '/')).status === 200 ? true : undefined));
+    assert.ok(seen.some((headers) => headers['x-auth-snippet'] === 'from-snippet'), 'the auth service saw the snippet\'s header');
+    seen.length = 0;
+    assert.equal((await curl(port, 'authed-plain.test', '/')).status, 200);
+    assert.equal(seen.length, 1);
+    assert.equal(seen[0]?.['x-auth-snippet'], undefined, 'another Ingress\'s auth subrequest has no snippet');
   });
 
   await t.test('a snippet using include is refused, naming the rule; the others keep serving', async () => {
