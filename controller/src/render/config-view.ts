@@ -18,6 +18,7 @@ import { rateLimitHttpView, type RateLimitHttpView } from './rate-limit-view.ts'
 import { httpTuningView, mainView, withConfiguredServerNames, type HttpTuningView, type MainView } from './http-tuning-view.ts';
 import { proxyTuningView, type ProxyTuningView } from './proxy-tuning-view.ts';
 import { clientAddressViewOf, type ClientAddressView } from './client-address-view.ts';
+import { globalSnippetsOf, type GlobalSnippetsView } from './snippet-view.ts';
 
 export type { ServerView } from './server-views.ts';
 
@@ -126,6 +127,8 @@ export interface ConfigView {
   readonly proxyTuning: ProxyTuningView;
   /** Real client address, request id and forwarded-header variables (client-address-view.ts). */
   readonly clientAddress: ClientAddressView;
+  /** The ConfigMap's main-, http- and server-snippet (snippet-view.ts). */
+  readonly snippets: GlobalSnippetsView;
 }
 
 function nextPowerOfTwo(n: number): number {
@@ -293,5 +296,6 @@ export function buildConfigView(model: Model, options: ResolvedRenderOptions, vi
     authUpstreams: authUpstreamsOf(model),
     proxyTuning: proxyTuningView(model),
     clientAddress: clientAddressViewOf(model, options.httpsPort),
+    snippets: globalSnippetsOf(model),
   };
 }
