@@ -99,6 +99,9 @@ void describe('ssl-redirect follows pushed certificates without a reload', () =>
         location /missing {
             rewrite_by_lua_block { resty_ingress.not_found_https(301, "") }
         }
+        location /kept {
+            rewrite_by_lua_block { resty_ingress.not_found_https(301, ":4443", true) }
+        }
         location /plain {
             set $proxy_upstream_name "app";
             set $resty_route "- app _ ns ing app /plain";
@@ -151,6 +154,9 @@ void describe('ssl-redirect follows pushed certificates without a reload', () =>
       { name: 'another host stays plain', host: 'plain.example.com', path: '/x', status: 200, location: undefined },
       { name: 'a location with ssl-redirect off is proxied', host: 'shop.example.com', path: '/plain', status: 200, location: undefined },
       { name: '404 location: the configured code, no port for 443', host: 'shop.example.com', path: '/missing?a=1', status: 301, location: 'https://shop.example.com/missing?a=1' },
+      { name: '404 location: one trailing slash dropped, as ingress-nginx', host: 'shop.example.com', path: '/missing/', status: 301, location: 'https://shop.example.com/missing' },
+      { name: '404 location: a slash before the query stays', host: 'shop.example.com', path: '/missing/?a=1', status: 301, location: 'https://shop.example.com/missing/?a=1' },
+      { name: 'use-port-in-redirects and preserve-trailing-slash: port named, slash kept', host: 'shop.example.com', path: '/kept/', status: 301, location: 'https://shop.example.com:4443/kept/' },
       { name: '404 location on a host without certificate', host: 'plain.example.com', path: '/missing', status: 404, location: undefined },
       { name: 'an exact server: its host comes from $resty_route', host: 'exact.example.com', path: '/x?y=1', status: 308, location: `https://exact.example.com:${tlsPort}/x?y=1` },
       { name: 'an exact server without certificate', host: 'bare.example.com', path: '/x', status: 200, location: undefined },

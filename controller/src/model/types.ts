@@ -177,7 +177,8 @@ export type Policy = Readonly<Partial<Pick<FeatureConfigs, LocationFeature>>>;
 /** Features whose config a Location's policy may carry (static, rendered per location). */
 export type LocationFeature = 'proxy' | 'backendProtocol' | 'rewrite' | 'sslRedirect' | 'customErrors' | 'mirror'
   | 'upstreamHeaders' | 'nextUpstream' | 'accessControl' | 'cors' | 'fastcgi' | 'proxySsl' | 'clientCerts'
-  | 'rateLimit' | 'satisfy';
+  | 'rateLimit' | 'satisfy'
+  | 'redirect';
 
 /**
  * Every feature's config, by feature name (controller/src/model/features: one module each).
@@ -209,6 +210,7 @@ export interface FeatureConfigs {
   readonly clientCerts: ClientCertsConfig;
   readonly rateLimit: RateLimitConfig;
   readonly satisfy: SatisfyConfig;
+  readonly redirect: RedirectConfig;
 }
 
 /** auth-tls-verify-client: NGINX's ssl_verify_client modes. */
@@ -300,6 +302,46 @@ export interface RateLimitConfig {
  */
 export interface SatisfyConfig {
   readonly mode: 'any' | 'all' | null;
+}
+
+/**
+ * A redirect target parsed into its parts (features/redirect-url.ts): an http(s) URL
+ * (scheme and host set) or a path on the request's own host (scheme and host null).
+ * Render prints the parts (redirectTargetText), never the annotation as written.
+ */
+export interface RedirectTarget {
+  readonly scheme: 'http' | 'https' | null;
+  readonly host: string | null;
+  readonly port: number | null;
+  /** "" (absolute URL without a path) or starting with `/`. */
+  readonly path: string;
+  /** After `?`, without it; null = no query. */
+  readonly query: string | null;
+}
+
+/**
+ * Redirects (features/redirect.ts), as ingress-nginx v1.15.1's redirect, rewrite (app-root,
+ * preserve-trailing-slash) and portinredirect parsers read them.
+ */
+export interface RedirectConfig {
+  /** permanent-redirect: every request of the location answers `return <permanentCode> <target>`. */
+  readonly permanent: RedirectTarget | null;
+  /** permanent-redirect-code: 300..308 (a number outside is 301, as ingress-nginx). */
+  readonly permanentCode: number;
+  /** temporal-redirect: as permanent, and wins over it when both are set. */
+  readonly temporal: RedirectTarget | null;
+  /** temporal-redirect-code: 300..307 (a number outside is 302). */
+  readonly temporalCode: number;
+  /** relative-redirects: `absolute_redirect off` (the ConfigMap's at http level, an annotation's in its locations). */
+  readonly relative: boolean;
+  /** use-port-in-redirects: NGINX's port_in_redirect, and the HTTPS redirect names the HTTPS port. */
+  readonly usePort: boolean;
+  /** preserve-trailing-slash: the HTTPS redirect keeps a trailing `/` of the URI (ingress-nginx drops it). */
+  readonly preserveTrailingSlash: boolean;
+  /** app-root: a request for `/` on the host answers 302 to `<scheme>://<Host header><appRoot>`. */
+  readonly appRoot: string | null;
+  /** from-to-www-redirect: the host's www. / bare twin redirects to it (308, the http-redirect-code). */
+  readonly fromToWww: boolean;
 }
 
 export interface ServiceUpstreamConfig {

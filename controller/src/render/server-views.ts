@@ -15,9 +15,11 @@
 // compared with fast-deep-equal); a key is reused only when all of them are
 // the same, so it is the JSON a fresh view would give.
 
+import { distinctStyles, type HttpsRedirectStyle } from './https-redirect-view.ts';
 import type { FeatureName } from '../model/features/feature.ts';
 import type { Location, Server } from '../model/types.ts';
 import { errorPagesOf, type ErrorPageView } from './error-pages.ts';
+import { RenderError } from './nginx-values.ts';
 import { buildLocationBlocks, globallySetFeatures, sameLocationContext, type BackendLabels, type LocationBlock, type LocationContext } from './location-blocks.ts';
 import { mirrorLocationsOf, type MirrorLocationView } from './mirror-view.ts';
 
@@ -30,13 +32,15 @@ export interface ServerView {
   /** Some location proxies: the server carries the metrics and access logs (server.njk). */
   readonly proxies: boolean;
   /**
-   * Render `@resty_unbalanced_https`: only when a location sends its errors there
-   * (a route with the `e` flag: ssl-redirect with rewrite-target, HTTPS on). Each location {} costs NGINX a configuration
+   * Render `@resty_unbalanced_https[_port][_slash]`, one per redirect style, only when a location sends its errors there
+   * (a route with the `e` flag: ssl-redirect with rewrite-target, or a style other than the ConfigMap's; HTTPS on). Each location {} costs NGINX a configuration
    * per module on every parse: one per server was a tenth of parsing 1,000 servers.
    */
-  readonly namedRedirect: boolean;
+  readonly namedRedirects: readonly HttpsRedirectStyle[];
   /** The named locations of custom error pages (error-pages.ts), sorted by name. */
   readonly errorPages: readonly ErrorPageView[];
+  /** app-root of the server's first location that has one (features/redirect.ts): `/` answers 302 there; null = none. */
+  readonly appRoot: string | null;
   /** The internal locations mirrored requests are copied through (mirror-target; mirror-view.ts). */
   readonly mirrors: readonly MirrorLocationView[];
   /** Client certificates (Server.clientAuth): the server asks for and checks them (features/client-certs-server.njk); null = none. */
@@ -63,11 +67,26 @@ function buildServerView(
   return {
     hostname: server.hostname, isDefault, locations,
     proxies: locations.some((block) => block.proxy !== null),
-    namedRedirect: context.https && locations.some((block) => block.proxy?.route.startsWith('e ') === true),
+    namedRedirects: context.https
+      ? distinctStyles(locations.flatMap((block) => (block.proxy?.route.startsWith('e ') === true && block.httpsRedirect ? [block.httpsRedirect] : [])))
+      : [],
     errorPages: errorPagesOf(server.locations, context.settings),
+    appRoot: appRootOf(server.locations),
     mirrors: mirrorLocationsOf(server.locations),
     clientAuth: server.clientAuth ?? null,
   };
+}
+
+/**
+ * ingress-nginx prints one server-level `if ($uri = /)` per location with app-root: the first
+ * answers. Checked again here: the path is printed inside a string that also holds variables.
+ */
+function appRootOf(locations: readonly Location[]): string | null {
+  const appRoot = locations.find((location) => location.policy.redirect?.appRoot)?.policy.redirect?.appRoot ?? null;
+  if (appRoot !== null && !/^\/[-._~a-zA-Z0-9/:]*$/u.test(appRoot)) {
+    throw new RenderError('UnsafeValue', `app-root: not a plain path: ${JSON.stringify(appRoot.slice(0, 80))}`);
+  }
+  return appRoot;
 }
 
 /** A view whose locations are built on first read; JSON.stringify of it gives the built view. */
@@ -79,8 +98,9 @@ function lazyView(hostname: string, isDefault: boolean, build: () => ServerView)
     isDefault,
     get locations() { return view().locations; },
     get proxies() { return view().proxies; },
-    get namedRedirect() { return view().namedRedirect; },
+    get namedRedirects() { return view().namedRedirects; },
     get errorPages() { return view().errorPages; },
+    get appRoot() { return view().appRoot; },
     get mirrors() { return view().mirrors; },
     get clientAuth() { return view().clientAuth; },
     toJSON: () => view(),

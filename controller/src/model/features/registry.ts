@@ -19,6 +19,7 @@ import { mirrorFeature } from './mirror.ts';
 import { nextUpstreamFeature } from './next-upstream.ts';
 import { proxyFeature } from './proxy.ts';
 import { rateLimitFeature } from './rate-limit.ts';
+import { redirectFeature } from './redirect.ts';
 import { satisfyFeature } from './satisfy.ts';
 import { rewriteFeature } from './rewrite.ts';
 import { safetyFeature } from './safety.ts';
@@ -29,6 +30,8 @@ import { upstreamHashFeature } from './upstream-hash.ts';
 import { upstreamHeadersFeature } from './upstream-headers.ts';
 
 export const FEATURES: readonly AnyFeature[] = Object.freeze([
+  // First: its `return` answers before force-ssl-redirect's, as ingress-nginx's template `return` precedes its Lua redirect.
+  redirectFeature,
   sslRedirectFeature,
   // Before rewrite: its `rewrite ... break` ends the rewrite-phase directives, and CORS answers preflights there.
   accessControlFeature,
