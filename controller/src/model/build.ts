@@ -42,6 +42,7 @@ import { CATCH_ALL_HOST } from './names.ts';
 import { resolveBackendTls, type ResolvedBackendTls } from './backend-tls.ts';
 import { resolveFastcgiParams } from './fastcgi-params.ts';
 import { ServerTable } from './server-table.ts';
+import { applyServerAliases, type ServerAliasClaim } from './server-aliases.ts';
 import type { BuildOptions, BuildResult, Failure, GlobalSettings, RoutePolicy, Server, Snapshot } from './types.ts';
 
 interface BuildState {
@@ -67,6 +68,8 @@ interface BuildState {
   readonly clientCerts: ClientCertClaim[];
   /** The snapshot's ConfigMaps (fastcgi-params-configmap). */
   readonly configMaps: Snapshot['configMaps'];
+  /** Accepted Ingresses with server-alias, oldest first (server-aliases.ts). */
+  readonly serverAliases: ServerAliasClaim[];
 }
 
 /** Places one Ingress's rule locations (its translation may come from an earlier build) and records it for the later phases. */
@@ -108,6 +111,8 @@ function addIngress(ingress: V1Ingress, rank: number, state: BuildState): void {
     state.clientCerts.push({ ref: translation.ref, hosts: translation.hosts, config: clientCerts });
   }
   for (const host of translation.hosts) state.table.ensure(host);
+  const aliases = parsed.policy.serverAlias?.names ?? [];
+  if (aliases.length > 0) state.serverAliases.push({ ref: translation.ref, hosts: translation.hosts, names: aliases });
   const balancing = balancingOf(parsed.dynamic, state.settings);
   state.failures.push(...affinityWarnings(translation.ref, affinity, parsed.policy.rewrite ?? state.settings.rewrite));
   const errors = resolveIngressErrorBackend(translation.ref, parsed, candidates, {
@@ -225,6 +230,7 @@ function buildRouting(translations: TranslationCache, snapshot: Snapshot, option
     canaries: [], settings: config.settings, translations, services, prefix: options.annotationsPrefix, globalErrorPages: false,
     clientCerts: [],
     configMaps: snapshot?.configMaps ?? [],
+    serverAliases: [],
   };
 
   ours.forEach((ingress, rank) => {
@@ -250,9 +256,11 @@ function buildRouting(translations: TranslationCache, snapshot: Snapshot, option
   state.failures.push(...resolved.failures);
   const clientAuth = claimClientAuth(state.clientCerts);
   state.failures.push(...clientAuth.failures);
+  const aliased = applyServerAliases(state.table.toServers(), canaries.routes, state.serverAliases);
+  state.failures.push(...aliased.failures);
   return {
     clientAuth: clientAuth.winners,
-    servers: markClientAuthServers(state.table.toServers(), clientAuth.winners), settings: staticSettings(errorPages.settings), routes: canaries.routes, backends: resolved.backends, tls: state.tls, failures: state.failures,
+    servers: markClientAuthServers(aliased.servers, clientAuth.winners), settings: staticSettings(errorPages.settings), routes: aliased.routes, backends: resolved.backends, tls: state.tls, failures: state.failures,
   };
 }
 

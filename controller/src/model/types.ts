@@ -111,6 +111,11 @@ export interface Server {
    * passCertificate: ssl-client-cert goes upstream.
    */
   readonly clientAuth?: { readonly passCertificate: boolean };
+  /**
+   * server-alias (model/server-aliases.ts): more names NGINX serves with this server, sorted; absent = none.
+   * Their locations' route flags carry `h` (the redirect check reads $host, not the server name).
+   */
+  readonly aliases?: readonly string[];
   // No "has TLS" flag here: whether a host has a certificate lives only in the
   // dynamic TlsState, so adding TLS to a served host never reloads (Lua
   // decides ssl-redirect per request: lua/resty_ingress/https_redirect.lua).
@@ -178,7 +183,7 @@ export type Policy = Readonly<Partial<Pick<FeatureConfigs, LocationFeature>>>;
 export type LocationFeature = 'proxy' | 'backendProtocol' | 'rewrite' | 'sslRedirect' | 'customErrors' | 'mirror'
   | 'upstreamHeaders' | 'nextUpstream' | 'accessControl' | 'cors' | 'fastcgi' | 'proxySsl' | 'clientCerts'
   | 'rateLimit' | 'satisfy'
-  | 'redirect';
+  | 'redirect' | 'serverAlias';
 
 /**
  * Every feature's config, by feature name (controller/src/model/features: one module each).
@@ -211,6 +216,7 @@ export interface FeatureConfigs {
   readonly rateLimit: RateLimitConfig;
   readonly satisfy: SatisfyConfig;
   readonly redirect: RedirectConfig;
+  readonly serverAlias: ServerAliasConfig;
 }
 
 /** auth-tls-verify-client: NGINX's ssl_verify_client modes. */
@@ -342,6 +348,11 @@ export interface RedirectConfig {
   readonly appRoot: string | null;
   /** from-to-www-redirect: the host's www. / bare twin redirects to it (308, the http-redirect-code). */
   readonly fromToWww: boolean;
+}
+
+/** server-alias (features/server-alias.ts): extra server names, lowercased, sorted, unique. */
+export interface ServerAliasConfig {
+  readonly names: readonly string[];
 }
 
 export interface ServiceUpstreamConfig {

@@ -191,7 +191,7 @@ function catchAllOf(model: Model): Server {
 
 /** Every hostname in render order: the catch-all first, then the others in model order. */
 function renderedHostnames(model: Model): string[] {
-  return [CATCH_ALL_HOSTNAME, ...model.servers.filter((s) => s.hostname !== CATCH_ALL_HOSTNAME).map((s) => s.hostname)];
+  return [CATCH_ALL_HOSTNAME, ...model.servers.filter((s) => s.hostname !== CATCH_ALL_HOSTNAME).flatMap((s) => [s.hostname, ...s.aliases ?? []])];
 }
 
 /**

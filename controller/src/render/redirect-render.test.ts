@@ -118,3 +118,20 @@ void describe('redirects: what render refuses (the second wall)', () => {
     });
   }
 });
+
+void describe('server-alias: rendered', () => {
+  const aliased = (aliases: readonly string[]): Model => model([{ ...server('shop.test', [proxied('/', 'prefix', APP.name)]), aliases }], [APP]);
+  void it('the aliases follow the host in server_name', async () => {
+    const conf = renderConfig(aliased(['*.bar.test', 'bar.test']), goldenOptions()).conf;
+    assert.ok(conf.includes('server_name "shop.test" "*.bar.test" "bar.test";'), conf);
+    await assertNginxAccepts(conf);
+  });
+  void it('a server without aliases names its host alone', () => {
+    assert.ok(renderConfig(aliased([]), goldenOptions()).conf.includes('server_name "shop.test";'));
+  });
+  for (const bad of ['~^www\\d+', 'a.test"', 'a.test; return 200', 'A.TEST']) {
+    void it(`an alias that is no lowercase host name is refused: ${JSON.stringify(bad)}`, () => {
+      assert.throws(() => renderConfig(aliased([bad]), goldenOptions()), (error: unknown) => error instanceof RenderError && error.code === 'UnsafeValue');
+    });
+  }
+});

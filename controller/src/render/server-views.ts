@@ -39,6 +39,8 @@ export interface ServerView {
   readonly namedRedirects: readonly HttpsRedirectStyle[];
   /** The named locations of custom error pages (error-pages.ts), sorted by name. */
   readonly errorPages: readonly ErrorPageView[];
+  /** server-alias: more names of this server (model/server-aliases.ts), after the hostname in server_name. */
+  readonly aliases: readonly string[];
   /** app-root of the server's first location that has one (features/redirect.ts): `/` answers 302 there; null = none. */
   readonly appRoot: string | null;
   /** The internal locations mirrored requests are copied through (mirror-target; mirror-view.ts). */
@@ -66,6 +68,7 @@ function buildServerView(
   const locations = buildLocationBlocks(server.hostname, server.locations, knownBackends, context, globallySet);
   return {
     hostname: server.hostname, isDefault, locations,
+    aliases: aliasesOf(server),
     proxies: locations.some((block) => block.proxy !== null),
     namedRedirects: context.https
       ? distinctStyles(locations.flatMap((block) => (block.proxy?.route.startsWith('e ') === true && block.httpsRedirect ? [block.httpsRedirect] : [])))
@@ -75,6 +78,17 @@ function buildServerView(
     mirrors: mirrorLocationsOf(server.locations),
     clientAuth: server.clientAuth ?? null,
   };
+}
+
+/** The server's aliases, checked again: each is printed as a server_name (a `~` would make it a regex). */
+function aliasesOf(server: Server): readonly string[] {
+  const aliases = server.aliases ?? [];
+  for (const alias of aliases) {
+    if (typeof alias !== 'string' || !/^(?:\*\.)?[a-z0-9][-a-z0-9.]*$/u.test(alias)) {
+      throw new RenderError('UnsafeValue', `server ${server.hostname}: alias ${JSON.stringify(String(alias).slice(0, 80))} is not a host name`);
+    }
+  }
+  return aliases;
 }
 
 /**
@@ -101,6 +115,7 @@ function lazyView(hostname: string, isDefault: boolean, build: () => ServerView)
     get namedRedirects() { return view().namedRedirects; },
     get errorPages() { return view().errorPages; },
     get appRoot() { return view().appRoot; },
+    get aliases() { return view().aliases; },
     get mirrors() { return view().mirrors; },
     get clientAuth() { return view().clientAuth; },
     toJSON: () => view(),
@@ -115,6 +130,8 @@ interface Made {
   /** Per location, its backend balances with EWMA (ProxyView.feedback); null when its backend is not in the model. */
   readonly feedback: readonly (boolean | null)[];
   readonly clientAuth: Server['clientAuth'];
+  /** server-alias names, joined. */
+  readonly aliases: string;
   readonly json: string;
 }
 
@@ -127,7 +144,7 @@ function feedbackOf(location: Location, knownBackends: ReadonlyMap<string, Backe
 
 function madeFrom(made: Made, server: Server, knownBackends: ReadonlyMap<string, BackendLabels>, isDefault: boolean, context: LocationContext): boolean {
   const { locations } = server;
-  return made.isDefault === isDefault && made.clientAuth?.passCertificate === server.clientAuth?.passCertificate && sameLocationContext(made.context, context) && made.locations.length === locations.length
+  return made.isDefault === isDefault && made.aliases === (server.aliases ?? []).join(' ') && made.clientAuth?.passCertificate === server.clientAuth?.passCertificate && sameLocationContext(made.context, context) && made.locations.length === locations.length
     && locations.every((location, i) => {
       const feedback = feedbackOf(location, knownBackends);
       return location === made.locations[i] && feedback !== null && feedback === made.feedback[i];
@@ -162,7 +179,7 @@ export class ServerViews {
     const view = build();
     const json = JSON.stringify(view);
     const feedback = server.locations.map((location) => feedbackOf(location, knownBackends));
-    this.#pass.set(server.hostname, { isDefault, context, locations: server.locations, feedback, clientAuth: server.clientAuth, json });
+    this.#pass.set(server.hostname, { isDefault, context, locations: server.locations, feedback, clientAuth: server.clientAuth, aliases: (server.aliases ?? []).join(' '), json });
     return withJson(view, json);
   }
 

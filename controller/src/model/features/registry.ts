@@ -24,6 +24,7 @@ import { satisfyFeature } from './satisfy.ts';
 import { rewriteFeature } from './rewrite.ts';
 import { safetyFeature } from './safety.ts';
 import { serviceUpstreamFeature } from './service-upstream.ts';
+import { serverAliasFeature } from './server-alias.ts';
 import { sslRedirectFeature } from './ssl-redirect.ts';
 import { tlsSettingsFeature } from './tls-settings.ts';
 import { upstreamHashFeature } from './upstream-hash.ts';
@@ -57,6 +58,7 @@ export const FEATURES: readonly AnyFeature[] = Object.freeze([
   clientCertsFeature,
   rateLimitFeature,
   satisfyFeature,
+  serverAliasFeature,
 ]);
 
 /** The features whose output is a location partial, in registry order (render/location-blocks.ts). */
