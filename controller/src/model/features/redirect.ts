@@ -89,5 +89,5 @@ export const redirectFeature = defineFeature({
     }),
   ],
   finish: finishRedirect,
-  proof: ['controller/src/model/features/redirect.test.ts', 'controller/src/render/redirect-render.test.ts', 'lua/https-redirect.test.ts'],
+  proof: ['controller/src/model/features/redirect.test.ts', 'controller/src/render/redirect-render.test.ts', 'lua/https-redirect.test.ts', 'e2e/redirects.test.ts'],
 });

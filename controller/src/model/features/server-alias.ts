@@ -46,5 +46,5 @@ export const serverAliasFeature = defineFeature({
       difference: 'regular expressions as aliases are refused (unsupported)',
     }),
   ],
-  proof: ['controller/src/model/features/server-alias.test.ts', 'controller/src/model/server-aliases.test.ts', 'controller/src/render/redirect-render.test.ts', 'lua/https-redirect.test.ts'],
+  proof: ['controller/src/model/features/server-alias.test.ts', 'controller/src/model/server-aliases.test.ts', 'controller/src/render/redirect-render.test.ts', 'lua/https-redirect.test.ts', 'e2e/redirects.test.ts'],
 });
