@@ -7,11 +7,17 @@
 // reach) unless use-port-in-redirects, drops one trailing slash unless
 // preserve-trailing-slash, and ignores X-Forwarded-Host.
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { test } from 'node:test';
+import { promisify } from 'node:util';
 import { createSelfSignedCertificate } from '../controller/src/tls/self-signed.ts';
 import { appManifest, ingressManifest, request, startStack, waitFor, waitForResponse, yamlDocuments } from './harness/index.ts';
 
 const PREFIX = 'nginx.ingress.kubernetes.io';
+const run = promisify(execFile);
 
 function annotated(name: string, host: string, path: string, annotations: Record<string, string>, tlsSecret?: string): string {
   const manifest = ingressManifest({
@@ -21,8 +27,7 @@ function annotated(name: string, host: string, path: string, annotations: Record
   return tlsSecret === undefined ? manifest : manifest.replace(/^spec:\n/mu, `spec:\n  tls:\n    - hosts: [${host}]\n      secretName: ${tlsSecret}\n`);
 }
 
-function tlsSecret(name: string, hosts: string[]): string {
-  const certificate = createSelfSignedCertificate({ dnsNames: hosts });
+function tlsSecret(name: string, hosts: string[], certificate = createSelfSignedCertificate({ dnsNames: hosts })): string {
   const b64 = (text: string): string => Buffer.from(text).toString('base64');
   return yamlDocuments([{
     apiVersion: 'v1', kind: 'Secret', type: 'kubernetes.io/tls', metadata: { name, namespace: 'default' },
@@ -33,6 +38,12 @@ function tlsSecret(name: string, hosts: string[]): string {
 test('redirects: permanent, temporal, relative, app-root, aliases and the HTTPS redirect', async (t) => {
   const { cluster, controller } = await startStack(t);
   const plain = { 'ssl-redirect': 'false' };
+  // from-to-www-redirect over HTTPS: one certificate names the host and its twin; curl trusts only it.
+  const twinCertificate = createSelfSignedCertificate({ dnsNames: ['tlstwin.test', 'www.tlstwin.test'] });
+  const dir = mkdtempSync(join(tmpdir(), 'redirects-e2e-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const caFile = join(dir, 'twin.pem');
+  writeFileSync(caFile, twinCertificate.cert);
   await cluster.apply([
     appManifest({ name: 'web', replicas: 1 }),
     tlsSecret('secure-tls', ['secure.test']), tlsSecret('keep-tls', ['keep.test']), tlsSecret('port-tls', ['port.test']),
@@ -51,10 +62,15 @@ test('redirects: permanent, temporal, relative, app-root, aliases and the HTTPS 
     annotated('keep', 'keep.test', '/', { 'preserve-trailing-slash': 'true' }, 'keep-tls'),
     annotated('port', 'port.test', '/', { 'use-port-in-redirects': 'true' }, 'port-tls'),
     annotated('forced', 'forced.test', '/', { 'force-ssl-redirect': 'true' }),
+    annotated('twin', 'twin.test', '/', { ...plain, 'from-to-www-redirect': 'true' }),
+    annotated('www-twin', 'www.other-twin.test', '/', { ...plain, 'from-to-www-redirect': 'true' }),
+    tlsSecret('tlstwin-tls', [], twinCertificate),
+    annotated('tlstwin', 'tlstwin.test', '/', { 'from-to-www-redirect': 'true' }, 'tlstwin-tls'),
   ].join('---\n'));
   // The last Ingresses are live once port.test redirects and bar.test (an alias) is served.
   await waitForResponse(controller.http, { host: 'port.test', path: '/a' }, (r) => r.status === 308);
   await waitForResponse(controller.http, { host: 'bar.test', path: '/' }, (r) => r.status === 200);
+  await waitForResponse(controller.http, { host: 'www.tlstwin.test', path: '/' }, (r) => r.status === 308);
 
   const get = async (host: string, path: string, headers: Record<string, string> = {}): Promise<[number, string | undefined]> => {
     const res = await request(controller.http, { host, path, headers });
@@ -113,5 +129,30 @@ test('redirects: permanent, temporal, relative, app-root, aliases and the HTTPS 
     assert.deepEqual(await get('keep.test', '/a/'), [308, 'https://keep.test/a/']);
     assert.deepEqual(await get('keep.test', '/'), [308, 'https://keep.test/']);
     assert.deepEqual(await get('port.test', '/a/'), [308, `https://port.test:${controller.ports.https}/a`]);
+  });
+
+  await t.test('from-to-www-redirect: both directions, 308, no port, one trailing slash dropped', async () => {
+    assert.deepEqual(await get('www.twin.test', '/foo?a=1'), [308, 'http://twin.test/foo?a=1']);
+    assert.deepEqual(await get('www.twin.test', '/foo/'), [308, 'http://twin.test/foo']);
+    assert.equal((await request(controller.http, { host: 'twin.test', path: '/foo' })).status, 200);
+    assert.deepEqual(await get('other-twin.test', '/'), [308, 'http://www.other-twin.test']);
+    assert.equal((await request(controller.http, { host: 'www.other-twin.test', path: '/' })).status, 200);
+  });
+
+  await t.test('from-to-www-redirect over HTTPS: the twin is served the Ingress\'s certificate (curl trusts only it) and redirected', async () => {
+    const port = controller.ports.https;
+    const curl = async (host: string): Promise<string> => (await run('curl', [
+      '-s', '--cacert', caFile, '--resolve', `${host}:${port}:127.0.0.1`, '-o', '/dev/null', '-w', '%{http_code} %{redirect_url}', `https://${host}:${port}/a/?b=1`,
+    ])).stdout;
+    const twin = await waitFor('the twin\'s certificate', async () => {
+      try {
+        return await curl('www.tlstwin.test');
+      } catch {
+        return undefined;
+      }
+    }, { timeoutMs: 20_000 });
+    // curl's redirect_url resolves the Location against the request's URL: the Location names no port.
+    assert.equal(twin, '308 https://tlstwin.test/a/?b=1');
+    assert.equal((await curl('tlstwin.test')).split(' ')[0], '200');
   });
 });

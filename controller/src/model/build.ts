@@ -43,6 +43,7 @@ import { resolveBackendTls, type ResolvedBackendTls } from './backend-tls.ts';
 import { resolveFastcgiParams } from './fastcgi-params.ts';
 import { ServerTable } from './server-table.ts';
 import { applyServerAliases, type ServerAliasClaim } from './server-aliases.ts';
+import { applyWwwRedirects, twinHosts } from './www-redirects.ts';
 import type { BuildOptions, BuildResult, Failure, GlobalSettings, RoutePolicy, Server, Snapshot } from './types.ts';
 
 interface BuildState {
@@ -134,7 +135,8 @@ function addIngress(ingress: V1Ingress, rank: number, state: BuildState): void {
   // collections during the build, only to become old-space garbage.
   const { ref, hosts, defaultBackend, tls } = translation;
   if (defaultBackend !== null) state.accepted.push({ ref, rank, features, hosts, defaultBackend });
-  if (tls !== null) state.tls.push(tls);
+  // from-to-www-redirect: the twin's HTTPS side is served by this Ingress's certificate when it names the twin.
+  if (tls !== null) state.tls.push(parsed.policy.redirect?.fromToWww === true ? { ...tls, ruleHosts: twinHosts(tls.ruleHosts) } : tls);
 }
 
 function describeError(error: unknown): string {
@@ -258,9 +260,11 @@ function buildRouting(translations: TranslationCache, snapshot: Snapshot, option
   state.failures.push(...clientAuth.failures);
   const aliased = applyServerAliases(state.table.toServers(), canaries.routes, state.serverAliases);
   state.failures.push(...aliased.failures);
+  const redirecting = applyWwwRedirects(aliased.servers);
+  state.failures.push(...redirecting.failures);
   return {
     clientAuth: clientAuth.winners,
-    servers: markClientAuthServers(aliased.servers, clientAuth.winners), settings: staticSettings(errorPages.settings), routes: aliased.routes, backends: resolved.backends, tls: state.tls, failures: state.failures,
+    servers: markClientAuthServers(redirecting.servers, clientAuth.winners), settings: staticSettings(errorPages.settings), routes: aliased.routes, backends: resolved.backends, tls: state.tls, failures: state.failures,
   };
 }
 

@@ -116,6 +116,11 @@ export interface Server {
    * Their locations' route flags carry `h` (the redirect check reads $host, not the server name).
    */
   readonly aliases?: readonly string[];
+  /**
+   * from-to-www-redirect (model/www-redirects.ts): the twin name (`www.<host>` or the bare host) a
+   * server of its own redirects to this host (http-redirect-code); absent = none.
+   */
+  readonly wwwRedirectFrom?: string;
   // No "has TLS" flag here: whether a host has a certificate lives only in the
   // dynamic TlsState, so adding TLS to a served host never reloads (Lua
   // decides ssl-redirect per request: lua/resty_ingress/https_redirect.lua).

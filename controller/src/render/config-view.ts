@@ -91,6 +91,8 @@ export interface ConfigView {
   readonly serverNamesHash: ServerNamesHash;
   /** The ConfigMap's redirect settings (relative-redirects is http-level; features/redirect.ts). */
   readonly redirects: RedirectConfig;
+  /** The ConfigMap's http-redirect-code (also without --https-port: from-to-www-redirect's servers). */
+  readonly httpRedirectCode: number;
   /** `client_max_body_size` and the proxy timeouts of http {} (the proxy feature's global config); locations render only what differs. */
   readonly proxyDefaults: ProxyConfig;
   /** The upstreams of the proxy-ssl policies (render/backend-pass.ts tlsUpstreamOf), sorted; usually none. */
@@ -191,7 +193,7 @@ function catchAllOf(model: Model): Server {
 
 /** Every hostname in render order: the catch-all first, then the others in model order. */
 function renderedHostnames(model: Model): string[] {
-  return [CATCH_ALL_HOSTNAME, ...model.servers.filter((s) => s.hostname !== CATCH_ALL_HOSTNAME).flatMap((s) => [s.hostname, ...s.aliases ?? []])];
+  return [CATCH_ALL_HOSTNAME, ...model.servers.filter((s) => s.hostname !== CATCH_ALL_HOSTNAME).flatMap((s) => [s.hostname, ...s.aliases ?? [], ...s.wwwRedirectFrom === undefined ? [] : [s.wwwRedirectFrom]])];
 }
 
 /**
@@ -266,6 +268,7 @@ export function buildConfigView(model: Model, options: ResolvedRenderOptions, vi
     },
     serverNamesHash: sizeServerNamesHash(renderedHostnames(model)),
     redirects: model.settings.redirect ?? redirectFeature.defaults,
+    httpRedirectCode: model.settings.tls?.redirectCode ?? 308,
     proxyDefaults: proxyDefaultsOf(model),
     tlsUpstreams: tlsUpstreams(model.servers, files, model.settings.crossNamespace?.allow === true, model.settings.backendProtocol.protocol),
     nextUpstreamDefaults: nextUpstreamDefaultsOf(model),

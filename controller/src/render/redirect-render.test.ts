@@ -135,3 +135,23 @@ void describe('server-alias: rendered', () => {
     });
   }
 });
+
+void describe('from-to-www-redirect: rendered', () => {
+  const twin = (from: string, settings: Model['settings'] = DEFAULT_SETTINGS): Model =>
+    model([{ ...server('shop.test', [proxied('/', 'prefix', APP.name)]), wwwRedirectFrom: from }], [APP], settings);
+  const WWW_SERVER = '    server {\n        listen "127.0.0.1:8080";\n        listen "127.0.0.1:8443" ssl;\n        server_name "www.shop.test";\n'
+    + '        return 308 "$scheme://shop.test$resty_redirect_uri";\n    }';
+  void it('a server of the twin returns the redirect to the host, HTTP and HTTPS', async () => {
+    const conf = renderConfig(twin('www.shop.test'), goldenOptions()).conf;
+    assert.ok(conf.includes(WWW_SERVER), conf);
+    await assertNginxAccepts(conf);
+  });
+  void it('the ConfigMap\'s http-redirect-code; no HTTPS listener without --https-port', async () => {
+    const conf = renderConfig(twin('www.shop.test', { ...DEFAULT_SETTINGS, tls: { ...DEFAULT_SETTINGS.tls, redirectCode: 301 } }), { ...goldenOptions(), httpsPort: undefined }).conf;
+    assert.ok(conf.includes('server_name "www.shop.test";\n        return 301 "$scheme://shop.test$resty_redirect_uri";'), conf);
+    await assertNginxAccepts(conf);
+  });
+  void it('a twin that is no host name is refused', () => {
+    assert.throws(() => renderConfig(twin('www.$host'), goldenOptions()), (error: unknown) => error instanceof RenderError && error.code === 'UnsafeValue');
+  });
+});

@@ -41,6 +41,8 @@ export interface ServerView {
   readonly errorPages: readonly ErrorPageView[];
   /** server-alias: more names of this server (model/server-aliases.ts), after the hostname in server_name. */
   readonly aliases: readonly string[];
+  /** from-to-www-redirect: the twin name a server of its own redirects to this host (www-redirect-server.njk); null = none. */
+  readonly wwwRedirectFrom: string | null;
   /** app-root of the server's first location that has one (features/redirect.ts): `/` answers 302 there; null = none. */
   readonly appRoot: string | null;
   /** The internal locations mirrored requests are copied through (mirror-target; mirror-view.ts). */
@@ -69,6 +71,7 @@ function buildServerView(
   return {
     hostname: server.hostname, isDefault, locations,
     aliases: aliasesOf(server),
+    wwwRedirectFrom: wwwRedirectOf(server),
     proxies: locations.some((block) => block.proxy !== null),
     namedRedirects: context.https
       ? distinctStyles(locations.flatMap((block) => (block.proxy?.route.startsWith('e ') === true && block.httpsRedirect ? [block.httpsRedirect] : [])))
@@ -89,6 +92,18 @@ function aliasesOf(server: Server): readonly string[] {
     }
   }
   return aliases;
+}
+
+/** The twin of from-to-www-redirect and this host, checked again: both are printed in a string with variables. */
+function wwwRedirectOf(server: Server): string | null {
+  const from = server.wwwRedirectFrom ?? null;
+  if (from === null) return null;
+  for (const name of [from, server.hostname]) {
+    if (typeof name !== 'string' || !/^[a-z0-9][-a-z0-9.]*$/u.test(name)) {
+      throw new RenderError('UnsafeValue', `from-to-www-redirect: ${JSON.stringify(String(name).slice(0, 80))} is not a host name`);
+    }
+  }
+  return from;
 }
 
 /**
@@ -116,6 +131,7 @@ function lazyView(hostname: string, isDefault: boolean, build: () => ServerView)
     get errorPages() { return view().errorPages; },
     get appRoot() { return view().appRoot; },
     get aliases() { return view().aliases; },
+    get wwwRedirectFrom() { return view().wwwRedirectFrom; },
     get mirrors() { return view().mirrors; },
     get clientAuth() { return view().clientAuth; },
     toJSON: () => view(),
@@ -132,6 +148,7 @@ interface Made {
   readonly clientAuth: Server['clientAuth'];
   /** server-alias names, joined. */
   readonly aliases: string;
+  readonly wwwRedirectFrom: string | null;
   readonly json: string;
 }
 
@@ -144,7 +161,7 @@ function feedbackOf(location: Location, knownBackends: ReadonlyMap<string, Backe
 
 function madeFrom(made: Made, server: Server, knownBackends: ReadonlyMap<string, BackendLabels>, isDefault: boolean, context: LocationContext): boolean {
   const { locations } = server;
-  return made.isDefault === isDefault && made.aliases === (server.aliases ?? []).join(' ') && made.clientAuth?.passCertificate === server.clientAuth?.passCertificate && sameLocationContext(made.context, context) && made.locations.length === locations.length
+  return made.isDefault === isDefault && made.aliases === (server.aliases ?? []).join(' ') && made.wwwRedirectFrom === (server.wwwRedirectFrom ?? null) && made.clientAuth?.passCertificate === server.clientAuth?.passCertificate && sameLocationContext(made.context, context) && made.locations.length === locations.length
     && locations.every((location, i) => {
       const feedback = feedbackOf(location, knownBackends);
       return location === made.locations[i] && feedback !== null && feedback === made.feedback[i];
@@ -179,7 +196,7 @@ export class ServerViews {
     const view = build();
     const json = JSON.stringify(view);
     const feedback = server.locations.map((location) => feedbackOf(location, knownBackends));
-    this.#pass.set(server.hostname, { isDefault, context, locations: server.locations, feedback, clientAuth: server.clientAuth, aliases: (server.aliases ?? []).join(' '), json });
+    this.#pass.set(server.hostname, { isDefault, context, locations: server.locations, feedback, clientAuth: server.clientAuth, aliases: (server.aliases ?? []).join(' '), wwwRedirectFrom: server.wwwRedirectFrom ?? null, json });
     return withJson(view, json);
   }
 

@@ -58,6 +58,8 @@ const values: ValueRow<RedirectConfig>[] = [
   { name: 'preserve-trailing-slash true', key: 'preserve-trailing-slash', value: 'true', want: { preserveTrailingSlash: true } },
   { name: 'preserve-trailing-slash 1', key: 'preserve-trailing-slash', value: '1', want: { preserveTrailingSlash: true } },
   { name: 'preserve-trailing-slash maybe: the default', key: 'preserve-trailing-slash', value: 'maybe', want: 'ignore' },
+  { name: 'from-to-www-redirect true', key: 'from-to-www-redirect', value: 'true', want: { fromToWww: true } },
+  { name: 'from-to-www-redirect yes: refused (GetBoolAnnotation\'s validation error)', key: 'from-to-www-redirect', value: 'yes', want: 'fail' },
   { name: 'app-root /foo', key: 'app-root', value: '/foo', want: { appRoot: '/foo' } },
   { name: 'app-root with dots, dashes and colons', key: 'app-root', value: '/app-v1.2/a:b/', want: { appRoot: '/app-v1.2/a:b/' } },
   { name: 'app-root foo: not a request URI, ignored', key: 'app-root', value: 'foo', want: 'ignore' },

@@ -11,7 +11,8 @@
 // - preserve-trailing-slash and use-port-in-redirects fall back to the
 //   ConfigMap's value when invalid.
 // The redirect `return` and absolute_redirect are static (features/redirect.njk);
-// app-root is server level (server.njk), as in ingress-nginx's template. The
+// app-root is server level (server.njk), as in ingress-nginx's template;
+// from-to-www-redirect is a server of the host's twin (model/www-redirects.ts). The
 // HTTPS redirect reads usePort and preserveTrailingSlash (route-key.ts, render).
 
 import { accept, refuse, type Checked } from '../checked.ts';
@@ -87,7 +88,13 @@ export const redirectFeature = defineFeature({
       annotation: { name: 'app-root', scope: 'location', risk: 'Medium' }, defaultText: '', invalid: 'ignore',
       doc: 'A path: a request for / on the host answers 302 to it.',
     }),
+    field<RedirectConfig, 'fromToWww'>('fromToWww', parseBoolean, {
+      annotation: { name: 'from-to-www-redirect', scope: 'location', risk: 'Low' }, defaultText: 'false',
+      doc: 'The host\'s www. twin (the bare twin of a www. host) answers with a redirect to the host (http-redirect-code).',
+      difference: 'the Location names no port (ingress-nginx writes the listener\'s, e.g. :443), as the HTTPS redirect',
+    }),
   ],
   finish: finishRedirect,
-  proof: ['controller/src/model/features/redirect.test.ts', 'controller/src/render/redirect-render.test.ts', 'lua/https-redirect.test.ts', 'e2e/redirects.test.ts'],
+  proof: ['controller/src/model/features/redirect.test.ts', 'controller/src/render/redirect-render.test.ts', 'lua/https-redirect.test.ts',
+    'controller/src/model/www-redirects.test.ts', 'e2e/redirects.test.ts'],
 });

@@ -229,6 +229,7 @@ export const KEY_VALUES: Readonly<Record<string, fc.Arbitrary<string>>> = {
   'permanent-redirect-code': redirectCode,
   'temporal-redirect-code': redirectCode,
   'relative-redirects': boolean,
+  'from-to-www-redirect': boolean,
   'use-port-in-redirects': boolean,
   'preserve-trailing-slash': boolean,
   'server-alias': userValue(fc.oneof(
