@@ -155,3 +155,13 @@ void describe('from-to-www-redirect: rendered', () => {
     assert.throws(() => renderConfig(twin('www.$host'), goldenOptions()), (error: unknown) => error instanceof RenderError && error.code === 'UnsafeValue');
   });
 });
+
+void describe('from-to-www-redirect: the ConfigMap\'s block lists answer first', () => {
+  void it('block-user-agents: 403 before the redirect', async () => {
+    const settings: Model['settings'] = { ...DEFAULT_SETTINGS, accessControl: { ...DEFAULT_SETTINGS.accessControl, blockUserAgents: [{ kind: 'exact', value: 'badbot' }] } };
+    const conf = renderConfig(model([{ ...server('shop.test', [proxied('/', 'prefix', APP.name)]), wwwRedirectFrom: 'www.shop.test' }], [APP], settings), goldenOptions()).conf;
+    const twin = conf.slice(conf.indexOf('server_name "www.shop.test";'));
+    assert.ok(twin.indexOf('if ($resty_block_ua)') > 0 && twin.indexOf('if ($resty_block_ua)') < twin.indexOf('return 308'), twin.slice(0, 300));
+    await assertNginxAccepts(conf);
+  });
+});
