@@ -65,7 +65,7 @@ function service(namespace: string, name: string): object {
   return { apiVersion: 'v1', kind: 'Service', metadata: { name, namespace }, spec: { selector: { app: name }, ports: [{ port: 80, targetPort: 8080 }] } };
 }
 
-/** An ingress-nginx install's objects: its class and ConfigMap, a shop with a canary, an admin app behind auth-url. */
+/** An ingress-nginx install's objects: its class and ConfigMap, a shop with a canary, an admin app behind a WAF (ModSecurity: not supported, fails closed). */
 async function installApps(cluster: Cluster): Promise<void> {
   await cluster.apply(yamlDocuments([
     ...['ingress-nginx', 'shop', 'admin'].map((name) => ({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } })),
@@ -74,7 +74,7 @@ async function installApps(cluster: Cluster): Promise<void> {
     service('shop', 'web'), service('shop', 'web-v2'), service('admin', 'backoffice'), service('default', 'hello'),
     ingress('shop', 'web', 'shop.test', '/', 'web', { 'proxy-body-size': '16m' }),
     ingress('shop', 'web-canary', 'shop.test', '/', 'web-v2', { 'canary': 'true', 'canary-by-header': 'X-Canary' }),
-    ingress('admin', 'backoffice', 'admin.test', '/', 'backoffice', { 'auth-url': 'https://auth.test/check' }),
+    ingress('admin', 'backoffice', 'admin.test', '/', 'backoffice', { 'enable-modsecurity': 'true' }),
     ingress('default', 'hello', 'hello.test', '/', 'hello'),
     ingress('default', 'hello-traefik', 'hello.test', '/other', 'hello', {}, 'traefik'),
   ]));
@@ -103,7 +103,7 @@ test('migrate against the local cluster: every namespace, one namespace, a conte
   assert.deepEqual(verdicts(all), {
     'admin/backoffice': 'not-served', 'default/hello': 'served', 'shop/web': 'served', 'shop/web-canary': 'served-with-differences',
   });
-  assert.match(all.ingresses.find((item) => item.name === 'backoffice')?.why ?? '', /auth-url asks for a protection/);
+  assert.match(all.ingresses.find((item) => item.name === 'backoffice')?.why ?? '', /enable-modsecurity asks for a protection/);
   assert.equal(all.ingresses.find((item) => item.name === 'web-canary')?.canary, true);
   assert.deepEqual(all.otherIngresses, [{ namespace: 'default', name: 'hello-traefik' }]);
   assert.equal(all.configMap?.name, 'ingress-nginx/ingress-nginx-controller', 'found in the controller\'s namespace');
@@ -131,10 +131,10 @@ test('migrate against the local cluster: every namespace, one namespace, a conte
   assert.match(denied.stderr, /^error: cannot list ingresses: HTTP 403/);
 
   // A protective ConfigMap key: nothing would be served, whatever the Ingresses say.
-  await cluster.kubectlOk(['-n', 'ingress-nginx', 'patch', 'configmap', 'ingress-nginx-controller', '--type=merge', '-p', '{"data":{"global-auth-url":"https://auth.example.com/check"}}']);
+  await cluster.kubectlOk(['-n', 'ingress-nginx', 'patch', 'configmap', 'ingress-nginx-controller', '--type=merge', '-p', '{"data":{"enable-modsecurity":"true"}}']);
   const closed = await report([...kubeconfig, '-n', 'shop'], 1);
   assert.equal(closed.install.served, false);
-  assert.match(closed.install.why.join('\n'), /global-auth-url/);
+  assert.match(closed.install.why.join('\n'), /enable-modsecurity/);
   assert.deepEqual(verdicts(closed), { 'shop/web': 'not-served', 'shop/web-canary': 'not-served' });
 
   // Text output (the default) ends with the summary line.

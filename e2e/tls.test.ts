@@ -159,6 +159,6 @@ test('without --default-ssl-certificate, unknown names get the certificate gener
   const { stdout } = await run('openssl', ['x509', '-noout', '-serial', '-subject', '-in', join(controller.prefix, 'ssl', 'default.crt')]);
   const serial = /serial=([0-9A-F]+)/u.exec(stdout)?.[1];
   assert.ok(serial, stdout);
-  assert.match(stdout, /resty-ingress default certificate/u);
+  assert.match(stdout, /subject=O = Acme Co, CN = Kubernetes Ingress Controller Fake Certificate/u, "named as ingress-nginx's fake certificate");
   assert.ok(serialsMatch(serial)(await servedSerial(controller.ports.https, 'unknown.test')));
 });

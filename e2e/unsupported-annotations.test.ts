@@ -1,5 +1,5 @@
 // E2E: annotations resty-ingress does not support, as a user meets them. One
-// that asks for protection (auth-url) keeps its Ingress from being served —
+// that asks for protection (enable-modsecurity: a WAF) keeps its Ingress from being served —
 // the other Ingresses of the host keep working — with a Warning Event, the
 // metric, and a denial from the admission webhook. A misspelt one is served
 // without it, with a Warning Event, the metric and an admission warning.
@@ -18,14 +18,14 @@ test('unsupported annotations: protective ones fail closed, the others warn', as
   await cluster.apply([
     appManifest({ name: 'web', replicas: 1 }),
     ingressManifest({ name: 'public', host: 'shop.test', paths: [{ path: '/public', service: 'web' }] }),
-    ingressManifest({ name: 'admin', host: 'shop.test', annotations: { [`${PREFIX}/auth-url`]: 'http://auth.example/check' }, paths: [{ path: '/admin', service: 'web' }] }),
+    ingressManifest({ name: 'admin', host: 'shop.test', annotations: { [`${PREFIX}/enable-modsecurity`]: 'true' }, paths: [{ path: '/admin', service: 'web' }] }),
     ingressManifest({ name: 'typo', host: 'typo.test', annotations: { [`${PREFIX}/proxy-body-sise`]: '8m' }, paths: [{ path: '/', service: 'web' }] }),
   ].join('---\n'));
   await waitForResponse(controller.http, { host: 'typo.test', path: '/' }, (r) => r.status === 200);
   await waitForResponse(controller.http, { host: 'shop.test', path: '/public' }, (r) => r.status === 200);
 
-  await t.test('the Ingress asking for authentication is not served; its host\'s other Ingress is', async () => {
-    assert.equal((await request(controller.http, { host: 'shop.test', path: '/admin' })).status, 404, 'served open without its authentication');
+  await t.test('the Ingress asking for a WAF is not served; its host\'s other Ingress is', async () => {
+    assert.equal((await request(controller.http, { host: 'shop.test', path: '/admin' })).status, 404, 'served open without its WAF');
     assert.equal((await request(controller.http, { host: 'shop.test', path: '/public' })).status, 200);
   });
 
@@ -35,7 +35,7 @@ test('unsupported annotations: protective ones fail closed, the others warn', as
 
   await t.test('each gets a Warning Event naming the annotation', async () => {
     const rows = [
-      { ingress: 'admin', reason: 'ProtectionNotSupported', message: /auth-url asks for a protection/ },
+      { ingress: 'admin', reason: 'ProtectionNotSupported', message: /enable-modsecurity asks for a protection/ },
       { ingress: 'typo', reason: 'UnknownAnnotation', message: /proxy-body-sise is not an annotation/ },
     ];
     for (const row of rows) {
@@ -48,7 +48,7 @@ test('unsupported annotations: protective ones fail closed, the others warn', as
   await t.test('the metric names both', async () => {
     assert.ok(controller.metricsUrl, 'metrics are served');
     const text = await (await fetch(controller.metricsUrl)).text();
-    assert.match(text, /resty_ingress_unsupported_annotations\{namespace="default",ingress="admin",annotation="nginx\.ingress\.kubernetes\.io\/auth-url"[^}]*\} 1/u);
+    assert.match(text, /resty_ingress_unsupported_annotations\{namespace="default",ingress="admin",annotation="nginx\.ingress\.kubernetes\.io\/enable-modsecurity"[^}]*\} 1/u);
     assert.match(text, /resty_ingress_unsupported_annotations\{namespace="default",ingress="typo",annotation="nginx\.ingress\.kubernetes\.io\/proxy-body-sise"[^}]*\} 1/u);
   });
 

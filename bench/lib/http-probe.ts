@@ -9,9 +9,9 @@ export interface ProbeResult {
 }
 
 /** GETs http://<address>:<port><path> with `Host: host`; resolves with status 0 on any network error. */
-export function probe(address: string, port: number, host: string, path = '/', timeoutMs = 2000): Promise<ProbeResult> {
+export function probe(address: string, port: number, host: string, path = '/', timeoutMs = 2000, headers: Readonly<Record<string, string>> = {}): Promise<ProbeResult> {
   return new Promise((resolve) => {
-    const req = request({ host: address, port, path, method: 'GET', headers: { host }, agent: false, timeout: timeoutMs }, (res) => {
+    const req = request({ host: address, port, path, method: 'GET', headers: { ...headers, host }, agent: false, timeout: timeoutMs }, (res) => {
       let body = '';
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => { body += chunk; });

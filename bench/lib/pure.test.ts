@@ -265,18 +265,24 @@ test('the proxy benchmark\'s real conf: one certificate host, and every transfor
   assert.doesNotMatch(withoutRedirectCheck(ours), /set \$resty_route "[a-z]*[re]/, 'no-redirect-check');
   assert.ok(checksRedirect(ours, SECURE_HOST) && checksRedirect(ours, BENCH_HOST), 'both hosts\' / locations have the redirect check');
   for (const route of NATIVE_KEEPS) {
-    // Allow lists and CORS are NGINX directives: native keeps them, and drops only the Lua.
+    // Allow lists, CORS and limit_req are NGINX directives: native keeps them, and drops only the Lua.
     const conf = renderer.render(buildProxyModel(PEERS, route).model).conf;
     assert.notEqual(conf, ours, `${route}: its own nginx.conf`);
     assert.deepEqual(requestPathPhases(nativeReferenceConf(conf, PEERS)), [], `${route}: native has no request-path Lua`);
-    assert.match(nativeReferenceConf(conf, PEERS), route === 'allow-list' ? /allow "10\.0\.0\.0\/8";/ : /Access-Control-Allow-Origin/, `${route}: native keeps its directives`);
+    const kept = { 'allow-list': /allow "10\.0\.0\.0\/8";/, 'cors-simple': /Access-Control-Allow-Origin/, 'limit-rps': /limit_req zone=/ }[route as string];
+    assert.ok(kept, `${route}: a directive native keeps`);
+    assert.match(nativeReferenceConf(conf, PEERS), kept, `${route}: native keeps its directives`);
   }
   for (const route of BENCH_ROUTES.filter((r) => !NATIVE_KEEPS.has(r))) {
     // A canary and a hash are pushed to Lua, never rendered; EWMA adds its log phase, which native strips: every route's native reference is the same conf.
     const conf = renderer.render(buildProxyModel(PEERS, route).model).conf;
     // The config version is a digest of the whole text: it differs with the log phase.
     const versionless = (text: string): string => text.replaceAll(/Config version "([0-9a-f]+)"/g.exec(text)?.[1] ?? '\u0000', '<version>');
-    if (route === 'ewma') assert.equal(versionless(nativeReferenceConf(conf, PEERS)), versionless(native), `${route}: the same native reference as the plain route`);
+    if (route === 'basic-auth') {
+      // Authentication adds the Lua access phase to wrk's locations, nothing else: native is the plain route's.
+      assert.equal((conf.match(/access_by_lua_block \{ resty_ingress\.auth\("[^"]+"\) \}/gu) ?? []).length, 1, 'basic-auth: wrk\'s location checks credentials');
+      assert.equal(versionless(nativeReferenceConf(conf, PEERS)), versionless(native), 'basic-auth: the plain route\'s native reference');
+    } else if (route === 'ewma') assert.equal(versionless(nativeReferenceConf(conf, PEERS)), versionless(native), `${route}: the same native reference as the plain route`);
     else assert.equal(conf, ours, `${route}: the same nginx.conf as the plain route`);
   }
   assert.deepEqual(requestPathPhases(renderer.render(buildProxyModel(PEERS, 'ewma').model).conf), ['balance', 'log'], 'ewma: its log phase');

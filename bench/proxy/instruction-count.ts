@@ -59,6 +59,11 @@ export interface InstructionCount {
 export interface CanarySplitCount {
   readonly requests: number;
   readonly canary: number;
+  /**
+   * Of `requests`, those answered 2xx, or 499 (wrk closing its connections at the end of a window
+   * is no refusal): a basic-auth row counts only when every request got in.
+   */
+  readonly ok: number;
 }
 
 /**
@@ -69,13 +74,16 @@ export interface CanarySplitCount {
 export function canarySplit(metricsLog: string, host: string, path: string): CanarySplitCount {
   let requests = 0;
   let canary = 0;
+  let ok = 0;
   for (const line of metricsLog.split('\n')) {
-    const words = (line.split('\t', 1)[0] ?? '').split(' ');
+    const fields = line.split('\t', 3);
+    const words = (fields[0] ?? '').split(' ');
     if (words[2] !== host || words[6] !== path) continue;
     requests += 1;
     if (words.length === 8) canary += 1;
+    if (fields[2]?.startsWith('2') === true || fields[2] === '499') ok += 1;
   }
-  return { requests, canary };
+  return { requests, canary, ok };
 }
 
 /** True when valgrind and callgrind_control can be run. */

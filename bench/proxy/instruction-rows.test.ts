@@ -7,7 +7,7 @@ import type { Model } from '../../controller/src/model/types.ts';
 import { hostArgs } from '../lib/wrk.ts';
 import { canarySplit, type InstructionCount } from './instruction-count.ts';
 import { nativeReferenceConf } from './reference-conf.ts';
-import { accessRows, ACCESS_GOAL, canaryRows, CANARY_GOAL, expectedCanaryShare, instructionRuns, splitAsExpected } from './instruction-rows.ts';
+import { accessRows, ACCESS_GOAL, AUTH_GOAL, canaryRows, CANARY_GOAL, expectedCanaryShare, instructionRuns, splitAsExpected } from './instruction-rows.ts';
 import { createHash } from 'node:crypto';
 import { renderConfig } from '../../controller/src/render/render-config.ts';
 import { goldenOptions } from '../../controller/src/render/testdata/model-fixtures.ts';
@@ -46,6 +46,7 @@ test('wrk\'s headers: the canary header with `always` only on the header route, 
   assert.deepEqual(ROUTE_HEADERS, {
     plain: [], 'canary-by-header': ['X-Canary: always'], 'canary-by-weight': [], 'cookie-affinity': [`Cookie: ${AFFINITY_COOKIE}`],
     'allow-list': [], 'cors-simple': ['Origin: https://app.example.com'], 'hash-by-uri': [], ewma: [], 'limit-rps': [],
+    'basic-auth': [`Authorization: Basic ${Buffer.from('bench:s3cret').toString('base64')}`],
   });
   assert.deepEqual(hostArgs('http://x/', [BENCH_HOST], ROUTE_HEADERS['canary-by-header']), ['-H', `Host: ${BENCH_HOST}`, '-H', 'X-Canary: always', 'http://x/']);
   assert.deepEqual(hostArgs('http://x/', [BENCH_HOST]), ['-H', `Host: ${BENCH_HOST}`, 'http://x/']);
@@ -60,7 +61,7 @@ test('instructionRuns: ours on every route, native once per distinct request, ab
       sides: ['ours', 'native'], routes: [...BENCH_ROUTES],
       want: ['ours', 'native', 'ours, canary-by-header', 'native, canary-by-header', 'ours, canary-by-weight', 'ours, cookie-affinity', 'native, cookie-affinity',
         'ours, allow-list', 'native, allow-list', 'ours, cors-simple', 'native, cors-simple', 'ours, hash-by-uri', 'ours, ewma',
-        'ours, limit-rps', 'native, limit-rps'],
+        'ours, limit-rps', 'native, limit-rps', 'ours, basic-auth', 'native, basic-auth'],
     },
     {
       name: 'ablations stay plain', sides: ['ours', 'native', 'ours-no-metrics'], routes: ['canary-by-weight'],
@@ -70,33 +71,33 @@ test('instructionRuns: ours on every route, native once per distinct request, ab
   for (const row of rows) assert.deepEqual(instructionRuns(row.sides, row.routes).map((r) => r.name), row.want, row.name);
 });
 
-test('canarySplit: lines of the host and path, those whose route has an 8th word went to the canary', () => {
-  const line = (route: string): string => `${route}\tGET\t200\t0.001\t0.001\t80\t200`;
+test('canarySplit: lines of the host and path, those whose route has an 8th word went to the canary, those answered 2xx', () => {
+  const line = (route: string, status = '200'): string => `${route}\tGET\t${status}\t0.001\t0.001\t80\t200`;
   const log = [
-    line(`r bench-app-80 ${BENCH_HOST} bench app app / bench-app-canary-80`),
-    line(`r bench-app-80 ${BENCH_HOST} bench app app /`),
+    line(`r bench-app-80 ${BENCH_HOST} bench app app / bench-app-canary-80`, '401'),
+    line(`r bench-app-80 ${BENCH_HOST} bench app app /`, '499'),
     line(`r bench-app-80 ${BENCH_HOST} bench app app / bench-app-canary-80`),
     line(`e bench-app-80 ${BENCH_HOST} bench api app /api(/|\`)(.*)`),
     line('r bench-app-80 secure.example.com bench secure app / bench-app-canary-80'),
     '',
   ].join('\n');
-  assert.deepEqual(canarySplit(log, BENCH_HOST, '/'), { requests: 3, canary: 2 });
-  assert.deepEqual(canarySplit('', BENCH_HOST, '/'), { requests: 0, canary: 0 });
+  assert.deepEqual(canarySplit(log, BENCH_HOST, '/'), { requests: 3, canary: 2, ok: 2 });
+  assert.deepEqual(canarySplit('', BENCH_HOST, '/'), { requests: 0, canary: 0, ok: 0 });
 });
 
 test('splitAsExpected: all but the start-up probe, none, or within binomial bounds of the weight', () => {
   const rows = [
-    { name: 'header: every request but the probe', split: { requests: 1000, canary: 999 }, share: 1, want: true },
-    { name: 'header: a tenth stayed on the main backend', split: { requests: 1000, canary: 900 }, share: 1, want: false },
-    { name: 'weight 50: 520 of 1000', split: { requests: 1000, canary: 520 }, share: 0.5, want: true },
-    { name: 'weight 50: 600 of 1000 is 6 sd off', split: { requests: 1000, canary: 600 }, share: 0.5, want: false },
-    { name: 'weight 50: none went', split: { requests: 1000, canary: 0 }, share: 0.5, want: false },
-    { name: 'plain: none', split: { requests: 1000, canary: 0 }, share: 0, want: true },
-    { name: 'too few requests to tell', split: { requests: 5, canary: 5 }, share: 1, want: false },
+    { name: 'header: every request but the probe', split: { requests: 1000, canary: 999, ok: 1000 }, share: 1, want: true },
+    { name: 'header: a tenth stayed on the main backend', split: { requests: 1000, canary: 900, ok: 1000 }, share: 1, want: false },
+    { name: 'weight 50: 520 of 1000', split: { requests: 1000, canary: 520, ok: 1000 }, share: 0.5, want: true },
+    { name: 'weight 50: 600 of 1000 is 6 sd off', split: { requests: 1000, canary: 600, ok: 1000 }, share: 0.5, want: false },
+    { name: 'weight 50: none went', split: { requests: 1000, canary: 0, ok: 1000 }, share: 0.5, want: false },
+    { name: 'plain: none', split: { requests: 1000, canary: 0, ok: 1000 }, share: 0, want: true },
+    { name: 'too few requests to tell', split: { requests: 5, canary: 5, ok: 5 }, share: 1, want: false },
     { name: 'no metrics log', split: null, share: 1, want: false },
   ];
   for (const row of rows) assert.equal(splitAsExpected(row.split, row.share), row.want, row.name);
-  assert.deepEqual(BENCH_ROUTES.map((route) => expectedCanaryShare(route, MODELS[route])), [0, 1, 0.5, 0, 0, 0, 0, 0, 0]);
+  assert.deepEqual(BENCH_ROUTES.map((route) => expectedCanaryShare(route, MODELS[route])), [0, 1, 0.5, 0, 0, 0, 0, 0, 0, 0]);
 });
 
 test('canaryRows: ours ÷ native of the same requests, goal 1.25×, no value when the split is wrong', () => {
@@ -104,19 +105,26 @@ test('canaryRows: ours ÷ native of the same requests, goal 1.25×, no value whe
     side: 'x', requests: 1000, loadedInstructions: 0, timerInstructions: 0, idlePerSecond: 0, perRequest, dumpFile: '', split, failed: 0,
   });
   const counts = new Map([
-    ['ours', count(43000, { requests: 1000, canary: 0 })],
+    ['ours', count(43000, { requests: 1000, canary: 0, ok: 1000 })],
     ['native', count(37000, null)],
-    ['ours, canary-by-header', count(45000, { requests: 1000, canary: 999 })],
+    ['ours, canary-by-header', count(45000, { requests: 1000, canary: 999, ok: 1000 })],
     ['native, canary-by-header', count(37500, null)],
-    ['ours, canary-by-weight', count(48000, { requests: 1000, canary: 100 })],
+    ['ours, canary-by-weight', count(48000, { requests: 1000, canary: 100, ok: 1000 })],
+    ['ours, basic-auth', count(47000, { requests: 1000, canary: 0, ok: 999 })],
+    ['native, basic-auth', count(37600, null)],
   ]);
   const { metrics, notes } = canaryRows(counts, (route) => MODELS[route]);
   assert.deepEqual(metrics.map((m) => [m.value, m.reference, m.goal, m.missed]), [
     [45000, 37500, CANARY_GOAL, false],
     [null, 37000, CANARY_GOAL, true],
+    [null, 37600, AUTH_GOAL, true],
   ]);
   assert.match(notes[0] ?? '', /^canary-by-header: 999 of 1000 logged requests to the canary \(expected a share of 1\)$/);
   assert.match(notes[1] ?? '', /^canary-by-weight: 100 of 1000 .* did not split as configured/);
+  assert.match(notes[2] ?? '', /^basic-auth: 0 of 1000 logged requests to the canary, 999 answered 2xx .*not every request got in/);
+  const allIn = canaryRows(new Map([['ours, basic-auth', count(47000, { requests: 1000, canary: 0, ok: 1000 })], ['native, basic-auth', count(37600, null)]]),
+    (route) => MODELS[route]);
+  assert.deepEqual(allIn.metrics.map((m) => [m.value, m.reference, m.goal]), [[47000, 37600, AUTH_GOAL]], 'every request got in: the row counts');
   assert.equal(canaryRows(new Map([['ours', count(1, null)]]), (route) => MODELS[route]).metrics.length, 0, 'no canary runs, no canary rows');
 });
 
@@ -146,6 +154,13 @@ test('accessRows: ours ÷ native of the same conf, goal 1.3×, no value when a r
     assert.deepEqual(metrics.map((m) => [m.value, m.reference, m.missed]), row.want, row.name);
     assert.ok(metrics.every((m) => m.goal === ACCESS_GOAL), row.name);
   }
+});
+
+test('buildProxyModel: the basic-auth route has the users of wrk\'s Ingress, and wrk sends one of them', () => {
+  const users = MODELS['basic-auth'].credentials ?? [];
+  assert.deepEqual(users.map((set) => [set.id, set.type, Object.keys(set.users)]), [['bench/app', 'basic', ['bench']]]);
+  assert.deepEqual(ROUTE_HEADERS['basic-auth'], [`Authorization: Basic ${Buffer.from('bench:s3cret').toString('base64')}`]);
+  assert.equal(MODELS.plain.credentials, undefined, 'the plain route has none');
 });
 
 test('buildProxyModel: the cookie-affinity route puts affinity on wrk\'s backend, and wrk returns a session of it', () => {

@@ -18,6 +18,8 @@ import type { SideLabel, SideSpec } from './reference-conf.ts';
 
 /** Pay for what you use: a canary route may cost at most this much of native. */
 export const CANARY_GOAL: Goal = { on: 'ratio', op: '<=', target: 1.25 };
+/** Basic auth with valid credentials (issue 26's goal): at most this much of native. */
+export const AUTH_GOAL: Goal = { on: 'ratio', op: '<=', target: 1.3 };
 
 export interface InstructionRun {
   /** `ours`, `native`, … on the plain route; `<side>, <route>` on another. */
@@ -94,13 +96,19 @@ export async function countRuns(ctx: BenchContext, windows: InstructionWindows, 
   return counts;
 }
 
-const CANARY_ROWS: readonly { route: BenchRoute; name: string }[] = [
+/** `allOk`: the row counts only when every logged request was answered 2xx (authentication let them all in). */
+const CANARY_ROWS: readonly { route: BenchRoute; name: string; goal?: Goal; allOk?: boolean }[] = [
   { route: 'canary-by-header', name: 'user-space instructions per request, canary by header (`always`: every request to the canary)' },
   { route: 'canary-by-weight', name: 'user-space instructions per request, canary by weight (50 of 100)' },
   // No canary: its split check (none to a canary, requests logged on the route) proves the run served the location.
   { route: 'cookie-affinity', name: 'user-space instructions per request, cookie affinity (returning session)' },
   { route: 'hash-by-uri', name: 'user-space instructions per request, hash by $request_uri (upstream-hash-by; wrk\'s one URI: one endpoint)' },
   { route: 'ewma', name: 'user-space instructions per request, EWMA (load-balance ewma, with its Lua log phase)' },
+  // Native is the same conf without the Lua access phase (no authentication at all), serving the same requests.
+  {
+    route: 'basic-auth', name: 'user-space instructions per request, basic auth (valid credentials; bcrypt checked once, then remembered)',
+    goal: AUTH_GOAL, allOk: true,
+  },
 ];
 
 /** The canary rows (ours ÷ native, goal CANARY_GOAL) and a note per row on its split. */
@@ -113,10 +121,13 @@ export function canaryRows(counts: ReadonlyMap<string, InstructionCount>, modelO
     if (ours === undefined || native === undefined) continue;
     const share = expectedCanaryShare(row.route, modelOf(row.route));
     const split = ours.split;
-    const ok = splitAsExpected(split, share);
-    const seen = split === null ? 'no metrics log' : `${split.canary} of ${split.requests} logged requests to the canary`;
-    notes.push(`${row.route}: ${seen} (expected a share of ${share})${ok ? '' : ': the policy did not split as configured, so the row has no value'}`);
-    metrics.push(metric(row.name, 'instr', ok ? ours.perRequest : null, native.perRequest, 'native, same requests', CANARY_GOAL));
+    const answered = row.allOk !== true || (split !== null && split.ok === split.requests);
+    const ok = splitAsExpected(split, share) && answered;
+    const answeredText = row.allOk === true && split !== null ? `, ${split.ok} answered 2xx` : '';
+    const seen = split === null ? 'no metrics log' : `${split.canary} of ${split.requests} logged requests to the canary${answeredText}`;
+    const why = answered ? 'the policy did not split as configured' : 'not every request got in';
+    notes.push(`${row.route}: ${seen} (expected a share of ${share})${ok ? '' : `: ${why}, so the row has no value`}`);
+    metrics.push(metric(row.name, 'instr', ok ? ours.perRequest : null, native.perRequest, 'native, same requests', row.goal ?? CANARY_GOAL));
   }
   return { metrics, notes };
 }

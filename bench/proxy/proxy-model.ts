@@ -37,8 +37,8 @@ export const SECURE_HOST = 'secure.example.com';
 const SECURE_SECRET = 'secure-tls';
 
 /** The route of BENCH_HOST's `/` that the measured requests take. */
-export type BenchRoute = 'plain' | 'canary-by-header' | 'canary-by-weight' | 'cookie-affinity' | 'allow-list' | 'cors-simple' | 'hash-by-uri' | 'ewma' | 'limit-rps';
-export const BENCH_ROUTES: readonly BenchRoute[] = ['plain', 'canary-by-header', 'canary-by-weight', 'cookie-affinity', 'allow-list', 'cors-simple', 'hash-by-uri', 'ewma', 'limit-rps'];
+export type BenchRoute = 'plain' | 'canary-by-header' | 'canary-by-weight' | 'cookie-affinity' | 'allow-list' | 'cors-simple' | 'hash-by-uri' | 'ewma' | 'limit-rps' | 'basic-auth';
+export const BENCH_ROUTES: readonly BenchRoute[] = ['plain', 'canary-by-header', 'canary-by-weight', 'cookie-affinity', 'allow-list', 'cors-simple', 'hash-by-uri', 'ewma', 'limit-rps', 'basic-auth'];
 /**
  * Routes whose annotations are NGINX directives native keeps (allow lists, CORS, limit_req): their native
  * run is their own (limit-rps: native keys NGINX's zone by the address alone, without our set: reference-conf.ts).
@@ -47,7 +47,7 @@ export const NATIVE_KEEPS: ReadonlySet<BenchRoute> = new Set(['allow-list', 'cor
 /** The fixture's canary Ingress each route keeps (the others are dropped: a main path has one canary). */
 const CANARY_INGRESS: Readonly<Record<BenchRoute, string | null>> = {
   plain: null, 'canary-by-header': 'app-canary-by-header', 'canary-by-weight': 'app-canary-by-weight', 'cookie-affinity': null, 'allow-list': null, 'cors-simple': null,
-  'hash-by-uri': null, ewma: null, 'limit-rps': null,
+  'hash-by-uri': null, ewma: null, 'limit-rps': null, 'basic-auth': null,
 };
 /**
  * Annotations a route adds to the fixture's `app` Ingress (wrk's location): cookie affinity; an allow
@@ -61,7 +61,21 @@ export const APP_ANNOTATIONS: Readonly<Record<BenchRoute, Readonly<Record<string
   ewma: { 'nginx.ingress.kubernetes.io/load-balance': 'ewma' },
   // A limit wrk stays under (100,000 per second, burst 500,000): every request is counted and passes.
   'limit-rps': { 'nginx.ingress.kubernetes.io/limit-rps': '100000' },
+  'basic-auth': { 'nginx.ingress.kubernetes.io/auth-type': 'basic', 'nginx.ingress.kubernetes.io/auth-secret': 'bench-users', 'nginx.ingress.kubernetes.io/auth-realm': 'bench' },
 };
+/**
+ * The htpasswd line of the basic-auth route: bcrypt ($2y$, cost 5), as `htpasswd -B` writes, of
+ * "s3cret". NGINX's auth_basic would run bcrypt on every request; ours checks a header once and
+ * then remembers it (lua/resty_ingress/auth.lua): the row prices that remembered path.
+ */
+const BENCH_HTPASSWD = 'bench:$2y$05$abcdefghijklmnopqrstuuLK7U1u6pVRmL7L1BBM2aS35PSZnDXlK\n';
+/** The Authorization header of the basic-auth route's requests (and of every side's start-up probe on a model with users). */
+export const BENCH_AUTHORIZATION = `Basic ${Buffer.from('bench:s3cret').toString('base64')}`;
+
+/** The Opaque Secret of the basic-auth route's users. */
+function usersSecret(): V1Secret {
+  return { apiVersion: 'v1', kind: 'Secret', type: 'Opaque', metadata: { namespace: 'bench', name: 'bench-users' }, data: { auth: Buffer.from(BENCH_HTPASSWD).toString('base64') } };
+}
 /** The backend of wrk's location. */
 const APP_BACKEND = 'bench-app-80';
 const md5 = (text: string): string => createHash('md5').update(text).digest('hex');
@@ -74,6 +88,7 @@ export const AFFINITY_COOKIE = `INGRESSCOOKIE=bench-session|${md5(md5(APP_BACKEN
 export const ROUTE_HEADERS: Readonly<Record<BenchRoute, readonly string[]>> = {
   plain: [], 'canary-by-header': ['X-Canary: always'], 'canary-by-weight': [], 'cookie-affinity': [`Cookie: ${AFFINITY_COOKIE}`],
   'allow-list': [], 'cors-simple': ['Origin: https://app.example.com'], 'hash-by-uri': [], ewma: [], 'limit-rps': [],
+  'basic-auth': [`Authorization: ${BENCH_AUTHORIZATION}`],
 };
 
 /** The Secret the fixture's secure Ingress names, with a certificate made now (RSA key: ~50 ms). */
@@ -105,7 +120,7 @@ export function buildProxyModel(peers: readonly Peer[], route: BenchRoute = 'pla
   const ingresses = base.ingresses.filter((i) => !canaries.has(i.metadata?.name ?? '') || i.metadata?.name === CANARY_INGRESS[route])
     .map((i) => (i.metadata?.name === 'app' ? { ...i, metadata: { ...i.metadata, annotations: { ...i.metadata.annotations, ...APP_ANNOTATIONS[route] } } } : i));
   const snapshot = {
-    ...base, ingresses, endpointSlices: [sliceFor('app', peers), sliceFor('app-canary', peers)], secrets: [...base.secrets, secureSecret()],
+    ...base, ingresses, endpointSlices: [sliceFor('app', peers), sliceFor('app-canary', peers)], secrets: [...base.secrets, secureSecret(), usersSecret()],
   };
   const result = buildModel(snapshot, BENCH_BUILD_OPTIONS);
   if (result.failures.length > 0) {
@@ -121,6 +136,8 @@ export function buildProxyModel(peers: readonly Peer[], route: BenchRoute = 'pla
   if (result.model.backends.length !== backends || endpoints !== backends * peers.length) {
     throw new Error(`bench model (${route}) has ${result.model.backends.length} backends with ${endpoints} endpoints, expected ${backends} with ${peers.length} each`);
   }
+  const users = result.model.credentials?.map((set) => set.id) ?? [];
+  if (users.join() !== (route === 'basic-auth' ? 'bench/app' : '')) throw new Error(`bench model (${route}) has user sets [${users.join(', ')}]`);
   const policies = result.model.routes.map((r) => r.key);
   if (policies.length !== backends - 1 || policies.some((key) => !key.includes(` ${BENCH_HOST} `))) {
     throw new Error(`bench model (${route}) has route policies [${policies.join(', ')}], expected ${backends - 1} on ${BENCH_HOST}`);

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { dynamicBackends, dynamicCertificates } from '../../controller/src/diff/decide.ts';
 import { getStatus, postBackends } from '../../controller/src/nginx/lua-client.ts';
 import { getCertificates, postCertificates } from '../../controller/src/nginx/lua-certificates.ts';
-import { postRoutes } from '../../controller/src/nginx/lua-routes.ts';
+import { postCredentials, postRoutes } from '../../controller/src/nginx/lua-routes.ts';
 import { repoRoot } from '../../controller/src/nginx/dataplane.ts';
 import type { Model } from '../../controller/src/model/types.ts';
 import { createConfigRenderer, defaultCertificatePaths } from '../../controller/src/render/index.ts';
@@ -19,7 +19,7 @@ import { probe } from '../lib/http-probe.ts';
 import { cpuTimeNs, startNginxInstance, type NginxInstance } from '../lib/nginx-instance.ts';
 import { freePort, freePorts, waitUntil } from '../lib/ports.ts';
 import { runWrk, type WrkResult } from '../lib/wrk.ts';
-import { BENCH_HOST, buildProxyModel, SECURE_HOST } from './proxy-model.ts';
+import { BENCH_AUTHORIZATION, BENCH_HOST, buildProxyModel, SECURE_HOST } from './proxy-model.ts';
 import { checksRedirect, type Peer } from './reference-conf.ts';
 
 export interface StartedSide {
@@ -61,6 +61,8 @@ async function pushDynamic(model: Model, statusUrl: string, port: number, conf: 
     const applied = Object.values((await getStatus(statusUrl)).workers);
     return applied.length > 0 && applied.every((v) => v >= version) ? true : undefined;
   }, APPLY_TIMEOUT_MS, 5);
+  // Basic/digest users: the request path reads them from the shared dict, no worker poll to wait for.
+  if (model.credentials !== undefined) await postCredentials(statusUrl, { sets: model.credentials });
   const certificates = dynamicCertificates(model);
   const certificateVersion = await postCertificates(statusUrl, certificates);
   await waitUntil('the certificate store to hold the pushed version', async () => {
@@ -95,7 +97,7 @@ export async function startSide(ctx: BenchContext, model: Model, name: string, t
   const nginx = await startNginxInstance({ dataplane: ctx.dataplane, prefix, conf, readyUrl: `${statusUrl}/healthz`, cpu: ctx.serverCpu });
   try {
     if (lua) await pushDynamic(model, statusUrl, port, conf);
-    const answer = await probe('127.0.0.1', port, BENCH_HOST);
+    const answer = await probe('127.0.0.1', port, BENCH_HOST, '/', 2000, model.credentials === undefined ? {} : { authorization: BENCH_AUTHORIZATION });
     if (answer.status !== 200) throw new Error(`${name}: ${BENCH_HOST} answered ${answer.status}, not 200 (proxied)`);
   } catch (err) {
     const log = nginx.errorLog().slice(-1000);

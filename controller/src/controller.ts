@@ -16,7 +16,7 @@ import {
 import { createConfigRenderer, defaultCertificatePaths, ownersOfLine } from './render/index.ts';
 import { metricsLogPath } from './render/render-options.ts';
 import { createCertificatePusher } from './nginx/certificate-push.ts';
-import { postRoutes } from './nginx/lua-routes.ts';
+import { postCredentials, postRoutes } from './nginx/lua-routes.ts';
 import { writeSelfSignedDefault } from './tls/default-certificate.ts';
 import { writeBackendTlsFiles } from './nginx/backend-tls-files.ts';
 import { referencedParamsConfigMaps } from './model/fastcgi-params.ts';
@@ -169,6 +169,7 @@ export async function startController(opts: ControllerOptions, logger: Logger, r
       // Only what changed, in PATCHes far below the endpoint's body limit (certificate-push.ts).
       pushCertificates: async (certificates) => { await certificatePusher.push(certificates); },
       pushRoutes: async (routes) => { await postRoutes(luaUrl, routes); },
+      pushCredentials: async (credentials) => { await postCredentials(luaUrl, credentials); },
     },
     logger: logger.child({ component: 'sync' }),
     minIntervalMs: 1000 / opts.syncRateLimit,

@@ -16,6 +16,7 @@ local clienthello = require("ngx.ssl.clienthello")
 local cjson = require("cjson.safe")
 local lrucache = require("resty.lrucache")
 local certificate_store = require("resty_ingress.certificate_store")
+local client_auth_session = require("resty_ingress.client_auth_session")
 
 local str_lower = string.lower
 local str_find = string.find
@@ -111,8 +112,12 @@ function _M.serve(server_name)
     end
 end
 
+-- Client hello runs on every handshake, resumed ones too (the certificate phase does not):
+-- where the sessions of a name with client certificates are bound (client_auth_session.lua).
 function _M.call()
-    return _M.serve(clienthello.get_client_hello_server_name())
+    local server_name = clienthello.get_client_hello_server_name()
+    client_auth_session.bind(server_name)
+    return _M.serve(server_name)
 end
 
 return _M

@@ -9,7 +9,8 @@
 --     placeholder certificate): only servers with client auth pay for one.
 --     Switching to it replaced the certificate client hello chose, so this
 --     serves it again (certificate.lua) before asking for the client's.
---   check(host): access_by_lua of the server's locations. NGINX itself
+--   check(host): rewrite_by_lua of the server's locations (rewrite, not
+--     access: `satisfy any` never skips it). NGINX itself
 --     checks nothing (no ssl_verify_client: the mode is dynamic), so this
 --     answers as ingress-nginx's server would: 421 when the request's host is
 --     not the server TLS was negotiated for, 495/496 (NGINX's 400 pages) or a
@@ -19,8 +20,7 @@ local ssl = require("ngx.ssl")
 local cjson = require("cjson.safe")
 local lrucache = require("resty.lrucache")
 local certificate = require("resty_ingress.certificate")
-local certificate_store = require("resty_ingress.certificate_store")
-local client_auth_api = require("resty_ingress.client_auth_api")
+local client_auth_state = require("resty_ingress.client_auth_state")
 
 local ngx = ngx
 local ngx_var = ngx.var
@@ -33,8 +33,6 @@ local str_find = string.find
 local str_sub = string.sub
 local byte = string.byte
 
-local STATE_KEY = "client_auth"
-local VERSION_KEY = "client_auth_version"
 local DOT = byte(".")
 -- OpenSSL's texts of the errors NGINX's optional_no_ca lets through (ngx_ssl_verify_error_optional).
 local OPTIONAL_ERRORS = {
@@ -48,39 +46,10 @@ local OPTIONAL_ERRORS = {
 
 local _M = {}
 
--- Per worker: the decoded state of one store version, and parsed CA bundles.
-local held_version = -1
-local held
+local state = client_auth_state.current
+
+-- Per worker: parsed CA bundles.
 local parsed_cas = assert(lrucache.new(200))
-
--- Stores a body client_auth_api.parse accepted; returns the new version.
-function _M.replace(parsed)
-    local dict = certificate_store.dict()
-    local ok, err = dict:safe_set(STATE_KEY, parsed.body)
-    if not ok then
-        return nil, "client-auth: " .. err
-    end
-    local version = (dict:get(VERSION_KEY) or 0) + 1
-    ok, err = dict:safe_set(VERSION_KEY, version)
-    if not ok then
-        return nil, "client-auth: " .. err
-    end
-    return version
-end
-
-function _M.stored()
-    return certificate_store.dict():get(STATE_KEY) or client_auth_api.EMPTY
-end
-
-local function state()
-    local dict = certificate_store.dict()
-    local version = dict:get(VERSION_KEY) or 0
-    if version ~= held_version then
-        held = cjson.decode(dict:get(STATE_KEY) or client_auth_api.EMPTY)
-        held_version = version
-    end
-    return held
-end
 
 -- The parsed CA bundle `id` of the current state (cached by its PEM text).
 local function ca_chain(current, id)
@@ -100,7 +69,8 @@ end
 function _M.handshake(host)
     local server_name = ssl.server_name()
     certificate.serve(server_name)
-    local config = state().hosts[host]
+    local current = state()
+    local config = current.hosts[host]
     if not config or config.verify == "off" then
         return
     end
@@ -108,7 +78,7 @@ function _M.handshake(host)
         return -- no CA: check() answers 403 for every request
     end
     -- optional_no_ca still names the CA (ingress-nginx sets ssl_client_certificate): its certificates verify.
-    local chain, err = ca_chain(held, config.ca)
+    local chain, err = ca_chain(current, config.ca)
     if not chain then
         ngx_log(ERR, "client-auth: CA ", config.ca, " of ", host, ": ", err)
         return ngx_exit(ngx.ERROR)

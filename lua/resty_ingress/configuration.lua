@@ -10,14 +10,17 @@
 --   GET  /configuration/routes    the policies as stored ({"routes":[]} before any POST)
 --   POST /configuration/client-auth  CA bundles + each host's client-certificate mode (client_auth_api.lua)
 --   GET  /configuration/client-auth  the state as stored (CA PEMs are public certificates)
+--   POST /configuration/credentials  every basic/digest user set (credentials_api.lua)
+--   GET  /configuration/credentials  the sets' ids and user counts, no hash
 local ngx = ngx
 local cjson = require("cjson.safe")
 local store = require("resty_ingress.store")
 local validate = require("resty_ingress.validate")
 local certificate_api = require("resty_ingress.certificate_api")
 local routes_api = require("resty_ingress.routes_api")
-local client_auth = require("resty_ingress.client_auth")
+local client_auth_state = require("resty_ingress.client_auth_state")
 local client_auth_api = require("resty_ingress.client_auth_api")
+local credentials_api = require("resty_ingress.credentials_api")
 
 local io_open = io.open
 local next = next
@@ -158,12 +161,17 @@ local endpoints = {
         PATCH = certificates(certificate_api.patch),
     },
     ["/configuration/client-auth"] = {
-        GET = function() return respond(200, client_auth.stored(), "application/json") end,
-        POST = function() return push(client_auth_api.parse, client_auth.replace, 201) end,
+        GET = function() return respond(200, client_auth_state.stored(), "application/json") end,
+        POST = function() return push(client_auth_api.parse, client_auth_state.replace, 201) end,
     },
     ["/configuration/routes"] = {
         GET = get_routes,
         POST = post_routes,
+    },
+    -- Basic/digest users (credentials_api.lua): hashes go in, only ids and counts come out.
+    ["/configuration/credentials"] = {
+        GET = function() return respond(200, credentials_api.summary(), "application/json") end,
+        POST = function() return push(credentials_api.parse, credentials_api.replace, 201) end,
     },
 }
 

@@ -11,6 +11,8 @@ local https_redirect = require("resty_ingress.https_redirect")
 local unbalanced = require("resty_ingress.unbalanced")
 local default_backend = require("resty_ingress.default_backend")
 local client_auth = require("resty_ingress.client_auth")
+local auth_signin = require("resty_ingress.auth_signin")
+local auth = require("resty_ingress.auth")
 
 local _M = {}
 
@@ -31,6 +33,10 @@ function _M.entry_points()
         -- access_by_lua and ssl_certificate_by_lua of servers with client certificates: see client_auth.lua.
         client_cert = client_auth.check,
         client_cert_handshake = client_auth.handshake,
+        -- rewrite_by_lua of external auth's sign-in named locations (401 only): see auth_signin.lua.
+        auth_signin = auth_signin.redirect,
+        -- access_by_lua only in locations with basic/digest authentication: see auth.lua.
+        auth = auth.check,
     }
 end
 

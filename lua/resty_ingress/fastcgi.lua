@@ -2,10 +2,11 @@
 -- (the 503 server, the ssl-redirect server) speak HTTP, which fastcgi_pass
 -- cannot talk to: a request sent there would end in a 502 and an [error]
 -- "unsupported FastCGI protocol version". So an FCGI location decides both
--- cases in its access phase, before the balancer runs: the redirect of a
+-- cases in its rewrite phase, before the balancer runs (rewrite, not access:
+-- `satisfy any` may skip the rest of the access phase): the redirect of a
 -- plain-HTTP request whose host has a certificate (its route flags say
 -- ssl-redirect is on), then 503 when its backend is unknown or has no
--- endpoints. Only FCGI locations run this phase; every other location pays
+-- endpoints. Only FCGI locations run this step; every other location pays
 -- nothing. (A canary split whose canary backend has no endpoints still goes
 -- to the 503 server: a 502 there.)
 local ngx = ngx
@@ -23,7 +24,7 @@ local NO_FLAGS = str_byte("-")
 
 local _M = {}
 
--- access_by_lua of an FCGI location. code, port_suffix and preserve_slash: the
+-- rewrite_by_lua of an FCGI location. code, port_suffix and preserve_slash: the
 -- ssl-redirect code, "" or ":<https-port>" (use-port-in-redirects) and
 -- preserve-trailing-slash; nil without --https-port (no redirect).
 function _M.check(code, port_suffix, preserve_slash)

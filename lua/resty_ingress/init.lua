@@ -28,12 +28,18 @@ local MODULES = {
     "resty_ingress.entry_points",
     "resty_ingress.certificate_store",
     "resty_ingress.certificate_api",
+    "resty_ingress.client_auth_state",
+    "resty_ingress.client_auth_session",
     "resty_ingress.certificate",
     "resty_ingress.client_auth_api",
     "resty_ingress.client_auth",
     "resty_ingress.https_redirect",
     "resty_ingress.unbalanced",
     "resty_ingress.default_backend",
+    "resty_ingress.password",
+    "resty_ingress.credentials_api",
+    "resty_ingress.digest_auth",
+    "resty_ingress.auth",
 }
 
 -- fallbacks: { unavailable = "unix:<path>", https_redirect = "unix:<path>" | nil },

@@ -64,6 +64,8 @@ export function contractHttpBlock(
     lua_package_cpath "${dataplane.luaPackageCPath}";
     lua_shared_dict resty_backends 64m;
     lua_shared_dict resty_certificates 32m;   # as http.njk
+    lua_shared_dict resty_credentials 16m;
+    lua_shared_dict resty_auth_nonces 4m;
     init_by_lua_block { require("resty_ingress.init").init({ unavailable = "unix:${prefix}/sockets/unavailable.sock"${redirect ? `, https_redirect = "unix:${prefix}/sockets/https-redirect.sock"` : ''} }) }
     init_worker_by_lua_block { require("resty_ingress.worker").init_worker() }
     # The redirect fallback answers for the Host it is sent.

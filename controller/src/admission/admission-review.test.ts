@@ -111,8 +111,8 @@ const decisionRows: { name: string; body: unknown; allowed: boolean; message?: R
   },
   {
     name: 'an unsupported protective annotation is denied: the Ingress would not be served',
-    body: review('CREATE', candidate('new', { annotations: { [ann('auth-url')]: 'http://auth.example/check' } })),
-    allowed: false, message: /auth-url asks for a protection resty-ingress does not support yet/,
+    body: review('CREATE', candidate('new', { annotations: { [ann('enable-modsecurity')]: 'true' } })),
+    allowed: false, message: /enable-modsecurity asks for a protection resty-ingress does not support yet/,
   },
   {
     name: 'an unsupported harmless annotation is allowed with a warning',

@@ -10,7 +10,7 @@
 // May import: model/types.ts and fast-deep-equal. Nothing else of the flow.
 
 import deepEqual from 'fast-deep-equal';
-import type { Backend, BackendPatch, DynamicBackend, DynamicCertificates, DynamicRoutes, Model } from '../model/types.ts';
+import type { Backend, BackendPatch, DynamicBackend, DynamicCertificates, DynamicCredentials, DynamicRoutes, Model } from '../model/types.ts';
 
 /** Why a decision was taken, for the sync log line and metrics. */
 export type Decision =
@@ -36,6 +36,8 @@ export interface DynamicPush {
   readonly certificates: DynamicCertificates | null;
   /** The route policies (the full set) when they differ from what Lua holds, else null. */
   readonly routes: DynamicRoutes | null;
+  /** The basic/digest users (the full set) when they differ from what Lua holds, else null (absent: null). */
+  readonly credentials?: DynamicCredentials | null;
 }
 
 /** What NGINX currently runs, as far as the controller knows. */
@@ -78,8 +80,9 @@ const NO_TLS: Model['tls'] = { certificates: [], hosts: [], defaultCertificate: 
 
 /** The model with every dynamic field blanked: what nginx.conf depends on. */
 export function staticPart(model: Model): Model {
+  const { credentials: _users, ...rest } = model;
   return {
-    ...model,
+    ...rest,
     backends: routedBackends(model).map((b) => ({ ...b, endpoints: [], loadBalance: 'round_robin', hash: null, affinity: null })),
     settings: Object.fromEntries(Object.entries(model.settings).filter(([name]) => !DYNAMIC_SETTINGS.has(name))) as Model['settings'],
     // Certificates, rotations and the host map live in Lua only.
@@ -90,7 +93,7 @@ export function staticPart(model: Model): Model {
 
 // Fields of a Backend / Model that Lua applies at run time; every other field feeds nginx.conf.
 const DYNAMIC_BACKEND_FIELDS: ReadonlySet<string> = new Set(['endpoints', 'loadBalance', 'hash', 'affinity']);
-const DYNAMIC_MODEL_FIELDS: ReadonlySet<string> = new Set(['tls', 'backends', 'routes', 'settings']);
+const DYNAMIC_MODEL_FIELDS: ReadonlySet<string> = new Set(['tls', 'backends', 'routes', 'settings', 'credentials']);
 /**
  * The global configs (Model.settings) of the features the registry declares dynamic (output
  * `lua`: decide.test.ts checks the two lists agree): they reach Lua through the backends and
@@ -120,8 +123,16 @@ function sameOutside(a: object, b: object, skip: ReadonlySet<string>): boolean {
   return count === 0;
 }
 
+function withoutCredentials(model: Model): Model {
+  if (!('credentials' in model)) return model;
+  const { credentials: _users, ...rest } = model;
+  return rest;
+}
+
 /** deepEqual(staticPart(a), staticPart(b)) without building either copy. */
 export function sameStaticPart(a: Model, b: Model): boolean {
+  // Model.credentials is present only while some Ingress has users: its arrival is no static change.
+  if (('credentials' in a) !== ('credentials' in b)) return sameStaticPart(withoutCredentials(a), withoutCredentials(b));
   if (!sameOutside(a, b, DYNAMIC_MODEL_FIELDS)) return false;
   if (a.settings !== b.settings && !sameOutside(a.settings, b.settings, DYNAMIC_SETTINGS)) return false;
   const [backendsA, backendsB] = [routedBackends(a), routedBackends(b)];
@@ -149,6 +160,13 @@ function certificatesToPush(held: Model | null, next: Model): DynamicCertificate
 function routesToPush(held: Model | null, next: Model): DynamicRoutes | null {
   if (held !== null && deepEqual(held.routes ?? [], next.routes)) return null;
   return { routes: next.routes };
+}
+
+/** The basic/digest users to push: null when what Lua holds is already this. */
+function credentialsToPush(held: Model | null, next: Model): DynamicCredentials | null {
+  // Nothing held and nothing to hold: Lua's empty store is already right (no push for clusters without auth).
+  if (held === null ? next.credentials === undefined : deepEqual(held.credentials ?? [], next.credentials ?? [])) return null;
+  return { sets: next.credentials ?? [] };
 }
 
 /** The incremental push to `next` given the `changed` names (changedBackends): changed backends set, vanished ones removed. */
@@ -194,8 +212,9 @@ export function decideApply(running: RunningState, next: Model): Decision {
     changed,
     certificates,
     routes: routesToPush(held, next),
+    credentials: credentialsToPush(held, next),
   };
   if (running.model === null || !sameStaticPart(running.model, next)) return { kind: 'reload', ...push };
-  if (changed.length === 0 && certificates === null && push.routes === null) return { kind: 'skip' };
+  if (changed.length === 0 && certificates === null && push.routes === null && push.credentials === null) return { kind: 'skip' };
   return { kind: 'dynamic', ...push };
 }

@@ -22,10 +22,10 @@ const rows: readonly Row[] = [
   },
   {
     name: 'not served: the reason on the title line, the annotation says it fails closed, no repeated failure line',
-    objects: [nginxClass(), service('admin'), ingress({ name: 'admin', annotations: { 'auth-url': 'https://auth' } })],
+    objects: [nginxClass(), service('admin'), ingress({ name: 'admin', annotations: { 'enable-modsecurity': 'true' } })],
     lines: [
-      /^default\/admin: NOT SERVED: nginx\.ingress\.kubernetes\.io\/auth-url asks for a protection/,
-      /^ {2}nginx\.ingress\.kubernetes\.io\/auth-url: not supported, fails closed — not supported yet: an Ingress asking for it is not served/,
+      /^default\/admin: NOT SERVED: nginx\.ingress\.kubernetes\.io\/enable-modsecurity asks for a protection/,
+      /^ {2}nginx\.ingress\.kubernetes\.io\/enable-modsecurity: not supported, fails closed — not supported yet: an Ingress asking for it is not served/,
       /; 1 path not served; .*exit 1$/,
     ],
     absent: [/error ProtectionNotSupported/],
@@ -48,13 +48,13 @@ const rows: readonly Row[] = [
     name: 'a blocked install is said once; the ConfigMap keys are listed; other classes are named',
     objects: [
       nginxClass(), service('web'), ingress({ name: 'web' }), ingress({ name: 'other', className: 'traefik' }),
-      configMap({ 'global-auth-url': 'https://auth', 'use-gzip': 'true', 'proxy-body-size': 'huge' }),
+      configMap({ 'enable-modsecurity': 'true', 'use-gzip': 'true', 'proxy-body-size': 'huge' }),
     ],
     lines: [
       'The install would serve NOTHING:',
-      /^ {2}ConfigMap key global-auth-url asks for a protection/,
+      /^ {2}ConfigMap key enable-modsecurity asks for a protection/,
       'ConfigMap ingress-nginx/ingress-nginx-controller (manifests):',
-      /^ {2}global-auth-url: not supported, fails closed — /,
+      /^ {2}enable-modsecurity: not supported, fails closed — /,
       /^ {2}use-gzip: not supported — not supported yet: ignored/,
       /^ {2}error InvalidConfigMapValue \(ConfigMap ingress-nginx\/ingress-nginx-controller: data\[proxy-body-size\]\)/,
       'default/web: NOT SERVED: the install serves nothing (above)',

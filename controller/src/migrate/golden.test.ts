@@ -1,6 +1,6 @@
 // Golden reports: `resty-ingress migrate -o json` over the example manifests
 // in testdata/examples (an ingress-nginx install's apps: a plain app, a regex
-// rewrite, a canary pair, auth-url (fail closed), whitelist-source-range,
+// rewrite, a canary pair, auth-url with auth-signin (served), whitelist-source-range (served),
 // a typo, enable-cors, a snippet, an Ingress of another class; the
 // ingress-nginx ConfigMap in a second folder; Helm values) → the checked-in
 // JSON in testdata/golden/<case>.json. File paths are written relative to

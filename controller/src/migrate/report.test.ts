@@ -56,12 +56,12 @@ const rows: readonly Row[] = [
     ingresses: { 'default/web': { verdict: 'not-served', why: /ExternalName/, paths: [false], failures: ['UnsupportedServiceType:error'] } }, exitCode: 1,
   },
   {
-    name: 'auth-url fails closed',
-    objects: [nginxClass(), ...app('admin', { annotations: { 'auth-url': 'https://auth.example.com/check' } })],
+    name: 'ModSecurity (a protection not supported) fails closed',
+    objects: [nginxClass(), ...app('admin', { annotations: { 'enable-modsecurity': 'true' } })],
     ingresses: {
       'default/admin': {
-        verdict: 'not-served', why: /auth-url asks for a protection/, paths: [false],
-        failures: ['ProtectionNotSupported:error'], annotations: ['auth-url:not-supported:closed'],
+        verdict: 'not-served', why: /enable-modsecurity asks for a protection/, paths: [false],
+        failures: ['ProtectionNotSupported:error'], annotations: ['enable-modsecurity:not-supported:closed'],
       },
     },
     exitCode: 1,
@@ -80,8 +80,8 @@ const rows: readonly Row[] = [
   },
   {
     name: 'a protective annotation switched off asks for nothing: served without it',
-    objects: [nginxClass(), ...app('internal', { annotations: { 'auth-url': '' } })],
-    ingresses: { 'default/internal': { verdict: 'served-with-differences', paths: [true], failures: ['UnsupportedAnnotation:warning'], annotations: ['auth-url:not-supported'] } },
+    objects: [nginxClass(), ...app('internal', { annotations: { 'enable-modsecurity': 'false' } })],
+    ingresses: { 'default/internal': { verdict: 'served-with-differences', paths: [true], failures: ['UnsupportedAnnotation:warning'], annotations: ['enable-modsecurity:not-supported'] } },
     exitCode: 0,
   },
   {
@@ -196,10 +196,10 @@ const rows: readonly Row[] = [
   },
   {
     name: 'a fail-closed ConfigMap key serves nothing; each Ingress still shows what would be left',
-    objects: [nginxClass(), ...app('web'), ...app('blog', { annotations: { 'proxy-body-szie': '1m' } }), configMap({ 'global-auth-url': 'https://auth.example.com/check', 'proxy-body-size': '8m' })],
+    objects: [nginxClass(), ...app('web'), ...app('blog', { annotations: { 'proxy-body-szie': '1m' } }), configMap({ 'enable-modsecurity': 'true', 'proxy-body-size': '8m' })],
     ingresses: {
-      'default/blog': { verdict: 'not-served', why: /global-auth-url/, paths: [false], failures: ['UnknownAnnotation:warning'] },
-      'default/web': { verdict: 'not-served', why: /global-auth-url/, paths: [false], failures: [] },
+      'default/blog': { verdict: 'not-served', why: /enable-modsecurity/, paths: [false], failures: ['UnknownAnnotation:warning'] },
+      'default/web': { verdict: 'not-served', why: /enable-modsecurity/, paths: [false], failures: [] },
     },
     installServed: false, exitCode: 1,
   },
@@ -251,7 +251,7 @@ void describe('buildReport', () => {
   void it('counts verdicts, paths and names in the summary', () => {
     const report = buildReport(requestOf([
       nginxClass(), ...app('a'), ...app('b', { annotations: { 'connection-proxy-header': 'keep-alive', 'proxy-body-size': '1m' } }),
-      ...app('c', { annotations: { 'auth-url': 'https://x' } }), ...app('d', { className: 'other' }),
+      ...app('c', { annotations: { 'enable-modsecurity': 'true' } }), ...app('d', { className: 'other' }),
       configMap({ 'proxy-body-size': '8m', 'nosuch-key': 'x' }),
     ]));
     assert.deepEqual(report.summary, {

@@ -47,7 +47,7 @@ void describe('runMigrate', () => {
   });
 
   void it('exit 1 when an Ingress would not be served; --output json prints one document', async (t) => {
-    const dir = await folder(t, { 'app.yaml': [nginxClass(), service('web'), ingress({ name: 'web', annotations: { 'auth-url': 'https://auth' } })] });
+    const dir = await folder(t, { 'app.yaml': [nginxClass(), service('web'), ingress({ name: 'web', annotations: { 'enable-modsecurity': 'true' } })] });
     const result = await run(['-o', 'json', dir]);
     assert.equal(result.code, 1);
     const report = json(result);

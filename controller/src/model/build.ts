@@ -41,7 +41,9 @@ import { claimClientAuth, markClientAuthServers, resolveClientAuth, type ClientC
 import { CATCH_ALL_HOST } from './names.ts';
 import { resolveBackendTls, type ResolvedBackendTls } from './backend-tls.ts';
 import { resolveFastcgiParams } from './fastcgi-params.ts';
+import { resolveCredentials, type ResolvedCredentials } from './credentials.ts';
 import { ServerTable } from './server-table.ts';
+import { shadowedOnRegexHosts } from './regex-hosts.ts';
 import { applyServerAliases, type ServerAliasClaim } from './server-aliases.ts';
 import { applyWwwRedirects, twinHosts } from './www-redirects.ts';
 import type { BuildOptions, BuildResult, Failure, GlobalSettings, RoutePolicy, Server, Snapshot } from './types.ts';
@@ -168,6 +170,8 @@ interface BuildCaches {
   routing: { readonly inputs: RoutingInputs; readonly routing: Routing } | null;
   /** The last proxy-ssl resolution and its inputs (by identity): an endpoint sync walks no location for it. */
   backendTls: { readonly servers: unknown; readonly secrets: unknown; readonly allow: boolean; readonly prefix: string; readonly result: ResolvedBackendTls } | null;
+  /** The last build's basic/digest users and the routing and Secrets they were read from. */
+  credentials?: { readonly routing: Routing; readonly secrets: unknown; readonly result: ResolvedCredentials };
 }
 
 function newCaches(): BuildCaches {
@@ -262,9 +266,11 @@ function buildRouting(translations: TranslationCache, snapshot: Snapshot, option
   state.failures.push(...aliased.failures);
   const redirecting = applyWwwRedirects(aliased.servers);
   state.failures.push(...redirecting.failures);
+  const servers = markClientAuthServers(redirecting.servers, clientAuth.winners);
+  state.failures.push(...shadowedOnRegexHosts(servers, state.settings));
   return {
     clientAuth: clientAuth.winners,
-    servers: markClientAuthServers(redirecting.servers, clientAuth.winners), settings: staticSettings(errorPages.settings), routes: aliased.routes, backends: resolved.backends, tls: state.tls, failures: state.failures,
+    servers, settings: staticSettings(errorPages.settings), routes: aliased.routes, backends: resolved.backends, tls: state.tls, failures: state.failures,
   };
 }
 
@@ -304,11 +310,24 @@ function buildWith(caches: BuildCaches, snapshot: Snapshot, options: BuildOption
     ? held.result
     : resolveBackendTls(routing.servers, secrets, options.annotationsPrefix, allow);
   caches.backendTls = { servers: routing.servers, secrets, allow, prefix: options.annotationsPrefix, result: backendTls };
+  const credentials = credentialsOf(caches, routing, snapshot, options);
   return {
     model: {
       servers: routing.servers, backends, tls: tlsState, settings: routing.settings, routes: routing.routes,
       ...(backendTls.secrets.length > 0 ? { backendTls: backendTls.secrets } : {}),
+      // Only a model with users carries the field: every other model stays as it was.
+      ...(credentials.sets.length > 0 ? { credentials: credentials.sets } : {}),
     },
-    failures: [...routing.failures, ...tls.failures, ...clientAuth.failures, ...backendTls.failures],
+    failures: [...routing.failures, ...tls.failures, ...clientAuth.failures, ...backendTls.failures, ...credentials.failures],
   };
+}
+
+/** Model.credentials, read again only when the routing or the Secrets changed. */
+function credentialsOf(caches: BuildCaches, routing: Routing, snapshot: Snapshot, options: BuildOptions): ResolvedCredentials {
+  const secrets = snapshot?.secrets ?? [];
+  const last = caches.credentials;
+  if (last !== undefined && last.routing === routing && last.secrets === secrets) return last.result;
+  const result = resolveCredentials(routing.servers, secrets, routing.settings.crossNamespace.allow, options.annotationsPrefix);
+  caches.credentials = { routing, secrets, result };
+  return result;
 }

@@ -9,6 +9,7 @@ import { checkIngressBackend, backendName, type ServiceRef } from './backend-ref
 import { makeFailure, quoteValue } from './failure.ts';
 import { checkRuleHost } from './names.ts';
 import { resolvePath } from './paths.ts';
+import { needsRewrite } from './regex-hosts.ts';
 import { isNotChecked, newRegexCheckBudget, type RegexCheckBudget } from './regex-backtracking.ts';
 import { routeFlags, routeKey } from './route-key.ts';
 import type { Failure, GlobalSettings, IngressRef, Location } from './types.ts';
@@ -44,7 +45,9 @@ function translatePath(
   regexBudget: RegexCheckBudget,
 ): LocationCandidate | Failure {
   const rewrite = features.policy.rewrite ?? settings.rewrite;
-  const resolved = resolvePath(item?.path, item?.pathType, rewrite.useRegex || rewrite.target !== null, regexBudget);
+  // A rewrite-target equal to the path rewrites nothing: ingress-nginx leaves such a path plain (needsRewrite).
+  const written = typeof item?.path === 'string' && item.path !== '' ? item.path : '/';
+  const resolved = resolvePath(item?.path, item?.pathType, rewrite.useRegex || needsRewrite(rewrite.target, written), regexBudget);
   if (!resolved.ok) {
     const reason = isNotChecked(resolved.reason) ? 'RegexNotChecked' : 'InvalidPath';
     return makeFailure(ingress, reason, `${field}.path`, `path ${quoteValue(item?.path)} refused: ${resolved.reason}`);

@@ -21,6 +21,7 @@ import { isIPv4, isIPv6 } from 'node:net';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { buildModel } from './build.ts';
+import { parseCacheKey } from './features/external-auth-cache.ts';
 import { ANNOTATION_NAMES, CONFIG_KEY_NAMES, KEY_VALUES, valuesOf } from './testdata/field-values.ts';
 import { clusterArbitrary, countUserValues, type Cluster } from './testdata/cluster-arbitrary.ts';
 import { makeTlsPool } from './testdata/tls-pool.ts';
@@ -34,12 +35,14 @@ const RUNS = 600;
 
 /**
  * Where a string may hold characters that would leave an NGINX token: canary splits, a backend's
- * hash key, certificates, client CAs and auth-tls-match-cn are data for Lua (JSON, never
- * nginx.conf), the log format is single-quoted by render. A hash key is checked against its own
+ * hash key, certificates, client CAs, auth-tls-match-cn and basic/digest users and realms are
+ * data for Lua (JSON, never nginx.conf; the realm has its own grammar, features/basic-auth.ts),
+ * the log format is single-quoted by render. A hash key is checked against its own
  * grammar instead (HASH_BY).
  */
 const FREE_TEXT = new RegExp('^(?:tls\\.certificates\\[\\d+\\]\\.(?:cert|key)|settings\\.accessLog\\.format|routes\\[\\d+\\]\\.canary\\.\\w+|backends\\[\\d+\\]\\.hash\\.by'
   + '|tls\\.clientAuth\\.(?:cas\\[\\d+\\]\\.pem|hosts\\[\\d+\\]\\.matchCn)|servers\\[\\d+\\]\\.locations\\[\\d+\\]\\.policy\\.clientCerts\\.matchCn'
+  + '|credentials\\[\\d+\\]\\.(?:realm|users\\..*)|(?:servers\\[\\d+\\]\\.locations\\[\\d+\\]\\.policy|settings)\\.basicAuth\\.realm'
   + '|(?:settings|servers\\[\\d+\\]\\.locations\\[\\d+\\]\\.policy)\\.(?:cors\\.(?:allowMethods|allowHeaders|exposeHeaders)|accessControl\\.block(?:UserAgents|Referers)\\[\\d+\\]\\.value))$', 'u');
 /** upstream-hash-by as Lua parses it (lua/resty_ingress/chash.lua parse_key). */
 const HASH_BY = /^(?:\$\{[A-Za-z0-9_]+\}|\$[A-Za-z0-9_]+(?![A-Za-z0-9_])|[A-Za-z0-9_-])+$/u;
@@ -93,8 +96,15 @@ function assertModelValid(model: Model): void {
     }
   }
   for (const [at, text] of strings(model, '')) {
-    // A route key is seven words (checked above); each word must stay inside the token.
-    const words = at.endsWith('.key') ? text.split(' ') : [text];
+    // A route key is seven words (checked above), an auth-cache-duration line `[code …] <time>`
+    // (re-parsed by render/external-auth-view.ts): each word must stay inside the token.
+    const words = at.endsWith('.key') || /\.externalAuth\.cacheDuration\[\d+\]$/u.test(at) ? text.split(' ') : [text];
+    // An auth-cache-key may write `${name}` (render quotes it): it must re-parse to itself instead.
+    if (/\.externalAuth\.cacheKey$/u.test(at)) {
+      const key = parseCacheKey(text);
+      assert.ok(key.ok && key.value === text, `${at} = ${JSON.stringify(text)} does not re-validate`);
+      continue;
+    }
     if (!FREE_TEXT.test(at)) for (const word of words) assert.doesNotMatch(word, LEAVES_TOKEN, `${at} = ${JSON.stringify(text)}`);
   }
 }

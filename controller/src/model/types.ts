@@ -80,6 +80,13 @@ export interface Model {
    * as files under the NGINX prefix and named in nginx.conf, so a change reloads (model/backend-tls.ts).
    */
   readonly backendTls?: readonly BackendTlsSecret[];
+  /**
+   * The users of each Ingress with basic/digest authentication (features/basic-auth.ts), sorted by id;
+   * absent = none. DYNAMIC: pushed to Lua (POST /configuration/credentials), never in nginx.conf, so a
+   * Secret's new content applies without a reload. An Ingress whose Secret is missing or unusable has
+   * no set: Lua answers its requests 503.
+   */
+  readonly credentials?: readonly CredentialSet[];
 }
 
 /**
@@ -97,6 +104,26 @@ export interface BackendTlsSecret {
   readonly key: string | null;
   /** 16 hex chars of sha256 over the three: part of the file names, so a rotation changes nginx.conf. */
   readonly fingerprint: string;
+}
+
+/** One Ingress's basic/digest users (model/credentials.ts), as Lua receives them. */
+export interface CredentialSet {
+  /** `<namespace>/<ingress>`: Lua finds the set of a request by words 4 and 5 of its `$resty_route`. */
+  readonly id: string;
+  readonly type: 'basic' | 'digest';
+  /** auth-realm (ingress-nginx's CharsWithSpace: letters, digits, space and `-._~/:`). */
+  readonly realm: string;
+  /**
+   * user → what checks the password: basic, an htpasswd hash ({PLAIN}, {SHA}, {SSHA}, $apr1$, or a
+   * crypt(3) setting: $1$ $2a$ $2b$ $2y$ $5$ $6$ $y$ $gy$ $7$, DES); digest, the 32 hex digits of
+   * MD5(user:realm:password) for this realm. "" = a user who can never sign in (ingress-nginx: 401).
+   */
+  readonly users: Readonly<Record<string, string>>;
+}
+
+/** The JSON Lua receives on POST /configuration/credentials: the FULL set. */
+export interface DynamicCredentials {
+  readonly sets: readonly CredentialSet[];
 }
 
 /** One NGINX `server {}`: one hostname. */
@@ -132,6 +159,9 @@ export interface Server {
  * - `prefix`: `/foo` matches `/foo` and `/foo/...` but not `/foobar` (pathType Prefix, and
  *   ImplementationSpecific without use-regex). Rendered as `location = /foo` plus `location /foo/`.
  * - `regex`: `location ~* ^/foo` (use-regex or rewrite-target, as ingress-nginx does).
+ * On a server where any location is `regex` or its policy sets use-regex or rewrite-target, render
+ * prints EVERY location of the server as `~* ^<path>` (a Prefix path as `^/foo/` and `^/foo`), in
+ * ingress-nginx's order, whatever its match: ingress-nginx's host-wide rule (model/regex-hosts.ts).
  */
 export type LocationMatch = 'exact' | 'prefix' | 'regex';
 
@@ -187,7 +217,7 @@ export type Policy = Readonly<Partial<Pick<FeatureConfigs, LocationFeature>>>;
 /** Features whose config a Location's policy may carry (static, rendered per location). */
 export type LocationFeature = 'proxy' | 'backendProtocol' | 'rewrite' | 'sslRedirect' | 'customErrors' | 'mirror'
   | 'upstreamHeaders' | 'nextUpstream' | 'accessControl' | 'cors' | 'fastcgi' | 'proxySsl' | 'clientCerts'
-  | 'rateLimit' | 'satisfy'
+  | 'rateLimit' | 'satisfy' | 'externalAuth' | 'basicAuth'
   | 'redirect' | 'serverAlias';
 
 /**
@@ -220,6 +250,8 @@ export interface FeatureConfigs {
   readonly clientCerts: ClientCertsConfig;
   readonly rateLimit: RateLimitConfig;
   readonly satisfy: SatisfyConfig;
+  readonly externalAuth: ExternalAuthConfig;
+  readonly basicAuth: BasicAuthConfig;
   readonly redirect: RedirectConfig;
   readonly serverAlias: ServerAliasConfig;
 }
@@ -251,6 +283,78 @@ export interface ClientCertsConfig {
   readonly passCertificate: boolean;
   /** auth-tls-match-cn: "CN=<regex>" matched against $ssl_client_s_dn (403 otherwise), or null. */
   readonly matchCn: string | null;
+}
+
+/** An auth-url / global-auth-url taken apart (features/external-auth-url.ts): no NGINX variable, every part a strict grammar. */
+export interface AuthUrl {
+  readonly scheme: 'http' | 'https';
+  /** A host name, an IPv4 address or a bracketed IPv6 address (`[::1]`). */
+  readonly host: string;
+  readonly port: number | null;
+  /** `/…` or empty; letters, digits and -._~/: only. */
+  readonly path: string;
+  /** The query without `?` (letters, digits and -._~/:=&,), or null. */
+  readonly query: string | null;
+}
+
+/**
+ * auth-* and global-auth-* (features/external-auth.ts): a subrequest to an auth service decides
+ * each request (NGINX's auth_request). The ConfigMap's global-auth-* fill the global config; an
+ * Ingress with auth-url replaces it whole (its unset keys take ingress-nginx's defaults), one
+ * without keeps it, and enable-global-auth: "false" turns the global one off for it.
+ */
+export interface ExternalAuthConfig {
+  /** The auth service: the Ingress's auth-url, else the ConfigMap's global-auth-url; null = no external auth. */
+  readonly url: AuthUrl | null;
+  /** auth-url as the Ingress wrote it (null without one): set, it replaces the global config whole. */
+  readonly ownUrl: AuthUrl | null;
+  /** auth-method: the subrequest's method (upper case), null = the client's. */
+  readonly method: string | null;
+  /** auth-signin: where a 401 redirects, with allow-listed variables only (external-auth-url.ts); null = the 401 is passed. */
+  readonly signin: string | null;
+  /** auth-signin-redirect-param: the query parameter carrying the original URL. */
+  readonly signinRedirectParam: string;
+  /** auth-response-headers: copied from the auth answer into the request sent upstream (token names). */
+  readonly responseHeaders: readonly string[];
+  /** auth-request-redirect: X-Auth-Request-Redirect sent to the auth service; null = the request URI. */
+  readonly requestRedirect: string | null;
+  /**
+   * auth-cache-key: the auth answers are cached (NGINX's proxy_cache) under the server name, the auth
+   * location and this key: literal letters, digits, - and _, and allow-listed variables (features/external-auth-cache.ts); null = no cache.
+   */
+  readonly cacheKey: string | null;
+  /** auth-cache-duration: proxy_cache_valid lines, each `[code …] <time>` (codes 100-599, one NGINX time). */
+  readonly cacheDuration: readonly string[];
+  /** auth-always-set-cookie: pass the auth answer's Set-Cookie whatever the status. */
+  readonly alwaysSetCookie: boolean;
+  /** True when this is the ConfigMap's global auth (no auth-url on the Ingress): enableGlobal decides. */
+  readonly global: boolean;
+  /** enable-global-auth (default true). */
+  readonly enableGlobal: boolean;
+  /** ConfigMap no-auth-locations: locations whose path starts with one of these get no external auth (ingress-nginx's prefix test). */
+  readonly noAuthLocations: readonly string[];
+  /** `_external-auth-<16 hex>` of what shapes the auth subrequest's location (url, method, requestRedirect, cache); null without a url. */
+  readonly name: string | null;
+}
+
+/**
+ * auth-type, auth-secret, auth-secret-type and auth-realm (features/basic-auth.ts; a Secret of
+ * another namespace needs the ConfigMap's allow-cross-namespace-resources, features/cross-namespace.ts). The users come from the Secret at
+ * build time into Model.credentials (dynamic); the location only calls Lua's access check.
+ */
+export interface BasicAuthConfig {
+  /** auth-type; null = no authentication (ingress-nginx ignores auth-secret without it). */
+  readonly type: 'basic' | 'digest' | null;
+  /**
+   * auth-secret (`name` or `namespace/name`; namespace null = the Ingress's), null when not set, or
+   * 'invalid' for a value that names no Secret: as in ingress-nginx that denies the Ingress's
+   * locations (503, model/credentials.ts), it does not refuse the Ingress. Never in nginx.conf.
+   */
+  readonly secret: { readonly namespace: string | null; readonly name: string } | 'invalid' | null;
+  /** auth-secret-type: `auth-file` (htpasswd text under the key `auth`) or `auth-map` (key = user, value = hash). */
+  readonly secretType: 'auth-file' | 'auth-map';
+  /** auth-realm ("" by default, as ingress-nginx). */
+  readonly realm: string;
 }
 
 /**

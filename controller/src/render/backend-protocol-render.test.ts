@@ -137,15 +137,19 @@ void describe('backend-protocol and proxy-ssl as rendered, accepted by nginx -t'
     });
   }
 
-  void it('FCGI on a server with client certificates: its access phase runs the certificate check first (it replaces the server\'s)', async () => {
+  void it('FCGI with basic auth on a server with client certificates: one rewrite phase (the certificate check first: it replaces the server\'s), one access phase', async () => {
     const prefix = makePrefix();
     prefixes.push(prefix);
-    const policy: Policy = { backendProtocol: { protocol: 'FCGI' } };
+    const policy: Policy = { backendProtocol: { protocol: 'FCGI' }, basicAuth: { type: 'basic', secret: { namespace: null, name: 'users' }, secretType: 'auth-file', realm: '' } };
     const site = { ...server('shop.test', [proxied('/x', 'exact', 'default-web', { policy })]), clientAuth: { passCertificate: false } };
     const { conf } = renderConfig(model([site], [backend('default-web')]), goldenOptions(dataplane, prefix));
-    const phases = [...locationBlock(conf).matchAll(/access_by_lua_block \{ ([^\n]*) \}/gu)].map((m) => m[1]);
-    assert.equal(phases.length, 1, 'one access phase in the location');
-    assert.match(phases[0] ?? '', /^resty_ingress\.client_cert\("shop\.test"\); require\("resty_ingress\.fastcgi"\)\.check\(/u);
+    const phase = (name: string): (string | undefined)[] => [...locationBlock(conf).matchAll(new RegExp(`${name}_by_lua_block \\{ ([^\\n]*) \\}`, 'gu'))].map((m) => m[1]);
+    const rewrite = phase('rewrite');
+    assert.equal(rewrite.length, 1, 'one rewrite phase in the location');
+    assert.match(rewrite[0] ?? '', /^resty_ingress\.client_cert\("shop\.test"\); require\("resty_ingress\.fastcgi"\)\.check\(/u);
+    const access = phase('access');
+    assert.equal(access.length, 1, 'one access phase in the location');
+    assert.match(access[0] ?? '', /^resty_ingress\.auth\("/u);
     await checkConfig(dataplane, prefix, conf);
   });
 

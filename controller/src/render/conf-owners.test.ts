@@ -19,7 +19,10 @@ const ref = (namespace: string, name: string): IngressRef => ({ namespace, name 
 const web = backend('shop-web');
 const blog = backend('blog-web');
 
-/** One server per tenant; shop's Ingresses share a host. blog asks for a body size NGINX cannot hold. */
+/**
+ * One server per tenant; shop's Ingresses share a host. blog asks for a body size NGINX cannot hold.
+ * On moved.test a rewrite-target makes every location a `~*` regex (model/regex-hosts.ts).
+ */
 const site = model([
   server('_', [notFound('/')]),
   server('blog.test', [
@@ -28,8 +31,12 @@ const site = model([
   server('shop.test', [
     proxied('/api', 'exact', web.name, { ingress: ref('shop', 'exact-api') }),
     proxied('/api', 'prefix', web.name, { ingress: ref('shop', 'api') }),
-    proxied('/x(/|$)(.*)', 'regex', web.name, { ingress: ref('shop', 'rewrite'), policy: { rewrite: { target: '/$2', useRegex: false } } }),
     proxied('/', 'prefix', web.name, { ingress: ref('shop', 'front') }),
+  ]),
+  server('moved.test', [
+    proxied('/api', 'exact', web.name, { ingress: ref('moved', 'exact-api') }),
+    proxied('/x(/|$)(.*)', 'regex', web.name, { ingress: ref('moved', 'rewrite'), policy: { rewrite: { target: '/$2', useRegex: false } } }),
+    proxied('/api', 'prefix', web.name, { ingress: ref('moved', 'api') }),
   ]),
 ], [blog, web]);
 
@@ -53,7 +60,9 @@ interface Row {
 const rows: readonly Row[] = [
   { name: 'the opening line of an Exact location', line: (c) => lineWhere(c, 'location = "/api" {'), owners: [ref('shop', 'exact-api')] },
   { name: 'inside the `/api/` half of a Prefix path whose exact half an Exact path took', line: (c) => lineWhere(c, 'proxy_pass', 'location "/api/" {'), owners: [ref('shop', 'api')] },
-  { name: 'the rewrite of a regex location', line: (c) => lineWhere(c, 'rewrite "(?i)/x'), owners: [ref('shop', 'rewrite')] },
+  { name: 'the rewrite of a regex location', line: (c) => lineWhere(c, 'rewrite "(?i)/x'), owners: [ref('moved', 'rewrite')] },
+  { name: 'a regex host: an Exact path printed as a regex', line: (c) => lineWhere(c, 'location ~* "^/api" {', 'server_name "moved.test"'), owners: [ref('moved', 'exact-api')] },
+  { name: 'a regex host: the `/` form of a Prefix path', line: (c) => lineWhere(c, 'proxy_pass', 'server_name "moved.test"', 'location ~* "^/api/" {'), owners: [ref('moved', 'api')] },
   { name: 'a feature directive (client_max_body_size)', line: (c) => lineWhere(c, 'client_max_body_size "8589934592g"'), owners: [ref('blog', 'main')] },
   { name: 'the closing brace of a location', line: (c) => lineWhere(c, '}', 'client_max_body_size "8589934592g"'), owners: [ref('blog', 'main')] },
   { name: 'the Prefix `/` of a host, after the other locations of that host', line: (c) => lineWhere(c, 'set $resty_route', 'server_name "shop.test"', 'location "/" {'), owners: [ref('shop', 'front')] },

@@ -13,7 +13,9 @@
 // trying the Ingresses that changed one half at a time.
 
 import type { IngressRef, Model } from '../model/types.ts';
-import { matchersOf } from './location-blocks.ts';
+import { serverMatchersOf } from './location-blocks.ts';
+import { isRegexHost } from '../model/regex-hosts.ts';
+import { externalAuthOwners } from './external-auth-view.ts';
 import { mirrorOwners } from './mirror-view.ts';
 
 /** One open block: its header words (e.g. `location`, `=`, `/api`) and, for a server, its server_name. */
@@ -113,14 +115,18 @@ export function ownersOfLine(model: Model, conf: string, line: number): IngressR
   const stack = blocksAtLine(conf, line);
   const mirrored = mirrorOwners(model, stack);
   if (mirrored !== null) return mirrored;
+  const authed = externalAuthOwners(model, stack);
+  if (authed !== null) return authed;
   const at = stack.findLastIndex((frame) => frame.words[0] === 'location');
   const server = stack.slice(0, Math.max(at, 0)).findLast((frame) => frame.words[0] === 'server');
   if (at < 0 || server?.serverName === undefined) return [];
   const header = stack[at].words;
   const [modifier, path] = header.length >= 3 ? [header[1], header[2]] : ['', header[1]];
   const locations = model.servers.find((candidate) => candidate.hostname === server.serverName)?.locations ?? [];
-  const printed = locations.filter((location) => matchersOf(location).some((m) => m.modifier === modifier && m.path === path));
-  // `= /foo` of an Exact path and of the Prefix path /foo: render prints the Exact one only.
+  const regexHost = isRegexHost(locations, model.settings);
+  const printed = locations.filter((location) => serverMatchersOf(location, regexHost, model.settings).some((m) => m.modifier === modifier && m.path === path));
+  // `= /foo` of an Exact path and of the Prefix path /foo: render prints the Exact one only
+  // (on a regex host, the first in model order of the locations printed as one regex).
   const owner = printed.find((location) => location.match === 'exact') ?? printed[0];
   return owner?.ingress ? [owner.ingress] : [];
 }

@@ -13,6 +13,7 @@ import { backendTlsFiles } from '../model/backend-tls.ts';
 import { tlsUpstreams } from './backend-pass.ts';
 import { ServerViews, type ServerView } from './server-views.ts';
 import { globalErrorPagesOf, type GlobalErrorPagesView } from './error-pages.ts';
+import { usesAuthCache } from './external-auth-view.ts';
 import { mirrorUpstreamsOf, type MirrorUpstreamView } from './mirror-view.ts';
 import { rateLimitHttpView, type RateLimitHttpView } from './rate-limit-view.ts';
 
@@ -115,6 +116,8 @@ export interface ConfigView {
   readonly mirrorUpstreams: readonly MirrorUpstreamView[];
   /** limit-rps/-rpm/-connections: zones, allowlists and statuses (rate-limit-view.ts), or null when nothing is counted. */
   readonly rateLimits: RateLimitHttpView | null;
+  /** The directory of the auth answers' cache (auth-cache-key; features/external-auth-http.njk), null when no location caches. */
+  readonly authCachePath: string | null;
 }
 
 function nextPowerOfTwo(n: number): number {
@@ -278,5 +281,6 @@ export function buildConfigView(model: Model, options: ResolvedRenderOptions, vi
     globalErrorPages: globalErrorPagesOf(model.settings),
     mirrorUpstreams: mirrorUpstreamsOf(model),
     rateLimits: rateLimitHttpView(model),
+    authCachePath: usesAuthCache(model) ? `${options.prefix}/auth_cache` : null,
   };
 }

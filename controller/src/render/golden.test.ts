@@ -36,7 +36,7 @@ function readModel(caseName: string): Model {
 
 void describe('golden files', () => {
   void it('has the cases the suite is about', () => {
-    for (const needed of ['catch-all-only', 'match-kinds', 'not-found', 'https-backend', 'rewrite-target', 'mirror']) {
+    for (const needed of ['catch-all-only', 'match-kinds', 'not-found', 'https-backend', 'rewrite-target', 'mirror', 'external-auth']) {
       assert.ok(caseNames.includes(needed), `testdata/${needed}/model.json is missing`);
     }
   });

@@ -11,9 +11,11 @@ import deepEqual from 'fast-deep-equal';
 import type { FeatureName } from '../model/features/feature.ts';
 import { LOCATION_FEATURES } from '../model/features/registry.ts';
 import type { Backend, GlobalSettings, Location } from '../model/types.ts';
+import { externalAuthPartialView } from './external-auth-view.ts';
 import { RenderError } from './nginx-values.ts';
 import { backendPassOf, backendTlsOf, sniOf, tlsUpstreamOf, type BackendPass, type BackendTlsFiles, type SniView } from './backend-pass.ts';
 import { rateLimitLocationView, type RateLimitLocationView } from './rate-limit-view.ts';
+import { compareRegexPaths, isRegexHost, regexMatchersOf, type Matcher } from '../model/regex-hosts.ts';
 import { httpsRedirectStyle, type HttpsRedirectStyle } from './https-redirect-view.ts';
 import { redirectFeature } from '../model/features/redirect.ts';
 
@@ -103,6 +105,14 @@ export function globallySetFeatures(settings: GlobalSettings): ReadonlySet<Featu
   return new Set(LOCATION_FEATURES.filter((feature) => settings[feature.name] !== undefined && !deepEqual(settings[feature.name], feature.defaults)).map((feature) => feature.name));
 }
 
+/**
+ * Features whose partial reads a view made for the location (what protects it, names of the
+ * server's blocks it refers to) instead of the raw config; a null view prints nothing.
+ */
+const PARTIAL_VIEWS: Partial<Record<FeatureName, (location: Location, settings: GlobalSettings) => unknown>> = {
+  externalAuth: externalAuthPartialView,
+};
+
 function partialsOf(location: Location, context: LocationContext, globallySet: ReadonlySet<FeatureName>): FeaturePartial[] {
   const partials: FeaturePartial[] = [];
   for (const feature of LOCATION_FEATURES) {
@@ -110,7 +120,10 @@ function partialsOf(location: Location, context: LocationContext, globallySet: R
     const own = (location.policy as Readonly<Record<string, unknown>>)[feature.name];
     if (own === undefined && !globallySet.has(feature.name)) continue;
     const global = context.settings[feature.name] ?? feature.defaults;
-    partials.push({ template: feature.output.template, config: own ?? global, global });
+    const view = PARTIAL_VIEWS[feature.name];
+    const config = view === undefined ? own ?? global : view(location, context.settings);
+    if (config === null) continue;
+    partials.push({ template: feature.output.template, config, global });
   }
   return partials;
 }
@@ -151,12 +164,20 @@ export function matchersOf(location: Location): { modifier: LocationModifier; pa
   }
 }
 
+/** The matchers of a location on its server: on a regex host (model/regex-hosts.ts) every one is a `~*` regex. */
+export function serverMatchersOf(location: Location, regexHost: boolean, settings: Partial<GlobalSettings>): readonly Matcher[] {
+  return regexHost ? regexMatchersOf(location, settings) : matchersOf(location);
+}
+
 const NOT_FOUND_ROOT: LocationBlock = { modifier: '', path: '/', source: '/', proxy: null, features: [], certificateRedirect: false, httpsRedirect: null };
 
 /**
  * The location blocks of server `hostname`, in model order. Exact paths win
  * over the exact half of a Prefix path of the same text (Kubernetes: on equal
  * length, Exact has precedence); any other repeat is a model bug and throws.
+ * On a regex host (model/regex-hosts.ts) every block is a `~*` regex, in
+ * ingress-nginx's order, and of two locations printed as the same regex the
+ * first in model order serves (NGINX would never reach the second).
  * Backends must be listed in `knownBackends` (the Model's backends, by name).
  */
 export function buildLocationBlocks(
@@ -167,6 +188,7 @@ export function buildLocationBlocks(
   globallySet: ReadonlySet<FeatureName> = globallySetFeatures(context.settings),
 ): LocationBlock[] {
   const exactPaths = new Set(locations.filter((l) => l.match === 'exact').map((l) => l.path));
+  const regexHost = isRegexHost(locations, context.settings);
   const seen = new Set<string>();
   const blocks: LocationBlock[] = [];
   for (const location of locations) {
@@ -188,19 +210,23 @@ export function buildLocationBlocks(
     const httpsRedirect = context.https
       ? httpsRedirectStyle(location.policy.redirect ?? context.settings.redirect ?? redirectFeature.defaults, context.httpsPort ?? 443)
       : null;
-    for (const matcher of matchersOf(location)) {
+    for (const matcher of serverMatchersOf(location, regexHost, context.settings)) {
       const key = `${matcher.modifier} ${matcher.path}`;
       if (location.match === 'prefix' && matcher.modifier === '=' && exactPaths.has(matcher.path)) continue;
+      if (matcher.exactHalf === true && exactPaths.has(location.path.replace(/\/+$/u, ''))) continue;
       if (seen.has(key)) {
+        if (regexHost) continue;
         throw new RenderError(
           'DuplicateLocation',
           `server ${hostname}: location ${key.trim()} is rendered twice (path ${location.path}, match ${location.match})`,
         );
       }
       seen.add(key);
-      blocks.push({ ...matcher, source: location.path, proxy, features, certificateRedirect, rateLimit, httpsRedirect });
+      blocks.push({ modifier: matcher.modifier, path: matcher.path, source: location.path, proxy, features, certificateRedirect, rateLimit, httpsRedirect });
     }
   }
-  if (!seen.has(' /')) blocks.push(NOT_FOUND_ROOT);
+  // Array.prototype.sort is stable: equal paths keep model order.
+  if (regexHost) blocks.sort((a, b) => compareRegexPaths(a.path, b.path));
+  if (!seen.has(' /') && !seen.has('~* ^/')) blocks.push(NOT_FOUND_ROOT);
   return blocks;
 }

@@ -11,7 +11,8 @@
 // (or, for a duplicate location, the Ingress whose path took the name).
 
 import type { IngressRef, Location, MirrorConfig, Model } from '../model/types.ts';
-import { matchersOf } from './location-blocks.ts';
+import { serverMatchersOf } from './location-blocks.ts';
+import { isRegexHost } from '../model/regex-hosts.ts';
 import { RenderError } from './nginx-values.ts';
 
 /** The internal location of one mirror in a server (server.njk → features/mirror-location.njk). */
@@ -111,8 +112,10 @@ export function mirrorOwners(model: Model, stack: readonly OpenBlock[]): Ingress
   if (name === undefined || !NAME.test(name)) return null;
   // An Ingress path rendered as the same `= /<name>` makes NGINX refuse the second block, the
   // mirror's: the path's Ingress is at fault, not the one mirroring.
-  const squatter = model.servers.find((server) => server.hostname === hostname)?.locations
-    .find((location) => location.ingress !== null && matchersOf(location).some((m) => m.modifier === '=' && m.path === `/${name}`));
+  const squatted = model.servers.find((server) => server.hostname === hostname)?.locations ?? [];
+  const regexHost = isRegexHost(squatted, model.settings);
+  const squatter = squatted
+    .find((location) => location.ingress !== null && serverMatchersOf(location, regexHost, model.settings).some((m) => m.modifier === '=' && m.path === `/${name}`));
   if (squatter?.ingress) return [squatter.ingress];
   const owners = new Map<string, IngressRef>();
   for (const server of model.servers) {

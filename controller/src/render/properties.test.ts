@@ -43,24 +43,34 @@ const USER_VALUE_DIRECTIVES = new Set(['server_name', 'location', 'set', 'rewrit
   // mirror-target and mirror-host (render/mirror-view.ts): the upstream's address, the copy's URL, Host and TLS name.
   'server', 'proxy_pass', 'proxy_set_header', 'proxy_ssl_name',
   // CORS (features/cors.njk): the origin regex and the header lists.
-  'add_header', 'if']);
+  'add_header', 'if',
+  // auth-response-headers (render/external-auth-view.ts): the auth answer's header, as its $upstream_http_ variable.
+  'auth_request_set', 'proxy_cache_key']);
 /** Redirects (features/redirect.njk, server.njk): a `return <3xx>` whose target holds a parsed URL or app-root's path. */
 const REDIRECT_CODE = /^30[0-8]$/u;
 /**
- * The client-certificate check is a server-level access_by_lua that every location inherits
- * (features/client-certs-server.njk): a location with an access_by_lua of its own replaces it, so
- * it must run the check first (FCGI's does), or serve that path unverified.
+ * The client-certificate check is a server-level rewrite_by_lua that every location inherits
+ * (features/client-certs-server.njk): a location with a rewrite_by_lua of its own replaces it, so
+ * it must run the check first (location.njk), or serve that path unverified. Named locations are
+ * reached only from a location that ran it. NGINX allows one block per phase and location.
  */
 function assertClientCertCheckInherited(conf: string): void {
+  for (const location of conf.split(/\n {8}location /u).slice(1)) {
+    const body = location.slice(0, location.indexOf('\n        }'));
+    for (const phase of ['rewrite_by_lua_block', 'access_by_lua_block']) {
+      assert.ok(body.split(phase).length <= 2, `one ${phase} per location:\n${body.slice(0, 400)}`);
+    }
+  }
   for (const server of conf.split(/\n {4}server \{\n/u).slice(1)) {
     if (!server.includes('resty_ingress.client_cert(')) continue;
-    // A location may have an access phase of its own only if it runs the check first.
-    const without = [...server.matchAll(/access_by_lua_block \{([^\n]*)\}/gu)].filter((m) => !(m[1] ?? '').trimStart().startsWith('resty_ingress.client_cert('));
+    const unnamed = server.split(/\n {8}location /u).slice(1).filter((location) => !location.startsWith('@') && !location.startsWith('"@'));
+    const without = unnamed.flatMap((location) => [...location.matchAll(/rewrite_by_lua_block \{([^\n]*)\}/gu)])
+      .filter((m) => !(m[1] ?? '').trimStart().startsWith('resty_ingress.client_cert('));
     assert.deepEqual(without.map((m) => m[0]), [], `a location of a client-certificate server skips the check:\n${server.slice(0, 400)}`);
   }
 }
 
-/** Lua blocks whose string literals may carry a backend name, or a host (client certificates' server name). */
+/** Lua blocks whose string literals may carry a backend name, a host (client certificates' server name) or (basic/digest auth) the location's route key. */
 const USER_VALUE_LUA = new Set(['log_by_lua_block', 'rewrite_by_lua_block', 'ssl_certificate_by_lua_block', 'access_by_lua_block']);
 
 /** `set $resty_limit_key` takes exactly these (render/rate-limit-view.ts). */

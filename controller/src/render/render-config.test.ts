@@ -62,8 +62,9 @@ const cases: RenderCase[] = [
           proxied('/', 'prefix', web.name),
           proxied('/app', 'prefix', api.name),
           proxied('/exact', 'exact', web.name),
-          proxied('/re/[a-z]+', 'regex', api.name),
         ]),
+        // A regex location makes every location of its host a regex (model/regex-hosts.ts): on its own host.
+        server('re.example.com', [proxied('/re/[a-z]+', 'regex', api.name, { host: 're.example.com' })]),
       ],
       [api, web],
     ),
@@ -72,6 +73,30 @@ const cases: RenderCase[] = [
       'location = "/app"': ['set $proxy_upstream_name "default-api-80";', 'proxy_pass http://upstream_balancer;'],
       'location "/app/"': ['set $proxy_upstream_name "default-api-80";'],
       'location = "/exact"': ['set $proxy_upstream_name "default-web-80";'],
+    },
+    // No Lua phase in a round-robin location: metrics come from the access log. No error page either.
+    absent: ['location ~* "^/app', 'location ~* "^/exact', 'location = "/" {', 'location "/exact/"', 'rewrite "', 'log_by_lua', 'resty_ingress.rewrite', 'error_page', '@resty_unbalanced'],
+  },
+  {
+    name: 'a regex location: every location of its host is a case-insensitive regex, in ingress-nginx\'s order',
+    host: 'a.example.com',
+    model: model(
+      [
+        server('_', [notFound('/')]),
+        server('a.example.com', [
+          proxied('/', 'prefix', web.name),
+          proxied('/app', 'prefix', api.name),
+          proxied('/exact', 'exact', web.name),
+          proxied('/re/[a-z]+', 'regex', api.name),
+        ]),
+      ],
+      [api, web],
+    ),
+    blocks: {
+      'location ~* "^/"': ['set $proxy_upstream_name "default-web-80";', 'proxy_pass http://upstream_balancer;'],
+      'location ~* "^/app"': ['set $proxy_upstream_name "default-api-80";', 'proxy_pass http://upstream_balancer;'],
+      'location ~* "^/app/"': ['set $proxy_upstream_name "default-api-80";'],
+      'location ~* "^/exact"': ['set $proxy_upstream_name "default-web-80";'],
       'location ~* "^/re/[a-z]+"': [
         'set $proxy_upstream_name "default-api-80";',
         'set $resty_route "r default-api-80 a.example.com default web api /re/[a-z]+";',
@@ -80,8 +105,7 @@ const cases: RenderCase[] = [
         'proxy_pass http://upstream_balancer;',
       ],
     },
-    // No Lua phase in a round-robin location: metrics come from the access log. No error page either.
-    absent: ['location = "/" {', 'location "/exact/"', 'rewrite "', 'log_by_lua', 'resty_ingress.rewrite', 'error_page', '@resty_unbalanced'],
+    absent: ['location = "', 'location "/app/"', 'rewrite "', 'log_by_lua', 'error_page', '@resty_unbalanced'],
   },
   // $resty_route: the backend, the server's name (Lua tells the catch-all and wildcards apart), the labels.
   ...['r.example.com', '_', '*.r.example.com'].map((host): RenderCase => ({

@@ -21,6 +21,7 @@ import type { Location, Server } from '../model/types.ts';
 import { errorPagesOf, type ErrorPageView } from './error-pages.ts';
 import { RenderError } from './nginx-values.ts';
 import { buildLocationBlocks, globallySetFeatures, sameLocationContext, type BackendLabels, type LocationBlock, type LocationContext } from './location-blocks.ts';
+import { externalAuthServerViews, type AuthLocationView, type SigninLocationView } from './external-auth-view.ts';
 import { mirrorLocationsOf, type MirrorLocationView } from './mirror-view.ts';
 
 /** One `server {}` as the template prints it. */
@@ -49,6 +50,8 @@ export interface ServerView {
   readonly mirrors: readonly MirrorLocationView[];
   /** Client certificates (Server.clientAuth): the server asks for and checks them (features/client-certs-server.njk); null = none. */
   readonly clientAuth: { readonly passCertificate: boolean } | null;
+  /** External auth: the internal locations of the auth subrequests and the sign-in named locations (external-auth-view.ts). */
+  readonly externalAuth: { readonly auth: readonly AuthLocationView[]; readonly signin: readonly SigninLocationView[] };
 }
 
 /** The view's JSON, attached to views this module made (not enumerable: JSON.stringify never sees it). */
@@ -80,6 +83,7 @@ function buildServerView(
     appRoot: appRootOf(server.locations),
     mirrors: mirrorLocationsOf(server.locations),
     clientAuth: server.clientAuth ?? null,
+    externalAuth: externalAuthServerViews(server.hostname, server.locations, context.settings),
   };
 }
 
@@ -134,6 +138,7 @@ function lazyView(hostname: string, isDefault: boolean, build: () => ServerView)
     get wwwRedirectFrom() { return view().wwwRedirectFrom; },
     get mirrors() { return view().mirrors; },
     get clientAuth() { return view().clientAuth; },
+    get externalAuth() { return view().externalAuth; },
     toJSON: () => view(),
   } as ServerView;
 }

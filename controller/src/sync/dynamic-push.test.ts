@@ -27,6 +27,7 @@ function recorder(): DataPlane & { calls: string[]; fail: boolean } {
     patchBackends: async (patch: { set: readonly { name: string }[]; remove: readonly string[] }) => { check(); dp.calls.push(`PATCH ${patch.set.map((b) => b.name).join(',')}`); },
     pushCertificates: async () => { check(); dp.calls.push('certificates'); },
     pushRoutes: async () => { check(); dp.calls.push('routes'); },
+    pushCredentials: async (credentials: { sets: readonly { id: string }[] }) => { check(); dp.calls.push(`credentials ${credentials.sets.map((set) => set.id).join(',')}`); },
   };
   const check = (): void => { if (dp.fail) throw new Error('connection refused'); };
   return dp;
@@ -39,6 +40,7 @@ void describe('dynamic push', () => {
     { name: 'both', push: push(['a'], CERTIFICATES), why: 'endpoints and certificates' },
     { name: 'neither', push: push([], null), why: 'no change' },
     { name: 'a canary split changed', push: push([], null, null, ROUTES), why: 'routes' },
+    { name: 'an auth Secret changed', push: { ...push([], null), credentials: { sets: [] } }, why: 'credentials' },
   ];
   for (const row of reasons) void it(`why: ${row.name}`, () => assert.equal(pushReason(row.push), row.why));
 
@@ -50,6 +52,11 @@ void describe('dynamic push', () => {
       name: 'a new canary backend and its split: the backend first, then the route that names it',
       push: push(['canary'], null, { set: [{ name: 'canary', endpoints: [], loadBalance: 'round_robin' }], remove: [] }, ROUTES),
       calls: ['PATCH canary', 'routes'], mode: 'patch',
+    },
+    {
+      name: 'an auth Secret\'s new users: only the credentials',
+      push: { ...push([], null, { set: [], remove: [] }), credentials: { sets: [{ id: 'ns/app', type: 'basic', realm: '', users: { a: '{PLAIN}x' } }] } },
+      calls: ['credentials ns/app'], mode: 'patch',
     },
   ];
   for (const row of sends) {

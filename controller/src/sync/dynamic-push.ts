@@ -54,6 +54,14 @@ const PUSH_KINDS: readonly PushKind[] = [
       if (routes !== null) await dataplane.pushRoutes(routes);
     },
   },
+  {
+    // Basic/digest users (model/credentials.ts): a Secret's change is this push, never a reload.
+    name: 'credentials',
+    carried: (push) => push.credentials !== undefined && push.credentials !== null,
+    async send({ credentials }, dataplane) {
+      if (credentials !== undefined && credentials !== null) await dataplane.pushCredentials?.(credentials);
+    },
+  },
 ];
 
 /** What a dynamic push carries, for the sync log line: `endpoints`, `certificates`, `routes`, or several joined by `and`. */

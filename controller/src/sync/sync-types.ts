@@ -4,7 +4,7 @@
 
 import type { V1Ingress } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
-import type { BackendPatch, BuildResult, DynamicBackend, DynamicCertificates, DynamicRoutes, Failure, IngressRef, Model, Snapshot } from '../model/types.ts';
+import type { BackendPatch, BuildResult, DynamicBackend, DynamicCertificates, DynamicCredentials, DynamicRoutes, Failure, IngressRef, Model, Snapshot } from '../model/types.ts';
 
 /**
  * `nginx -t` refused a configuration (start, reload or validate throw it): NGINX's
@@ -55,6 +55,8 @@ export interface DataPlane {
   pushCertificates(certificates: DynamicCertificates): Promise<void>;
   /** POST every route policy (canary splits) to Lua (only when they changed or Lua lost them); after the backends they name. */
   pushRoutes(routes: DynamicRoutes): Promise<void>;
+  /** POST every basic/digest user set to Lua (only when they changed or Lua lost them). Absent: none is pushed. */
+  pushCredentials?(credentials: DynamicCredentials): Promise<void>;
 }
 
 /** The pure steps, handed in by main. */

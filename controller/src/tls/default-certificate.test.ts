@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,6 +19,22 @@ void describe('writeSelfSignedDefault', () => {
       assert.equal(statSync(join(prefix, 'ssl')).mode & 0o777, 0o700, 'the key folder is private');
       // NGINX workers (nobody, when the master is root) must enter the prefix for temp files and logs.
       assert.equal(statSync(prefix).mode & 0o001, 0o001, `prefix mode ${(statSync(prefix).mode & 0o777).toString(8)}: others can enter`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  void it('is named as ingress-nginx\'s fake certificate: monitoring matches on its subject', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'default-cert-'));
+    try {
+      const files = defaultCertificatePaths(join(dir, 'nginx'));
+      writeSelfSignedDefault(files);
+      const cert = new X509Certificate(readFileSync(files.certificate));
+      // Go's crypto/x509 writes O before CN; openssl prints it `O = Acme Co, CN = Kubernetes Ingress Controller Fake Certificate`.
+      assert.equal(cert.subject, 'O=Acme Co\nCN=Kubernetes Ingress Controller Fake Certificate');
+      assert.equal(cert.issuer, cert.subject, 'self-signed');
+      assert.equal(cert.subjectAltName, 'DNS:ingress.local');
+      assert.ok(cert.checkPrivateKey(createPrivateKey(readFileSync(files.key))), 'the key matches');
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

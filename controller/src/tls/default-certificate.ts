@@ -2,6 +2,9 @@
 // self-signed one made at start and written into the prefix. It is the
 // controller's own throwaway key, never a user's: user keys only ever travel
 // to Lua over the loopback configuration API and never touch disk.
+// It is named as ingress-nginx's fake certificate (subject O, CN and SAN as
+// its internal/net/ssl GetFakeSSLCert makes them): monitoring and runbooks
+// of its users match on that subject to spot hosts served without their own.
 
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -13,9 +16,16 @@ export interface CertificateFiles {
   readonly key: string;
 }
 
+/** ingress-nginx's fake certificate name: `O=Acme Co, CN=Kubernetes Ingress Controller Fake Certificate`, SAN ingress.local. */
+export const DEFAULT_CERTIFICATE_NAME = Object.freeze({
+  organization: 'Acme Co',
+  commonName: 'Kubernetes Ingress Controller Fake Certificate',
+  dnsNames: Object.freeze(['ingress.local']),
+});
+
 /** Makes a fresh self-signed certificate and writes it (key mode 0600); returns it for logs (serial). */
 export function writeSelfSignedDefault(files: CertificateFiles): SelfSignedCertificate {
-  const made = createSelfSignedCertificate({ commonName: 'resty-ingress default certificate' });
+  const made = createSelfSignedCertificate(DEFAULT_CERTIFICATE_NAME);
   for (const dir of new Set([dirname(files.certificate), dirname(files.key)])) {
     // Only these folders are private. Made recursively with 0700, the prefix above them would be
     // too, and NGINX's workers (nobody, when started as root) could not enter it for temp files.

@@ -9,6 +9,8 @@ import forge from 'node-forge';
 export interface SelfSignedRequest {
   /** Subject CN; default the first DNS name, else `resty-ingress-default`. */
   readonly commonName?: string;
+  /** Subject O, before the CN (as Go's crypto/x509 orders them); absent = none. */
+  readonly organization?: string;
   /** SAN DNS names (may include `*.` wildcards); empty = no SAN extension. */
   readonly dnsNames?: readonly string[];
   /** Validity start; default one hour ago (tolerates clock skew). */
@@ -55,7 +57,10 @@ export function createSelfSignedCertificate(request: SelfSignedRequest = {}): Se
   cert.validity.notBefore = notBefore;
   cert.validity.notAfter = request.notAfter ?? new Date(notBefore.getTime() + YEAR_MS);
   const dnsNames = request.dnsNames ?? [];
-  const subject = [{ name: 'commonName', value: request.commonName ?? dnsNames[0] ?? 'resty-ingress-default' }];
+  const subject = [
+    ...request.organization === undefined ? [] : [{ name: 'organizationName', value: request.organization }],
+    { name: 'commonName', value: request.commonName ?? dnsNames[0] ?? 'resty-ingress-default' },
+  ];
   cert.setSubject(subject);
   cert.setIssuer(subject);
   const extensions: object[] = [

@@ -76,7 +76,9 @@ export const clientCertsFeature = defineFeature({
     + 'the host; a younger one asking for something else gets a Warning Event. Refused requests get NGINX\'s 400 pages (or a 302 to '
     + 'auth-tls-error-page), a subject outside auth-tls-match-cn 403, a request whose Host is not the TLS server name 421, and a host '
     + 'whose CA Secret is missing or holds no ca.crt 403. Upstream gets ssl-client-verify, ssl-client-subject-dn, ssl-client-issuer-dn '
-    + 'and, with pass-certificate, ssl-client-cert. The CA and every setting but pass-certificate apply without a reload.',
+    + 'and, with pass-certificate, ssl-client-cert. The CA and every setting but pass-certificate apply without a reload. A TLS session '
+    + 'is resumed only for the host name it was made for, under the same CA, verify mode and depth: after a change (or for another host) '
+    + 'its client makes a full handshake and is verified again, so no session keeps a verification the current settings would refuse.',
   output: { kind: 'location', template: null },
   defaults: { secret: null, verify: 'on', depth: 1, errorPage: null, passCertificate: false, matchCn: null },
   keys: [
@@ -84,8 +86,7 @@ export const clientCertsFeature = defineFeature({
       annotation: { name: 'auth-tls-secret', scope: 'location', risk: 'Medium' },
       defaultText: '', doc: 'Secret (name or namespace/name) whose ca.crt holds the CAs client certificates must chain to.',
       difference: 'another namespace is refused (allow-cross-namespace-resources is not supported); a Secret without ca.crt makes the host answer 403 '
-        + 'instead of serving without verification; a changed CA applies without a reload to new TLS sessions, while a session resumed from before '
-        + 'the change keeps its verification until ssl_session_timeout (10 minutes)',
+        + 'instead of serving without verification',
     }),
     field<ClientCertsConfig, 'verify'>('verify', (raw) => parseOneOf(raw, VERIFY), {
       annotation: { name: 'auth-tls-verify-client', scope: 'location', risk: 'Medium' }, invalid: 'ignore',
@@ -109,5 +110,6 @@ export const clientCertsFeature = defineFeature({
       defaultText: '', doc: 'CN= and a regular expression the client subject DN must match, else 403; patterns that can backtrack super-linearly are refused.',
     }),
   ],
-  proof: ['controller/src/model/features/client-certs.test.ts', 'controller/src/model/client-auth.test.ts', 'lua/client-auth.test.ts', 'e2e/client-certs.test.ts'],
+  proof: ['controller/src/model/features/client-certs.test.ts', 'controller/src/model/client-auth.test.ts', 'lua/client-auth.test.ts', 'lua/client-auth-resumption.test.ts',
+    'e2e/client-certs.test.ts', 'e2e/client-cert-sessions.test.ts'],
 });

@@ -9,6 +9,7 @@ import { accessLogFeature } from './access-log.ts';
 import { canaryFeature } from './canary.ts';
 import { clientCertsFeature } from './client-certs.ts';
 import { corsFeature } from './cors.ts';
+import { externalAuthFeature } from './external-auth.ts';
 import type { AnyFeature } from './feature.ts';
 import { INGRESS_NGINX_ANNOTATIONS, INGRESS_NGINX_CONFIG_KEYS } from './ingress-nginx-names.ts';
 import { HARMLESS_ANNOTATIONS, HARMLESS_CONFIG_KEYS, annotationStatus, configKeyStatus, type NameStatus } from './names.ts';
@@ -37,8 +38,11 @@ const annotationRows: { name: string; annotation: string; value: unknown; want: 
   { name: 'any *-snippet, even one ingress-nginx never had', annotation: 'future-snippet', value: 'x', want: 'snippet' },
   { name: 'harmless: tracing', annotation: 'enable-opentelemetry', value: 'true', want: `harmless: ${HARMLESS_ANNOTATIONS['enable-opentelemetry']}` },
   { name: 'harmless: server push', annotation: 'http2-push-preload', value: 'true', want: `harmless: ${HARMLESS_ANNOTATIONS['http2-push-preload']}` },
-  { name: 'external auth', annotation: 'auth-url', value: 'https://auth.example/verify', want: 'unsupported protective' },
-  { name: 'basic auth', annotation: 'auth-type', value: 'basic', want: 'unsupported protective' },
+  { name: 'external auth: a feature', annotation: 'auth-url', value: 'https://auth.example/verify', want: feature(externalAuthFeature) },
+  { name: 'external auth keepalive: not supported', annotation: 'auth-keepalive', value: '10', want: 'unsupported protective' },
+  { name: 'auth-proxy-set-headers: not supported', annotation: 'auth-proxy-set-headers', value: 'auth-headers', want: 'unsupported protective' },
+  { name: 'auth keepalive left off (0)', annotation: 'auth-keepalive', value: '0', want: 'unsupported' },
+  { name: 'basic auth: a feature now', annotation: 'auth-type', value: 'basic', want: 'feature basicAuth' },
   { name: 'client certificates (a feature)', annotation: 'auth-tls-verify-client', value: 'on', want: feature(clientCertsFeature) },
   { name: 'an allow-list by its alias', annotation: 'whitelist-source-range', value: '10.0.0.0/8', want: feature(accessControlFeature) },
   { name: 'an allow-list', annotation: 'allowlist-source-range', value: '10.0.0.0/8', want: feature(accessControlFeature) },
@@ -50,8 +54,8 @@ const annotationRows: { name: string; annotation: string; value: unknown; want: 
   { name: 'ModSecurity off', annotation: 'enable-modsecurity', value: 'false', want: 'unsupported' },
   { name: 'ModSecurity OFF, spaces around', annotation: 'enable-modsecurity', value: ' OFF ', want: 'unsupported' },
   { name: 'the OWASP rules off', annotation: 'enable-owasp-core-rules', value: '0', want: 'unsupported' },
-  { name: 'external auth left empty', annotation: 'auth-url', value: '', want: 'unsupported' },
-  { name: 'global auth opt-in: protects nothing by itself', annotation: 'enable-global-auth', value: 'true', want: 'unsupported' },
+  { name: 'external auth keepalive-requests left empty', annotation: 'auth-keepalive-requests', value: '', want: 'unsupported' },
+  { name: 'global auth opt-out: the external auth feature reads it', annotation: 'enable-global-auth', value: 'false', want: feature(externalAuthFeature) },
   { name: 'not a protection', annotation: 'connection-proxy-header', value: 'keep-alive', want: 'unsupported' },
   { name: 'session affinity: a feature now', annotation: 'affinity', value: 'cookie', want: 'feature affinity' },
   { name: 'a rate limit: a feature now', annotation: 'limit-rps', value: '10', want: 'feature rateLimit' },
@@ -73,17 +77,20 @@ const configRows: { name: string; key: string; value: unknown; want: string }[] 
   { name: 'a snippet never known', key: 'future-snippet', value: 'x', want: 'snippet' },
   { name: 'harmless: server-tokens', key: 'server-tokens', value: 'true', want: `harmless: ${HARMLESS_CONFIG_KEYS['server-tokens']}` },
   { name: 'harmless: tracing', key: 'otel-sampler', value: 'AlwaysOn', want: `harmless: ${HARMLESS_CONFIG_KEYS['otel-sampler']}` },
-  { name: 'global auth', key: 'global-auth-url', value: 'https://auth.example/verify', want: 'unsupported protective' },
+  { name: 'global auth: a feature', key: 'global-auth-url', value: 'https://auth.example/verify', want: feature(externalAuthFeature) },
+  { name: 'no-auth-locations: the external auth feature reads it', key: 'no-auth-locations', value: '/public', want: feature(externalAuthFeature) },
   { name: 'a global allow-list', key: 'whitelist-source-range', value: '10.0.0.0/8', want: feature(accessControlFeature) },
   { name: 'a global deny-list', key: 'denylist-source-range', value: '192.0.2.0/24', want: feature(accessControlFeature) },
   { name: 'blocked user agents', key: 'block-user-agents', value: '~*bot', want: feature(accessControlFeature) },
   { name: 'ModSecurity on', key: 'enable-modsecurity', value: 'true', want: 'unsupported protective' },
-  { name: 'a protection with a value that is not a string', key: 'global-auth-url', value: 1, want: 'unsupported protective' },
+  { name: 'a protection with a value that is not a string', key: 'enable-modsecurity', value: 1, want: 'unsupported protective' },
   { name: 'ModSecurity off (ingress-nginx\'s default)', key: 'enable-modsecurity', value: 'false', want: 'unsupported' },
   { name: 'a protection switched off by 0', key: 'enable-owasp-modsecurity-crs', value: '0', want: 'unsupported' },
-  { name: 'a protection left empty', key: 'global-auth-url', value: '', want: 'unsupported' },
-  { name: 'tuning the rate limits\' key (always the client address here)', key: 'limit-conn-zone-variable', value: '$remote_addr', want: 'unsupported' },
-  { name: 'tuning global auth that is off', key: 'global-auth-response-headers', value: 'X-User', want: 'unsupported' },
+  { name: 'global auth: a feature', key: 'global-auth-url', value: 'https://auth.example/verify', want: feature(externalAuthFeature) },
+  { name: 'no-auth-locations: the external auth feature reads it', key: 'no-auth-locations', value: '/public', want: feature(externalAuthFeature) },
+  { name: 'a global allow-list', key: 'whitelist-source-range', value: '10.0.0.0/8', want: feature(accessControlFeature) },
+  { name: 'a global deny-list', key: 'denylist-source-range', value: '192.0.2.0/24', want: feature(accessControlFeature) },
+  { name: 'blocked user agents', key: 'block-user-agents', value: '~*bot', want: feature(accessControlFeature) },
   { name: 'the status page allow-list (the status server is loopback-only)', key: 'nginx-status-ipv4-whitelist', value: '10.0.0.0/8', want: 'unsupported' },
   { name: 'not a protection', key: 'use-gzip', value: 'true', want: 'unsupported' },
   { name: 'allow-snippet-annotations: the safety feature reads it', key: 'allow-snippet-annotations', value: 'true', want: feature(safetyFeature) },

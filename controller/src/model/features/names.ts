@@ -41,14 +41,11 @@ export const HARMLESS_CONFIG_KEYS: Readonly<Record<string, string>> = Object.fre
  * them alone protects nothing, so they warn instead of failing closed.
  */
 const TUNING_ONLY_CONFIG_KEYS: ReadonlySet<string> = new Set([
-  'limit-conn-zone-variable', 'nginx-status-ipv4-whitelist',
-  'nginx-status-ipv6-whitelist', 'no-auth-locations', 'global-auth-signin-redirect-param', 'global-auth-cache-duration',
-  'global-auth-always-set-cookie', 'global-auth-method', 'global-auth-cache-key', 'global-auth-request-redirect',
-  'global-auth-response-headers', 'global-auth-signin',
+  'limit-conn-zone-variable', 'nginx-status-ipv4-whitelist', 'nginx-status-ipv6-whitelist',
 ]);
 
-/** Protective annotations that protect nothing by themselves (global auth is itself unsupported). */
-const TUNING_ONLY_ANNOTATIONS: ReadonlySet<string> = new Set(['enable-global-auth']);
+/** Protective annotations that protect nothing by themselves. */
+const TUNING_ONLY_ANNOTATIONS: ReadonlySet<string> = new Set([]);
 
 /** A value that switches a protection off (or leaves it unset) asks for nothing to fail closed for. */
 function switchesOff(value: string): boolean {

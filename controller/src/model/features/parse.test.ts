@@ -8,6 +8,7 @@ import { buildModel } from '../build.ts';
 import { ingress, options, path, rule, service, snapshot, svc, deepFreeze } from '../testdata/fixtures.ts';
 import { configOf, findLocation } from '../testdata/inspect.ts';
 import { DEFAULT_SETTINGS, parseIngressFeatures, readSettings } from './parse.ts';
+import { externalAuthFeature } from './external-auth.ts';
 import { proxyFeature } from './proxy.ts';
 import {
   CONFIG_MAP_KEY, INGRESS, PREFIX, annotationField, assertReadable, configField, configMap, described, parseAnnotations, readConfigMap,
@@ -30,10 +31,10 @@ const ingressRows: {
   {
     name: 'failures: names in key order, then refused values in registry order, then the warnings',
     annotations: {
-      [`${PREFIX}/use-regex`]: 'maybe', [`${PREFIX}/load-balance`]: 'x', [`${PREFIX}/rewrite-target`]: '/$host',
-      [`${PREFIX}/auth-snippet`]: 'x', [`${PREFIX}/auth-url`]: 'https://a',
+      [`${PREFIX}/use-regex`]: 'maybe', [`${PREFIX}/load-balance`]: 'x', [`${PREFIX}/rewrite-target`]: '/$0',
+      [`${PREFIX}/auth-snippet`]: 'x', [`${PREFIX}/enable-modsecurity`]: 'true',
     },
-    failures: [`SnippetNotAllowed ${annotationField('auth-snippet')}`, `ProtectionNotSupported ${annotationField('auth-url')}`,
+    failures: [`SnippetNotAllowed ${annotationField('auth-snippet')}`, `ProtectionNotSupported ${annotationField('enable-modsecurity')}`,
       `InvalidAnnotation ${annotationField('rewrite-target')}`, `InvalidAnnotation ${annotationField('load-balance')}`,
       `IgnoredInvalidAnnotation ${annotationField('use-regex')} (warning)`],
   },
@@ -53,7 +54,7 @@ const ingressRows: {
     annotations: { [`${PREFIX}/connection-proxy-header`]: 'keep-alive', [`${PREFIX}/proxy-body-size`]: '8m', [`${PREFIX}/canary`]: 'true' },
     warnings: [`UnsupportedAnnotation ${annotationField('connection-proxy-header')} (warning)`], features: ['canary', 'proxy'],
   },
-  { name: 'a protection not supported fails closed', annotations: { [`${PREFIX}/auth-url`]: 'https://auth' }, failures: [`ProtectionNotSupported ${annotationField('auth-url')}`] },
+  { name: 'a protection not supported fails closed', annotations: { [`${PREFIX}/auth-keepalive`]: '10' }, failures: [`ProtectionNotSupported ${annotationField('auth-keepalive')}`] },
   {
     name: 'a failure keeps the warnings, after it',
     annotations: { [`${PREFIX}/connection-proxy-header`]: 'keep-alive', [`${PREFIX}/enable-owasp-core-rules`]: 'true' },
@@ -135,19 +136,21 @@ const configRows: { name: string; data: Record<string, unknown>; failures?: stri
   { name: 'an annotation that is no ConfigMap key', data: { 'rewrite-target': '/' }, failures: [`UnknownConfigMapKey ${configField('rewrite-target')} (warning)`] },
   { name: 'an ingress-nginx key not supported', data: { 'use-gzip': 'true' }, failures: [`UnsupportedConfigMapKey ${configField('use-gzip')} (warning)`] },
   { name: 'a snippet key', data: { 'http-snippet': 'return 200;' }, failures: [`UnsupportedConfigMapKey ${configField('http-snippet')} (warning)`] },
-  { name: 'global auth: closed', data: { 'global-auth-url': 'https://auth.example/verify' }, closed: true, failures: [`ProtectionNotSupported ${configField('global-auth-url')}`] },
+  { name: 'global auth refused (a variable): closed', data: { 'global-auth-url': 'https://$host/verify' }, closed: true, failures: [`InvalidConfigMapValue ${configField('global-auth-url')}`] },
+  { name: 'global auth that is no URL: closed', data: { 'global-auth-url': 'auth.example' }, closed: true, failures: [`InvalidConfigMapValue ${configField('global-auth-url')}`] },
+  { name: 'global auth left empty: open, no auth', data: { 'global-auth-url': '' } },
+  { name: 'global auth caching: read, nothing to say', data: { 'global-auth-cache-key': '$remote_user' }, settings: { externalAuth: { ...externalAuthFeature.defaults, cacheKey: '$remote_user' } } },
   { name: 'a WAF rule set: closed', data: { 'enable-owasp-modsecurity-crs': 'true' }, closed: true, failures: [`ProtectionNotSupported ${configField('enable-owasp-modsecurity-crs')}`] },
   { name: 'an allow-list that does not parse: closed', data: { 'whitelist-source-range': '10.0.0.0/8,nope' }, closed: true, failures: [`InvalidConfigMapValue ${configField('whitelist-source-range')}`] },
   { name: 'ModSecurity on: closed', data: { 'enable-modsecurity': 'true' }, closed: true, failures: [`ProtectionNotSupported ${configField('enable-modsecurity')}`] },
   { name: 'ModSecurity off: open', data: { 'enable-modsecurity': 'false' }, failures: [`UnsupportedConfigMapKey ${configField('enable-modsecurity')} (warning)`] },
   { name: 'a protection switched Off (any case, spaces)', data: { 'enable-owasp-modsecurity-crs': ' Off ' }, failures: [`UnsupportedConfigMapKey ${configField('enable-owasp-modsecurity-crs')} (warning)`] },
-  { name: 'a protection left empty: open', data: { 'global-auth-url': '' }, failures: [`UnsupportedConfigMapKey ${configField('global-auth-url')} (warning)`] },
   { name: 'tuning a protection that is off: open', data: { 'limit-conn-zone-variable': '$remote_addr' }, failures: [`UnsupportedConfigMapKey ${configField('limit-conn-zone-variable')} (warning)`] },
-  { name: 'tuning global auth: open', data: { 'global-auth-method': 'GET' }, failures: [`UnsupportedConfigMapKey ${configField('global-auth-method')} (warning)`] },
   { name: 'closed, and the other keys still read', data: { 'enable-modsecurity': 'true', 'proxy-body-size': '8m' }, closed: true,
     failures: [`ProtectionNotSupported ${configField('enable-modsecurity')}`], settings: { proxy: { ...proxyFeature.defaults, bodySize: '8m' } } },
   { name: 'a non-string value for a feature', data: { 'proxy-read-timeout': 120 }, failures: [`InvalidConfigMapValue ${configField('proxy-read-timeout')}`] },
-  { name: 'a non-string value for a protection: closed', data: { 'global-auth-url': 1 }, closed: true, failures: [`ProtectionNotSupported ${configField('global-auth-url')}`] },
+  { name: 'a non-string value for a protection: closed', data: { 'enable-modsecurity': 1 }, closed: true, failures: [`ProtectionNotSupported ${configField('enable-modsecurity')}`] },
+  { name: 'a non-string global-auth-url: closed', data: { 'global-auth-url': 1 }, closed: true, failures: [`InvalidConfigMapValue ${configField('global-auth-url')}`] },
   {
     name: 'failures: names in key order, then refused values in registry order',
     data: { 'zz-typo': 'x', 'ssl-protocols': 'SSLv3', 'proxy-read-timeout': 'forever', 'use-gzip': 'true' },

@@ -6,6 +6,7 @@ import { accessControlFeature } from './access-control.ts';
 import { accessLogFeature } from './access-log.ts';
 import { affinityFeature } from './affinity.ts';
 import { backendProtocolFeature } from './backend-protocol.ts';
+import { basicAuthFeature } from './basic-auth.ts';
 import { canaryFeature } from './canary.ts';
 import { clientCertsFeature } from './client-certs.ts';
 import { crossNamespaceFeature } from './cross-namespace.ts';
@@ -13,6 +14,7 @@ import { fastcgiFeature } from './fastcgi.ts';
 import { proxySslFeature } from './proxy-ssl.ts';
 import { corsFeature } from './cors.ts';
 import { customErrorsFeature } from './custom-errors.ts';
+import { externalAuthFeature } from './external-auth.ts';
 import type { AnyFeature, FeatureName } from './feature.ts';
 import { loadBalanceFeature } from './load-balance.ts';
 import { mirrorFeature } from './mirror.ts';
@@ -58,6 +60,8 @@ export const FEATURES: readonly AnyFeature[] = Object.freeze([
   clientCertsFeature,
   rateLimitFeature,
   satisfyFeature,
+  externalAuthFeature,
+  basicAuthFeature,
   serverAliasFeature,
 ]);
 

@@ -1,10 +1,11 @@
 // rewrite-target and use-regex (ingress-nginx v1.15.1: internal/ingress/annotations/rewrite
 // and its test): annotations only. ingress-nginx checks rewrite-target against its
 // RegexPathWithCapture, ^/?[-._~a-zA-Z0-9/:$]*$, and ignores a value outside it with a
-// warning (its test: "/xpto/xas{445}" gives no target): the same here. This controller's
-// target is a path whose only `$` are the captures $1..$9 (an NGINX variable would expand
-// in the `rewrite` replacement): a value ingress-nginx takes and this grammar does not
-// (a variable, a relative path) is unsupported, and the Ingress is not served.
+// warning (its test: "/xpto/xas{445}" gives no target): the same here. Every value of its
+// grammar that NGINX compiles as a `rewrite` replacement is taken (absolute URLs: NGINX
+// redirects; variables NGINX knows; relative paths); one NGINX would refuse (a `$` that
+// starts neither a capture $1..$9 nor a known variable) is unsupported: the Ingress is not
+// served, where ingress-nginx would fail every reload.
 
 import { describe } from 'node:test';
 import type { RewriteConfig } from '../types.ts';
@@ -24,14 +25,36 @@ const values: ValueRow<RewriteConfig>[] = [
   { name: 'rewrite-target of 512 characters', key: target, value: `/${'a'.repeat(511)}`, want: { target: `/${'a'.repeat(511)}` } },
   // In ingress-nginx's grammar, refused by this one: unsupported.
   { name: 'rewrite-target of 513 characters', key: target, value: `/${'a'.repeat(512)}`, want: 'unsupported' },
-  { name: 'rewrite-target with a variable', key: target, value: '/$host', want: 'unsupported' },
-  { name: 'rewrite-target with $0', key: target, value: '/$0', want: 'unsupported' },
+  // Absolute URLs: NGINX answers with a redirect to them (e2e/regex-hosts.test.ts).
+  { name: 'rewrite-target as an absolute URL with a capture', key: target, value: 'https://other.example/$1', want: { target: 'https://other.example/$1' } },
+  { name: 'rewrite-target as an http URL with a port and captures', key: target, value: 'http://other.example:8080/a/$2/$1', want: { target: 'http://other.example:8080/a/$2/$1' } },
+  { name: 'rewrite-target as a URL of $scheme and $host', key: target, value: '$scheme://$host/new/$1', want: { target: '$scheme://$host/new/$1' } },
+  { name: 'rewrite-target with a variable', key: target, value: '/$host', want: { target: '/$host' } },
+  { name: 'rewrite-target with a header variable', key: target, value: '/$http_x_tenant/$1', want: { target: '/$http_x_tenant/$1' } },
+  { name: 'rewrite-target capture then letters ($1 is one digit)', key: target, value: '/$1abc', want: { target: '/$1abc' } },
+  { name: 'rewrite-target $10 is $1 then 0', key: target, value: '/$10', want: { target: '/$10' } },
+  { name: 'rewrite-target relative', key: target, value: 'foo', want: { target: 'foo' } },
+  { name: 'rewrite-target relative with a colon', key: target, value: 'foo:bar', want: { target: 'foo:bar' } },
+  // In ingress-nginx's grammar, refused by NGINX (nginx -t): unsupported, the Ingress is not served.
+  { name: 'rewrite-target of 513 characters', key: target, value: `/${'a'.repeat(512)}`, want: 'unsupported' },
+  { name: 'rewrite-target with $0 (no such variable)', key: target, value: '/$0', want: 'unsupported' },
   { name: 'rewrite-target with a lone $', key: target, value: '/a$', want: 'unsupported' },
-  { name: 'rewrite-target relative', key: target, value: 'foo', want: 'unsupported' },
-  { name: 'rewrite-target as an absolute URL (not yet)', key: target, value: 'https://example.com/$1', want: 'unsupported' },
-  { name: 'rewrite-target relative with a colon', key: target, value: 'foo:bar', want: 'unsupported' },
+  { name: 'rewrite-target with $ then a slash', key: target, value: '/$/x', want: 'unsupported' },
+  { name: 'rewrite-target with $$', key: target, value: '/$$1', want: 'unsupported' },
+  { name: 'rewrite-target with an unknown variable', key: target, value: 'https://x/$zqx_unknown', want: 'unsupported' },
+  { name: 'rewrite-target with a variable read greedily ($host1)', key: target, value: '/$host1', want: 'unsupported' },
+  { name: 'rewrite-target with a prefix family and no name (NGINX takes it, always empty)', key: target, value: '/$http_', want: { target: '/$http_' } },
+  { name: 'rewrite-target with an upper-case variable (NGINX reads names case-insensitively)', key: target, value: '/$HOST', want: { target: '/$HOST' } },
+  { name: 'rewrite-target with an unknown upper-case variable', key: target, value: '/$HOST_', want: 'unsupported' },
   // Outside ingress-nginx's grammar too: ignored, no rewrite.
   { name: 'rewrite-target with ${1}', key: target, value: '/${1}', want: 'ignore' },
+  { name: 'rewrite-target with ${host}', key: target, value: 'https://${host}/$1', want: 'ignore' },
+  { name: 'rewrite-target URL with a directive after ;', key: target, value: 'https://x/$1; return 200 x', want: 'ignore' },
+  { name: 'rewrite-target URL with a quote', key: target, value: 'https://x/"$1', want: 'ignore' },
+  { name: 'rewrite-target URL with a space and redirect flag', key: target, value: 'https://x/$1 permanent', want: 'ignore' },
+  { name: 'rewrite-target with a tab', key: target, value: '/a\tb', want: 'ignore' },
+  { name: 'rewrite-target with a NUL byte', key: target, value: '/a\u0000b', want: 'ignore' },
+  { name: 'rewrite-target with non-ASCII', key: target, value: '/caf\u00e9', want: 'ignore' },
   { name: 'rewrite-target with braces (ingress-nginx\'s TestSSLRedirect: no target)', key: target, value: '/xpto/xas{445}', want: 'ignore' },
   { name: 'rewrite-target with a space', key: target, value: '/a b', want: 'ignore' },
   { name: 'rewrite-target with a leading space (validated untrimmed)', key: target, value: ' /demo', want: 'ignore' },

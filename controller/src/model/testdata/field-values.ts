@@ -34,6 +34,15 @@ const target = fc.oneof(
   fc.tuple(fc.constantFrom('/', '', '/api/', `/${MARKER}/`), fc.array(fc.constantFrom('$1', '$2', '$9', '$0', '$10', 'x', '/'), { maxLength: 4 }))
     .map(([head, parts]) => head + parts.join('')),
 );
+/** rewrite-target: paths, absolute URLs (NGINX redirects), variables known and unknown, `$` alone, ways out of the directive. */
+const rewriteTarget = fc.oneof(
+  target,
+  fc.tuple(
+    fc.constantFrom('https://other.example/', 'http://other.example:8080/', '$scheme://$host/', `https://${MARKER}.example/`, 'https://', 'foo:', ''),
+    fc.array(fc.constantFrom('$1', '$2', '$host', '$HOST', '$http_x_tenant', `$arg_${MARKER}`, '$http_', '$zqx_unknown', '$host1', '$', '$$', '${1}', 'x', '/', ':',
+      ' ', ';', '"', '\'', '{', '}', '#', '\\', '\n', ' permanent', '; return 200 x'), { maxLength: 5 }),
+  ).map(([head, parts]) => head + parts.join('')),
+);
 const CIPHER_WORDS = ['ECDHE-RSA-AES128-GCM-SHA256', 'HIGH', '!aNULL', '!MD5', 'DEFAULT', 'ALL', '@STRENGTH', 'TLS_AES_128_GCM_SHA256', 'NOPE', MARKER, 'AES256+EECDH', 'eNULL'];
 const ciphers = userValue(fc.array(fc.constantFrom(...CIPHER_WORDS), { minLength: 1, maxLength: 5 }).map((words) => words.join(':')));
 const protocols = userValue(fc.array(fc.constantFrom('TLSv1', 'TLSv1.1', 'TLSv1.2', 'TLSv1.3', 'SSLv3', 'tlsv1.2', MARKER), { minLength: 1, maxLength: 4 })
@@ -112,13 +121,44 @@ const redirectUrl = userValue(fc.oneof(
 const redirectCode = userValue(fc.oneof(integerText, fc.constantFrom('301', '302', '307', '308', '300', '309', '299', '-301', '+308', '0x12d', ' 301', '3O1')));
 const statusCode = userValue(fc.constantFrom('503', '429', '400', '599', '399', '600', '200', '+429', '0429', 'busy', ' 429'));
 
+/**
+ * auth-url and global-auth-url: hosts that resolve without a network (NGINX resolves them when it
+ * loads the conf), the marker in the path and query; variables, schemes and characters refused.
+ */
+const authUrl = userValue(fc.oneof(
+  { weight: 3, arbitrary: fc.tuple(
+    fc.constantFrom('http', 'https'),
+    fc.constantFrom('127.0.0.1', 'localhost', '127.0.9.9:8081', '[::1]:9000'),
+    fc.constantFrom('', '/', `/${MARKER}`, `/${MARKER}/a.b~c:d-e_f`),
+    fc.constantFrom('', '?a=b', `?${MARKER}=1&x=y,z`),
+  ).map(([scheme, host, path, query]) => `${scheme}://${host}${path}${query}`) },
+  { weight: 1, arbitrary: fc.tuple(
+    fc.constantFrom('http', 'HTTP', 'ftp', ''),
+    fc.constantFrom('localhost', '999.1.1.1', '$host', 'localhost:0', '', 'a..b'),
+    fc.constantFrom('', `/${MARKER}`, '/a b', '/%20', '/}', '/;', '/"', '/$request_uri'),
+    fc.constantFrom('', '?rd=$escaped_request_uri', '?a=b;c', '?a b'),
+  ).map(([scheme, host, path, query]) => `${scheme}://${host}${path}${query}`) },
+));
+/** auth-signin: allow-listed variables, others refused. */
+const signinUrl = userValue(fc.oneof(
+  fc.tuple(fc.constantFrom('https://$host', 'http://login.example', 'https://$http_host:8443', 'http://127.0.0.1'),
+    fc.constantFrom('', `/${MARKER}/start`, '/oauth2/start'),
+    fc.constantFrom('', '?rd=$escaped_request_uri', `?${MARKER}=$request_uri`, '?rd=', '?a=$scheme'))
+    .map(([head, path, query]) => `${head}${path}${query}`),
+  fc.constantFrom('https://$hostx/start', 'https://login/?s=$cookie_s', 'https://login/"', 'https://login/${host}', 'login/start', `https://login/${MARKER}$`),
+));
+const authHeaderNames = userValue(fc.oneof(
+  fc.array(fc.oneof(fc.stringMatching(/^[A-Za-z0-9_-]{1,12}$/), fc.constant(`X-${MARKER}`)), { minLength: 1, maxLength: 4 }).map((names) => names.join(', ')),
+  fc.constantFrom('X User', 'Host', 'X-A:1', 'X-A;', ',,', 'x-forwarded-for'),
+));
+
 /** What each annotation and ConfigMap key of a feature may be given, by name. */
 export const KEY_VALUES: Readonly<Record<string, fc.Arbitrary<string>>> = {
   'proxy-body-size': size,
   'proxy-connect-timeout': seconds,
   'proxy-read-timeout': seconds,
   'proxy-send-timeout': seconds,
-  'rewrite-target': userValue(target),
+  'rewrite-target': userValue(rewriteTarget),
   'use-regex': boolean,
   'ssl-redirect': boolean,
   'force-ssl-redirect': boolean,
@@ -224,6 +264,33 @@ export const KEY_VALUES: Readonly<Record<string, fc.Arbitrary<string>>> = {
   'limit-req-status-code': statusCode,
   'limit-conn-status-code': statusCode,
   'satisfy': userValue(fc.constantFrom('any', 'all', ' any ', 'ANY', 'some', 'any; allow all', '')),
+  'auth-url': authUrl,
+  'global-auth-url': authUrl,
+  'auth-method': userValue(fc.constantFrom('GET', 'POST', 'HEAD', 'get', 'PROPFIND', ' GET ')),
+  'global-auth-method': userValue(fc.constantFrom('GET', 'POST', 'get', 'PROPFIND')),
+  'auth-signin': signinUrl,
+  'global-auth-signin': signinUrl,
+  'auth-signin-redirect-param': userValue(fc.constantFrom('rd', 'next', MARKER, 'a/b', 'a b', 'a"b', 'a=b')),
+  'global-auth-signin-redirect-param': userValue(fc.constantFrom('rd', 'next', MARKER, 'a/b', 'a"b')),
+  'auth-response-headers': authHeaderNames,
+  'global-auth-response-headers': authHeaderNames,
+  'auth-request-redirect': userValue(fc.constantFrom('https://app.example/back', `/${MARKER}?a=b`, '$request_uri', 'a b', 'a"b')),
+  'global-auth-request-redirect': userValue(fc.constantFrom('https://app.example/back', `/${MARKER}`, '$request_uri')),
+  'auth-cache-key': userValue(fc.constantFrom('$remote_user$http_authorization', `${MARKER}-$http_x_token`, '${cookie_s}', '$request_body', '$hostx', '${host', 'a"b', '')),
+  'global-auth-cache-key': userValue(fc.constantFrom('$http_authorization', `${MARKER}$remote_user`, '$request_body')),
+  'auth-cache-duration': userValue(fc.constantFrom('200 202 401 5m', '200 1m, 401 30s', '5m', '200 1h 30m', '999 5m', '200 202', '200 5m;x', '')),
+  'global-auth-cache-duration': userValue(fc.constantFrom('200 202 401 5m', '200 10m', '999 5m', '200')),
+  'auth-always-set-cookie': boolean,
+  'global-auth-always-set-cookie': boolean,
+  'enable-global-auth': boolean,
+  'no-auth-locations': userValue(fc.constantFrom('/.well-known/acme-challenge', `/${MARKER}, /public`, '/a"b', 'public', '')),
+  'auth-type': userValue(fc.constantFrom('basic', 'digest', 'Basic', 'basic ', 'basicx', 'ntlm', MARKER, '')),
+  // Secret names (some exist), namespace/name, and names ingress-nginx denies: none may reach nginx.conf.
+  'auth-secret': userValue(fc.oneof(fc.stringMatching(/^[a-z]([a-z0-9-]{0,10}[a-z0-9])?$/), fc.constant(`${MARKER}-users`),
+    fc.constantFrom('default/users', 'other/users', 'a/b/c', 'Users', 'a b', '"users"', `users;${MARKER}`))),
+  'auth-secret-type': userValue(fc.constantFrom('auth-file', 'auth-map', 'auth-files', 'Auth-File', 'opaque', ' auth-map', '')),
+  'auth-realm': userValue(fc.oneof(fc.stringMatching(/^[A-Za-z0-9 ._~/:-]{0,30}$/), fc.constant(`Realm ${MARKER}`),
+    fc.constantFrom('a"b', 'a\\b', '$host', 'a; deny all', 'x'.repeat(257)))),
   'permanent-redirect': redirectUrl,
   'temporal-redirect': redirectUrl,
   'permanent-redirect-code': redirectCode,

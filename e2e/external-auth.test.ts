@@ -1,0 +1,123 @@
+// E2E: external authentication (auth-url, auth-signin, auth-response-headers,
+// auth-method; the ConfigMap's global-auth-url and enable-global-auth) as
+// ingress-nginx users write them, applied with the real kubectl and checked
+// with curl through the real NGINX. The auth service is an HTTP server of this
+// test on a loopback address: /allow answers 200 with X-User, /deny 401 with
+// WWW-Authenticate, /forbid 403. Allowed → the echo pod's answer, and the echo
+// pod saw the auth answer's X-User (never the client's own); denied → 401/403;
+// signed out with auth-signin → 302 to the sign-in URL with the exact escaped
+// `rd`; an auth service that cannot be reached → 500 (ingress-nginx's status:
+// auth_request's rule); an auth-url that is no URL → the Ingress is not
+// served, with a Warning Event; the global auth protects Ingresses without
+// auth-url unless they say enable-global-auth: "false".
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { test } from 'node:test';
+import { promisify } from 'node:util';
+import { appManifest, freePort, ingressManifest, request, startStack, waitFor, waitForResponse, yamlDocuments } from './harness/index.ts';
+
+const run = promisify(execFile);
+const PREFIX = 'nginx.ingress.kubernetes.io';
+
+interface Asked { readonly method: string; readonly url: string; readonly headers: IncomingHttpHeaders }
+
+async function authService(): Promise<{ server: Server; port: number; asked: Asked[] }> {
+  const asked: Asked[] = [];
+  const server = createServer((req, res) => {
+    asked.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers });
+    const url = req.url ?? '';
+    if (url.startsWith('/allow')) res.writeHead(200, { 'X-User': 'alice' }).end('ok');
+    else if (url.startsWith('/deny')) res.writeHead(401, { 'WWW-Authenticate': 'Basic realm="auth"' }).end('no');
+    else if (url.startsWith('/forbid')) res.writeHead(403).end('no');
+    else res.writeHead(500).end('broken');
+  });
+  await new Promise<void>((ready) => server.listen(0, '127.0.0.1', ready));
+  return { server, port: (server.address() as AddressInfo).port, asked };
+}
+
+function configMap(data: Record<string, string>): string {
+  return yamlDocuments([{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'resty-config', namespace: 'default' }, data }]);
+}
+
+function protectedIngress(name: string, host: string, annotations: Record<string, string>): string {
+  const prefixed = Object.fromEntries(Object.entries(annotations).map(([key, value]) => [`${PREFIX}/${key}`, value]));
+  return ingressManifest({ name, host, annotations: prefixed, paths: [{ path: '/', service: 'web' }] });
+}
+
+/** curl through NGINX: the status and the Location and WWW-Authenticate headers. */
+async function curl(http: string, host: string, path: string, args: readonly string[] = []): Promise<{ status: number; location: string; authenticate: string }> {
+  const { stdout } = await run('curl', ['-s', '-o', '/dev/null', '-w', '%{http_code}\n%header{location}\n%header{www-authenticate}', '-H', `Host: ${host}`, ...args, `${http}${path}`]);
+  const [status = '0', location = '', authenticate = ''] = stdout.split('\n');
+  return { status: Number(status), location, authenticate };
+}
+
+test('external auth: allowed, denied, signed out, auth service down, global auth', async (t) => {
+  const { cluster, controller } = await startStack(t, { controller: { args: ['--configmap', 'default/resty-config'] } });
+  const auth = await authService();
+  t.after(() => {
+    auth.server.closeAllConnections();
+    auth.server.close();
+  });
+  const service = (rest: string): string => `http://127.0.0.1:${auth.port}${rest}`;
+  const deadPort = await freePort();
+  await cluster.apply([
+    configMap({ 'global-auth-url': service('/allow/global'), 'global-auth-response-headers': 'X-User' }),
+    appManifest({ name: 'web', replicas: 1 }),
+    protectedIngress('allowed', 'allowed.test', { 'auth-url': service('/allow'), 'auth-response-headers': 'X-User' }),
+    protectedIngress('denied', 'denied.test', { 'auth-url': service('/deny') }),
+    protectedIngress('forbidden', 'forbidden.test', { 'auth-url': service('/forbid') }),
+    protectedIngress('signin', 'signin.test', { 'auth-url': service('/deny'), 'auth-signin': 'https://login.example/oauth2/start' }),
+    protectedIngress('down', 'down.test', { 'auth-url': `http://127.0.0.1:${deadPort}/auth`, 'auth-method': 'POST' }),
+    protectedIngress('global', 'global.test', {}),
+    protectedIngress('optout', 'optout.test', { 'enable-global-auth': 'false' }),
+  ].join('---\n'));
+  await waitForResponse(controller.http, { host: 'allowed.test', path: '/' }, (r) => r.status === 200);
+  await waitForResponse(controller.http, { host: 'optout.test', path: '/' }, (r) => r.status === 200);
+
+  await t.test('allowed: the echo pod answers and sees the auth answer\'s X-User, not the client\'s', async () => {
+    auth.asked.length = 0;
+    const res = await request(controller.http, { host: 'allowed.test', path: '/items?x=1', headers: { 'x-user': 'mallory' } });
+    assert.equal(res.status, 200);
+    assert.match(res.pod ?? '', /^web-/u);
+    assert.equal(res.echo?.headers['x-user'], 'alice');
+    const asked = auth.asked.at(-1);
+    assert.deepEqual([asked?.method, asked?.url, asked?.headers['x-original-url']], ['GET', '/allow', 'http://allowed.test/items?x=1']);
+  });
+
+  await t.test('denied: 401 with the auth service\'s WWW-Authenticate; 403 passed', async () => {
+    assert.deepEqual(await curl(controller.http, 'denied.test', '/x'), { status: 401, location: '', authenticate: 'Basic realm="auth"' });
+    assert.equal((await curl(controller.http, 'forbidden.test', '/x')).status, 403);
+  });
+
+  await t.test('signed out with auth-signin: 302 to the sign-in URL, rd the escaped original URL', async () => {
+    const res = await curl(controller.http, 'signin.test', '/app/page?a=b&c=d');
+    assert.equal(res.status, 302);
+    assert.equal(res.location, 'https://login.example/oauth2/start?rd=http://signin.test%2Fapp%2Fpage%3Fa%3Db%26c%3Dd');
+  });
+
+  await t.test('the auth service cannot be reached: 500', async () => {
+    assert.equal((await curl(controller.http, 'down.test', '/x')).status, 500);
+  });
+
+  await t.test('global-auth-url protects an Ingress without auth-url; enable-global-auth "false" opts out', async () => {
+    auth.asked.length = 0;
+    const res = await request(controller.http, { host: 'global.test', path: '/g', headers: { 'x-user': 'mallory' } });
+    assert.equal(res.status, 200);
+    assert.equal(res.echo?.headers['x-user'], 'alice');
+    assert.equal(auth.asked.at(-1)?.url, '/allow/global');
+    auth.asked.length = 0;
+    assert.equal((await request(controller.http, { host: 'optout.test', path: '/o' })).status, 200);
+    assert.deepEqual(auth.asked, []);
+  });
+
+  await t.test('an auth-url that is no URL: the Ingress is not served, with a Warning Event; the others are', async () => {
+    await cluster.apply(protectedIngress('broken', 'broken.test', { 'auth-url': 'auth.example/verify' }));
+    const warning = await waitFor('an InvalidAnnotation Warning on broken', async () => (await cluster.events('involvedObject.name=broken,type=Warning'))
+      .find((e) => e.reason === 'InvalidAnnotation'), { timeoutMs: 20_000 });
+    assert.match(warning.message, /auth-url/u);
+    assert.equal((await request(controller.http, { host: 'broken.test', path: '/' })).status, 404);
+    assert.equal((await request(controller.http, { host: 'allowed.test', path: '/' })).status, 200);
+  });
+});
