@@ -57,6 +57,7 @@ export const redirectFeature = defineFeature({
     field<RedirectConfig, 'permanent'>('permanent', parseRedirectTarget, {
       annotation: { name: 'permanent-redirect', scope: 'location', risk: 'Medium' }, defaultText: '',
       doc: 'An http(s) URL or a path (letters, digits and -._~/:,?&=): every request is redirected there.',
+      difference: 'a value of ingress-nginx\'s characters that is neither an http(s) URL with a DNS host nor a path starting with / (ftp://…, //host, a bare word) refuses the Ingress instead of becoming the Location as written',
     }),
     field<RedirectConfig, 'permanentCode'>('permanentCode', redirectCode(300, 308, 301), {
       annotation: { name: 'permanent-redirect-code', scope: 'location', risk: 'Low' }, defaultText: '301',
@@ -65,6 +66,7 @@ export const redirectFeature = defineFeature({
     field<RedirectConfig, 'temporal'>('temporal', parseRedirectTarget, {
       annotation: { name: 'temporal-redirect', scope: 'location', risk: 'Medium' }, defaultText: '',
       doc: 'An http(s) URL: every request is redirected there; wins over permanent-redirect.',
+      difference: 'as permanent-redirect, a value that is no http(s) URL nor path refuses the Ingress',
     }),
     field<RedirectConfig, 'temporalCode'>('temporalCode', redirectCode(300, 307, 302), {
       annotation: { name: 'temporal-redirect-code', scope: 'location', risk: 'Low' }, defaultText: '302',
