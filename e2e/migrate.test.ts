@@ -70,7 +70,7 @@ async function installApps(cluster: Cluster): Promise<void> {
   await cluster.apply(yamlDocuments([
     ...['ingress-nginx', 'shop', 'admin'].map((name) => ({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } })),
     { apiVersion: 'networking.k8s.io/v1', kind: 'IngressClass', metadata: { name: 'nginx' }, spec: { controller: 'k8s.io/ingress-nginx' } },
-    { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'ingress-nginx-controller', namespace: 'ingress-nginx' }, data: { 'proxy-body-size': '8m', 'use-gzip': 'true' } },
+    { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'ingress-nginx-controller', namespace: 'ingress-nginx' }, data: { 'proxy-body-size': '8m', 'enable-brotli': 'true' } },
     service('shop', 'web'), service('shop', 'web-v2'), service('admin', 'backoffice'), service('default', 'hello'),
     ingress('shop', 'web', 'shop.test', '/', 'web', { 'proxy-body-size': '16m' }),
     ingress('shop', 'web-canary', 'shop.test', '/', 'web-v2', { 'canary': 'true', 'canary-by-header': 'X-Canary' }),
@@ -107,7 +107,7 @@ test('migrate against the local cluster: every namespace, one namespace, a conte
   assert.equal(all.ingresses.find((item) => item.name === 'web-canary')?.canary, true);
   assert.deepEqual(all.otherIngresses, [{ namespace: 'default', name: 'hello-traefik' }]);
   assert.equal(all.configMap?.name, 'ingress-nginx/ingress-nginx-controller', 'found in the controller\'s namespace');
-  assert.deepEqual(all.configMap?.keys.map((key) => `${key.name}:${key.status}`), ['proxy-body-size:supported', 'use-gzip:not-supported']);
+  assert.deepEqual(all.configMap?.keys.map((key) => `${key.name}:${key.status}`), ['enable-brotli:not-supported', 'proxy-body-size:supported']);
 
   // One namespace: the shop is served (exit 0); the ConfigMap is still found in its own namespace.
   const shop = await report([...kubeconfig, '-n', 'shop'], 0);

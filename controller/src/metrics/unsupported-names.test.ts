@@ -23,8 +23,8 @@ void describe('unsupported names metrics', () => {
       want: ['resty_ingress_unsupported_annotations{namespace="default",ingress="app",annotation="nginx.ingress.kubernetes.io/proxy-body-sise"} 1'] },
     { name: 'a protective one (the Ingress is not served)', annotations: { [ann('enable-modsecurity')]: 'true' },
       want: ['resty_ingress_unsupported_annotations{namespace="default",ingress="app",annotation="nginx.ingress.kubernetes.io/enable-modsecurity"} 1'] },
-    { name: 'ConfigMap keys: unknown and unsupported', annotations: {}, data: { 'use-gzip': 'true', 'no-such-key': 'x' },
-      want: ['resty_ingress_unsupported_config_keys{key="no-such-key"} 1', 'resty_ingress_unsupported_config_keys{key="use-gzip"} 1'] },
+    { name: 'ConfigMap keys: unknown and unsupported', annotations: {}, data: { 'enable-brotli': 'true', 'no-such-key': 'x' },
+      want: ['resty_ingress_unsupported_config_keys{key="no-such-key"} 1', 'resty_ingress_unsupported_config_keys{key="enable-brotli"} 1'] },
   ];
   for (const row of rows) {
     void it(row.name, async () => {

@@ -48,14 +48,14 @@ const rows: readonly Row[] = [
     name: 'a blocked install is said once; the ConfigMap keys are listed; other classes are named',
     objects: [
       nginxClass(), service('web'), ingress({ name: 'web' }), ingress({ name: 'other', className: 'traefik' }),
-      configMap({ 'enable-modsecurity': 'true', 'use-gzip': 'true', 'proxy-body-size': 'huge' }),
+      configMap({ 'enable-modsecurity': 'true', 'enable-brotli': 'true', 'proxy-body-size': 'huge' }),
     ],
     lines: [
       'The install would serve NOTHING:',
       /^ {2}ConfigMap key enable-modsecurity asks for a protection/,
       'ConfigMap ingress-nginx/ingress-nginx-controller (manifests):',
       /^ {2}enable-modsecurity: not supported, fails closed — /,
-      /^ {2}use-gzip: not supported — not supported yet: ignored/,
+      /^ {2}enable-brotli: not supported — not supported \(the data plane has no brotli module/,
       /^ {2}error InvalidConfigMapValue \(ConfigMap ingress-nginx\/ingress-nginx-controller: data\[proxy-body-size\]\)/,
       'default/web: NOT SERVED: the install serves nothing (above)',
       'Left out (other classes): default/other',

@@ -11,6 +11,8 @@ const accepted: { name: string; format: string }[] = [
   { name: 'braced variable names', format: '${remote_addr}:${remote_port}' },
   { name: 'prefix families', format: '$arg_page $cookie_session $sent_http_content_type $upstream_http_server $http_x_request_id' },
   { name: 'text without variables', format: 'static text' },
+  { name: 'ingress-nginx\'s per-location names', format: '$namespace $ingress_name $service_name $service_port' },
+  { name: 'TLS, proxy protocol and upstream cache names', format: '$ssl_client_s_dn $ssl_curve $proxy_protocol_addr $upstream_cache_status $http2' },
   { name: 'the longest NGINX reads (4094 characters)', format: `${'x'.repeat(4086)} $status` },
 ];
 
@@ -21,7 +23,8 @@ const refused: { name: string; format: string; reason: RegExp }[] = [
   { name: 'a newline starts a new directive', format: '$status\naccess_log /etc/passwd', reason: /printable ASCII/ },
   { name: 'a tab', format: '$status\t$request', reason: /printable ASCII/ },
   { name: 'non-ASCII text', format: '$status é', reason: /printable ASCII/ },
-  { name: 'an unknown variable (ingress-nginx per-location name we do not set)', format: '$namespace $ingress_name', reason: /\$namespace is not provided/ },
+  { name: 'an unknown variable (ingress-nginx per-location name we do not set)', format: '$namespace $location_path', reason: /\$location_path is not provided/ },
+  { name: 'a name NGINX has only in its stream module', format: '$bytes_received', reason: /\$bytes_received is not provided/ },
   { name: 'a regex capture', format: '$1', reason: /\$1 is not provided/ },
   { name: 'a bare prefix', format: '$http_', reason: /\$http_ is not provided/ },
   { name: 'upper case (NGINX variable names here are lower case)', format: '$Status', reason: /\$Status is not provided/ },

@@ -38,12 +38,25 @@ export const LOG_FORMAT_VARIABLES: ReadonlySet<string> = new Set([
   // ngx_http_upstream
   'upstream_addr', 'upstream_bytes_received', 'upstream_bytes_sent', 'upstream_connect_time',
   'upstream_header_time', 'upstream_response_length', 'upstream_response_time', 'upstream_status',
+  'http2', 'http3', 'limit_rate', 'realpath_root', 'request_body', 'request_filename',
+  'proxy_protocol_addr', 'proxy_protocol_port', 'proxy_protocol_server_addr', 'proxy_protocol_server_port',
+  'tcpinfo_snd_cwnd', 'tcpinfo_rcv_space', 'server_protocol',
+  // ngx_http_upstream, ngx_http_proxy, gzip, limit_req/limit_conn, userid, stub_status
+  'upstream_cache_status', 'proxy_host', 'proxy_port', 'proxy_add_x_forwarded_for',
+  'gzip_ratio', 'limit_req_status', 'limit_conn_status', 'uid_got', 'uid_set', 'uid_reset',
+  'connections_active', 'connections_reading', 'connections_writing', 'connections_waiting',
   // ngx_http_ssl_module (empty on plain HTTP)
-  'ssl_protocol', 'ssl_cipher', 'ssl_server_name', 'ssl_session_reused',
+  'ssl_protocol', 'ssl_cipher', 'ssl_server_name', 'ssl_session_reused', 'ssl_session_id', 'ssl_ciphers',
+  'ssl_curve', 'ssl_curves', 'ssl_early_data', 'ssl_alpn_protocol', 'ssl_client_verify', 'ssl_client_s_dn',
+  'ssl_client_i_dn', 'ssl_client_s_dn_legacy', 'ssl_client_i_dn_legacy', 'ssl_client_serial',
+  'ssl_client_fingerprint', 'ssl_client_v_start', 'ssl_client_v_end', 'ssl_client_v_remain',
+  'ssl_client_cert', 'ssl_client_raw_cert', 'ssl_client_escaped_cert',
   // ngx_http_realip_module
   'realip_remote_addr', 'realip_remote_port',
   // resty-ingress's nginx.conf: set per location, and ingress-nginx's names mapped in http.njk
   'proxy_upstream_name', 'proxy_alternative_upstream_name', 'req_id',
+  // ingress-nginx's per-location names, mapped from the location's route in features/access-log-http.njk
+  'namespace', 'ingress_name', 'service_name', 'service_port',
 ]);
 
 /** Families NGINX resolves by prefix (`$http_x_request_id`, `$cookie_session`, …). */

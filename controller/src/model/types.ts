@@ -218,6 +218,7 @@ export type Policy = Readonly<Partial<Pick<FeatureConfigs, LocationFeature>>>;
 export type LocationFeature = 'proxy' | 'backendProtocol' | 'rewrite' | 'sslRedirect' | 'customErrors' | 'mirror'
   | 'upstreamHeaders' | 'nextUpstream' | 'accessControl' | 'cors' | 'fastcgi' | 'proxySsl' | 'clientCerts'
   | 'rateLimit' | 'satisfy' | 'externalAuth' | 'basicAuth'
+  | 'proxyBuffers' | 'proxyRewrites' | 'connectionHeader'
   | 'redirect' | 'serverAlias';
 
 /**
@@ -250,8 +251,17 @@ export interface FeatureConfigs {
   readonly clientCerts: ClientCertsConfig;
   readonly rateLimit: RateLimitConfig;
   readonly satisfy: SatisfyConfig;
+  readonly gzip: GzipSettings;
+  readonly http2: Http2Settings;
+  readonly workers: WorkerSettings;
+  readonly hashSizes: HashSizeSettings;
+  readonly tlsSession: TlsSessionSettings;
   readonly externalAuth: ExternalAuthConfig;
   readonly basicAuth: BasicAuthConfig;
+  readonly proxyBuffers: ProxyBuffersConfig;
+  readonly proxyRewrites: ProxyRewritesConfig;
+  readonly clientConnections: ClientConnectionsSettings;
+  readonly connectionHeader: ConnectionHeaderConfig;
   readonly redirect: RedirectConfig;
   readonly serverAlias: ServerAliasConfig;
 }
@@ -517,6 +527,85 @@ export interface ProxyConfig {
   readonly readTimeout: number;
   /** proxy-send-timeout → `proxy_send_timeout`, in seconds. */
   readonly sendTimeout: number;
+}
+
+/**
+ * proxy-buffering, proxy-buffer-size, proxy-buffers-number, proxy-busy-buffers-size,
+ * proxy-max-temp-file-size, proxy-request-buffering, proxy-http-version, client-body-buffer-size
+ * (features/proxy-buffers.ts). Sizes are validated NGINX size tokens (digits and k/m, or an
+ * offset with g for the temp file); the combination is one `nginx -t` accepts.
+ */
+export interface ProxyBuffersConfig {
+  /** proxy-buffering → `proxy_buffering` (limit-rate turns it on where it applies). */
+  readonly buffering: 'on' | 'off';
+  /** proxy-buffer-size → `proxy_buffer_size` and the size of each of `proxy_buffers`. */
+  readonly bufferSize: string;
+  /** proxy-buffers-number → `proxy_buffers <n> <bufferSize>` (2 or more). */
+  readonly buffersNumber: number;
+  /** proxy-busy-buffers-size → `proxy_busy_buffers_size`; null = NGINX's (twice a buffer). */
+  readonly busyBuffersSize: string | null;
+  /** proxy-max-temp-file-size → `proxy_max_temp_file_size` (`0` = no temp files). */
+  readonly maxTempFileSize: string;
+  /** proxy-request-buffering → `proxy_request_buffering`. */
+  readonly requestBuffering: 'on' | 'off';
+  /** proxy-http-version → `proxy_http_version`. */
+  readonly httpVersion: '1.0' | '1.1';
+  /** client-body-buffer-size → `client_body_buffer_size`. */
+  readonly bodyBufferSize: string;
+}
+
+/** A `<from> <to>` pair of proxy_cookie_domain / proxy_cookie_path, each a validated token. */
+export interface CookieRewrite {
+  readonly from: string;
+  readonly to: string;
+}
+
+/**
+ * proxy-cookie-domain, proxy-cookie-path, proxy-redirect-from, proxy-redirect-to
+ * (features/proxy-rewrites.ts): rewriting of the backend's Set-Cookie and Location/Refresh.
+ * Every string is one token of `[-._~A-Za-z0-9/:,?&=]` (a leading `~` is an NGINX regex).
+ */
+export interface ProxyRewritesConfig {
+  /** proxy-cookie-domain; null = `off`. */
+  readonly cookieDomain: CookieRewrite | null;
+  /** proxy-cookie-path; null = `off`. */
+  readonly cookiePath: CookieRewrite | null;
+  /** proxy-redirect-from: `off`, `default` or the text replaced. */
+  readonly redirectFrom: string;
+  /** proxy-redirect-to: `off` or the replacement (only with a redirect-from text). */
+  readonly redirectTo: string;
+}
+
+/** connection-proxy-header (features/connection-header.ts): the Connection header sent upstream, or null: `$connection_upgrade`. */
+export interface ConnectionHeaderConfig {
+  readonly header: 'close' | 'keep-alive' | null;
+}
+
+/**
+ * ConfigMap-only client and upstream connection settings (features/client-connections.ts),
+ * printed in http {} and the balancer upstreams. Times are in seconds unless said.
+ */
+export interface ClientConnectionsSettings {
+  /** client-header-buffer-size → `client_header_buffer_size` (a size token). */
+  readonly clientHeaderBufferSize: string;
+  /** large-client-header-buffers → `large_client_header_buffers <number> <size>`. */
+  readonly largeClientHeaderBuffers: { readonly number: number; readonly size: string };
+  /** client-header-timeout → `client_header_timeout`. */
+  readonly clientHeaderTimeout: number;
+  /** client-body-timeout → `client_body_timeout`. */
+  readonly clientBodyTimeout: number;
+  /** keep-alive → `keepalive_timeout` (0 = no client keep-alive). */
+  readonly keepAlive: number;
+  /** keep-alive-requests → `keepalive_requests`. */
+  readonly keepAliveRequests: number;
+  /** upstream-keepalive-connections → the balancer upstreams' `keepalive` (0 = none). */
+  readonly upstreamKeepaliveConnections: number;
+  /** upstream-keepalive-time → `keepalive_time`, an NGINX time token (e.g. `1h`). */
+  readonly upstreamKeepaliveTime: string;
+  /** upstream-keepalive-timeout → the upstreams' `keepalive_timeout`. */
+  readonly upstreamKeepaliveTimeout: number;
+  /** upstream-keepalive-requests → the upstreams' `keepalive_requests`. */
+  readonly upstreamKeepaliveRequests: number;
 }
 
 /**
@@ -993,6 +1082,76 @@ export interface AccessLogSettings {
   readonly format: string;
   /** log-format-escape-json: `escape=json` on the log_format (default false: NGINX's default escaping). */
   readonly escapeJson: boolean;
+  /** log-format-escape-none: `escape=none` (wins over escapeJson, as in ingress-nginx); absent = false. */
+  readonly escapeNone?: boolean;
+  /** skip-access-log-urls: request URIs (`$request_uri`, exact, each starting with `/`) never logged; absent = none. */
+  readonly skipUrls?: readonly string[];
+  /** access-log-path: `prefix` = `<prefix>/access.log` (ingress-nginx's default path), or `/dev/stdout` / `/dev/stderr`; absent = prefix. */
+  readonly path?: 'prefix' | '/dev/stdout' | '/dev/stderr';
+  /** error-log-level: the `error_log` level (default notice); absent = the render option's. */
+  readonly errorLogLevel?: 'debug' | 'info' | 'notice' | 'warn' | 'error' | 'crit' | 'alert' | 'emerg';
+}
+
+/** use-gzip and its gzip-* keys (features/gzip.ts): http-level response compression. */
+export interface GzipSettings {
+  /** use-gzip (default false). */
+  readonly enabled: boolean;
+  /** gzip-level: gzip_comp_level 1..9 (default 1). */
+  readonly level: number;
+  /** gzip-min-length: gzip_min_length in bytes (default 256). */
+  readonly minLength: number;
+  /** gzip-types: MIME types (`type/subtype` or `*`), default ingress-nginx's list. */
+  readonly types: readonly string[];
+  /** gzip-disable: `msie6` (NGINX's own mask) or null = none. */
+  readonly disable: 'msie6' | null;
+}
+
+/** use-http2 and http2-max-* (features/http2.ts). */
+export interface Http2Settings {
+  /** use-http2 (default true): `http2 on` on the public listeners. */
+  readonly enabled: boolean;
+  /** http2-max-concurrent-streams (default 128). */
+  readonly maxConcurrentStreams: number;
+}
+
+/** worker-processes, max-worker-connections, worker-shutdown-timeout (features/workers.ts). */
+export interface WorkerSettings {
+  /** worker_processes: a count, or `auto` (default) = the command line's --worker-processes (itself `auto` by default). */
+  readonly processes: 'auto' | number;
+  /** worker_connections (default 16384). */
+  readonly connections: number;
+  /** worker_shutdown_timeout in seconds (default 240). */
+  readonly shutdownTimeout: number;
+}
+
+/** The NGINX hash tables' sizes (features/hash-sizes.ts); render never prints less than it needs. */
+export interface HashSizeSettings {
+  readonly variablesBucketSize: number;
+  readonly variablesMaxSize: number;
+  /** server-name-hash-bucket-size: 0 = computed from the host names (default). */
+  readonly serverNamesBucketSize: number;
+  readonly serverNamesMaxSize: number;
+  readonly mapBucketSize: number;
+}
+
+/** The TLS session and handshake keys (features/tls-session.ts). */
+export interface TlsSessionSettings {
+  /** ssl-session-cache (default true): `ssl_session_cache shared:SSL:<cacheSize>`. */
+  readonly cache: boolean;
+  /** ssl-session-cache-size: an NGINX size (default 10m). */
+  readonly cacheSize: string;
+  /** ssl-session-timeout: an NGINX time (default 10m). */
+  readonly timeout: string;
+  /** ssl-session-tickets (default false). */
+  readonly tickets: boolean;
+  /** ssl-buffer-size: an NGINX size (default 4k). */
+  readonly bufferSize: string;
+  /** ssl-ecdh-curve: `auto` or curve names joined by `:` (default auto). */
+  readonly ecdhCurve: string;
+  /** ssl-early-data: TLS 1.3 0-RTT (default false). */
+  readonly earlyData: boolean;
+  /** ssl-reject-handshake: refuse TLS handshakes whose SNI (or its absence) selects the catch-all server (default false). */
+  readonly rejectHandshake: boolean;
 }
 
 /**

@@ -16,6 +16,8 @@ import { globalErrorPagesOf, type GlobalErrorPagesView } from './error-pages.ts'
 import { usesAuthCache } from './external-auth-view.ts';
 import { mirrorUpstreamsOf, type MirrorUpstreamView } from './mirror-view.ts';
 import { rateLimitHttpView, type RateLimitHttpView } from './rate-limit-view.ts';
+import { httpTuningView, mainView, withConfiguredServerNames, type HttpTuningView, type MainView } from './http-tuning-view.ts';
+import { proxyTuningView, type ProxyTuningView } from './proxy-tuning-view.ts';
 
 export type { ServerView } from './server-views.ts';
 
@@ -116,8 +118,14 @@ export interface ConfigView {
   readonly mirrorUpstreams: readonly MirrorUpstreamView[];
   /** limit-rps/-rpm/-connections: zones, allowlists and statuses (rate-limit-view.ts), or null when nothing is counted. */
   readonly rateLimits: RateLimitHttpView | null;
+  /** gzip, HTTP/2, hash sizes, log escaping and skipped URIs, TLS sessions (http-tuning-view.ts). */
+  readonly httpTuning: HttpTuningView;
+  /** worker_processes, worker_connections, worker_shutdown_timeout, error_log level: the ConfigMap's over the options. */
+  readonly main: MainView;
   /** The directory of the auth answers' cache (auth-cache-key; features/external-auth-http.njk), null when no location caches. */
   readonly authCachePath: string | null;
+  /** The ConfigMap's buffers, cookie/redirect rewriting, client and upstream connection settings (proxy-tuning-view.ts). */
+  readonly proxyTuning: ProxyTuningView;
 }
 
 function nextPowerOfTwo(n: number): number {
@@ -269,7 +277,7 @@ export function buildConfigView(model: Model, options: ResolvedRenderOptions, vi
       public: `${options.listenAddress}:${options.httpPort}`,
       status: `127.0.0.1:${options.statusPort}`,
     },
-    serverNamesHash: sizeServerNamesHash(renderedHostnames(model)),
+    serverNamesHash: withConfiguredServerNames(sizeServerNamesHash(renderedHostnames(model)), model),
     redirects: model.settings.redirect ?? redirectFeature.defaults,
     httpRedirectCode: model.settings.tls?.redirectCode ?? 308,
     proxyDefaults: proxyDefaultsOf(model),
@@ -281,6 +289,9 @@ export function buildConfigView(model: Model, options: ResolvedRenderOptions, vi
     globalErrorPages: globalErrorPagesOf(model.settings),
     mirrorUpstreams: mirrorUpstreamsOf(model),
     rateLimits: rateLimitHttpView(model),
+    httpTuning: httpTuningView(model),
+    main: mainView(model, options),
     authCachePath: usesAuthCache(model) ? `${options.prefix}/auth_cache` : null,
+    proxyTuning: proxyTuningView(model),
   };
 }

@@ -45,7 +45,9 @@ const USER_VALUE_DIRECTIVES = new Set(['server_name', 'location', 'set', 'rewrit
   // CORS (features/cors.njk): the origin regex and the header lists.
   'add_header', 'if',
   // auth-response-headers (render/external-auth-view.ts): the auth answer's header, as its $upstream_http_ variable.
-  'auth_request_set', 'proxy_cache_key']);
+  'auth_request_set', 'proxy_cache_key',
+  // Proxy tuning (features/proxy-rewrites.njk, proxy-tuning-http.njk): Set-Cookie and Location rewriting words.
+  'proxy_redirect', 'proxy_cookie_domain', 'proxy_cookie_path']);
 /** Redirects (features/redirect.njk, server.njk): a `return <3xx>` whose target holds a parsed URL or app-root's path. */
 const REDIRECT_CODE = /^30[0-8]$/u;
 /**

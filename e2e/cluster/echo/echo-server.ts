@@ -56,12 +56,14 @@ function answer(podName: string, closing: () => boolean, req: IncomingMessage, r
       const headers: Record<string, string> = { 'x-pod': podName };
       // While draining, tell keep-alive clients to go elsewhere for their next request.
       if (closing()) headers.connection = 'close';
+      // A Content-Length, as most apps send: NGINX's gzip-min-length reads only that header.
       if (url.pathname === '/healthz') {
-        res.writeHead(200, { ...headers, 'content-type': 'text/plain' }).end('ok');
+        res.writeHead(200, { ...headers, 'content-type': 'text/plain', 'content-length': '2' }).end('ok');
         return;
       }
-      const body: EchoReply = { pod: podName, method: req.method ?? '', path: req.url ?? '/', headers: req.headers, bodyLength };
-      res.writeHead(statusOf(url), { ...headers, 'content-type': 'application/json' }).end(JSON.stringify(body));
+      const echoed: EchoReply = { pod: podName, method: req.method ?? '', path: req.url ?? '/', headers: req.headers, bodyLength };
+      const body = JSON.stringify(echoed);
+      res.writeHead(statusOf(url), { ...headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) }).end(body);
     };
     const sleep = sleepOf(url);
     if (sleep > 0) setTimeout(reply, sleep);

@@ -23,7 +23,8 @@ const values: ValueRow<AccessLogSettings>[] = [
   { name: 'log-format-upstream plain', key: format, value: '$remote_addr $status $request_time', want: { format: '$remote_addr $status $request_time' } },
   { name: 'log-format-upstream ingress-nginx\'s own', key: format, value: INGRESS_NGINX_FORMAT, want: { format: INGRESS_NGINX_FORMAT } },
   { name: 'log-format-upstream with a quote and a directive', key: format, value: '$status\'; access_log /etc/passwd; \'', want: 'fail' },
-  { name: 'log-format-upstream with an unknown variable', key: format, value: '$status $ingress_name', want: 'fail' },
+  { name: 'log-format-upstream with an unknown variable', key: format, value: '$status $location_path', want: 'fail' },
+  { name: 'log-format-upstream with ingress-nginx\'s per-location names', key: format, value: '$namespace/$ingress_name $service_name:$service_port', want: { format: '$namespace/$ingress_name $service_name:$service_port' } },
   { name: 'log-format-upstream with a bare $', key: format, value: 'cost $ 5', want: 'fail' },
   { name: 'log-format-upstream with a newline', key: format, value: '$status\n$request', want: 'fail' },
   { name: 'log-format-upstream with a backslash', key: format, value: '$status \\', want: 'fail' },
@@ -32,6 +33,25 @@ const values: ValueRow<AccessLogSettings>[] = [
   { name: 'log-format-upstream of 4097 characters', key: format, value: `$status${' '.repeat(4090)}`, want: 'fail' },
   { name: 'log-format-escape-json true', key: 'log-format-escape-json', value: 'true', want: { escapeJson: true } },
   { name: 'log-format-escape-json not a boolean', key: 'log-format-escape-json', value: 'yes please', want: 'fail' },
+  { name: 'log-format-escape-none true', key: 'log-format-escape-none', value: 'true', want: { escapeNone: true } },
+  { name: 'log-format-escape-none not a boolean', key: 'log-format-escape-none', value: 'none', want: 'fail' },
+  { name: 'skip-access-log-urls one', key: 'skip-access-log-urls', value: '/healthz', want: { skipUrls: ['/healthz'] } },
+  { name: 'skip-access-log-urls several, trimmed, duplicates once', key: 'skip-access-log-urls', value: ' /healthz, /metrics?x=1 ,/healthz,', want: { skipUrls: ['/healthz', '/metrics?x=1'] } },
+  { name: 'skip-access-log-urls empty items only', key: 'skip-access-log-urls', value: ' , ', want: { skipUrls: [] } },
+  { name: 'skip-access-log-urls a regex', key: 'skip-access-log-urls', value: '~^/health', want: 'fail' },
+  { name: 'skip-access-log-urls a map keyword', key: 'skip-access-log-urls', value: 'default', want: 'fail' },
+  { name: 'skip-access-log-urls a quote and a directive', key: 'skip-access-log-urls', value: '/a"; access_log /tmp/x; "', want: 'fail' },
+  { name: 'skip-access-log-urls a variable', key: 'skip-access-log-urls', value: '/$uri', want: 'fail' },
+  { name: 'skip-access-log-urls a space', key: 'skip-access-log-urls', value: '/a b', want: 'fail' },
+  { name: 'skip-access-log-urls 101 items', key: 'skip-access-log-urls', value: Array.from({ length: 101 }, (_, i) => `/p${i}`).join(','), want: 'fail' },
+  { name: 'access-log-path ingress-nginx\'s default', key: 'access-log-path', value: '/var/log/nginx/access.log', want: { path: 'prefix' } },
+  { name: 'access-log-path another file (unsupported)', key: 'access-log-path', value: '/var/log/other.log', want: 'unsupported' },
+  { name: 'access-log-path stdout (unsupported)', key: 'access-log-path', value: '/dev/stdout', want: 'unsupported' },
+  { name: 'access-log-path relative', key: 'access-log-path', value: 'access.log', want: 'fail' },
+  { name: 'error-log-level warn', key: 'error-log-level', value: 'warn', want: { errorLogLevel: 'warn' } },
+  { name: 'error-log-level debug', key: 'error-log-level', value: 'debug', want: { errorLogLevel: 'debug' } },
+  { name: 'error-log-level upper case', key: 'error-log-level', value: 'WARN', want: 'fail' },
+  { name: 'error-log-level with a directive', key: 'error-log-level', value: 'warn; daemon on', want: 'fail' },
 ];
 
 void describe('access log: values', () => testValueRows(accessLogFeature, values));
@@ -40,14 +60,16 @@ void describe('access log: the ConfigMap only', () => {
   void it('a JSON format with escape=json', () => {
     const read = readConfigMap({ [format]: '{"status": $status}', 'log-format-escape-json': 'true' });
     assert.deepEqual(read.failures, []);
-    assert.deepEqual(read.settings.accessLog, { enabled: true, format: '{"status": $status}', escapeJson: true });
+    assert.deepEqual(read.settings.accessLog, { ...accessLogFeature.defaults, format: '{"status": $status}', escapeJson: true });
   });
 
   void it('a refused format names the variable even behind a long value', () => {
-    const [failure] = readConfigMap({ [format]: `${'$remote_addr '.repeat(20)}$ingress_name` }).failures;
-    assert.match(failure?.message ?? '', /^ConfigMap key log-format-upstream: variable \$ingress_name is not provided/u);
+    const [failure] = readConfigMap({ [format]: `${'$remote_addr '.repeat(20)}$location_path` }).failures;
+    assert.match(failure?.message ?? '', /^ConfigMap key log-format-upstream: variable \$location_path is not provided/u);
     assert.ok((failure?.message.length ?? 0) <= 200);
   });
 });
 
-void describe('access log: defaults', () => testDefaults(accessLogFeature, { enabled: true, format: INGRESS_NGINX_FORMAT, escapeJson: false }));
+void describe('access log: defaults', () => testDefaults(accessLogFeature, {
+  enabled: true, format: INGRESS_NGINX_FORMAT, escapeJson: false, escapeNone: false, skipUrls: [], path: 'prefix', errorLogLevel: 'notice',
+}));

@@ -11,7 +11,7 @@
 
 import type { AnyFeature, FeatureKey } from './feature.ts';
 import { INGRESS_NGINX_ANNOTATIONS, INGRESS_NGINX_CONFIG_KEYS } from './ingress-nginx-names.ts';
-import { annotationStatus, configKeyStatus, SET } from './names.ts';
+import { annotationStatus, configKeyStatus, SET, UNSUPPORTED_CONFIG_KEY_REASONS } from './names.ts';
 import { FEATURES } from './registry.ts';
 
 export type CatalogueStatus = 'supported' | 'different' | 'ignored' | 'not-supported';
@@ -87,9 +87,10 @@ export function buildCatalogue(): Catalogue {
     const status = configKeyStatus(item.name, SET);
     if (status.kind === 'harmless') return { ...base, status: 'ignored', feature: null, note: status.why, failsClosed: false };
     const closed = status.kind === 'unsupported' && status.protective;
+    const reason = UNSUPPORTED_CONFIG_KEY_REASONS[item.name];
     const note = closed
       ? 'not supported yet: while it is set, no Ingress is served (fails closed, Warning log and metric)'
-      : 'not supported yet: ignored with a Warning log line and a metric';
+      : reason === undefined ? 'not supported yet: ignored with a Warning log line and a metric' : `not supported (${reason}): ignored with a Warning log line and a metric`;
     return { ...base, status: 'not-supported', feature: null, note, failsClosed: closed };
   });
   return { annotations, configKeys };

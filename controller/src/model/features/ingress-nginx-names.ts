@@ -387,7 +387,7 @@ export const INGRESS_NGINX_CONFIG_KEYS: readonly IngressNginxConfigKey[] = Objec
   { name: 'variables-hash-max-size', default: '2048', group: 'performance', protective: false, description: 'Maximum size of the variables hash table.' },
   { name: 'whitelist-source-range', default: '', group: 'access-control', protective: true, description: 'Client CIDRs allowed to reach every Ingress; anyone else gets 403.' },
   { name: 'worker-cpu-affinity', default: '', group: 'performance', protective: false, description: 'Binds worker processes to CPUs (`auto` or CPU masks).' },
-  { name: 'worker-processes', default: '<number of CPUs>', group: 'performance', protective: false, description: 'Number of nginx worker processes (`auto` means one per CPU).' },
+  { name: 'worker-processes', default: 'auto', group: 'performance', protective: false, description: 'Number of nginx worker processes (`auto` means one per CPU; ingress-nginx\'s default is the number of CPUs).' },
   { name: 'worker-shutdown-timeout', default: '240s', group: 'performance', protective: false, description: 'Time old workers get to finish requests after a reload.' },
 ]);
 

@@ -34,6 +34,19 @@ export const HARMLESS_CONFIG_KEYS: Readonly<Record<string, string>> = Object.fre
   'otel-schedule-delay-millis': 'tracing is not built in',
   'otel-max-export-batch-size': 'tracing is not built in',
   'server-tokens': 'the NGINX version is never sent (server_tokens off)',
+  'http2-max-field-size': 'obsolete since NGINX 1.19.7, which ignores it: large-client-header-buffers bounds HTTP/2 headers too',
+  'http2-max-header-size': 'obsolete since NGINX 1.19.7, which ignores it: large-client-header-buffers bounds HTTP/2 headers too',
+  'http2-max-requests': 'obsolete since NGINX 1.19.7, which ignores it: keep-alive-requests bounds HTTP/2 connections too',
+});
+
+/** ConfigMap keys not supported for a reason users should read in the catalogue (why, not just "not yet"). */
+export const UNSUPPORTED_CONFIG_KEY_REASONS: Readonly<Record<string, string>> = Object.freeze({
+  'enable-brotli': 'the data plane has no brotli module (nginx -V lists none); use-gzip compresses',
+  'brotli-level': 'the data plane has no brotli module',
+  'brotli-min-length': 'the data plane has no brotli module',
+  'brotli-types': 'the data plane has no brotli module',
+  'ssl-session-ticket-key': 'its key file is not written yet; tickets use keys NGINX makes at each start',
+  'ssl-dh-param': 'the Secret\'s dhparam.pem is not written for NGINX yet; ECDHE ciphers need none',
 });
 
 /**

@@ -47,18 +47,18 @@ const ingressRows: {
     annotations: { [`${PREFIX}/proxy-read-timeout`]: '0', [`${PREFIX}/proxy-body-size`]: 'big' },
     failures: [`InvalidAnnotation ${annotationField('proxy-read-timeout')}`, `IgnoredInvalidAnnotation ${annotationField('proxy-body-size')} (warning)`],
   },
-  { name: 'an unsupported name: served, with a warning', annotations: { [`${PREFIX}/connection-proxy-header`]: 'keep-alive' }, warnings: [`UnsupportedAnnotation ${annotationField('connection-proxy-header')} (warning)`] },
+  { name: 'an unsupported name: served, with a warning', annotations: { [`${PREFIX}/ssl-passthrough`]: 'true' }, warnings: [`UnsupportedAnnotation ${annotationField('ssl-passthrough')} (warning)`] },
   { name: 'a typo: served, with a warning', annotations: { [`${PREFIX}/proxy-body-sise`]: '8m' }, warnings: [`UnknownAnnotation ${annotationField('proxy-body-sise')} (warning)`] },
   {
     name: 'warnings do not stop the features',
-    annotations: { [`${PREFIX}/connection-proxy-header`]: 'keep-alive', [`${PREFIX}/proxy-body-size`]: '8m', [`${PREFIX}/canary`]: 'true' },
-    warnings: [`UnsupportedAnnotation ${annotationField('connection-proxy-header')} (warning)`], features: ['canary', 'proxy'],
+    annotations: { [`${PREFIX}/ssl-passthrough`]: 'true', [`${PREFIX}/proxy-body-size`]: '8m', [`${PREFIX}/canary`]: 'true' },
+    warnings: [`UnsupportedAnnotation ${annotationField('ssl-passthrough')} (warning)`], features: ['canary', 'proxy'],
   },
   { name: 'a protection not supported fails closed', annotations: { [`${PREFIX}/auth-keepalive`]: '10' }, failures: [`ProtectionNotSupported ${annotationField('auth-keepalive')}`] },
   {
     name: 'a failure keeps the warnings, after it',
-    annotations: { [`${PREFIX}/connection-proxy-header`]: 'keep-alive', [`${PREFIX}/enable-owasp-core-rules`]: 'true' },
-    failures: [`ProtectionNotSupported ${annotationField('enable-owasp-core-rules')}`, `UnsupportedAnnotation ${annotationField('connection-proxy-header')} (warning)`],
+    annotations: { [`${PREFIX}/ssl-passthrough`]: 'true', [`${PREFIX}/enable-owasp-core-rules`]: 'true' },
+    failures: [`ProtectionNotSupported ${annotationField('enable-owasp-core-rules')}`, `UnsupportedAnnotation ${annotationField('ssl-passthrough')} (warning)`],
   },
   {
     name: 'a refused value keeps the ignored ones\' warnings',
@@ -107,7 +107,7 @@ void describe('parseIngressFeatures', () => {
   }
 
   void it('the same outcome whatever the order of the keys', () => {
-    const entries = Object.entries({ 'use-regex': 'maybe', 'auth-snippet': 'x', 'connection-proxy-header': 'keep-alive', 'load-balance': 'x', 'satisfy': 'any' });
+    const entries = Object.entries({ 'use-regex': 'maybe', 'auth-snippet': 'x', 'ssl-passthrough': 'true', 'load-balance': 'x', 'satisfy': 'any' });
     const forward = parseAnnotations(Object.fromEntries(entries));
     assert.deepEqual(parseAnnotations(Object.fromEntries(entries.reverse())), forward);
   });
@@ -134,7 +134,7 @@ const configRows: { name: string; data: Record<string, unknown>; failures?: stri
   { name: 'a harmless key: nothing to say', data: { 'server-tokens': 'true' } },
   { name: 'an unknown key', data: { 'no-such-key': 'x' }, failures: [`UnknownConfigMapKey ${configField('no-such-key')} (warning)`] },
   { name: 'an annotation that is no ConfigMap key', data: { 'rewrite-target': '/' }, failures: [`UnknownConfigMapKey ${configField('rewrite-target')} (warning)`] },
-  { name: 'an ingress-nginx key not supported', data: { 'use-gzip': 'true' }, failures: [`UnsupportedConfigMapKey ${configField('use-gzip')} (warning)`] },
+  { name: 'an ingress-nginx key not supported', data: { 'enable-brotli': 'true' }, failures: [`UnsupportedConfigMapKey ${configField('enable-brotli')} (warning)`] },
   { name: 'a snippet key', data: { 'http-snippet': 'return 200;' }, failures: [`UnsupportedConfigMapKey ${configField('http-snippet')} (warning)`] },
   { name: 'global auth refused (a variable): closed', data: { 'global-auth-url': 'https://$host/verify' }, closed: true, failures: [`InvalidConfigMapValue ${configField('global-auth-url')}`] },
   { name: 'global auth that is no URL: closed', data: { 'global-auth-url': 'auth.example' }, closed: true, failures: [`InvalidConfigMapValue ${configField('global-auth-url')}`] },
@@ -153,8 +153,8 @@ const configRows: { name: string; data: Record<string, unknown>; failures?: stri
   { name: 'a non-string global-auth-url: closed', data: { 'global-auth-url': 1 }, closed: true, failures: [`InvalidConfigMapValue ${configField('global-auth-url')}`] },
   {
     name: 'failures: names in key order, then refused values in registry order',
-    data: { 'zz-typo': 'x', 'ssl-protocols': 'SSLv3', 'proxy-read-timeout': 'forever', 'use-gzip': 'true' },
-    failures: [`UnsupportedConfigMapKey ${configField('use-gzip')} (warning)`, `UnknownConfigMapKey ${configField('zz-typo')} (warning)`,
+    data: { 'zz-typo': 'x', 'ssl-protocols': 'SSLv3', 'proxy-read-timeout': 'forever', 'enable-brotli': 'true' },
+    failures: [`UnsupportedConfigMapKey ${configField('enable-brotli')} (warning)`, `UnknownConfigMapKey ${configField('zz-typo')} (warning)`,
       `InvalidConfigMapValue ${configField('proxy-read-timeout')}`, `InvalidConfigMapValue ${configField('ssl-protocols')}`],
   },
   {

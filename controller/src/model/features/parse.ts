@@ -177,6 +177,11 @@ export function readSettings(configMaps: readonly V1ConfigMap[], key: string | n
           ? `ConfigMap key ${name}: no Ingress is served until it is fixed: ${reason} (value ${quoteValue(raw)})`
           : `ConfigMap key ${name}: ${reason}; the default stays (value ${quoteValue(raw)})`));
       });
+    if (!finished.ok) {
+      // A combination the module refuses (its `finish`): every key of it keeps its default, said once.
+      const first = [...given.keys()].sort()[0] ?? feature.name;
+      failures.push(makeFailure(null, 'InvalidConfigMapValue', `ConfigMap ${key}: data[${first}]`, `${feature.title}: ${finished.reason}; the defaults stay`));
+    }
     settings[feature.name] = finished.ok ? Object.freeze(finished.value) : feature.defaults;
   }
   return { settings: Object.freeze(settings) as unknown as GlobalSettings, closed, failures };

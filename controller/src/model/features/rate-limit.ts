@@ -116,8 +116,8 @@ export const rateLimitFeature = defineFeature({
     field<RateLimitConfig, 'rate'>('rate', limit(MAX_RATE_KIB), {
       annotation: { name: 'limit-rate', scope: 'location', risk: 'Low' }, configKey: 'limit-rate', defaultText: '0', invalid: 'ignore',
       doc: 'Response bandwidth per request in KiB per second (ingress-nginx prints `limit_rate <n>k`, whatever its docs say); 0 = none.',
-      difference: 'turns proxy buffering on where it applies: NGINX throttles no unbuffered response, and ingress-nginx\'s proxy-buffering, '
-        + 'which its docs require beside limit-rate, is not read here',
+      difference: 'turns proxy buffering on where it applies, whatever proxy-buffering says: NGINX throttles no unbuffered response '
+        + '(ingress-nginx\'s docs ask users to set proxy-buffering on beside limit-rate)',
     }),
     field<RateLimitConfig, 'rateAfter'>('rateAfter', limit(MAX_RATE_KIB), {
       annotation: { name: 'limit-rate-after', scope: 'location', risk: 'Low' }, configKey: 'limit-rate-after', defaultText: '0', invalid: 'ignore',

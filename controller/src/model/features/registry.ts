@@ -4,6 +4,11 @@
 
 import { accessControlFeature } from './access-control.ts';
 import { accessLogFeature } from './access-log.ts';
+import { gzipFeature } from './gzip.ts';
+import { hashSizesFeature } from './hash-sizes.ts';
+import { http2Feature } from './http2.ts';
+import { tlsSessionFeature } from './tls-session.ts';
+import { workersFeature } from './workers.ts';
 import { affinityFeature } from './affinity.ts';
 import { backendProtocolFeature } from './backend-protocol.ts';
 import { basicAuthFeature } from './basic-auth.ts';
@@ -20,6 +25,10 @@ import { loadBalanceFeature } from './load-balance.ts';
 import { mirrorFeature } from './mirror.ts';
 import { nextUpstreamFeature } from './next-upstream.ts';
 import { proxyFeature } from './proxy.ts';
+import { proxyBuffersFeature } from './proxy-buffers.ts';
+import { proxyRewritesFeature } from './proxy-rewrites.ts';
+import { clientConnectionsFeature } from './client-connections.ts';
+import { connectionHeaderFeature } from './connection-header.ts';
 import { rateLimitFeature } from './rate-limit.ts';
 import { redirectFeature } from './redirect.ts';
 import { satisfyFeature } from './satisfy.ts';
@@ -40,6 +49,10 @@ export const FEATURES: readonly AnyFeature[] = Object.freeze([
   accessControlFeature,
   corsFeature,
   proxyFeature,
+  proxyBuffersFeature,
+  proxyRewritesFeature,
+  clientConnectionsFeature,
+  connectionHeaderFeature,
   rewriteFeature,
   backendProtocolFeature,
   fastcgiFeature,
@@ -51,6 +64,11 @@ export const FEATURES: readonly AnyFeature[] = Object.freeze([
   affinityFeature,
   tlsSettingsFeature,
   accessLogFeature,
+  gzipFeature,
+  http2Feature,
+  workersFeature,
+  hashSizesFeature,
+  tlsSessionFeature,
   safetyFeature,
   customErrorsFeature,
   mirrorFeature,

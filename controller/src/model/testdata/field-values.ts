@@ -151,6 +151,30 @@ const authHeaderNames = userValue(fc.oneof(
   fc.array(fc.oneof(fc.stringMatching(/^[A-Za-z0-9_-]{1,12}$/), fc.constant(`X-${MARKER}`)), { minLength: 1, maxLength: 4 }).map((names) => names.join(', ')),
   fc.constantFrom('X User', 'Host', 'X-A:1', 'X-A;', ',,', 'x-forwarded-for'),
 ));
+/** Proxy tuning (features/proxy-buffers.ts, proxy-rewrites.ts, client-connections.ts): buffer sizes near NGINX's merge rules, rewrite words. */
+const PROXY_TUNING_VALUES: Readonly<Record<string, fc.Arbitrary<string>>> = (() => {
+  const onOff = userValue(fc.constantFrom('on', 'off', ' on ', 'ON', 'true', 'on; allow all', ''));
+  const bufferSize = userValue(fc.oneof(fc.constantFrom('4k', '8k', '16k', '32k', '64k', '1m', '16m', '17m', '1g', '8b', '0', '8 k', '8kb', ' 8k '),
+    fc.tuple(fc.integer({ min: 0, max: 70_000 }), fc.constantFrom('', 'k', 'K', 'm', 'M', 'g')).map(([n, unit]) => `${n}${unit}`)));
+  const count = userValue(fc.oneof(fc.integer({ min: -2, max: 300 }).map(String), fc.constantFrom('2', '3', '4', '8', '256', '257', 'four', '4.5')));
+  const word = fc.oneof(fc.constantFrom('/', '/app/', `/${MARKER}/`, 'http://backend.internal/', '~/app/', '~?x', 'a.example', `${MARKER}.example`, 'off', '$host'),
+    fc.stringMatching(/^[-._~a-zA-Z0-9/:,?&=]{1,16}$/));
+  const pair = userValue(fc.oneof(fc.tuple(word, fc.constantFrom(' ', '  ', '\t', '\n'), word).map(([a, gap, b]) => `${a}${gap}${b}`), word,
+    fc.tuple(word, word, word).map((words) => words.join(' '))));
+  const times = userValue(fc.oneof(fc.constantFrom('1h', '30m', '90', '7d', '8d', '0s', '1h30m', '500ms', '1y'),
+    fc.tuple(fc.integer({ min: 0, max: 20_000 }), fc.constantFrom('', 'ms', 's', 'm', 'h', 'd')).map(([n, unit]) => `${n}${unit}`)));
+  return {
+    'proxy-buffering': onOff, 'proxy-request-buffering': onOff,
+    'proxy-http-version': userValue(fc.constantFrom('1.0', '1.1', ' 1.1 ', '2', '1.1; return 200', '')),
+    'proxy-buffer-size': bufferSize, 'proxy-busy-buffers-size': bufferSize, 'client-body-buffer-size': bufferSize, 'client-header-buffer-size': bufferSize,
+    'proxy-max-temp-file-size': size, 'proxy-buffers-number': count,
+    'proxy-cookie-domain': pair, 'proxy-cookie-path': pair, 'proxy-redirect-from': userValue(word), 'proxy-redirect-to': userValue(word),
+    'large-client-header-buffers': userValue(fc.tuple(count, bufferSize).map(([n, sizeText]) => `${n} ${sizeText}`)),
+    'client-header-timeout': seconds, 'client-body-timeout': seconds, 'keep-alive': seconds, 'upstream-keepalive-timeout': seconds,
+    'connection-proxy-header': userValue(fc.constantFrom('close', 'keep-alive', ' close ', 'clo se', 'upgrade', 'close; return 200', '')),
+    'keep-alive-requests': count, 'upstream-keepalive-connections': count, 'upstream-keepalive-requests': count, 'upstream-keepalive-time': times,
+  };
+})();
 
 /** What each annotation and ConfigMap key of a feature may be given, by name. */
 export const KEY_VALUES: Readonly<Record<string, fc.Arbitrary<string>>> = {
@@ -197,6 +221,40 @@ export const KEY_VALUES: Readonly<Record<string, fc.Arbitrary<string>>> = {
   'disable-access-log': boolean,
   'log-format-upstream': logFormat,
   'log-format-escape-json': boolean,
+  'log-format-escape-none': boolean,
+  'skip-access-log-urls': userValue(fc.array(fc.constantFrom('/healthz', '/metrics?x=1', ` /${MARKER} `, '~^/re', 'default', '/a b', '/a"b', '/$uri', '/a;b', 'x', ''), { maxLength: 4 })
+    .map((items) => items.join(','))),
+  'access-log-path': userValue(fc.constantFrom('/var/log/nginx/access.log', '/dev/stdout', `/tmp/${MARKER}.log`, 'access.log', 'syslog:server=x', '/var/log/nginx/access.log;')),
+  'error-log-level': userValue(fc.constantFrom('debug', 'info', 'notice', 'warn', 'error', 'crit', 'alert', 'emerg', 'WARN', 'loud', 'warn;')),
+  'use-gzip': boolean,
+  'gzip-level': userValue(fc.oneof(integerText, fc.constantFrom('1', '9', '0', '10', ' 5'))),
+  'gzip-min-length': userValue(fc.oneof(integerText, bigIntegerText, fc.constantFrom('1k', '2147483647', '2147483648'))),
+  'gzip-types': userValue(fc.oneof(
+    fc.array(fc.constantFrom('text/css', 'application/json', 'text/html', '*', `x/${MARKER}`, 'text', 'text/$x', 'a/b;', '"a/b"'), { minLength: 1, maxLength: 5 }).map((w) => w.join(' ')),
+    fc.constant(''),
+  )),
+  'gzip-disable': userValue(fc.constantFrom('msie6', '', 'MSIE [4-6]\\.', `${MARKER}`, 'msie6;')),
+  'use-http2': boolean,
+  'http2-max-concurrent-streams': userValue(fc.oneof(integerText, bigIntegerText)),
+  'worker-processes': userValue(fc.oneof(integerText, fc.constantFrom('auto', 'AUTO', '0', '1024', '1025', 'auto;'))),
+  'max-worker-connections': userValue(fc.oneof(integerText, bigIntegerText, fc.constantFrom('0', '16', '15', '1048576', '1048577'))),
+  'worker-shutdown-timeout': userValue(fc.oneof(seconds, fc.constantFrom('240s', '5m', '1h', '169h', '1m30s', '10ms'))),
+  'variables-hash-bucket-size': userValue(fc.oneof(integerText, fc.constantFrom('32768', '32769'))),
+  'variables-hash-max-size': userValue(fc.oneof(integerText, bigIntegerText)),
+  'server-name-hash-bucket-size': userValue(fc.oneof(integerText, fc.constantFrom('0', '32768', '32769'))),
+  'server-name-hash-max-size': userValue(fc.oneof(integerText, bigIntegerText)),
+  'map-hash-bucket-size': userValue(fc.oneof(integerText, fc.constantFrom('32768', '32769'))),
+  'ssl-session-cache': boolean,
+  'ssl-session-cache-size': size,
+  'ssl-session-timeout': userValue(fc.oneof(seconds, fc.constantFrom('10m', '1h', '7d', '8d', '1d12h', '0'))),
+  'ssl-session-tickets': boolean,
+  'ssl-buffer-size': size,
+  'ssl-ecdh-curve': userValue(fc.oneof(
+    fc.array(fc.constantFrom('X25519', 'prime256v1', 'secp384r1', 'auto', 'nocurve', MARKER, 'X448'), { minLength: 1, maxLength: 3 }).map((w) => w.join(':')),
+    fc.constantFrom('auto', 'auto;', 'X25519 prime256v1'),
+  )),
+  'ssl-early-data': boolean,
+  'ssl-reject-handshake': boolean,
   'allow-snippet-annotations': boolean,
   'annotations-risk-level': userValue(fc.constantFrom('Critical', 'High', 'Medium', 'Low', ' High', 'high')),
   'strict-validate-path-type': boolean,
@@ -291,6 +349,7 @@ export const KEY_VALUES: Readonly<Record<string, fc.Arbitrary<string>>> = {
   'auth-secret-type': userValue(fc.constantFrom('auth-file', 'auth-map', 'auth-files', 'Auth-File', 'opaque', ' auth-map', '')),
   'auth-realm': userValue(fc.oneof(fc.stringMatching(/^[A-Za-z0-9 ._~/:-]{0,30}$/), fc.constant(`Realm ${MARKER}`),
     fc.constantFrom('a"b', 'a\\b', '$host', 'a; deny all', 'x'.repeat(257)))),
+  ...PROXY_TUNING_VALUES,
   'permanent-redirect': redirectUrl,
   'temporal-redirect': redirectUrl,
   'permanent-redirect-code': redirectCode,

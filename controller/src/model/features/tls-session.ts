@@ -1,0 +1,76 @@
+// TLS sessions and handshakes of the HTTPS listener (ConfigMap only): the
+// ssl-session-*, ssl-buffer-size, ssl-ecdh-curve, ssl-early-data keys, printed
+// in http {} beside the protocols (features/tls-session.njk), and
+// ssl-reject-handshake, in the catch-all server (tls-default-server.njk).
+// ssl-session-ticket-key and ssl-dh-param need files written from Secrets: not
+// supported (catalogued).
+
+import { createSecureContext } from 'node:tls';
+import { accept, refuse, type Checked } from '../checked.ts';
+import type { TlsSessionSettings } from '../types.ts';
+import { defineFeature, field } from './feature.ts';
+import { parseBoolean } from './values.ts';
+
+const SIZE_SCALE: Readonly<Record<string, number>> = Object.freeze({ '': 1, k: 1024, m: 1024 ** 2 });
+
+/** An NGINX size (bytes, k or m) from `min` to `max` bytes; accepted as written. */
+function sizeParser(min: number, max: number, what: string): (value: string) => Checked<string> {
+  return (value) => {
+    const match = /^(\d{1,7})([kKmM]?)$/u.exec(value);
+    const bytes = match ? Number(match[1]) * (SIZE_SCALE[match[2]!.toLowerCase()] ?? 1) : Number.NaN;
+    return bytes >= min && bytes <= max ? accept(value) : refuse(`expected ${what}`);
+  };
+}
+
+/** A shared zone needs 8 pages at least (NGINX: "zone is too small"); 1g bounds the memory one key takes. */
+const parseCacheSize = sizeParser(32 * 1024, 1024 ** 3, 'a size from 32k to 1024m, such as 10m');
+/** ssl_buffer_size: NGINX writes at most 16k per TLS record. */
+const parseBufferSize = sizeParser(512, 16 * 1024, 'a size from 512 to 16k, such as 4k');
+
+/** ssl_session_timeout: an NGINX time in s, m, h or d, at most a week. */
+function parseSessionTimeout(value: string): Checked<string> {
+  const match = /^(\d{1,7})([smhd]?)$/u.exec(value);
+  const unit: Readonly<Record<string, number>> = { '': 1, s: 1, m: 60, h: 3600, d: 86_400 };
+  const seconds = match ? Number(match[1]) * (unit[match[2]!] ?? 1) : Number.NaN;
+  return seconds >= 1 && seconds <= 604_800 ? accept(value) : refuse('expected a time from 1s to 7d, such as 10m');
+}
+
+/** True when OpenSSL (Node's, the same 3.x family as NGINX's) knows every curve of `list`. */
+function opensslKnowsCurves(list: string): boolean {
+  try {
+    createSecureContext({ ecdhCurve: list });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** ssl-ecdh-curve: `auto` or curve names separated by `:`; an unknown name fails nginx -t, so it is refused here. */
+export function parseEcdhCurve(value: string): Checked<string> {
+  if (value === 'auto') return accept(value);
+  if (!/^[A-Za-z0-9_-]{1,64}(?::[A-Za-z0-9_-]{1,64}){0,31}$/u.test(value)) return refuse('expected auto or curve names separated by ":"');
+  return opensslKnowsCurves(value) ? accept(value) : refuse('OpenSSL does not know every curve of this list');
+}
+
+export const tlsSessionFeature = defineFeature({
+  name: 'tlsSession',
+  title: 'TLS sessions',
+  doc: 'TLS session cache and tickets, record buffer size, key-exchange curves, TLS 1.3 early data and refusing unknown host names on the HTTPS listener (ConfigMap only).',
+  output: { kind: 'global' },
+  defaults: { cache: true, cacheSize: '10m', timeout: '10m', tickets: false, bufferSize: '4k', ecdhCurve: 'auto', earlyData: false, rejectHandshake: false },
+  keys: [
+    field<TlsSessionSettings, 'cache'>('cache', parseBoolean, { configKey: 'ssl-session-cache', defaultText: 'true', doc: 'A session cache shared by the workers.' }),
+    field<TlsSessionSettings, 'cacheSize'>('cacheSize', parseCacheSize, { configKey: 'ssl-session-cache-size', defaultText: '10m', doc: 'Size of the session cache (about 4000 sessions per megabyte).' }),
+    field<TlsSessionSettings, 'timeout'>('timeout', parseSessionTimeout, { configKey: 'ssl-session-timeout', defaultText: '10m', doc: 'How long a cached session may be resumed.' }),
+    field<TlsSessionSettings, 'tickets'>('tickets', parseBoolean, {
+      configKey: 'ssl-session-tickets', defaultText: 'false', doc: 'TLS session tickets (keys made by each NGINX start: resumption does not outlive a restart).',
+    }),
+    field<TlsSessionSettings, 'bufferSize'>('bufferSize', parseBufferSize, { configKey: 'ssl-buffer-size', defaultText: '4k', doc: 'Size of the buffer for sending data (ssl_buffer_size).' }),
+    field<TlsSessionSettings, 'ecdhCurve'>('ecdhCurve', parseEcdhCurve, { configKey: 'ssl-ecdh-curve', defaultText: 'auto', doc: 'Curves for ECDHE, e.g. X25519:prime256v1, or auto.' }),
+    field<TlsSessionSettings, 'earlyData'>('earlyData', parseBoolean, { configKey: 'ssl-early-data', defaultText: 'false', doc: 'TLS 1.3 early data (0-RTT; requests may be replayed).' }),
+    field<TlsSessionSettings, 'rejectHandshake'>('rejectHandshake', parseBoolean, {
+      configKey: 'ssl-reject-handshake', defaultText: 'false', doc: 'Refuse TLS handshakes for host names no Ingress serves, and without a host name (ssl_reject_handshake in the catch-all server).',
+    }),
+  ],
+  proof: ['controller/src/model/features/http-tuning.test.ts', 'controller/src/render/http-tuning-render.test.ts'],
+});
