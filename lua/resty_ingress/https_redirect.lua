@@ -77,6 +77,19 @@ local function covers(host)
 end
 _M.covers = covers
 
+-- True when the client spoke plain HTTP, as ingress-nginx decides it: by
+-- $pass_access_scheme (features/client-address-http.njk), which is the
+-- client's X-Forwarded-Proto when use-forwarded-headers trusts it (a balancer
+-- that terminates TLS in front: no redirect loop), "https" for a PROXY header
+-- to port 443, else $scheme. A conf without that map: the connection's TLS.
+local function plain_http()
+    local scheme = var.pass_access_scheme
+    if scheme == nil then
+        return var.https ~= "on"
+    end
+    return scheme == "http"
+end
+
 -- True when this request is plain HTTP to a host with a certificate. Reads
 -- no variable while no host has a certificate at all. known_host: the
 -- request's $host when the caller knows it (the balancer, from the exact
@@ -86,7 +99,7 @@ function _M.redirects(known_host)
         return false
     end
     local host = known_host or var.host
-    return host ~= nil and covers(host) and var.https ~= "on"
+    return host ~= nil and covers(host) and plain_http()
 end
 
 -- $request_uri as ingress-nginx's HTTPS redirect sends it: without one

@@ -58,6 +58,10 @@ void describe('isLogFormatVariable', () => {
     { name: 'our upstream name', variable: 'proxy_upstream_name', known: true },
     { name: "ingress-nginx's $req_id (mapped in http.njk)", variable: 'req_id', known: true },
     { name: 'a header by prefix', variable: 'http_x_forwarded_for', known: true },
+    { name: "ingress-nginx's $best_http_host (client-address-http.njk)", variable: 'best_http_host', known: true },
+    { name: "ingress-nginx's $pass_port (client-address-http.njk)", variable: 'pass_port', known: true },
+    { name: 'the PROXY header\'s client address', variable: 'proxy_protocol_addr', known: true },
+    { name: 'a map of ours that is no ingress-nginx name', variable: 'resty_forwarded_for', known: false },
     { name: 'a prefix with a dash (NGINX uses underscores)', variable: 'http_x-forwarded-for', known: false },
     { name: 'our internal route is not offered (unset outside proxied locations)', variable: 'resty_route', known: false },
   ];

@@ -53,6 +53,10 @@ export const LOG_FORMAT_VARIABLES: ReadonlySet<string> = new Set([
   'ssl_client_cert', 'ssl_client_raw_cert', 'ssl_client_escaped_cert',
   // ngx_http_realip_module
   'realip_remote_addr', 'realip_remote_port',
+  // PROXY protocol (empty without use-proxy-protocol), and ingress-nginx's names defined by
+  // features/client-address-http.njk
+  'proxy_protocol_addr', 'proxy_protocol_port', 'proxy_protocol_server_addr', 'proxy_protocol_server_port',
+  'pass_access_scheme', 'pass_server_port', 'pass_port', 'best_http_host',
   // resty-ingress's nginx.conf: set per location, and ingress-nginx's names mapped in http.njk
   'proxy_upstream_name', 'proxy_alternative_upstream_name', 'req_id',
   // ingress-nginx's per-location names, mapped from the location's route in features/access-log-http.njk

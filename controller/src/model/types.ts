@@ -262,6 +262,7 @@ export interface FeatureConfigs {
   readonly proxyRewrites: ProxyRewritesConfig;
   readonly clientConnections: ClientConnectionsSettings;
   readonly connectionHeader: ConnectionHeaderConfig;
+  readonly clientAddress: ClientAddressSettings;
   readonly redirect: RedirectConfig;
   readonly serverAlias: ServerAliasConfig;
 }
@@ -1152,6 +1153,35 @@ export interface TlsSessionSettings {
   readonly earlyData: boolean;
   /** ssl-reject-handshake: refuse TLS handshakes whose SNI (or its absence) selects the catch-all server (default false). */
   readonly rejectHandshake: boolean;
+}
+
+/**
+ * The client's address and the forwarded headers (ConfigMap only; features/client-address.ts):
+ * what NGINX's realip module takes as $remote_addr (allow/deny lists, rate limits, the access
+ * log and X-Real-IP / X-Forwarded-For see it) and what the X-Forwarded-* headers a backend
+ * receives say. Static: shapes http {} and the listeners.
+ */
+export interface ClientAddressSettings {
+  /** use-forwarded-headers: trust the client's X-Forwarded-For/-Proto/-Port/-Host (default false). */
+  readonly useForwardedHeaders: boolean;
+  /** forwarded-for-header: the header realip reads the client address from (letters, digits, `-`; default X-Forwarded-For). */
+  readonly forwardedForHeader: string;
+  /** forwarded-host-header: the header sent on as X-Original-Forwarded-Host (same grammar; default X-Forwarded-Host). */
+  readonly forwardedHostHeader: string;
+  /** compute-full-forwarded-for: X-Forwarded-For is the client's chain plus the peer (with useForwardedHeaders only). */
+  readonly computeFullForwardedFor: boolean;
+  /** enable-real-ip: realip on without use-forwarded-headers (default false). */
+  readonly enableRealIp: boolean;
+  /** proxy-real-ip-cidr: the peers trusted to name the client (canonical addresses and ranges; default 0.0.0.0/0). */
+  readonly realIpFrom: readonly string[];
+  /** use-proxy-protocol: every public listener expects a PROXY protocol header (default false). */
+  readonly useProxyProtocol: boolean;
+  /** proxy-protocol-header-timeout in milliseconds (default 5000); ingress-nginx reads it only in its SSL-passthrough proxy. */
+  readonly proxyProtocolHeaderTimeoutMs: number;
+  /** proxy-add-original-uri-header: send X-Original-URI (the request URI as received; default false). */
+  readonly addOriginalUri: boolean;
+  /** generate-request-id: $req_id is the client's X-Request-ID, else NGINX's $request_id (default true); false: only the client's. */
+  readonly generateRequestId: boolean;
 }
 
 /**

@@ -59,7 +59,7 @@ const rows: Row[] = [
   {
     name: 'GRPC with upstream-vhost: the whole header list again as grpc_set_header, no Upgrade/Connection', protocol: 'GRPC',
     policy: { upstreamHeaders: { host: 'internal.svc', prefix: null } },
-    has: ['grpc_set_header Host "internal.svc";', 'grpc_set_header X-Forwarded-For $remote_addr;', 'grpc_set_header X-Forwarded-Host $host;'],
+    has: ['grpc_set_header Host "internal.svc";', 'grpc_set_header X-Forwarded-For $resty_forwarded_for;', 'grpc_set_header X-Forwarded-Host $best_http_host;'],
     lacks: ['proxy_set_header', 'grpc_set_header Upgrade', 'grpc_set_header Connection'],
   },
   {
@@ -156,7 +156,7 @@ void describe('backend-protocol and proxy-ssl as rendered, accepted by nginx -t'
   void it('http {}: HTTP/2 on every listener and the grpc/fastcgi forms of the proxy defaults', () => {
     const { conf } = renderConfig(modelOf(rows[0] as Row), { ...goldenOptions(), httpsPort: undefined });
     const http = conf.slice(conf.indexOf('http {'), conf.indexOf('upstream upstream_balancer'));
-    for (const line of ['http2 on;', 'grpc_set_header Host $host;', 'grpc_set_header X-Forwarded-For $remote_addr;', 'grpc_connect_timeout 5s;', 'grpc_read_timeout 60s;',
+    for (const line of ['http2 on;', 'grpc_set_header Host $best_http_host;', 'grpc_set_header X-Forwarded-For $resty_forwarded_for;', 'grpc_connect_timeout 5s;', 'grpc_read_timeout 60s;',
       'grpc_next_upstream_tries 3;', 'fastcgi_connect_timeout 5s;', 'fastcgi_next_upstream_tries 3;']) {
       assert.ok(http.includes(line), `missing ${line} in http {} without --https-port`);
     }

@@ -1,8 +1,10 @@
 // What a backend receives of the client's request headers, through a rendered
 // nginx.conf in the real data-plane NGINX and an echo backend. ingress-nginx's
 // default (use-forwarded-headers false) is the contract: X-Forwarded-For is the
-// connection's address alone, X-Forwarded-Host/Proto/Port describe the request
-// NGINX received, whatever the client claims; and a client's `Proxy:` header is
+// connection's address alone, X-Forwarded-Host/Proto/Port and X-Scheme describe the
+// request NGINX received, whatever the client claims (its own X-Forwarded-For/-Host
+// go on as X-Original-Forwarded-For/-Host), X-Request-ID is the client's or a
+// generated one (features/client-address-http.njk); and a client's `Proxy:` header is
 // cleared (HTTPoxy, CVE-2016-5385: CGI-style backends turn it into HTTP_PROXY).
 // Every kind of proxied location is tried: a location that set a
 // proxy_set_header of its own would silently drop every inherited one. The
@@ -121,6 +123,15 @@ void describe('client request headers as the backend receives them (real NGINX)'
     ['spoofed X-Forwarded-Host/Proto/Port are replaced by the request NGINX received',
       { 'x-forwarded-host': 'evil.example', 'x-forwarded-proto': 'https', 'x-forwarded-port': '1' },
       (port) => ({ 'x-forwarded-host': HOST, 'x-forwarded-proto': 'http', 'x-forwarded-port': String(port) })],
+    ['ingress-nginx\'s scheme headers and the client\'s forwarded ones only as X-Original-*',
+      { 'x-forwarded-for': '6.6.6.6', 'x-forwarded-host': 'evil.example', 'x-scheme': 'https', 'x-forwarded-scheme': 'https' },
+      () => ({ 'x-scheme': 'http', 'x-forwarded-scheme': 'http', 'x-original-forwarded-for': '6.6.6.6', 'x-original-forwarded-host': 'evil.example', 'x-original-uri': undefined })],
+    ['without proxy-add-original-uri-header the client\'s X-Original-URI passes, as in ingress-nginx',
+      { 'x-original-uri': '/from-client' }, () => ({ 'x-original-uri': '/from-client' })],
+    ['the client\'s X-Request-ID is passed as it is',
+      { 'x-request-id': 'client-chosen-id' }, () => ({ 'x-request-id': 'client-chosen-id' })],
+    ['X-Forwarded-Host is the host as the client sent it (with its port), upstream-vhost or not',
+      { host: `${HOST}:8080` }, () => ({ 'x-forwarded-host': `${HOST}:8080` })],
     ['a Proxy header never reaches the backend (HTTPoxy)',
       { proxy: 'http://evil:1' }, () => ({ proxy: undefined })],
     ['a Proxy header in another case never reaches the backend',
@@ -151,6 +162,21 @@ void describe('client request headers as the backend receives them (real NGINX)'
       assert.equal(seen.headers['x-forwarded-prefix'], prefix ?? '/spoofed');
     });
   }
+
+  void it('Host is the host as the client sent it where no upstream-vhost replaces it', async () => {
+    assert.equal((await seenBy('/', { host: `${HOST}:8080` })).headers.host, `${HOST}:8080`);
+    assert.equal((await seenBy('/prefixed', { host: HOST.toUpperCase() })).headers.host, HOST.toUpperCase());
+  });
+
+  void it('every location sends a generated X-Request-ID, a new one per request', async () => {
+    const ids = new Set<string>();
+    for (const path of paths) {
+      const id = (await seenBy(path, {})).headers['x-request-id'];
+      assert.match(String(id), /^[0-9a-f]{32}$/u, path);
+      ids.add(String(id));
+    }
+    assert.equal(ids.size, paths.length);
+  });
 
   void it('a websocket handshake passes Upgrade and Connection on every location', async () => {
     for (const path of paths) {

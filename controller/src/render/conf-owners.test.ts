@@ -70,7 +70,7 @@ const rows: readonly Row[] = [
   { name: 'a server\'s listen line, before its server_name', line: (c) => lineWhere(c, 'listen', 'server_name "_"', 'server {'), owners: [] },
   { name: 'the generated 404 location of the catch-all server', line: (c) => lineWhere(c, 'rewrite_by_lua_block', 'server_name "_"'), owners: [] },
   { name: 'the named location of ssl-redirect with rewrite-target', line: (c) => lineWhere(c, 'content_by_lua_block { resty_ingress.unbalanced'), owners: [] },
-  { name: 'http {} (a map)', line: (c) => lineWhere(c, 'map $request_id $req_id'), owners: [] },
+  { name: 'http {} (a map)', line: (c) => lineWhere(c, 'map $http_x_request_id $req_id'), owners: [] },
   { name: 'the status server\'s location', line: (c) => lineWhere(c, 'location = /config-version'), owners: [] },
   { name: 'line 0', line: () => 0, owners: [] },
   { name: 'past the last line', line: (c) => c.split('\n').length + 10, owners: [] },

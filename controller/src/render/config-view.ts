@@ -18,6 +18,7 @@ import { mirrorUpstreamsOf, type MirrorUpstreamView } from './mirror-view.ts';
 import { rateLimitHttpView, type RateLimitHttpView } from './rate-limit-view.ts';
 import { httpTuningView, mainView, withConfiguredServerNames, type HttpTuningView, type MainView } from './http-tuning-view.ts';
 import { proxyTuningView, type ProxyTuningView } from './proxy-tuning-view.ts';
+import { clientAddressViewOf, type ClientAddressView } from './client-address-view.ts';
 
 export type { ServerView } from './server-views.ts';
 
@@ -126,6 +127,8 @@ export interface ConfigView {
   readonly authCachePath: string | null;
   /** The ConfigMap's buffers, cookie/redirect rewriting, client and upstream connection settings (proxy-tuning-view.ts). */
   readonly proxyTuning: ProxyTuningView;
+  /** Real client address, request id and forwarded-header variables (client-address-view.ts). */
+  readonly clientAddress: ClientAddressView;
 }
 
 function nextPowerOfTwo(n: number): number {
@@ -293,5 +296,6 @@ export function buildConfigView(model: Model, options: ResolvedRenderOptions, vi
     main: mainView(model, options),
     authCachePath: usesAuthCache(model) ? `${options.prefix}/auth_cache` : null,
     proxyTuning: proxyTuningView(model),
+    clientAddress: clientAddressViewOf(model, options.httpsPort),
   };
 }

@@ -47,7 +47,11 @@ const USER_VALUE_DIRECTIVES = new Set(['server_name', 'location', 'set', 'rewrit
   // auth-response-headers (render/external-auth-view.ts): the auth answer's header, as its $upstream_http_ variable.
   'auth_request_set', 'proxy_cache_key',
   // Proxy tuning (features/proxy-rewrites.njk, proxy-tuning-http.njk): Set-Cookie and Location rewriting words.
-  'proxy_redirect', 'proxy_cookie_domain', 'proxy_cookie_path']);
+  'proxy_redirect', 'proxy_cookie_domain', 'proxy_cookie_path',
+  // forwarded-for-header (features/client-address-http.njk): realip's header name.
+  'real_ip_header']);
+/** forwarded-for-/forwarded-host-header: a map's source and default value are exactly `$http_<name>` (render/client-address-view.ts). */
+const HEADER_VARIABLE = /^\$http_[a-z0-9_]{1,64}$/u;
 /** Redirects (features/redirect.njk, server.njk): a `return <3xx>` whose target holds a parsed URL or app-root's path. */
 const REDIRECT_CODE = /^30[0-8]$/u;
 /**
@@ -90,10 +94,12 @@ function assertUserValuesQuoted(conf: string): number {
     // The key of a `map` entry (block-user-agents, block-referers) is the entry's first token; a regex
     // key keeps its backslashes (the qpattern filter allows only those NGINX does not rewrite).
     const mapKey = token.block === 'map' && token.index === 0 && !token.lua;
+    const headerVariable = ((token.directive === 'map' && token.index === 1) || (token.block === 'map' && token.directive === 'default' && token.index === 1))
+      && HEADER_VARIABLE.test(token.text);
     assert.ok(token.quote !== null, `a user value in a bare word of ${token.directive}: ${where}`);
     assert.ok(token.index > 0 || mapKey, `a user value as a directive name: ${where}`);
     const redirect = token.directive === 'return' && token.index === 2 && REDIRECT_CODE.test(tokens[tokens.indexOf(token) - 1]?.text ?? '');
-    assert.ok(token.lua ? USER_VALUE_LUA.has(token.directive) : mapKey || redirect || USER_VALUE_DIRECTIVES.has(token.directive), `a user value in ${token.directive}: ${where}`);
+    assert.ok(token.lua ? USER_VALUE_LUA.has(token.directive) : mapKey || headerVariable || redirect || USER_VALUE_DIRECTIVES.has(token.directive), `a user value in ${token.directive}: ${where}`);
     assert.ok(token.quote === '"' || token.directive === 'log_format', `a single-quoted user value in ${token.directive}: ${where}`);
     assert.ok(mapKey || !conf.slice(token.start, token.end).includes('\\'), `an escape in a token with a user value: ${where}`);
   }
@@ -137,6 +143,8 @@ void describe('rendering generated clusters', () => {
     ['a variable in a set value', 'set $resty_route "a $host";'],
     ['a variable in the rate limit key but another', 'set $resty_limit_key "0123456789ab$host";'],
     ['the rate limit key\'s form in another variable', 'set $resty_route "0123456789ab$binary_remote_addr";'],
+    ['a map\'s default that is not a header variable', `map $a $b { default "$http_${MARKER} x"; }`],
+    ['a header variable\'s form in a map entry other than default', `map $a $b { x "$http_${MARKER}"; }`],
   ];
   for (const [name, conf] of refusedRows) {
     void it(`the check catches a user value in ${name}`, () => {

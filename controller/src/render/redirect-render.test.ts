@@ -83,7 +83,7 @@ const rows: { name: string; model: Model; httpsPort?: number; present: string[];
   },
   {
     name: 'force-ssl-redirect by default: no port, no trailing slash',
-    model: site(null, DEFAULT_SETTINGS, { force: true }), present: ['            if ($https = "") {\n                return 308 https://$host$resty_redirect_uri;'], absent: [],
+    model: site(null, DEFAULT_SETTINGS, { force: true }), present: ['            if ($pass_access_scheme = "http") {\n                return 308 https://$host$resty_redirect_uri;'], absent: [],
   },
   {
     name: 'a 404 location with use-port-in-redirects: Lua gets the port and the slash rule',

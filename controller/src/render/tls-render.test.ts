@@ -43,7 +43,7 @@ const rows: { name: string; model: Model; options?: Partial<RenderOptions>; pres
     model: site({ sslRedirect: false }),
     present: ['listen "127.0.0.1:8443" ssl default_server;', 'listen "127.0.0.1:8443" ssl;', 'ssl_certificate "/golden/prefix/ssl/default.crt";',
       'ssl_client_hello_by_lua_block { require("resty_ingress.certificate").call() }', 'ssl_protocols "TLSv1.2" "TLSv1.3";', 'http2 on;'],
-    absent: ['if ($https = "")', 'ssl_certificate_by_lua'],
+    absent: ['if ($pass_access_scheme = "http")', 'ssl_certificate_by_lua'],
   },
   {
     name: 'ssl-redirect: Lua decides per request, the fallback server answers (code and port as literals)',
@@ -70,11 +70,11 @@ const rows: { name: string; model: Model; options?: Partial<RenderOptions>; pres
   {
     name: 'ssl-redirect with x-forwarded-prefix alone: the fallback server (the Host is the client\'s)',
     model: model([server('shop.example.com', [proxied('/', 'prefix', web.name, { policy: { upstreamHeaders: { host: null, prefix: '/shop' } } })])], [web]),
-    present: [...LUA_REDIRECT, 'proxy_set_header Host $host;'],
+    present: [...LUA_REDIRECT, 'proxy_set_header Host $best_http_host;'],
     absent: [...NO_LUA_REDIRECT, 'error_page', '@resty_unbalanced'],
   },
   { name: 'ssl-redirect false: no redirect for Lua', model: site({ sslRedirect: false }), present: [...NO_LUA_REDIRECT, ...PLAIN], absent: [...LUA_REDIRECT, 'error_page'] },
-  { name: 'force-ssl-redirect: a static return, whatever the certificates', model: site({ forceSslRedirect: true }), present: [...NO_LUA_REDIRECT, REDIRECT, ...PLAIN], absent: LUA_REDIRECT },
+  { name: 'force-ssl-redirect: a static return, whatever the certificates', model: site({ forceSslRedirect: true }), present: [...NO_LUA_REDIRECT, 'if ($pass_access_scheme = "http")', REDIRECT, ...PLAIN], absent: LUA_REDIRECT },
   {
     name: 'no port in either redirect, 443 or not',
     model: model([server('shop.example.com', [proxied('/', 'prefix', web.name), proxied('/pay', 'exact', web.name, redirecting({ forceSslRedirect: true }))])], [web]),
@@ -84,7 +84,7 @@ const rows: { name: string; model: Model; options?: Partial<RenderOptions>; pres
   {
     name: 'a 404 location with ssl-redirect: Lua redirects or answers 404 (a `return 404` would run first)',
     model: model([server('shop.example.com', [notFound('/')])], []),
-    present: ['rewrite_by_lua_block { resty_ingress.not_found_https(308, "", false) }'], absent: ['if ($https = "")'],
+    present: ['rewrite_by_lua_block { resty_ingress.not_found_https(308, "", false) }'], absent: ['if ($pass_access_scheme = "http")'],
   },
   {
     name: 'ConfigMap: 301, HSTS with preload',

@@ -13,7 +13,8 @@
 // allow or deny annotation set empty denies the location (503, ingress-nginx's
 // "location denied"); an invalid ConfigMap list serves no Ingress: a list that
 // cannot be read never leaves anything open.
-// The client address is $remote_addr (real-IP settings are not applied yet).
+// The client address is $remote_addr: realip's when the client-address settings
+// trust a proxy (features/client-address.ts).
 
 import { accept, type Checked } from '../checked.ts';
 import type { AccessControlConfig } from '../types.ts';
@@ -103,7 +104,7 @@ export const accessControlFeature = defineFeature({
   doc: 'Client address lists as ingress-nginx applies them: allowlist-source-range (or whitelist-source-range) lets only its '
     + 'addresses and ranges in (others get 403), denylist-source-range refuses its own first; the ConfigMap\'s lists apply to '
     + 'every Ingress that sets none. block-cidrs, block-user-agents and block-referers (ConfigMap) answer 403 in every server. '
-    + 'The client address is the connection\'s ($remote_addr). An invalid list refuses the Ingress; a list annotation set empty '
+    + 'The client address is $remote_addr: the connection\'s, or the one a trusted proxy names (use-forwarded-headers, use-proxy-protocol). An invalid list refuses the Ingress; a list annotation set empty '
     + 'answers 503 (ingress-nginx denies the location); an invalid ConfigMap list serves no Ingress. Never open by mistake.',
   output: { kind: 'location', template: 'features/access-control.njk' },
   defaults: { allow: Object.freeze([]), deny: Object.freeze([]), denied: false, blockCidrs: Object.freeze([]), blockUserAgents: Object.freeze([]), blockReferers: Object.freeze([]) },

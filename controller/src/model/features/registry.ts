@@ -13,6 +13,7 @@ import { affinityFeature } from './affinity.ts';
 import { backendProtocolFeature } from './backend-protocol.ts';
 import { basicAuthFeature } from './basic-auth.ts';
 import { canaryFeature } from './canary.ts';
+import { clientAddressFeature } from './client-address.ts';
 import { clientCertsFeature } from './client-certs.ts';
 import { crossNamespaceFeature } from './cross-namespace.ts';
 import { fastcgiFeature } from './fastcgi.ts';
@@ -80,6 +81,7 @@ export const FEATURES: readonly AnyFeature[] = Object.freeze([
   satisfyFeature,
   externalAuthFeature,
   basicAuthFeature,
+  clientAddressFeature,
   serverAliasFeature,
 ]);
 

@@ -64,6 +64,8 @@ const addressList = userValue(fc.oneof(
     .chain((items) => fc.constantFrom(',', ', ', ' ,').map((separator) => items.join(separator))),
   fc.constant(''),
 ));
+/** forwarded-for-header / forwarded-host-header: header names, tokens that are not names here, and hostile text. */
+const headerName = userValue(fc.oneof(token, fc.constantFrom('X-Forwarded-For', 'CF-Connecting-IP', 'proxy_protocol', 'X-A; deny all', 'X-$host', `X${'a'.repeat(64)}`, 'X-A}', '')));
 /** block-user-agents / block-referers items: strings, ~regexes, ~*regexes, quoted ones, joined by commas. */
 const blockItem = fc.oneof(
   fc.constantFrom('curl/7.68.0', `${MARKER}bot`, `"Mozilla/5.0 (${MARKER}; x)"`, '\'~*bad bot\'', 'default', 'Bad Bot', 'a;b', '"a\\"b"'),
@@ -350,6 +352,19 @@ export const KEY_VALUES: Readonly<Record<string, fc.Arbitrary<string>>> = {
   'auth-realm': userValue(fc.oneof(fc.stringMatching(/^[A-Za-z0-9 ._~/:-]{0,30}$/), fc.constant(`Realm ${MARKER}`),
     fc.constantFrom('a"b', 'a\\b', '$host', 'a; deny all', 'x'.repeat(257)))),
   ...PROXY_TUNING_VALUES,
+  'use-forwarded-headers': boolean,
+  'forwarded-for-header': headerName,
+  'forwarded-host-header': headerName,
+  'compute-full-forwarded-for': boolean,
+  'enable-real-ip': boolean,
+  'proxy-real-ip-cidr': addressList,
+  'use-proxy-protocol': boolean,
+  'proxy-protocol-header-timeout': userValue(fc.oneof(
+    fc.tuple(fc.integer({ min: 0, max: 100_000 }), fc.constantFrom('ns', 'us', 'µs', 'ms', 's', 'm', 'h', '', 'S', ' s')).map(([n, unit]) => `${n}${unit}`),
+    fc.constantFrom('1m30s', '1.5s', '.5s', '0', '-5s', '25h', '5s;', 's', '1h1h1h1h1h1h1h1h1h1h1h1h1h1h1h1h1h1h1h1h1h1h1h1h1h'),
+  )),
+  'proxy-add-original-uri-header': boolean,
+  'generate-request-id': boolean,
   'permanent-redirect': redirectUrl,
   'temporal-redirect': redirectUrl,
   'permanent-redirect-code': redirectCode,
@@ -375,7 +390,8 @@ const VALID_CLOSING_VALUES: Readonly<Record<string, fc.Arbitrary<string>>> = (()
     .map((items) => items.join(', '));
   const patterns = fc.array(fc.constantFrom(`${MARKER}bot`, `~*${MARKER}[0-9]+`, '~^curl/[0-9]+', `"${MARKER} (x; y)"`, '~*\\.spam\\.example$'), { maxLength: 3 })
     .map((items) => items.join(','));
-  return { 'whitelist-source-range': addresses, 'denylist-source-range': addresses, 'block-cidrs': addresses, 'block-user-agents': patterns, 'block-referers': patterns };
+  return { 'whitelist-source-range': addresses, 'denylist-source-range': addresses, 'block-cidrs': addresses, 'block-user-agents': patterns, 'block-referers': patterns,
+    'proxy-real-ip-cidr': addresses };
 })();
 
 /** The arbitrary for a declared ConfigMap key: valuesOf, and for a key that closes everything on a refusal mostly valid values. */
