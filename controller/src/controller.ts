@@ -196,8 +196,10 @@ export async function startController(opts: ControllerOptions, logger: Logger, r
   let listed = false;
   const store = createStore(kc, {
     namespace: opts.watchNamespace,
-    // Read by name in its own namespace, whatever --watch-namespace says (the chart grants just this one).
-    configMaps: opts.configMap === null ? [] : [parseObjectRef(opts.configMap)],
+    // Read by name in their own namespaces, whatever --watch-namespace says (the chart grants just these):
+    // --configmap and the TCP/UDP services ConfigMaps.
+    configMaps: [opts.configMap, opts.tcpServicesConfigMap, opts.udpServicesConfigMap]
+      .filter((key): key is string => key !== null).map((key) => parseObjectRef(key)),
     logger: logger.child({ component: 'kube' }),
     availability,
     onChange: (kind) => { observability.objectChanged(kind); if (listed) sync.kick(); },
