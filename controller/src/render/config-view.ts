@@ -1,7 +1,8 @@
 // Model + options → the plain object the templates print (the "view").
 // It holds exactly what nginx.conf depends on and nothing dynamic: backend
 // endpoints and load-balance algorithms never enter it, so an endpoint
-// change cannot change nginx.conf or its version.
+// change cannot change nginx.conf or its version. (TCP/UDP services are the
+// exception: their endpoints are in stream{}, stream-view.ts says why.)
 
 import type { AccessLogSettings, Backend, BlockPattern, HstsSettings, Model, NextUpstreamConfig, ProxyConfig, Server } from '../model/types.ts';
 import { defaultCertificatePaths, fallbackSocketPaths, metricsLogPath, type ResolvedRenderOptions } from './render-options.ts';
@@ -17,6 +18,7 @@ import { rateLimitHttpView, type RateLimitHttpView } from './rate-limit-view.ts'
 import { httpTuningView, mainView, withConfiguredServerNames, type HttpTuningView, type MainView } from './http-tuning-view.ts';
 import { proxyTuningView, type ProxyTuningView } from './proxy-tuning-view.ts';
 import { clientAddressViewOf, type ClientAddressView } from './client-address-view.ts';
+import { streamViewOf, type StreamView } from './stream-view.ts';
 
 export type { ServerView } from './server-views.ts';
 
@@ -123,6 +125,8 @@ export interface ConfigView {
   readonly proxyTuning: ProxyTuningView;
   /** Real client address, request id and forwarded-header variables (client-address-view.ts). */
   readonly clientAddress: ClientAddressView;
+  /** The stream {} context of the TCP/UDP services (stream-view.ts), null when there are none. Not seen by server blocks. */
+  readonly stream: StreamView | null;
 }
 
 function nextPowerOfTwo(n: number): number {
@@ -257,6 +261,16 @@ function blocksOf(model: Model): BlocksView {
  * that breaks the contract (a bad server or location: while `servers` is iterated).
  * `views`: a long-lived renderer's, to reuse what the last render made.
  */
+/**
+ * The options as the view holds them: the stream module's path only matters with TCP/UDP
+ * services, and then it is in `stream.module`; elsewhere it must not change the version.
+ */
+function withoutStreamModule(options: Omit<ResolvedRenderOptions, 'templateDir'>): Omit<ResolvedRenderOptions, 'templateDir'> {
+  if (options.dataplane.streamModule === undefined) return options;
+  const { streamModule: _module, ...dataplane } = options.dataplane;
+  return { ...options, dataplane };
+}
+
 export function buildConfigView(model: Model, options: ResolvedRenderOptions, views = new ServerViews()): ConfigView {
   if (!Array.isArray(model.servers) || !Array.isArray(model.backends)) {
     throw new RenderError('UnsafeValue', 'model: servers and backends must be arrays');
@@ -267,7 +281,7 @@ export function buildConfigView(model: Model, options: ResolvedRenderOptions, vi
   const files = model.backendTls !== undefined && model.backendTls.length > 0 ? backendTlsFiles(options.prefix, model.backendTls) : undefined;
   const context: LocationContext = { https: options.httpsPort !== null, settings: model.settings, ...(files === undefined ? {} : { backendTls: files }) };
   return {
-    options: rendered,
+    options: withoutStreamModule(rendered),
     paths: prefixPaths(options, accessLog),
     logFormat: { format: accessLog.format, escapeJson: accessLog.escapeJson === true },
     listen: {
@@ -289,5 +303,6 @@ export function buildConfigView(model: Model, options: ResolvedRenderOptions, vi
     authCachePath: usesAuthCache(model) ? `${options.prefix}/auth_cache` : null,
     proxyTuning: proxyTuningView(model),
     clientAddress: clientAddressViewOf(model, options.httpsPort),
+    stream: streamViewOf(model, options.listenAddress, options.dataplane.streamModule),
   };
 }
