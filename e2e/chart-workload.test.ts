@@ -98,7 +98,7 @@ void test('tcp:/udp: values: flags, container and Service ports agree; a privile
   const options = parseOptions(container.args);
   assert.equal(options.tcpServicesConfigMap, 'ingress/resty-resty-ingress-tcp');
   assert.equal(options.udpServicesConfigMap, 'ingress/resty-resty-ingress-udp');
-  const ports = container.ports.map((port: { name: string; containerPort: number; protocol: string }) => `${port.name} ${port.containerPort} ${port.protocol}`);
+  const ports = (container.ports as ReadonlyArray<{ name: string; containerPort: number; protocol?: string }>).map((port) => `${port.name} ${port.containerPort} ${port.protocol ?? 'TCP'}`);
   assert.ok(ports.includes('5432-tcp 5432 TCP') && ports.includes('5353-udp 5353 UDP'), ports.join(', '));
   const configMaps = manifests.filter((m) => m.kind === 'ConfigMap').map((m) => `${m.metadata.name} ${JSON.stringify(m.data)}`);
   assert.ok(configMaps.includes('resty-resty-ingress-tcp {"5432":"db/postgres:5432"}'), configMaps.join('\n'));

@@ -4,7 +4,8 @@
 // protocol decoded from the client and sent to the backend (checked by what
 // the backend receives), a UDP datagram answered, a bad entry and one on the
 // controller's own HTTP port skipped with Warning Events on the ConfigMap
-// while the good ones serve, and an endpoint change followed by new
+// while the good ones serve, as is one on a port another process holds (NGINX
+// could not bind it: without the check the whole reload would fail), and an endpoint change followed by new
 // connections (through a reload: the mechanism of docs/tcp-udp-services.md).
 // The "pods" are servers of this process on a loopback address, published
 // with selector-less Services and EndpointSlices.
@@ -81,7 +82,11 @@ function serviceManifest(name: string, protocol: 'TCP' | 'UDP', port: number, po
 }
 
 test('TCP and UDP services: echo, PROXY protocol, a datagram, bad entries skipped with Events', async (t) => {
-  const [tcpPort, proxyPort, badPort, udpPort] = await freePorts(4);
+  const [tcpPort, proxyPort, badPort, udpPort, heldPort] = await freePorts(5);
+  // Another process on NGINX's address holds this one.
+  const holder = createServer();
+  await new Promise<void>((done) => holder.listen(heldPort, '127.0.0.1', done));
+  t.after(() => holder.close());
   const { cluster, controller } = await startStack(t, {
     controller: { args: ['--tcp-services-configmap', 'default/tcp-services', '--udp-services-configmap', 'default/udp-services'] },
   });
@@ -93,7 +98,7 @@ test('TCP and UDP services: echo, PROXY protocol, a datagram, bad entries skippe
   udp.on('message', (message, from) => udp.send(Buffer.concat([Buffer.from('dns:'), message]), from.port, from.address));
   await new Promise<void>((done) => udp.bind(0, address, done));
   t.after(() => {
-    for (const backend of [first, second, proxied]) { backend.server.closeAllConnections?.(); backend.server.close(); }
+    for (const backend of [first, second, proxied]) backend.server.close();
     udp.close();
   });
   const httpPort = Number(new URL(controller.http).port);
@@ -110,6 +115,7 @@ test('TCP and UDP services: echo, PROXY protocol, a datagram, bad entries skippe
           [String(proxyPort)]: 'default/proxied:9100:PROXY:PROXY',
           [String(badPort)]: 'default/echo',
           [String(httpPort)]: 'default/echo:9000',
+          [String(heldPort)]: 'default/echo:9000',
         },
       },
       { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'udp-services', namespace: 'default' }, data: { [String(udpPort)]: 'default/dns:53' } },
@@ -137,11 +143,12 @@ test('TCP and UDP services: echo, PROXY protocol, a datagram, bad entries skippe
   const warnings = await waitFor('Warning Events on the TCP services ConfigMap', async () => {
     const events = await cluster.events('involvedObject.name=tcp-services,type=Warning');
     const reasons = events.map((event) => event.reason).sort();
-    return reasons.includes('InvalidStreamService') && reasons.includes('ReservedStreamPort') ? events : undefined;
+    return ['InvalidStreamService', 'ReservedStreamPort', 'StreamPortUnavailable'].every((reason) => reasons.includes(reason)) ? events : undefined;
   }, { timeoutMs: 10_000, intervalMs: 200 });
   assert.ok(warnings.every((event) => event.involvedObject.kind === 'ConfigMap'));
   assert.match(warnings.find((event) => event.reason === 'ReservedStreamPort')?.message ?? '', new RegExp(`port ${httpPort} is the controller's own --http-port port`, 'u'));
   assert.match(warnings.find((event) => event.reason === 'InvalidStreamService')?.message ?? '', new RegExp(`TCP service "${badPort}" is not served`, 'u'));
+  assert.match(warnings.find((event) => event.reason === 'StreamPortUnavailable')?.message ?? '', new RegExp(`cannot listen on port ${heldPort} \\(EADDRINUSE`, 'u'));
   await assert.rejects(exchange(badPort, 'x', 'x'), /ECONNREFUSED/u);
   // The HTTP listener is still HTTP.
   const res = await fetch(`${controller.http}/`, { headers: { host: 'nothing.test' } });

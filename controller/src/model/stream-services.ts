@@ -15,7 +15,7 @@ import { collectEndpoints } from './endpoints.ts';
 import { makeFailure, makeWarning, quoteValue } from './failure.ts';
 import type { ReservedPort, StreamProtocol, StreamService } from './l4-types.ts';
 import { parseStreamEntry, type StreamEntry } from './stream-entry.ts';
-import type { Failure } from './types.ts';
+import type { Failure, Model } from './types.ts';
 
 /** Where the stream services come from: the flags' ConfigMaps and the ports that are not theirs to take. */
 export interface StreamSources {
@@ -115,4 +115,42 @@ export function buildStreamServices(
     failures.push(...built.failures);
   }
   return { services, failures };
+}
+
+/** `<protocol>/<port>`: how stream listeners are keyed across builds and probes. */
+export function streamKey(service: Pick<StreamService, 'protocol' | 'port'>): string {
+  return `${service.protocol}/${service.port}`;
+}
+
+const BIND_HINTS: Readonly<Record<string, string>> = {
+  EADDRINUSE: 'another process listens on it',
+  EACCES: 'a port below 1024 needs NET_BIND_SERVICE (the chart: controller.allowPrivilegedPorts)',
+};
+
+/**
+ * The build without the stream services NGINX could not listen on (`unavailable`: streamKey →
+ * the bind error code), each a failure on its ConfigMap (`configMaps`: protocol → `namespace/name`).
+ * Pure: the probing is the caller's (nginx/stream-port-probe.ts).
+ */
+export function withoutUnavailableStreams(
+  result: { readonly model: Model; readonly failures: readonly Failure[] },
+  unavailable: ReadonlyMap<string, string>,
+  configMaps: Readonly<Partial<Record<StreamProtocol, string | null>>>,
+): { readonly model: Model; readonly failures: readonly Failure[] } {
+  const streams = result.model.streams ?? [];
+  if (unavailable.size === 0 || !streams.some((service) => unavailable.has(streamKey(service)))) return result;
+  const failures: Failure[] = [...result.failures];
+  const kept = streams.filter((service) => {
+    const code = unavailable.get(streamKey(service));
+    if (code === undefined) return true;
+    const configMap = configMaps[service.protocol] ?? '';
+    failures.push({
+      ...makeFailure(null, 'StreamPortUnavailable', `ConfigMap ${configMap}: data[${service.port}]`,
+        `${service.protocol} service "${service.port}" is not served: NGINX cannot listen on port ${service.port} (${code}: ${BIND_HINTS[code] ?? 'bind failed'})`),
+      configMap,
+    });
+    return false;
+  });
+  const { streams: _streams, ...rest } = result.model;
+  return { model: kept.length > 0 ? { ...rest, streams: kept } : rest, failures };
 }
