@@ -1,7 +1,8 @@
 // TCP/UDP services (Model.streams) through a rendered nginx.conf: what the
 // stream {} context holds, what render refuses, and real traffic through the
 // data-plane NGINX: TCP bytes echoed, PROXY protocol decoded from the client
-// and sent to the backend, a UDP datagram answered.
+// and sent to the backend, a UDP datagram answered, a listener without
+// endpoints closing connections at once.
 // Fails (never skips) without the runtime: the test command runs setup first.
 
 import assert from 'node:assert/strict';
@@ -94,13 +95,14 @@ void describe('stream {} in the real NGINX', () => {
     udp.on('message', (message, from) => udp.send(Buffer.concat([Buffer.from('echo:'), message]), from.port, from.address));
     await new Promise<void>((done) => udp.bind(0, '127.0.0.1', done));
     after(() => udp.close());
-    const [httpPort, httpsPort, statusPort, tcpPort, proxyPort, udpPort] = await Promise.all([1, 2, 3, 4, 5, 6].map(() => freePort()));
+    const [httpPort, httpsPort, statusPort, tcpPort, proxyPort, udpPort, emptyPort] = await Promise.all([1, 2, 3, 4, 5, 6, 7].map(() => freePort()));
     const dataplane = findDataplane();
     const prefix = makePrefix();
     const streams: StreamService[] = [
       tcp(tcpPort, [{ address: '127.0.0.1', port: plain.port }]),
       tcp(proxyPort, [{ address: '127.0.0.1', port: proxied.port }], { decode: true, encode: true }),
       { ...tcp(udpPort, [{ address: '127.0.0.1', port: udp.address().port }]), protocol: 'UDP' },
+      tcp(emptyPort, []),
     ];
     const { conf } = renderConfig(withStreams(streams), { ...goldenOptions(dataplane, prefix), httpPort, httpsPort, statusPort });
     const nginx = await startNginx(dataplane, prefix, conf, `http://127.0.0.1:${statusPort}/config-version`);
@@ -122,7 +124,12 @@ void describe('stream {} in the real NGINX', () => {
         client.send('dns?', udpPort, '127.0.0.1');
       });
       assert.equal(reply, 'echo:dns?');
-      assert.doesNotMatch(nginx.errorLog(), /\[(error|alert|crit|emerg)\]/u);
+
+      // No ready endpoint: the listener accepts and closes at once, nothing is answered.
+      assert.equal(await exchange(emptyPort, 'anyone?\n', '\n'), '');
+      const serious = nginx.errorLog().split('\n').filter((line) => /\[(error|alert|crit|emerg)\]/u.test(line));
+      assert.deepEqual(serious.filter((line) => !line.includes('no live upstreams')), []);
+      assert.equal(serious.length, 1, 'the empty upstream is the one error: no live upstreams');
     } finally {
       await nginx.stop();
     }
