@@ -10,8 +10,9 @@ import { cpuSecondsOf, descendantsOf } from './process-cpu.ts';
 import { runWrk } from './wrk.ts';
 
 test('descendantsOf finds a grandchild; cpuSecondsOf counts its busy CPU', async () => {
-  // sh (child) → node (grandchild) spinning ~0.4 s of CPU, then waiting to be killed.
-  const child = spawn('sh', ['-c', `exec "${process.execPath}" -e 'const t=Date.now(); while (Date.now()-t<400); setInterval(()=>{}, 1000)'`], { stdio: 'ignore' });
+  // sh (child) → node (grandchild) spinning 0.4 s of its own CPU time (not wall time: on a loaded
+  // machine it may get little of it), then waiting to be killed.
+  const child = spawn('sh', ['-c', `exec "${process.execPath}" -e 'while (process.cpuUsage().user < 400000); setInterval(()=>{}, 1000)'`], { stdio: 'ignore' });
   try {
     let found: number[] = [];
     for (let i = 0; i < 100 && found.length === 0; i++) {
@@ -19,8 +20,12 @@ test('descendantsOf finds a grandchild; cpuSecondsOf counts its busy CPU', async
       found = descendantsOf(process.pid).filter((pid) => pid === child.pid);
     }
     assert.deepEqual(found, [child.pid], 'the exec-ed child is a descendant');
-    await new Promise((resolve) => setTimeout(resolve, 700));
-    const used = cpuSecondsOf([child.pid ?? -1]);
+    // Bounded: it has spun its 0.4 s within 20 s even on a loaded machine.
+    let used = 0;
+    for (let i = 0; i < 200 && used < 0.4; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      used = cpuSecondsOf([child.pid ?? -1]);
+    }
     assert.ok(used >= 0.2 && used < 5, `busy child used ${used} CPU s`);
     assert.equal(cpuSecondsOf([2 ** 22 + 12345]), 0, 'a pid that does not exist counts 0');
   } finally {
