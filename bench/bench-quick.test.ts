@@ -75,6 +75,12 @@ test('bench --smoke: every benchmark completes and writes well-formed results', 
     const paired = proxy?.metrics.find((m) => m.name.startsWith('latency p99, ours ÷ native of each pair'));
     assert.ok(paired && typeof paired.value === 'number' && paired.value > 0, `proxy: paired p99 ratio still measured (${paired?.value})`);
     assert.equal(proxy?.metrics.filter((m) => m.goal !== null && m.name.startsWith('latency')).length, 1, 'proxy: one latency goal row');
+    // External auth: both added-latency rows valued (every request 200, one subrequest per protected request), beside the plain route's figure.
+    const externalAuth = summary.results.find((r) => r.id === 'external-auth')?.metrics ?? [];
+    assert.deepEqual(externalAuth.map((m) => m.referenceLabel), ['plain route p50, same run', 'plain route p99, same run']);
+    for (const row of externalAuth) {
+      assert.ok(typeof row.value === 'number' && typeof row.reference === 'number' && row.reference > 0, `external-auth: ${row.name}: ${row.value} ms added to ${row.reference} ms`);
+    }
     // Rolling: the p99 goal is on the median of each round's during ÷ before, with its interval.
     const rolling = summary.results.find((r) => r.id === 'rolling');
     const rise = rolling?.metrics.filter((m) => m.goal !== null && m.name.startsWith('latency p99'));
