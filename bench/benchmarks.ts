@@ -1,4 +1,5 @@
 // The benchmarks `npm run bench` runs, in order. Each file owns one.
+import { externalAuthBenchmark } from './external-auth/external-auth.ts';
 import type { Benchmark } from './lib/context.ts';
 import { propagationBenchmark } from './propagation/propagation.ts';
 import { proxyPathBenchmark } from './proxy/proxy-path.ts';
@@ -7,5 +8,5 @@ import { routeChangeBenchmark } from './routes/route-change.ts';
 import { scaleBenchmark } from './scale/scale.ts';
 
 export const BENCHMARKS: readonly Benchmark[] = [
-  proxyPathBenchmark, propagationBenchmark, rollingDeploysBenchmark, routeChangeBenchmark, scaleBenchmark,
+  proxyPathBenchmark, externalAuthBenchmark, propagationBenchmark, rollingDeploysBenchmark, routeChangeBenchmark, scaleBenchmark,
 ];

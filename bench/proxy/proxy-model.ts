@@ -11,7 +11,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { V1EndpointSlice, V1Secret } from '@kubernetes/client-node';
+import type { V1EndpointSlice, V1Ingress, V1Secret } from '@kubernetes/client-node';
 import { buildModel } from '../../controller/src/model/index.ts';
 import type { BuildOptions, BuildResult } from '../../controller/src/model/types.ts';
 import { loadSnapshotFromYaml } from '../../controller/src/model/testdata/load-yaml.ts';
@@ -112,13 +112,17 @@ function sliceFor(service: string, peers: readonly Peer[]): V1EndpointSlice {
  * Builds the model for backends on `peers` (all on one port; the canary's
  * Service has the same ones) with `route` on BENCH_HOST's `/`; throws if the
  * fixture produced failures, the secure host got no certificate or the
- * canary did not attach.
+ * canary did not attach. `extra`: Ingresses made from wrk's (`app`, with the
+ * route's annotations) and added beside it (the external-auth benchmark's
+ * protected path on the same host).
  */
-export function buildProxyModel(peers: readonly Peer[], route: BenchRoute = 'plain'): BuildResult {
+export function buildProxyModel(peers: readonly Peer[], route: BenchRoute = 'plain', extra: (app: V1Ingress) => V1Ingress[] = () => []): BuildResult {
   const base = loadSnapshotFromYaml(readFileSync(FIXTURE, 'utf8'));
   const canaries = new Set(Object.values(CANARY_INGRESS).filter((name) => name !== null));
-  const ingresses = base.ingresses.filter((i) => !canaries.has(i.metadata?.name ?? '') || i.metadata?.name === CANARY_INGRESS[route])
+  const kept = base.ingresses.filter((i) => !canaries.has(i.metadata?.name ?? '') || i.metadata?.name === CANARY_INGRESS[route])
     .map((i) => (i.metadata?.name === 'app' ? { ...i, metadata: { ...i.metadata, annotations: { ...i.metadata.annotations, ...APP_ANNOTATIONS[route] } } } : i));
+  const wrkIngress = kept.find((i) => i.metadata?.name === 'app');
+  const ingresses = wrkIngress === undefined ? kept : [...kept, ...extra(wrkIngress)];
   const snapshot = {
     ...base, ingresses, endpointSlices: [sliceFor('app', peers), sliceFor('app-canary', peers)], secrets: [...base.secrets, secureSecret(), usersSecret()],
   };

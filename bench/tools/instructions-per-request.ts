@@ -30,7 +30,7 @@ await withProxyTool([...new Set(runs.map((r) => r.side))], async ({ ctx, model, 
     const routeModel = run.route === 'plain' ? model : buildProxyModel(peers, run.route).model;
     const name = runName(spec.label, run.route);
     const count = await countInstructions({ ...ctx, log: () => {} }, routeModel, spec, WINDOWS, ROUTE_HEADERS[run.route], name.replace(/\W+/g, '-'));
-    const split = count.split === null ? '' : `  canary ${count.split.canary}/${count.split.requests}`;
+    const split = count.split === null ? '' : `  canary ${count.split.canary}/${count.split.requests}, ${count.split.ok} answered 2xx`;
     console.log(`${name.padEnd(32)} ${String(count.requests).padStart(7)} requests  ${count.perRequest.toFixed(0).padStart(7)} instructions/request  `
       + `(background ${Math.round(count.idlePerSecond)}/s)${split}  ${count.dumpFile}`);
   }
