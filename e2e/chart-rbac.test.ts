@@ -86,6 +86,17 @@ const rows: { name: string; chartCase: ChartCase; sets?: string[]; want: string[
       ...lines('ns:shop', 'core/configmaps', ['list', 'watch'], 'fcgi'),
     ],
   },
+  {
+    name: 'the ConfigMaps of rbac.referencedConfigMaps (proxy-set-headers, add-headers) and the older list together, by name',
+    chartCase: caseNamed('default'),
+    sets: ['rbac.referencedConfigMaps={ingress/custom-headers,apps/php-params}', 'rbac.fastcgiParamsConfigMaps={apps/php-params,shop/fcgi}'],
+    want: [
+      ...allNamespaces,
+      ...lines('ns:apps', 'core/configmaps', ['list', 'watch'], 'php-params'),
+      ...lines('ns:ingress', 'core/configmaps', ['list', 'watch'], 'custom-headers'),
+      ...lines('ns:shop', 'core/configmaps', ['list', 'watch'], 'fcgi'),
+    ],
+  },
   { name: 'rbac.create=false grants nothing', chartCase: caseNamed('default'), sets: ['rbac.create=false'], want: [] },
   { name: 'rbac.create=false with fastcgi ConfigMaps grants nothing either', chartCase: caseNamed('default'), sets: ['rbac.create=false', 'rbac.fastcgiParamsConfigMaps={apps/p}'], want: [] },
 ];

@@ -20,6 +20,7 @@ import { postCredentials, postRoutes } from './nginx/lua-routes.ts';
 import { writeSelfSignedDefault } from './tls/default-certificate.ts';
 import { writeBackendTlsFiles } from './nginx/backend-tls-files.ts';
 import { referencedParamsConfigMaps } from './model/fastcgi-params.ts';
+import { referencedHeaderConfigMaps } from './model/header-settings-build.ts';
 import { startAdmissionWebhook, type WebhookServer } from './admission/index.ts';
 import { splitListenAddress } from './cli/validators.ts';
 import { sameStaticPart } from './diff/decide.ts';
@@ -102,7 +103,7 @@ export async function startController(opts: ControllerOptions, logger: Logger, r
 
   let sync: Sync | null = null;
   let backendTlsKept = new Set<string>();
-  let referencesFrom: { ingresses: Snapshot['ingresses'] | null; classes: Snapshot['ingressClasses'] | null; allow: boolean } = { ingresses: null, classes: null, allow: false };
+  let referencesFrom: { ingresses: Snapshot['ingresses'] | null; classes: Snapshot['ingressClasses'] | null; allow: boolean; headers: string } = { ingresses: null, classes: null, allow: false, headers: '' };
   const nginx = createNginx({
     dataplane,
     prefix: opts.nginxPrefix,
@@ -178,12 +179,16 @@ export async function startController(opts: ControllerOptions, logger: Logger, r
     reloadSettleMs: 100,
     hooks: mergeHooks(reporting.hooks, observability.syncHooks, {
       onBuilt: (built, snapshot) => {
-        // fastcgi-params-configmap: the ConfigMaps our Ingresses name are watched by name (kube/store.ts).
-        // Looked for again only when the Ingresses, the IngressClasses or the ConfigMap's switch changed (not per endpoint sync).
+        // The ConfigMaps our Ingresses (fastcgi-params-configmap) and the settings (proxy-set-headers, add-headers)
+        // name are watched by name (kube/store.ts). Looked for again only when the Ingresses, the IngressClasses
+        // or the ConfigMap's settings changed (not per endpoint sync).
         const allow = built.model.settings.crossNamespace.allow;
-        if (snapshot.ingresses !== referencesFrom.ingresses || snapshot.ingressClasses !== referencesFrom.classes || allow !== referencesFrom.allow) {
-          referencesFrom = { ingresses: snapshot.ingresses, classes: snapshot.ingressClasses, allow };
-          store.watchReferencedConfigMaps(referencedParamsConfigMaps(ourIngresses(snapshot, opts), opts.annotationsPrefix, allow));
+        const headerRefs = referencedHeaderConfigMaps(built.model.settings);
+        const headers = headerRefs.map((ref) => `${ref.namespace}/${ref.name}`).join(' ');
+        if (snapshot.ingresses !== referencesFrom.ingresses || snapshot.ingressClasses !== referencesFrom.classes || allow !== referencesFrom.allow
+          || headers !== referencesFrom.headers) {
+          referencesFrom = { ingresses: snapshot.ingresses, classes: snapshot.ingressClasses, allow, headers };
+          store.watchReferencedConfigMaps([...referencedParamsConfigMaps(ourIngresses(snapshot, opts), opts.annotationsPrefix, allow), ...headerRefs]);
         }
         observability.modelBuilt(built);
         reporting.built(built.model, snapshot);

@@ -17,6 +17,7 @@ import { rateLimitHttpView, type RateLimitHttpView } from './rate-limit-view.ts'
 import { httpTuningView, mainView, withConfiguredServerNames, type HttpTuningView, type MainView } from './http-tuning-view.ts';
 import { proxyTuningView, type ProxyTuningView } from './proxy-tuning-view.ts';
 import { clientAddressViewOf, type ClientAddressView } from './client-address-view.ts';
+import { headerSettingsViewOf, type HeaderSettingsView } from './header-settings-view.ts';
 
 export type { ServerView } from './server-views.ts';
 
@@ -123,6 +124,8 @@ export interface ConfigView {
   readonly proxyTuning: ProxyTuningView;
   /** Real client address, request id and forwarded-header variables (client-address-view.ts). */
   readonly clientAddress: ClientAddressView;
+  /** proxy-set-headers, add-headers, hide-headers, header parsing and server_tokens (header-settings-view.ts). */
+  readonly headerSettings: HeaderSettingsView;
 }
 
 function nextPowerOfTwo(n: number): number {
@@ -289,5 +292,6 @@ export function buildConfigView(model: Model, options: ResolvedRenderOptions, vi
     authCachePath: usesAuthCache(model) ? `${options.prefix}/auth_cache` : null,
     proxyTuning: proxyTuningView(model),
     clientAddress: clientAddressViewOf(model, options.httpsPort),
+    headerSettings: headerSettingsViewOf(model),
   };
 }

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { createHash } from 'node:crypto';
 import nunjucks from 'nunjucks';
 import { quoteAddress, quoteMapKey, quoteOriginRegex } from './access-values.ts';
+import { quoteHeaderValue } from './header-settings-view.ts';
 import {
   RenderError,
   formatNginxInteger,
@@ -35,7 +36,8 @@ export interface TemplateEnvironment {
  * - `num`: non-negative integer; throws on anything else;
  * - `qluapath`: a `;`-separated Lua search path, each entry checked as by `q`;
  * - `qlogformat`: a log format, single-quoted (it may hold `"` and `{}`; see quoteLogFormat);
- * - `qaddr`, `qpattern`, `qorigins`: an address or range, a map key, an origin list's regex (access-values.ts).
+ * - `qaddr`, `qpattern`, `qorigins`: an address or range, a map key, an origin list's regex (access-values.ts);
+ * - `qheader`: a header value, `$` only as a known variable, `""` when empty (header-settings-view.ts).
  */
 export function createTemplateEnvironment(templateDir: string): TemplateEnvironment {
   const env = new nunjucks.Environment(new nunjucks.FileSystemLoader(templateDir), {
@@ -63,6 +65,7 @@ export function createTemplateEnvironment(templateDir: string): TemplateEnvironm
   env.addFilter('qaddr', guarded(quoteAddress));
   env.addFilter('qpattern', guarded(quoteMapKey));
   env.addFilter('qorigins', guarded(quoteOriginRegex));
+  env.addFilter('qheader', guarded(quoteHeaderValue));
   return {
     env,
     takeFilterError(): RenderError | null {

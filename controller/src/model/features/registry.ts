@@ -39,6 +39,7 @@ import { sslRedirectFeature } from './ssl-redirect.ts';
 import { tlsSettingsFeature } from './tls-settings.ts';
 import { upstreamHashFeature } from './upstream-hash.ts';
 import { upstreamHeadersFeature } from './upstream-headers.ts';
+import { headerSettingsFeature } from './header-settings.ts';
 
 export const FEATURES: readonly AnyFeature[] = Object.freeze([
   sslRedirectFeature,
@@ -78,6 +79,7 @@ export const FEATURES: readonly AnyFeature[] = Object.freeze([
   externalAuthFeature,
   basicAuthFeature,
   clientAddressFeature,
+  headerSettingsFeature,
 ]);
 
 /** The features whose output is a location partial, in registry order (render/location-blocks.ts). */
