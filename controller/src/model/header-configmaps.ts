@@ -2,7 +2,7 @@
 // header name and each value its value (ingress-nginx v1.15.1's
 // proxy-set-headers and add-headers; auth-proxy-set-headers has the same
 // shape). ingress-nginx pastes both into nginx.conf unchecked; here a name is
-// an RFC 9110 token without `$`, and a value printable ASCII without `"` or
+// an RFC 9110 token without `$` or `'`, and a value printable ASCII without `"` or
 // `\` whose `$` only starts a variable NGINX 1.26 (or our nginx.conf) knows,
 // as `$name` or `${name}`: NGINX interpolates the value (ingress-nginx's own
 // example sends `t=${msec}`), and an unknown variable would fail `nginx -t`.
@@ -13,8 +13,8 @@ import { makeFailure, makeWarning, quoteValue } from './failure.ts';
 import { isLogFormatVariable } from './log-format.ts';
 import type { Failure } from './types.ts';
 
-/** RFC 9110 token characters but `$` (NGINX would read a variable there). */
-const HEADER_NAME = /^[!#%&'*+.^_`|~0-9A-Za-z-]{1,128}$/u;
+/** RFC 9110 token characters but `$` (NGINX would read a variable there) and `'` (no header needs it; no ConfigMap key can hold it). */
+const HEADER_NAME = /^[!#%&*+.^_`|~0-9A-Za-z-]{1,128}$/u;
 /** Printable ASCII without the quote render uses and NGINX's escape character. */
 const VALUE_TEXT = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/u;
 /** `$name` or `${name}`; a `$` followed by neither is reported as such. */
