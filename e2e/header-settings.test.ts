@@ -12,12 +12,14 @@
 //   name reaches the backend only when switched on / off;
 // - server-tokens: the version in the Server header only when on;
 // - an edit of a ConfigMap of headers applies; a missing one is logged and reported (Event)
-//   and the rest is served.
+//   and the rest is served;
+// - a controller starting with the ConfigMaps in place: its first configuration already has
+//   the headers (no later reload adds them).
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { test } from 'node:test';
 import { promisify } from 'node:util';
-import { appManifest, ingressManifest, startStack, waitFor, yamlDocuments } from './harness/index.ts';
+import { appManifest, ingressClassManifest, ingressManifest, sleep, startCluster, startController, startStack, waitFor, yamlDocuments } from './harness/index.ts';
 
 const run = promisify(execFile);
 const HOST = 'headers.test';
@@ -129,4 +131,26 @@ test('header settings: proxy-set-headers, add-headers, hide-headers, header name
     assert.ok(controller.logs().some((line) => line.reason === 'HeadersConfigMapNotFound' && line.level === 40), 'a warning log line');
     assert.equal((await get()).status, 200);
   });
+});
+
+test('header settings: the first configuration after a start already has the headers', async (t) => {
+  const cluster = await startCluster();
+  t.after(() => cluster.stop());
+  await cluster.apply([
+    ingressClassManifest('resty', 'resty-ingress.dev/controller'),
+    configMap('resty-config', { 'proxy-set-headers': 'default/custom-headers', 'add-headers': 'default/response-headers' }),
+    configMap('custom-headers', { 'X-Using-Nginx-Controller': 'true' }),
+    configMap('response-headers', { 'X-Frame-Options': 'DENY' }),
+    appManifest({ name: 'web', replicas: 1 }),
+    ingressManifest({ name: 'web', host: HOST, paths: [{ path: '/', service: 'web' }] }),
+  ].join('---\n'));
+  const controller = await startController(cluster, { args: ['--configmap', 'default/resty-config'] });
+  t.after(() => controller.stop());
+  // startController resolves once the first configuration is live.
+  const first = await curl(controller.http, HOST);
+  assert.equal(first.status, 200);
+  assert.deepEqual(first.response['x-frame-options'], ['DENY']);
+  assert.equal(first.seen['x-using-nginx-controller'], 'true');
+  await sleep(1500);
+  assert.equal(controller.reloadCount(), 0, 'no reload came to add the headers later');
 });

@@ -4,6 +4,7 @@
 
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { ControllerOptions } from './cli/index.ts';
@@ -21,6 +22,7 @@ import { writeSelfSignedDefault } from './tls/default-certificate.ts';
 import { writeBackendTlsFiles } from './nginx/backend-tls-files.ts';
 import { referencedParamsConfigMaps } from './model/fastcgi-params.ts';
 import { referencedHeaderConfigMaps } from './model/header-settings-build.ts';
+import { readSettings } from './model/features/parse.ts';
 import { startAdmissionWebhook, type WebhookServer } from './admission/index.ts';
 import { splitListenAddress } from './cli/validators.ts';
 import { sameStaticPart } from './diff/decide.ts';
@@ -75,6 +77,26 @@ function throwAsRefusal(err: unknown): never {
 function ourIngresses(snapshot: Snapshot, opts: ControllerOptions): Snapshot['ingresses'] {
   const classes = indexIngressClasses(snapshot.ingressClasses, opts);
   return snapshot.ingresses.filter((ingress) => isOurIngress(ingress, classes, opts));
+}
+
+/** How long the start waits for the ConfigMaps the first configuration reads by name (one not granted never lists). */
+const REFERENCED_LIST_WAIT_MS = 5000;
+
+/**
+ * Starts the watches of the ConfigMaps the first configuration reads by name (proxy-set-headers,
+ * add-headers, fastcgi-params-configmap) and waits, bounded, for their lists: otherwise the first
+ * NGINX configuration after every start would lack the add-headers (security headers, often) until
+ * the watches the first build starts have listed them.
+ */
+async function listReferencedConfigMaps(store: Store, opts: ControllerOptions): Promise<void> {
+  const snapshot = store.snapshot();
+  const settings = readSettings(snapshot.configMaps, opts.configMap).settings;
+  const refs = [...referencedParamsConfigMaps(ourIngresses(snapshot, opts), opts.annotationsPrefix, settings.crossNamespace.allow), ...referencedHeaderConfigMaps(settings)];
+  if (refs.length === 0) return;
+  store.watchReferencedConfigMaps(refs);
+  const timer = new AbortController();
+  await Promise.race([store.waitForInitialSync(), sleep(REFERENCED_LIST_WAIT_MS, undefined, { signal: timer.signal }).catch(() => {})]);
+  timer.abort();
 }
 
 /** Starts everything and resolves once the first configuration is live in NGINX. */
@@ -208,6 +230,7 @@ export async function startController(opts: ControllerOptions, logger: Logger, r
     onChange: (kind) => { observability.objectChanged(kind); if (listed) sync.kick(); },
   });
   await store.waitForInitialSync();
+  await listReferencedConfigMaps(store, opts);
   listed = true;
   sync.kick();
   await sync.idle();
