@@ -87,13 +87,13 @@ const rows: { name: string; chartCase: ChartCase; sets?: string[]; want: string[
     ],
   },
   {
-    name: 'the ConfigMaps of rbac.referencedConfigMaps (proxy-set-headers, add-headers) and the older list together, by name',
+    name: 'rbac.referencedConfigMaps (auth-proxy-set-headers too) beside the older fastcgiParamsConfigMaps: both granted by name',
     chartCase: caseNamed('default'),
-    sets: ['rbac.referencedConfigMaps={ingress/custom-headers,apps/php-params}', 'rbac.fastcgiParamsConfigMaps={apps/php-params,shop/fcgi}'],
+    sets: ['rbac.referencedConfigMaps={apps/auth-headers,shop/fcgi}', 'rbac.fastcgiParamsConfigMaps={apps/php-params}'],
     want: [
       ...allNamespaces,
+      ...lines('ns:apps', 'core/configmaps', ['list', 'watch'], 'auth-headers'),
       ...lines('ns:apps', 'core/configmaps', ['list', 'watch'], 'php-params'),
-      ...lines('ns:ingress', 'core/configmaps', ['list', 'watch'], 'custom-headers'),
       ...lines('ns:shop', 'core/configmaps', ['list', 'watch'], 'fcgi'),
     ],
   },

@@ -9,7 +9,10 @@
 // `rd`; an auth service that cannot be reached → 500 (ingress-nginx's status:
 // auth_request's rule); an auth-url that is no URL → the Ingress is not
 // served, with a Warning Event; the global auth protects Ingresses without
-// auth-url unless they say enable-global-auth: "false".
+// auth-url unless they say enable-global-auth: "false"; auth-proxy-set-headers
+// sends its ConfigMap's headers to the auth service (a change of the ConfigMap
+// applies), and a missing ConfigMap answers 503 with a Warning Event;
+// auth-keepalive reuses connections to the auth service (counted there).
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
@@ -23,18 +26,22 @@ const PREFIX = 'nginx.ingress.kubernetes.io';
 
 interface Asked { readonly method: string; readonly url: string; readonly headers: IncomingHttpHeaders }
 
-async function authService(): Promise<{ server: Server; port: number; asked: Asked[] }> {
+async function authService(): Promise<{ server: Server; port: number; asked: Asked[]; connections: () => number }> {
   const asked: Asked[] = [];
+  let connections = 0;
   const server = createServer((req, res) => {
     asked.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers });
     const url = req.url ?? '';
-    if (url.startsWith('/allow')) res.writeHead(200, { 'X-User': 'alice' }).end('ok');
+    if (url.startsWith('/empty')) res.writeHead(200, { 'Content-Length': '0' }).end();
+    else if (url.startsWith('/allow')) res.writeHead(200, { 'X-User': 'alice' }).end('ok');
     else if (url.startsWith('/deny')) res.writeHead(401, { 'WWW-Authenticate': 'Basic realm="auth"' }).end('no');
     else if (url.startsWith('/forbid')) res.writeHead(403).end('no');
     else res.writeHead(500).end('broken');
   });
+  server.on('connection', () => connections++);
+  server.keepAliveTimeout = 30_000;
   await new Promise<void>((ready) => server.listen(0, '127.0.0.1', ready));
-  return { server, port: (server.address() as AddressInfo).port, asked };
+  return { server, port: (server.address() as AddressInfo).port, asked, connections: () => connections };
 }
 
 function configMap(data: Record<string, string>): string {
@@ -119,5 +126,50 @@ test('external auth: allowed, denied, signed out, auth service down, global auth
     assert.match(warning.message, /auth-url/u);
     assert.equal((await request(controller.http, { host: 'broken.test', path: '/' })).status, 404);
     assert.equal((await request(controller.http, { host: 'allowed.test', path: '/' })).status, 200);
+  });
+
+  await t.test('auth-proxy-set-headers: the auth service gets the ConfigMap\'s headers; a change applies; a missing ConfigMap is 503 + Event', async () => {
+    const headers = (data: Record<string, string>): string =>
+      yamlDocuments([{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'auth-headers', namespace: 'default' }, data }]);
+    await cluster.apply([
+      headers({ 'X-Client': 'shop-frontend', 'X-Tenant': 'acme corp' }),
+      protectedIngress('headers', 'headers.test', { 'auth-url': service('/allow/headers'), 'auth-proxy-set-headers': 'auth-headers' }),
+      protectedIngress('headers-missing', 'headers-missing.test', { 'auth-url': service('/allow/missing'), 'auth-proxy-set-headers': 'no-such-headers' }),
+    ].join('---\n'));
+    const askedWith = async (want: string): Promise<true | undefined> => {
+      auth.asked.length = 0;
+      const res = await request(controller.http, { host: 'headers.test', path: '/h', headers: { 'x-client': 'mallory' } });
+      const asked = auth.asked.find((item) => item.url === '/allow/headers');
+      return res.status === 200 && asked?.headers['x-client'] === want ? true : undefined;
+    };
+    await waitFor('the auth service sees X-Client from the ConfigMap', () => askedWith('shop-frontend'), { timeoutMs: 20_000 });
+    assert.equal(auth.asked.find((item) => item.url === '/allow/headers')?.headers['x-tenant'], 'acme corp');
+    await cluster.apply(headers({ 'X-Client': 'shop-backoffice' }));
+    await waitFor('the changed ConfigMap applies', () => askedWith('shop-backoffice'), { timeoutMs: 20_000 });
+    assert.equal(auth.asked.find((item) => item.url === '/allow/headers')?.headers['x-tenant'], undefined, 'a removed key is no longer sent');
+
+    await waitFor('the missing ConfigMap answers 503', async () =>
+      ((await request(controller.http, { host: 'headers-missing.test', path: '/' })).status === 503 ? true : undefined), { timeoutMs: 20_000 });
+    const warning = await waitFor('an AuthProxyHeadersUnusable Warning on headers-missing', async () => (await cluster.events('involvedObject.name=headers-missing,type=Warning'))
+      .find((e) => e.reason === 'AuthProxyHeadersUnusable'), { timeoutMs: 20_000 });
+    assert.match(warning.message, /ConfigMap default\/no-such-headers not found/u);
+  });
+
+  await t.test('auth-keepalive: the auth subrequests of many requests share the connections kept (at most one per NGINX worker)', async () => {
+    await cluster.apply([
+      protectedIngress('kept', 'kept.test', { 'auth-url': service('/empty/kept'), 'auth-keepalive': '4' }),
+      protectedIngress('unkept', 'unkept.test', { 'auth-url': service('/empty/unkept') }),
+    ].join('---\n'));
+    for (const host of ['kept.test', 'unkept.test']) {
+      await waitForResponse(controller.http, { host, path: '/' }, (r) => r.status === 200);
+    }
+    const count = async (host: string): Promise<number> => {
+      const before = auth.connections();
+      for (let i = 0; i < 12; i++) assert.equal((await request(controller.http, { host, path: `/${i}` })).status, 200);
+      return auth.connections() - before;
+    };
+    // The e2e NGINX runs two workers, each with its own cache of kept connections.
+    assert.ok((await count('kept.test')) <= 2, 'auth-keepalive: connections reused');
+    assert.equal(await count('unkept.test'), 12, 'without it: one connection per subrequest');
   });
 });

@@ -13,6 +13,14 @@ import { renderConfig } from '../../controller/src/render/render-config.ts';
 import { goldenOptions } from '../../controller/src/render/testdata/model-fixtures.ts';
 import { AFFINITY_COOKIE, BENCH_HOST, BENCH_ROUTES, buildProxyModel, ROUTE_HEADERS, type BenchRoute } from './proxy-model.ts';
 
+/**
+ * wrk's location: BENCH_HOST's `/`. The fixture's /api rewrite makes the whole host regex (as in
+ * ingress-nginx: model/regex-hosts.ts), so it is `~* "^/"`.
+ */
+function wrkLocation(conf: string): string {
+  return /location ~\* "\^\/" \{[\s\S]*?\n {8}\}/u.exec(conf.slice(conf.indexOf(`server_name "${BENCH_HOST}"`)))?.[0] ?? '';
+}
+
 const PEERS = [{ address: '127.0.0.2', port: 81 }, { address: '127.0.0.3', port: 81 }];
 const MODELS = Object.fromEntries(BENCH_ROUTES.map((route) => [route, buildProxyModel(PEERS, route).model])) as Record<BenchRoute, Model>;
 
@@ -130,7 +138,7 @@ test('canaryRows: ours ÷ native of the same requests, goal 1.25×, no value whe
 
 test('the access routes: wrk\'s location carries the allow list and CORS, rendered for native too', () => {
   const conf = (route: BenchRoute): string => renderConfig(MODELS[route], goldenOptions()).conf;
-  const location = (text: string): string => /location "\/" \{[\s\S]*?\n {8}\}/u.exec(text.slice(text.indexOf(`server_name "${BENCH_HOST}"`)))?.[0] ?? '';
+  const location = (text: string): string => wrkLocation(text);
   assert.match(location(conf('allow-list')), /allow "10\.0\.0\.0\/8";\n\s+allow "127\.0\.0\.1\/32";\n\s+allow "192\.168\.0\.0\/16";\n\s+deny all;/u);
   assert.match(location(conf('cors-simple')), /if \(\$http_origin ~\* "\^\(\?:https:\/\/app\[\.\]example/u);
   assert.doesNotMatch(location(conf('plain')), /allow|add_header/u);
@@ -189,7 +197,7 @@ test('buildProxyModel: the hash and EWMA routes set wrk\'s backend apart from th
 
 test('the limit-rps route: wrk\'s location counts requests; native keys NGINX\'s zone by the address, without our set', () => {
   const conf = renderConfig(MODELS['limit-rps'], goldenOptions()).conf;
-  const location = (text: string): string => /location "\/" \{[\s\S]*?\n {8}\}/u.exec(text.slice(text.indexOf(`server_name "${BENCH_HOST}"`)))?.[0] ?? '';
+  const location = (text: string): string => wrkLocation(text);
   assert.match(location(conf), /set \$resty_limit_key "[0-9a-f]{12}\$binary_remote_addr";[\s\S]*limit_req zone=resty_rps_100000 burst=500000 nodelay;/u);
   assert.match(conf, /limit_req_zone \$resty_limit_key zone=resty_rps_100000:10m rate=100000r\/s;/u);
   const native = nativeReferenceConf(conf, [{ address: '127.0.0.2', port: 81 }]);

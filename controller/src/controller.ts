@@ -20,7 +20,7 @@ import { createCertificatePusher } from './nginx/certificate-push.ts';
 import { postCredentials, postRoutes } from './nginx/lua-routes.ts';
 import { writeSelfSignedDefault } from './tls/default-certificate.ts';
 import { writeBackendTlsFiles } from './nginx/backend-tls-files.ts';
-import { referencedParamsConfigMaps } from './model/fastcgi-params.ts';
+import { referencedConfigMaps } from './model/fastcgi-params.ts';
 import { referencedHeaderConfigMaps } from './model/header-settings-build.ts';
 import { readSettings } from './model/features/parse.ts';
 import { startAdmissionWebhook, type WebhookServer } from './admission/index.ts';
@@ -84,14 +84,14 @@ const REFERENCED_LIST_WAIT_MS = 5000;
 
 /**
  * Starts the watches of the ConfigMaps the first configuration reads by name (proxy-set-headers,
- * add-headers, fastcgi-params-configmap) and waits, bounded, for their lists: otherwise the first
+ * add-headers, fastcgi-params-configmap, auth-proxy-set-headers) and waits, bounded, for their lists: otherwise the first
  * NGINX configuration after every start would lack the add-headers (security headers, often) until
  * the watches the first build starts have listed them.
  */
 async function listReferencedConfigMaps(store: Store, opts: ControllerOptions): Promise<void> {
   const snapshot = store.snapshot();
   const settings = readSettings(snapshot.configMaps, opts.configMap).settings;
-  const refs = [...referencedParamsConfigMaps(ourIngresses(snapshot, opts), opts.annotationsPrefix, settings.crossNamespace.allow), ...referencedHeaderConfigMaps(settings)];
+  const refs = [...referencedConfigMaps(ourIngresses(snapshot, opts), opts.annotationsPrefix, settings.crossNamespace.allow), ...referencedHeaderConfigMaps(settings)];
   if (refs.length === 0) return;
   store.watchReferencedConfigMaps(refs);
   const timer = new AbortController();
@@ -201,7 +201,7 @@ export async function startController(opts: ControllerOptions, logger: Logger, r
     reloadSettleMs: 100,
     hooks: mergeHooks(reporting.hooks, observability.syncHooks, {
       onBuilt: (built, snapshot) => {
-        // The ConfigMaps our Ingresses (fastcgi-params-configmap) and the settings (proxy-set-headers, add-headers)
+        // The ConfigMaps our Ingresses (fastcgi-params-configmap, auth-proxy-set-headers) and the settings (proxy-set-headers, add-headers)
         // name are watched by name (kube/store.ts). Looked for again only when the Ingresses, the IngressClasses
         // or the ConfigMap's settings changed (not per endpoint sync).
         const allow = built.model.settings.crossNamespace.allow;
@@ -210,7 +210,7 @@ export async function startController(opts: ControllerOptions, logger: Logger, r
         if (snapshot.ingresses !== referencesFrom.ingresses || snapshot.ingressClasses !== referencesFrom.classes || allow !== referencesFrom.allow
           || headers !== referencesFrom.headers) {
           referencesFrom = { ingresses: snapshot.ingresses, classes: snapshot.ingressClasses, allow, headers };
-          store.watchReferencedConfigMaps([...referencedParamsConfigMaps(ourIngresses(snapshot, opts), opts.annotationsPrefix, allow), ...headerRefs]);
+          store.watchReferencedConfigMaps([...referencedConfigMaps(ourIngresses(snapshot, opts), opts.annotationsPrefix, allow), ...headerRefs]);
         }
         observability.modelBuilt(built);
         reporting.built(built.model, snapshot);

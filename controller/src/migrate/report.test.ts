@@ -91,9 +91,9 @@ const rows: readonly Row[] = [
     exitCode: 0,
   },
   {
-    name: 'connection-proxy-header: unsupported but harmless, served without it',
-    objects: [nginxClass(), ...app('api', { annotations: { 'connection-proxy-header': 'keep-alive' } })],
-    ingresses: { 'default/api': { verdict: 'served-with-differences', failures: ['UnsupportedAnnotation:warning'], annotations: ['connection-proxy-header:not-supported'] } },
+    name: 'ssl-passthrough: unsupported, not a protection, served without it',
+    objects: [nginxClass(), ...app('api', { annotations: { 'ssl-passthrough': 'true' } })],
+    ingresses: { 'default/api': { verdict: 'served-with-differences', failures: ['UnsupportedAnnotation:warning'], annotations: ['ssl-passthrough:not-supported'] } },
     exitCode: 0,
   },
   {
@@ -250,7 +250,7 @@ void describe('buildReport', () => {
 
   void it('counts verdicts, paths and names in the summary', () => {
     const report = buildReport(requestOf([
-      nginxClass(), ...app('a'), ...app('b', { annotations: { 'connection-proxy-header': 'keep-alive', 'proxy-body-size': '1m' } }),
+      nginxClass(), ...app('a'), ...app('b', { annotations: { 'ssl-passthrough': 'true', 'proxy-body-size': '1m' } }),
       ...app('c', { annotations: { 'enable-modsecurity': 'true' } }), ...app('d', { className: 'other' }),
       configMap({ 'proxy-body-size': '8m', 'nosuch-key': 'x' }),
     ]));

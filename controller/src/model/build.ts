@@ -42,6 +42,8 @@ import { CATCH_ALL_HOST } from './names.ts';
 import { resolveBackendTls, type ResolvedBackendTls } from './backend-tls.ts';
 import { resolveFastcgiParams } from './fastcgi-params.ts';
 import { withHeaderConfigMaps } from './header-settings-build.ts';
+import { resolveAuthProxyHeaders } from './auth-proxy-headers.ts';
+import { externalAuthName } from './features/external-auth.ts';
 import { resolveCredentials, type ResolvedCredentials } from './credentials.ts';
 import { ServerTable } from './server-table.ts';
 import { shadowedOnRegexHosts } from './regex-hosts.ts';
@@ -88,6 +90,15 @@ function addIngress(ingress: V1Ingress, rank: number, state: BuildState): void {
       return;
     }
     const policy = Object.freeze({ ...parsed.policy, fastcgi: resolved.config });
+    parsed = { ...parsed, policy };
+    candidates = candidates.map((candidate) => ({ ...candidate, location: { ...candidate.location, policy } }));
+  }
+  // auth-proxy-set-headers: the ConfigMap's headers, read on every build; unusable → the paths answer 503 (Warning).
+  const externalAuth = parsed.policy.externalAuth;
+  if (externalAuth !== undefined && externalAuth.proxySetHeadersConfigMap !== null) {
+    const resolved = resolveAuthProxyHeaders(externalAuth, translation.ref, state.configMaps, state.settings.crossNamespace.allow, state.prefix, externalAuthName);
+    if (resolved.failure !== null) state.failures.push(resolved.failure);
+    const policy = Object.freeze({ ...parsed.policy, externalAuth: resolved.config });
     parsed = { ...parsed, policy };
     candidates = candidates.map((candidate) => ({ ...candidate, location: { ...candidate.location, policy } }));
   }

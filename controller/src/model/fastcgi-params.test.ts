@@ -8,7 +8,7 @@
 import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
 import type { V1ConfigMap, V1Ingress } from '@kubernetes/client-node';
-import { readFastcgiParams, referencedParamsConfigMaps, resolveFastcgiParams } from './fastcgi-params.ts';
+import { readFastcgiParams, referencedConfigMaps, resolveFastcgiParams } from './fastcgi-params.ts';
 import type { FastcgiConfig } from './types.ts';
 
 const PREFIX = 'nginx.ingress.kubernetes.io';
@@ -89,17 +89,21 @@ void describe('resolveFastcgiParams', () => {
   }
 });
 
-void describe('referencedParamsConfigMaps', () => {
+void describe('referencedConfigMaps', () => {
   const ingress = (namespace: string, value: unknown): V1Ingress => ({ metadata: { namespace, name: 'x', annotations: { [`${PREFIX}/fastcgi-params-configmap`]: value as string } } });
   const rows: { name: string; ingresses: V1Ingress[]; allow: boolean; want: string[] }[] = [
     { name: 'by name, in the Ingress\'s namespace; deduplicated, sorted', ingresses: [ingress('b', 'p'), ingress('a', 'p'), ingress('a', 'a/p')], allow: false, want: ['a/p', 'b/p'] },
     { name: 'another namespace: not watched', ingresses: [ingress('a', 'b/p')], allow: false, want: [] },
     { name: 'another namespace, allowed: watched', ingresses: [ingress('a', 'b/p')], allow: true, want: ['b/p'] },
     { name: 'malformed references: none', ingresses: [ingress('a', 'a b'), ingress('a', 5), ingress('a', 'x/y/z')], allow: true, want: [] },
+    { name: 'auth-proxy-set-headers beside fastcgi-params-configmap: both watched', allow: false, want: ['a/headers', 'a/p'],
+      ingresses: [{ metadata: { namespace: 'a', name: 'x', annotations: { [`${PREFIX}/fastcgi-params-configmap`]: 'p', [`${PREFIX}/auth-proxy-set-headers`]: 'headers' } } }] },
+    { name: 'auth-proxy-set-headers of another namespace: not watched', allow: false, want: [],
+      ingresses: [{ metadata: { namespace: 'a', name: 'x', annotations: { [`${PREFIX}/auth-proxy-set-headers`]: 'b/headers' } } }] },
   ];
   for (const row of rows) {
     void it(row.name, () => {
-      assert.deepEqual(referencedParamsConfigMaps(row.ingresses, PREFIX, row.allow).map((ref) => `${ref.namespace}/${ref.name}`), row.want);
+      assert.deepEqual(referencedConfigMaps(row.ingresses, PREFIX, row.allow).map((ref) => `${ref.namespace}/${ref.name}`), row.want);
     });
   }
 });

@@ -2,7 +2,7 @@
 // locations, read per build from the ConfigMap it names (ingress-nginx v1.15.1:
 // the same namespace as the Ingress unless allow-cross-namespace-resources;
 // every key a parameter name and every value checked). The ConfigMap is not
-// among the ones the controller watches by flag: referencedParamsConfigMaps()
+// among the ones the controller watches by flag: referencedConfigMaps()
 // tells the composition which ConfigMaps to watch by name, and until one is
 // listed (or when it is missing or refused) its Ingress is not served.
 
@@ -68,22 +68,27 @@ export function resolveFastcgiParams(
   return { ok: true, config: Object.freeze({ ...config, params: Object.freeze(read.params.map((pair) => Object.freeze(pair))) }) };
 }
 
+/** The annotations that name a ConfigMap read at build time: fastcgi-params-configmap, auth-proxy-set-headers (auth-proxy-headers.ts). */
+export const CONFIGMAP_REFERENCES: readonly string[] = Object.freeze(['fastcgi-params-configmap', 'auth-proxy-set-headers']);
+
 /**
- * The ConfigMaps the fastcgi-params-configmap annotations of `ingresses` name (those they may
+ * The ConfigMaps the CONFIGMAP_REFERENCES annotations of `ingresses` name (those they may
  * name), deduplicated and sorted: what the controller watches by name besides its own.
  */
-export function referencedParamsConfigMaps(ingresses: readonly V1Ingress[], annotationsPrefix: string, allowCrossNamespace: boolean): { namespace: string; name: string }[] {
-  const key = `${annotationsPrefix}/fastcgi-params-configmap`;
+export function referencedConfigMaps(ingresses: readonly V1Ingress[], annotationsPrefix: string, allowCrossNamespace: boolean): { namespace: string; name: string }[] {
   const found = new Map<string, { namespace: string; name: string }>();
   for (const ingress of ingresses) {
-    const raw: unknown = ingress?.metadata?.annotations?.[key];
     const namespace = ingress?.metadata?.namespace;
-    if (typeof raw !== 'string' || typeof namespace !== 'string') continue;
-    const parsed = parseObjectReference(raw, true);
-    if (!parsed.ok) continue;
-    const ref = splitObjectReference(parsed.value, namespace);
-    if (ref.namespace !== namespace && !allowCrossNamespace) continue;
-    found.set(`${ref.namespace}/${ref.name}`, ref);
+    if (typeof namespace !== 'string') continue;
+    for (const annotation of CONFIGMAP_REFERENCES) {
+      const raw: unknown = ingress?.metadata?.annotations?.[`${annotationsPrefix}/${annotation}`];
+      if (typeof raw !== 'string') continue;
+      const parsed = parseObjectReference(raw, true);
+      if (!parsed.ok) continue;
+      const ref = splitObjectReference(parsed.value, namespace);
+      if (ref.namespace !== namespace && !allowCrossNamespace) continue;
+      found.set(`${ref.namespace}/${ref.name}`, ref);
+    }
   }
   return [...found.keys()].sort().map((id) => found.get(id) as { namespace: string; name: string });
 }

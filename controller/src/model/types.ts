@@ -326,6 +326,26 @@ export interface ExternalAuthConfig {
   readonly cacheDuration: readonly string[];
   /** auth-always-set-cookie: pass the auth answer's Set-Cookie whatever the status. */
   readonly alwaysSetCookie: boolean;
+  /**
+   * auth-keepalive: idle connections to the auth service kept per worker (an `upstream` with
+   * keepalive, features/external-auth-keepalive.ts); 0 = none. Only an Ingress's own auth-url has it.
+   */
+  readonly keepalive: number;
+  /** auth-keepalive-requests (default 1000; 0 = given 0 or less, keepalive is then 0). */
+  readonly keepaliveRequests: number;
+  /** auth-keepalive-timeout in seconds (default 60; 0 = given 0 or less, keepalive is then 0). */
+  readonly keepaliveTimeout: number;
+  /** auth-keepalive-share-vars: validated; auth_request's subrequest always shares the variables. */
+  readonly keepaliveShareVars: boolean;
+  /** auth-proxy-set-headers: the ConfigMap (`name` or `namespace/name`) of headers sent to the auth service; null = none. */
+  readonly proxySetHeadersConfigMap: string | null;
+  /**
+   * That ConfigMap's headers (name, literal value), sorted by name, read on every build
+   * (model/auth-proxy-headers.ts); empty until read. The auth location sends each.
+   */
+  readonly proxySetHeaders: readonly (readonly [string, string])[];
+  /** The ConfigMap is missing, of another namespace, or refused: the location answers 503 (ingress-nginx's location denied). */
+  readonly proxySetHeadersDenied: boolean;
   /** True when this is the ConfigMap's global auth (no auth-url on the Ingress): enableGlobal decides. */
   readonly global: boolean;
   /** enable-global-auth (default true). */

@@ -16,6 +16,7 @@ import type { IngressRef, Model } from '../model/types.ts';
 import { serverMatchersOf } from './location-blocks.ts';
 import { isRegexHost } from '../model/regex-hosts.ts';
 import { externalAuthOwners } from './external-auth-view.ts';
+import { authUpstreamOwners } from './external-auth-upstream-view.ts';
 import { mirrorOwners } from './mirror-view.ts';
 
 /** One open block: its header words (e.g. `location`, `=`, `/api`) and, for a server, its server_name. */
@@ -117,6 +118,8 @@ export function ownersOfLine(model: Model, conf: string, line: number): IngressR
   if (mirrored !== null) return mirrored;
   const authed = externalAuthOwners(model, stack);
   if (authed !== null) return authed;
+  const authUpstream = authUpstreamOwners(model, stack);
+  if (authUpstream !== null) return authUpstream;
   const at = stack.findLastIndex((frame) => frame.words[0] === 'location');
   const server = stack.slice(0, Math.max(at, 0)).findLast((frame) => frame.words[0] === 'server');
   if (at < 0 || server?.serverName === undefined) return [];

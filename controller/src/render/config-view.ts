@@ -12,6 +12,7 @@ import { tlsUpstreams } from './backend-pass.ts';
 import { ServerViews, type ServerView } from './server-views.ts';
 import { globalErrorPagesOf, type GlobalErrorPagesView } from './error-pages.ts';
 import { usesAuthCache } from './external-auth-view.ts';
+import { authUpstreamsOf, type AuthUpstreamView } from './external-auth-upstream-view.ts';
 import { mirrorUpstreamsOf, type MirrorUpstreamView } from './mirror-view.ts';
 import { rateLimitHttpView, type RateLimitHttpView } from './rate-limit-view.ts';
 import { httpTuningView, mainView, withConfiguredServerNames, type HttpTuningView, type MainView } from './http-tuning-view.ts';
@@ -120,6 +121,8 @@ export interface ConfigView {
   readonly main: MainView;
   /** The directory of the auth answers' cache (auth-cache-key; features/external-auth-http.njk), null when no location caches. */
   readonly authCachePath: string | null;
+  /** One `upstream` with keepalive per auth service that asks for it (auth-keepalive; external-auth-upstream-view.ts). */
+  readonly authUpstreams: readonly AuthUpstreamView[];
   /** The ConfigMap's buffers, cookie/redirect rewriting, client and upstream connection settings (proxy-tuning-view.ts). */
   readonly proxyTuning: ProxyTuningView;
   /** Real client address, request id and forwarded-header variables (client-address-view.ts). */
@@ -290,6 +293,7 @@ export function buildConfigView(model: Model, options: ResolvedRenderOptions, vi
     httpTuning: httpTuningView(model),
     main: mainView(model, options),
     authCachePath: usesAuthCache(model) ? `${options.prefix}/auth_cache` : null,
+    authUpstreams: authUpstreamsOf(model),
     proxyTuning: proxyTuningView(model),
     clientAddress: clientAddressViewOf(model, options.httpsPort),
     headerSettings: headerSettingsViewOf(model),

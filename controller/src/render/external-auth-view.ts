@@ -12,7 +12,9 @@ import { createHash } from 'node:crypto';
 import { parseCacheDuration, parseCacheKey } from '../model/features/external-auth-cache.ts';
 import { authUrlText, parseAuthUrl, parseRedirectParam, parseSigninUrl, signinRedirect } from '../model/features/external-auth-url.ts';
 import type { ExternalAuthConfig, GlobalSettings, Location } from '../model/types.ts';
+import { authUpstreamName, upstreamProxyPass } from './external-auth-upstream-view.ts';
 import { RenderError } from './nginx-values.ts';
+import { validAuthProxyHeader } from '../model/auth-proxy-headers.ts';
 
 /** One header of the auth answer copied into the request sent upstream. */
 export interface AuthResponseHeaderView {
@@ -31,13 +33,17 @@ export interface ExternalAuthPartialView {
   readonly signinLocation: string | null;
   readonly responseHeaders: readonly AuthResponseHeaderView[];
   readonly alwaysSetCookie: boolean;
+  /** auth-proxy-set-headers could not be read: the location answers 503 (ingress-nginx's location denied). */
+  readonly denied: boolean;
 }
 
 /** One internal auth location of a server. */
 export interface AuthLocationView {
   readonly path: string;
-  /** `proxy_pass` of the auth service (no variable: resolved when NGINX loads the configuration). */
+  /** `proxy_pass` of the auth service (no variable: resolved when NGINX loads the configuration), or of its keepalive upstream. */
   readonly proxyPass: string;
+  /** auth-keepalive: proxy_pass goes to an upstream with keepalive (HTTP/1.1, Connection cleared). */
+  readonly keepalive: boolean;
   /** The Host header: the auth URL's host (ingress-nginx: its Hostname(), no port). */
   readonly host: string;
   /** https: the TLS server name sent. */
@@ -45,6 +51,8 @@ export interface AuthLocationView {
   readonly method: string | null;
   /** X-Auth-Request-Redirect: null = $request_uri. */
   readonly requestRedirect: string | null;
+  /** auth-proxy-set-headers: sent to the auth service (literal values, model/auth-proxy-headers.ts). */
+  readonly proxySetHeaders: readonly { readonly name: string; readonly value: string }[];
   /** auth-cache-key: proxy_cache's key (server name, auth location, the validated key) and its proxy_cache_valid lines; null = no cache. */
   readonly cache: { readonly key: string; readonly valid: readonly string[] } | null;
 }
@@ -83,6 +91,9 @@ export function effectiveAuth(location: Location, settings: GlobalSettings): Ext
   if (config.signin !== null && !(parseSigninUrl(config.signin).ok && parseRedirectParam(config.signinRedirectParam).ok)) unsafe(location, 'auth-signin');
   if (!config.responseHeaders.every((name) => HEADER.test(name))) unsafe(location, 'response header');
   if (config.requestRedirect !== null && !/^[-._~a-zA-Z0-9/:,?&=]{1,1024}$/u.test(config.requestRedirect)) unsafe(location, 'request redirect');
+  if (!Array.isArray(config.proxySetHeaders) || !config.proxySetHeaders.every((pair) => Array.isArray(pair) && validAuthProxyHeader(pair[0], pair[1]))) {
+    unsafe(location, 'auth-proxy-set-headers');
+  }
   if (config.cacheKey !== null) {
     if (typeof config.cacheKey !== 'string' || !Array.isArray(config.cacheDuration)) unsafe(location, 'cache');
     const key = parseCacheKey(config.cacheKey);
@@ -109,6 +120,7 @@ export function externalAuthPartialView(location: Location, settings: GlobalSett
       name, variable: `$resty_auth_${index}`, source: `$upstream_http_${name.toLowerCase().replaceAll('-', '_')}`,
     })),
     alwaysSetCookie: config.alwaysSetCookie,
+    denied: config.proxySetHeadersDenied === true,
   };
 }
 
@@ -118,12 +130,14 @@ export function externalAuthServerViews(hostname: string, locations: readonly Lo
   const signin = new Map<string, SigninLocationView>();
   for (const location of locations) {
     const config = effectiveAuth(location, settings);
-    if (config === null || config.url === null || config.name === null) continue;
+    if (config === null || config.url === null || config.name === null || config.proxySetHeadersDenied) continue;
     if (!auth.has(config.name)) {
       const { url } = config;
+      const upstream = authUpstreamName(config);
       auth.set(config.name, {
-        path: `/${config.name}`, proxyPass: authUrlText(url), host: url.host, sslName: url.scheme === 'https' ? url.host : null,
+        path: `/${config.name}`, proxyPass: upstream === null ? authUrlText(url) : upstreamProxyPass(url, upstream), keepalive: upstream !== null, host: url.host, sslName: url.scheme === 'https' ? url.host : null,
         method: config.method, requestRedirect: config.requestRedirect,
+        proxySetHeaders: config.proxySetHeaders.map(([name, value]) => ({ name, value })),
         cache: config.cacheKey === null ? null : { key: `${hostname}/${config.name}${config.cacheKey}`, valid: config.cacheDuration },
       });
     }

@@ -51,6 +51,26 @@ function escapeOf(accessLog: AccessLogSettings): HttpTuningView['logEscape'] {
   return accessLog.escapeJson ? 'json' : null;
 }
 
+/**
+ * The longest whole-string key of a map the ConfigMap fills (block-user-agents, block-referers,
+ * skip-access-log-urls; regex keys are not hashed).
+ */
+function longestMapKey(model: Model): number {
+  const access = model.settings?.accessControl;
+  const patterns = [...(access?.blockUserAgents ?? []), ...(access?.blockReferers ?? [])].filter((p) => p.kind === 'exact').map((p) => p.value);
+  return Math.max(0, ...patterns.map((key) => key.length), ...(model.settings?.accessLog?.skipUrls ?? []).map((key) => key.length));
+}
+
+/**
+ * The map_hash_bucket_size that holds a key of `length` bytes: NGINX's hash element (an 8-byte value
+ * pointer, the key and its 2-byte length aligned to 8) plus the bucket's 8-byte end mark, as a power
+ * of two; a smaller bucket fails nginx -t ("could not build map_hash") and so every reload.
+ */
+export function mapBucketFor(length: number): number {
+  const needed = 8 + Math.ceil((length + 2) / 8) * 8 + 8;
+  return 2 ** Math.ceil(Math.log2(needed));
+}
+
 /** The http-level view of `model`'s settings. */
 export function httpTuningView(model: Model): HttpTuningView {
   const gzip = required<GzipSettings>(model.settings?.gzip, 'gzip');
@@ -62,7 +82,7 @@ export function httpTuningView(model: Model): HttpTuningView {
     hash: {
       variablesBucketSize: Math.max(MIN_VARIABLES_BUCKET, hash.variablesBucketSize),
       variablesMaxSize: Math.max(MIN_VARIABLES_TABLE, hash.variablesMaxSize),
-      mapBucketSize: Math.max(MIN_MAP_BUCKET, hash.mapBucketSize),
+      mapBucketSize: Math.max(MIN_MAP_BUCKET, hash.mapBucketSize, mapBucketFor(longestMapKey(model))),
     },
     logEscape: escapeOf(accessLog),
     locationLogVariables: LOCATION_LOG_VARIABLE.test(accessLog.format),

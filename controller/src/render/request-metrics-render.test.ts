@@ -125,7 +125,10 @@ void describe('request metrics: what real NGINX writes', () => {
   ];
   for (const row of rows) {
     void it(row.name, async () => {
-      const [httpPort, statusPort, httpsPort] = [await freePort(), await freePort(), await freePort()];
+      // freePort may hand out a port it handed out before (it was free again): three distinct ones.
+      const ports = new Set<number>();
+      while (ports.size < 3) ports.add(await freePort());
+      const [httpPort, statusPort, httpsPort] = [...ports] as [number, number, number];
       const dataplane = findDataplane();
       const prefix = makePrefix();
       const { conf } = renderConfig(site, { ...goldenOptions(dataplane, prefix), httpPort, httpsPort, statusPort, requestMetrics: row.requestMetrics });

@@ -117,13 +117,13 @@ void describe('ingress events', () => {
       stats: () => ({ created: 0, bumped: 0, dropped: 0 }),
     };
     const events = createIngressEvents({ recorder, syncEvents: false, isLive: () => true, configMap: 'ingress/resty' });
-    const configMap = { metadata: { namespace: 'ingress', name: 'resty', uid: 'uid-cm' }, data: { 'log-format-upstream': '$status $ingress_name' } };
+    const configMap = { metadata: { namespace: 'ingress', name: 'resty', uid: 'uid-cm' }, data: { 'log-format-upstream': '$status $location_path' } };
     const cluster = snapshot({ configMaps: [configMap] });
     const result = buildModel(cluster, { ...DEFAULT_OPTIONS, configMap: 'ingress/resty' });
     events.built(result.model, cluster);
     for (const failure of result.failures) events.failure(failure);
     assert.equal(recorded.length, 1, recorded.join('\n'));
-    assert.match(recorded[0], /^ConfigMap ingress\/resty\(uid-cm\) Warning InvalidConfigMapValue: ConfigMap key log-format-upstream: variable \$ingress_name/);
+    assert.match(recorded[0], /^ConfigMap ingress\/resty\(uid-cm\) Warning InvalidConfigMapValue: ConfigMap key log-format-upstream: variable \$location_path/);
   });
 
   void it('a failed reload warns the Ingresses that changed since the live configuration, with NGINX\'s text', () => {

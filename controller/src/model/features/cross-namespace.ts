@@ -1,6 +1,6 @@
 // allow-cross-namespace-resources (ConfigMap only): whether an annotation may
 // name a Secret or ConfigMap of another namespace than its Ingress's
-// (proxy-ssl-secret, fastcgi-params-configmap here). Off by default, as in
+// (proxy-ssl-secret, fastcgi-params-configmap, auth-proxy-set-headers here). Off by default, as in
 // ingress-nginx v1.15.1: a tenant must not read another tenant's Secret
 // through the ingress controller's rights.
 
@@ -11,8 +11,8 @@ import { parseBoolean } from './values.ts';
 export const crossNamespaceFeature = defineFeature({
   name: 'crossNamespace',
   title: 'Cross-namespace references',
-  doc: 'Whether proxy-ssl-secret and fastcgi-params-configmap may name an object of another namespace than the Ingress\'s. '
-    + 'Off: such an Ingress gets a failure and its paths answer 503 (proxy-ssl-secret) or it is not served (fastcgi-params-configmap).',
+  doc: 'Whether proxy-ssl-secret, fastcgi-params-configmap and auth-proxy-set-headers may name an object of another namespace than the Ingress\'s. '
+    + 'Off: such an Ingress gets a failure and its paths answer 503 (proxy-ssl-secret, auth-proxy-set-headers) or it is not served (fastcgi-params-configmap).',
   output: { kind: 'global' },
   defaults: { allow: false },
   keys: [
@@ -22,5 +22,6 @@ export const crossNamespaceFeature = defineFeature({
       doc: 'true lets annotations name Secrets and ConfigMaps of other namespaces (the controller must be allowed to read them).',
     }),
   ],
-  proof: ['controller/src/model/features/cross-namespace.test.ts', 'controller/src/model/backend-tls.test.ts', 'controller/src/model/fastcgi-params.test.ts'],
+  proof: ['controller/src/model/features/cross-namespace.test.ts', 'controller/src/model/backend-tls.test.ts', 'controller/src/model/fastcgi-params.test.ts',
+    'controller/src/model/auth-proxy-headers.test.ts'],
 });

@@ -18,13 +18,18 @@ const FAMILIES = /^(?:http|cookie|arg)_[a-z0-9_]{1,64}$/u;
 
 export const DEFAULT_CACHE_DURATION: readonly string[] = Object.freeze(['200 202 401 5m']);
 
-/** auth-cache-key: literals and allowed variables, `$name` or `${name}`, as NGINX reads them. */
+/**
+ * auth-cache-key: literals and allowed variables, `$name` or `${name}`, as NGINX reads them. Render
+ * lets no brace into nginx.conf: `${name}` comes out as `$name`, the same key to NGINX, and one
+ * followed by a letter, digit or _ (which only braces can end) is unsupported.
+ */
 export function parseCacheKey(raw: string): Checked<string | null> {
   const value = raw.trim();
   if (value === '') return accept(null);
   const takes = INGRESS_NGINX_KEY.test(value);
   if (!takes) return refuse('expected letters, digits, - and _ and NGINX variables');
   if (value.length > 256) return unsupported('at most 256 characters');
+  let key = '';
   for (let at = 0; at < value.length;) {
     const rest = value.slice(at);
     const variable = /^\$(?:\{([A-Za-z0-9_]+)\}|([A-Za-z0-9_]+))/u.exec(rest);
@@ -32,13 +37,16 @@ export function parseCacheKey(raw: string): Checked<string | null> {
       const name = variable[1] ?? variable[2] ?? '';
       if (!VARIABLES.has(name) && !FAMILIES.test(name)) return unsupported(`the variable "$${name}" is not allowed in a cache key`);
       at += variable[0].length;
+      if (/^[A-Za-z0-9_]/u.test(value.slice(at))) return unsupported(`"\${${name}}" followed by a letter, digit or _: write the key another way`);
+      key += `$${name}`;
     } else if (/^[A-Za-z0-9_-]/u.test(rest)) {
+      key += rest[0];
       at += 1;
     } else {
       return unsupported('expected literal letters, digits, - and _ and variables written $name or ${name}');
     }
   }
-  return accept(value);
+  return accept(key);
 }
 
 /** auth-cache-duration: a comma list of `[code …] time`. */

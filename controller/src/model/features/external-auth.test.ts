@@ -71,12 +71,31 @@ const values: ValueRow<ExternalAuthConfig>[] = [
   { name: 'a request redirect', key: 'auth-request-redirect', value: 'https://app.example/back?x=1', with: withUrl, base, want: { requestRedirect: 'https://app.example/back?x=1' } },
   { name: 'a request redirect with a variable', key: 'auth-request-redirect', value: '$request_uri', with: withUrl, base, want: 'fail' },
   { name: 'a cache key of allowed variables', key: 'auth-cache-key', value: '$remote_user$http_authorization', with: withUrl, base, want: { cacheKey: '$remote_user$http_authorization' } },
-  { name: 'a cache key with braces and literals', key: 'auth-cache-key', value: 'k-${cookie_session}_1', with: withUrl, base, want: { cacheKey: 'k-${cookie_session}_1' } },
+  { name: 'a cache key with braces and literals: the braces dropped (render lets none in)', key: 'auth-cache-key', value: 'k-${cookie_session}-1${host}', with: withUrl, base, want: { cacheKey: 'k-$cookie_session-1$host' } },
+  { name: 'braces ending a variable before a letter, digit or _ (only braces can say that)', key: 'auth-cache-key', value: 'k-${cookie_session}_1', with: withUrl, base, want: 'unsupported' },
   { name: 'a cache key with a variable not allowed', key: 'auth-cache-key', value: '$request_body', with: withUrl, base, want: 'unsupported' },
   { name: 'a cache key variable glued to a longer name', key: 'auth-cache-key', value: '$remote_userx', with: withUrl, base, want: 'unsupported' },
   { name: 'a cache key with an unclosed brace', key: 'auth-cache-key', value: '${host', with: withUrl, base, want: 'unsupported' },
   { name: 'a cache key with a quote (ignored there)', key: 'auth-cache-key', value: '$host"', with: withUrl, base, want: 'ignore' },
   { name: 'a global cache key', key: 'global-auth-cache-key', value: '$http_authorization', want: { cacheKey: '$http_authorization' } },
+  { name: 'keepalive connections', key: 'auth-keepalive', value: '10', with: withUrl, base, want: { keepalive: 10 } },
+  { name: 'keepalive negative (ingress-nginx: 0)', key: 'auth-keepalive', value: '-5', with: withUrl, base, want: { keepalive: 0 } },
+  { name: 'keepalive with a plus sign (strconv.Atoi)', key: 'auth-keepalive', value: '+3', with: withUrl, base, want: { keepalive: 3 } },
+  { name: 'keepalive above 10000 (ingress-nginx takes it)', key: 'auth-keepalive', value: '10001', with: withUrl, base, want: 'unsupported' },
+  { name: 'keepalive not an integer (ignored there)', key: 'auth-keepalive', value: '10; proxy_pass http://evil', with: withUrl, base, want: 'ignore' },
+  { name: 'keepalive beyond int64', key: 'auth-keepalive', value: '99999999999999999999', with: withUrl, base, want: 'ignore' },
+  { name: 'keepalive requests alone: keepalive stays off', key: 'auth-keepalive-requests', value: '50', with: withUrl, base, want: { keepaliveRequests: 50 } },
+  { name: 'keepalive requests above 2^31-1', key: 'auth-keepalive-requests', value: '2147483648', with: withUrl, base, want: 'unsupported' },
+  { name: 'keepalive requests a float', key: 'auth-keepalive-requests', value: '1.5', with: withUrl, base, want: 'ignore' },
+  { name: 'keepalive timeout 0', key: 'auth-keepalive-timeout', value: '0', with: withUrl, base, want: { keepaliveTimeout: 0 } },
+  { name: 'keepalive timeout with a unit (strconv.Atoi refuses it)', key: 'auth-keepalive-timeout', value: '60s', with: withUrl, base, want: 'ignore' },
+  { name: 'keepalive timeout of 25 days', key: 'auth-keepalive-timeout', value: '2160000', with: withUrl, base, want: 'unsupported' },
+  { name: 'share-vars true', key: 'auth-keepalive-share-vars', value: 'true', with: withUrl, base, want: { keepaliveShareVars: true } },
+  { name: 'share-vars not a boolean', key: 'auth-keepalive-share-vars', value: 'yes', with: withUrl, base, want: 'ignore' },
+  { name: 'auth-proxy-set-headers by name', key: 'auth-proxy-set-headers', value: 'auth-headers', with: withUrl, base, want: { proxySetHeadersConfigMap: 'auth-headers' } },
+  { name: 'auth-proxy-set-headers with a namespace, trimmed', key: 'auth-proxy-set-headers', value: ' auth/auth-headers ', with: withUrl, base, want: { proxySetHeadersConfigMap: 'auth/auth-headers' } },
+  { name: 'auth-proxy-set-headers naming no valid object (ingress-nginx takes it)', key: 'auth-proxy-set-headers', value: 'Auth_Headers', with: withUrl, base, want: 'unsupported' },
+  { name: 'auth-proxy-set-headers with a quote', key: 'auth-proxy-set-headers', value: 'a"; proxy_pass x', with: withUrl, base, want: 'fail' },
   { name: 'cache durations', key: 'auth-cache-duration', value: '200 202 10m, 401 30s', with: withUrl, base, want: { cacheDuration: ['200 202 10m', '401 30s'] } },
   { name: 'a duration alone', key: 'auth-cache-duration', value: '5m', with: withUrl, base, want: { cacheDuration: ['5m'] } },
   { name: 'two times in one entry (NGINX takes one)', key: 'auth-cache-duration', value: '200 1h 30m', with: withUrl, base, want: 'unsupported' },
@@ -105,7 +124,8 @@ function named(rows: ValueRow<ExternalAuthConfig>[]): ValueRow<ExternalAuthConfi
 void describe('external auth: values', () => testValueRows(externalAuthFeature, named(values)));
 void describe('external auth: defaults', () => testDefaults(externalAuthFeature, {
   url: null, ownUrl: null, method: null, signin: null, signinRedirectParam: 'rd', responseHeaders: [], requestRedirect: null,
-  cacheKey: null, cacheDuration: ['200 202 401 5m'], alwaysSetCookie: false, global: false, enableGlobal: true, noAuthLocations: ['/.well-known/acme-challenge'], name: null,
+  cacheKey: null, cacheDuration: ['200 202 401 5m'], alwaysSetCookie: false, keepalive: 0, keepaliveRequests: 1000, keepaliveTimeout: 60, keepaliveShareVars: false,
+  proxySetHeadersConfigMap: null, proxySetHeaders: [], proxySetHeadersDenied: false, global: false, enableGlobal: true, noAuthLocations: ['/.well-known/acme-challenge'], name: null,
 }));
 
 void describe('external auth: the global config and an Ingress\'s own', () => {
@@ -152,4 +172,39 @@ void describe('external auth: the sign-in redirect (ingress-nginx\'s buildAuthSi
     { name: 'a bare ?: Go sees no query', signin: 'https://login/start?', param: 'rd', want: 'https://login/start??rd=$scheme://$http_host$escaped_request_uri' },
   ];
   for (const row of rows) void it(row.name, () => assert.equal(signinRedirect(row.signin, row.param), row.want));
+});
+
+void describe('external auth: keepalive as ingress-nginx combines its keys', () => {
+  const rows: { name: string; annotations: Record<string, string>; want: Partial<ExternalAuthConfig> | 'refused' }[] = [
+    { name: 'keepalive with its defaults', annotations: { 'auth-keepalive': '10' }, want: { keepalive: 10, keepaliveRequests: 1000, keepaliveTimeout: 60 } },
+    { name: 'all three given', annotations: { 'auth-keepalive': '4', 'auth-keepalive-requests': '5', 'auth-keepalive-timeout': '30' },
+      want: { keepalive: 4, keepaliveRequests: 5, keepaliveTimeout: 30 } },
+    { name: 'requests 0 turns keepalive off', annotations: { 'auth-keepalive': '10', 'auth-keepalive-requests': '0' }, want: { keepalive: 0, keepaliveRequests: 0 } },
+    { name: 'a negative timeout turns keepalive off', annotations: { 'auth-keepalive': '10', 'auth-keepalive-timeout': '-1' }, want: { keepalive: 0, keepaliveTimeout: 0 } },
+    { name: 'an invalid timeout is ignored: keepalive stays on', annotations: { 'auth-keepalive': '10', 'auth-keepalive-timeout': 'soon' }, want: { keepalive: 10, keepaliveTimeout: 60 } },
+    { name: 'keepalive without auth-url: refused', annotations: { 'auth-keepalive': '10' }, want: 'refused' },
+  ];
+  for (const row of rows) {
+    void it(row.name, () => {
+      const annotations = row.want === 'refused' ? row.annotations : { ...withUrl, ...row.annotations };
+      const parsed = parseAnnotations(annotations, readConfigMap({}).settings);
+      if (row.want === 'refused') {
+        assert.equal(parsed.ok, false);
+        if (!parsed.ok) assert.deepEqual(described(parsed.failures), [`InvalidAnnotation ${annotationField('auth-keepalive')}`]);
+        return;
+      }
+      assert.equal(parsed.ok, true, JSON.stringify(parsed));
+      const config = ingressConfig(parsed, 'externalAuth');
+      assert.deepEqual(config && { keepalive: config.keepalive, keepaliveRequests: config.keepaliveRequests, keepaliveTimeout: config.keepaliveTimeout },
+        { keepalive: 0, keepaliveRequests: 1000, keepaliveTimeout: 60, ...row.want });
+    });
+  }
+
+  void it('keepalive on names another auth location (its own upstream); off keeps the name it had', () => {
+    const plain = { url: url('auth.example', '/verify'), method: null, requestRedirect: null, cacheKey: null, cacheDuration: ['200 202 401 5m'] };
+    assert.equal(externalAuthName({ ...plain, keepalive: 0, keepaliveRequests: 5, keepaliveTimeout: 5 }), externalAuthName(plain));
+    const on = externalAuthName({ ...plain, keepalive: 10, keepaliveRequests: 1000, keepaliveTimeout: 60 });
+    assert.notEqual(on, externalAuthName(plain));
+    assert.notEqual(on, externalAuthName({ ...plain, keepalive: 10, keepaliveRequests: 1000, keepaliveTimeout: 61 }));
+  });
 });

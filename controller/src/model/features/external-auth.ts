@@ -21,7 +21,9 @@ import { accept, refuse, unsupported, type Checked } from '../checked.ts';
 import type { ExternalAuthConfig } from '../types.ts';
 import { defineFeature, field } from './feature.ts';
 import { DEFAULT_CACHE_DURATION, parseCacheDuration, parseCacheKey } from './external-auth-cache.ts';
+import { finishKeepalive, KEEPALIVE_DEFAULTS, parseKeepaliveConnections, parseKeepaliveRequests, parseKeepaliveTimeout } from './external-auth-keepalive.ts';
 import { parseAuthUrl, parseRedirectParam, parseRequestRedirect, parseSigninUrl } from './external-auth-url.ts';
+import { parseObjectReference } from './object-ref.ts';
 import { parseBoolean } from './values.ts';
 
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'CONNECT', 'OPTIONS', 'TRACE']);
@@ -68,21 +70,28 @@ function parseNoAuthLocations(raw: string): Checked<readonly string[]> {
 }
 
 /** The name of the internal location a subrequest with this url, method and X-Auth-Request-Redirect goes through. */
-export function externalAuthName(config: Pick<ExternalAuthConfig, 'url' | 'method' | 'requestRedirect' | 'cacheKey' | 'cacheDuration'>): string | null {
+export function externalAuthName(config: Pick<ExternalAuthConfig, 'url' | 'method' | 'requestRedirect' | 'cacheKey' | 'cacheDuration'>
+  & Partial<Pick<ExternalAuthConfig, 'keepalive' | 'keepaliveRequests' | 'keepaliveTimeout' | 'proxySetHeaders'>>): string | null {
   if (config.url === null) return null;
   // The cache fields count only with a key: without one nothing is cached.
   const cache = config.cacheKey === null ? null : [config.cacheKey, config.cacheDuration];
-  const digest = createHash('sha256').update(JSON.stringify([config.url, config.method, config.requestRedirect, cache])).digest('hex');
+  // Keepalive counts only when on (its own upstream); without it the name is what it always was.
+  const keepalive = (config.keepalive ?? 0) > 0 ? [[config.keepalive, config.keepaliveRequests, config.keepaliveTimeout]] : [];
+  // auth-proxy-set-headers (read at build time, model/auth-proxy-headers.ts) count once there are some.
+  const headers = (config.proxySetHeaders ?? []).length > 0 ? [{ headers: config.proxySetHeaders }] : [];
+  const digest = createHash('sha256').update(JSON.stringify([config.url, config.method, config.requestRedirect, cache, ...keepalive, ...headers])).digest('hex');
   return `_external-auth-${digest.slice(0, 16)}`;
 }
 
 /** The annotations that only mean something with auth-url (enable-global-auth is about the global auth). */
 const NEEDS_URL = ['auth-method', 'auth-signin', 'auth-signin-redirect-param', 'auth-response-headers', 'auth-request-redirect', 'auth-always-set-cookie',
-  'auth-cache-key', 'auth-cache-duration'];
+  'auth-cache-key', 'auth-cache-duration', 'auth-keepalive', 'auth-keepalive-requests', 'auth-keepalive-timeout', 'auth-keepalive-share-vars',
+  'auth-proxy-set-headers'];
 
 const DEFAULTS: ExternalAuthConfig = {
   url: null, ownUrl: null, method: null, signin: null, signinRedirectParam: 'rd', responseHeaders: [], requestRedirect: null,
-  cacheKey: null, cacheDuration: DEFAULT_CACHE_DURATION, alwaysSetCookie: false, global: false, enableGlobal: true, noAuthLocations: DEFAULT_NO_AUTH_LOCATIONS, name: null,
+  cacheKey: null, cacheDuration: DEFAULT_CACHE_DURATION, alwaysSetCookie: false, ...KEEPALIVE_DEFAULTS,
+  proxySetHeadersConfigMap: null, proxySetHeaders: [], proxySetHeadersDenied: false, global: false, enableGlobal: true, noAuthLocations: DEFAULT_NO_AUTH_LOCATIONS, name: null,
 };
 
 /**
@@ -100,7 +109,9 @@ function finish(config: ExternalAuthConfig, given: ReadonlySet<string>): Checked
     if (!given.has('auth-always-set-cookie')) own.alwaysSetCookie = DEFAULTS.alwaysSetCookie;
     if (!given.has('auth-cache-key')) own.cacheKey = DEFAULTS.cacheKey;
     if (!given.has('auth-cache-duration')) own.cacheDuration = DEFAULTS.cacheDuration;
-    return accept({ ...own, name: externalAuthName(own) });
+    if (!given.has('auth-proxy-set-headers')) own.proxySetHeadersConfigMap = DEFAULTS.proxySetHeadersConfigMap;
+    const withKeepalive = { ...own, ...finishKeepalive(own, given) };
+    return accept({ ...withKeepalive, name: externalAuthName(withKeepalive) });
   }
   const stray = NEEDS_URL.find((name) => given.has(name));
   if (stray !== undefined) return refuse(`${stray} needs auth-url on the same Ingress`);
@@ -117,8 +128,11 @@ export const externalAuthFeature = defineFeature({
     + 'auth-signin with the original URL, escaped, in `rd`); any other answer, or an auth service that cannot be reached, is a 500. '
     + 'The ConfigMap\'s global-auth-* protect every location of Ingresses without auth-url unless they say enable-global-auth: '
     + '"false"; an Ingress with auth-url uses its own keys only. The auth host is resolved when NGINX loads its configuration. '
-    + 'auth-cache-key caches the auth answers (NGINX\'s proxy_cache, in the prefix). Not supported yet (the Ingress is not served): '
-    + 'auth-keepalive*, auth-proxy-set-headers; auth-snippet is a snippet.',
+    + 'auth-cache-key caches the auth answers (NGINX\'s proxy_cache, in the prefix). auth-keepalive proxies to an upstream of the auth '
+    + 'host with keepalive, on every listener (ingress-nginx turns it off with HTTP/2); NGINX reuses a connection after an auth answer '
+    + 'without a body (auth_request reads no body). auth-proxy-set-headers names a ConfigMap of headers sent to the auth service, read on '
+    + 'every change of it (a reload); missing, of another namespace or refused: the paths answer 503 with a Warning Event, as ingress-nginx '
+    + 'denies the location. auth-snippet is a snippet.',
   output: { kind: 'location', template: 'features/external-auth.njk' },
   defaults: DEFAULTS,
   keys: [
@@ -173,6 +187,33 @@ export const externalAuthFeature = defineFeature({
       annotation: { name: 'auth-always-set-cookie', scope: 'location', risk: 'Low' }, configKey: 'global-auth-always-set-cookie', defaultText: 'false', invalid: 'fail',
       doc: 'Pass the auth answer\'s Set-Cookie to the client whatever the status (else only on success statuses).',
     }),
+    field<ExternalAuthConfig, 'keepalive'>('keepalive', parseKeepaliveConnections, {
+      annotation: { name: 'auth-keepalive', scope: 'location', risk: 'Low' }, defaultText: '0', invalid: 'ignore',
+      doc: 'Idle connections to the auth service kept per NGINX worker (an upstream with keepalive); 0 or less: none. Only with auth-url.',
+      difference: 'on with HTTP/2 too (ingress-nginx turns it off with use-http2, its default); a connection is reused after an auth answer without a body '
+        + '(auth_request reads none), closed after one with a body; more than 10000 refuses the Ingress',
+    }),
+    field<ExternalAuthConfig, 'keepaliveRequests'>('keepaliveRequests', parseKeepaliveRequests, {
+      annotation: { name: 'auth-keepalive-requests', scope: 'location', risk: 'Low' }, defaultText: '1000', invalid: 'ignore',
+      doc: 'Requests sent over one keepalive connection to the auth service; 0 or less turns auth-keepalive off.',
+    }),
+    field<ExternalAuthConfig, 'keepaliveTimeout'>('keepaliveTimeout', parseKeepaliveTimeout, {
+      annotation: { name: 'auth-keepalive-timeout', scope: 'location', risk: 'Low' }, defaultText: '60', invalid: 'ignore',
+      doc: 'Seconds an idle keepalive connection to the auth service stays open; 0 or less turns auth-keepalive off.',
+    }),
+    field<ExternalAuthConfig, 'keepaliveShareVars'>('keepaliveShareVars', parseBoolean, {
+      annotation: { name: 'auth-keepalive-share-vars', scope: 'location', risk: 'Low' }, defaultText: 'false', invalid: 'ignore',
+      doc: 'Validated (true or false).',
+      difference: 'no effect: the auth subrequest is NGINX\'s auth_request, which always shares the request\'s variables (ingress-nginx\'s Lua '
+        + 'subrequest with keepalive shares them only when "true"); nothing in the auth location reads or sets one',
+    }),
+    field<ExternalAuthConfig, 'proxySetHeadersConfigMap'>('proxySetHeadersConfigMap', (raw) => parseObjectReference(raw, true), {
+      annotation: { name: 'auth-proxy-set-headers', scope: 'location', risk: 'Medium' }, defaultText: '', invalid: 'fail',
+      doc: 'A ConfigMap (`name` or `namespace/name`; another namespace needs allow-cross-namespace-resources) whose keys are headers '
+        + 'sent to the auth service with its values. Needs the chart\'s rbac.referencedConfigMaps to list it.',
+      difference: 'values are literal text: a `$` (an NGINX variable there), `"` or `\\`, a header the auth request already carries (Host, '
+        + 'X-Original-URL, X-Forwarded-*, …), a name over 46 characters or more than 32 keys deny the location (503, Warning Event)',
+    }),
     field<ExternalAuthConfig, 'enableGlobal'>('enableGlobal', parseBoolean, {
       annotation: { name: 'enable-global-auth', scope: 'location', risk: 'Low' }, defaultText: 'true', invalid: 'ignore',
       doc: '"false": the ConfigMap\'s global-auth-url does not protect this Ingress.',
@@ -183,5 +224,6 @@ export const externalAuthFeature = defineFeature({
     }),
   ],
   finish,
-  proof: ['controller/src/model/features/external-auth.test.ts', 'controller/src/render/external-auth-render.test.ts', 'e2e/external-auth.test.ts'],
+  proof: ['controller/src/model/features/external-auth.test.ts', 'controller/src/render/external-auth-render.test.ts',
+    'controller/src/render/external-auth-keepalive-render.test.ts', 'controller/src/model/auth-proxy-headers.test.ts', 'e2e/external-auth.test.ts'],
 });

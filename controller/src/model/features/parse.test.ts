@@ -54,7 +54,7 @@ const ingressRows: {
     annotations: { [`${PREFIX}/ssl-passthrough`]: 'true', [`${PREFIX}/proxy-body-size`]: '8m', [`${PREFIX}/canary`]: 'true' },
     warnings: [`UnsupportedAnnotation ${annotationField('ssl-passthrough')} (warning)`], features: ['canary', 'proxy'],
   },
-  { name: 'a protection not supported fails closed', annotations: { [`${PREFIX}/auth-keepalive`]: '10' }, failures: [`ProtectionNotSupported ${annotationField('auth-keepalive')}`] },
+  { name: 'a protection not supported fails closed', annotations: { [`${PREFIX}/enable-modsecurity`]: 'true' }, failures: [`ProtectionNotSupported ${annotationField('enable-modsecurity')}`] },
   {
     name: 'a failure keeps the warnings, after it',
     annotations: { [`${PREFIX}/ssl-passthrough`]: 'true', [`${PREFIX}/enable-owasp-core-rules`]: 'true' },

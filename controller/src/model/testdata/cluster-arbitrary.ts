@@ -8,7 +8,7 @@
 import type { V1HTTPIngressPath, V1Ingress, V1IngressBackend, V1Service } from '@kubernetes/client-node';
 import fc from 'fast-check';
 import type { BuildOptions, Snapshot } from '../types.ts';
-import { ANNOTATION_NAMES, CONFIG_KEY_NAMES, configValuesOf, HEADER_CONFIG_MAPS, headerConfigMapData, host, literalPath, namespace, objectName, otherAnnotationName, otherConfigKey, pathType, regexPath, portName, portNumber, serviceName, valuesOf } from './field-values.ts';
+import { ANNOTATION_NAMES, authProxyHeaders, CONFIG_KEY_NAMES, configValuesOf, HEADER_CONFIG_MAPS, headerConfigMapData, host, literalPath, namespace, objectName, otherAnnotationName, otherConfigKey, pathType, regexPath, portName, portNumber, serviceName, valuesOf } from './field-values.ts';
 import { anyString, MARKER, userValue } from './hostile-values.ts';
 import { configMap, deepFreeze, ingressClass, options as buildOptions, slice } from './fixtures.ts';
 import { BUILD_NOW, secretArbitrary, type TlsPool } from './tls-pool.ts';
@@ -40,11 +40,18 @@ function valuesFor(names: readonly string[], max: number, min = 0, of: (name: st
 
 const CANARY_KEYS = ANNOTATION_NAMES.filter((name) => name.startsWith('canary-'));
 const CORS_KEYS = ANNOTATION_NAMES.filter((name) => name.startsWith('cors-'));
-/** Declared keys with their values; one Ingress in five is a canary (canary: "true" and some canary-* keys), one in five has CORS on. */
+/** The external auth keys that need auth-url beside them (auth-keepalive*, auth-proxy-set-headers, …). */
+const EXTERNAL_AUTH_KEYS = ANNOTATION_NAMES.filter((name) => name.startsWith('auth-') && !name.startsWith('auth-tls-')
+  && !['auth-url', 'auth-type', 'auth-secret', 'auth-secret-type', 'auth-realm'].includes(name));
+/**
+ * Declared keys with their values; one Ingress in six is a canary (canary: "true" and some canary-* keys), one in six has CORS on,
+ * one in six has an auth-url with some of the auth-* keys that need it.
+ */
 const declaredAnnotations = (max: number): fc.Arbitrary<(readonly [string, string])[]> => fc.oneof(
   { weight: 3, arbitrary: valuesFor(ANNOTATION_NAMES, max) },
   { weight: 1, arbitrary: valuesFor(CANARY_KEYS, 3).map((pairs) => [['canary', 'true'] as const, ...pairs]) },
   { weight: 1, arbitrary: valuesFor(CORS_KEYS, 4).map((pairs) => [['enable-cors', 'true'] as const, ...pairs]) },
+  { weight: 1, arbitrary: valuesFor(EXTERNAL_AUTH_KEYS, 4).map((pairs) => [['auth-url', 'http://127.0.0.1:9/verify'] as const, ...pairs]) },
 );
 
 /** Annotations: some declared keys with their values, sometimes other names under the prefix or outside it. */
@@ -183,6 +190,7 @@ export function clusterArbitrary(pool: TlsPool, sizes: ClusterSizes = SMALL): fc
     defaultCertificate: fc.constantFrom(null, null, 'default/tls-0', 'default/tls-3', 'nope', 'default/missing'),
     // The ConfigMaps of headers proxy-set-headers / add-headers may name (field-values.ts).
     headerConfigMaps: fc.tuple(...HEADER_CONFIG_MAPS.map(() => headerConfigMapData)),
+    authHeaders: authProxyHeaders,
   }).map((plan) => {
     const pools: Pools = { hosts: plan.hosts, literalPaths: plan.literalPaths, regexPaths: plan.regexPaths, services: plan.services };
     const slices = plan.services.map((service) => slice(`${service.name}-1`, service.name,
@@ -196,7 +204,9 @@ export function clusterArbitrary(pool: TlsPool, sizes: ClusterSizes = SMALL): fc
       endpointSlices: slices,
       secrets: plan.secrets,
       configMaps: [configMap(Object.fromEntries([...plan.config[1], ...plan.config[0]])),
-        ...HEADER_CONFIG_MAPS.map((name, i) => configMap(plan.headerConfigMaps[i] ?? {}, name))],
+        ...HEADER_CONFIG_MAPS.map((name, i) => configMap(plan.headerConfigMaps[i] ?? {}, name)),
+        // auth-proxy-set-headers names it (field-values.ts).
+        configMap(Object.fromEntries(plan.authHeaders), 'auth-headers', 'default')],
     };
     return {
       snapshot: deepFreeze(snapshot),

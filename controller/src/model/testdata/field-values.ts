@@ -348,6 +348,11 @@ export const KEY_VALUES: Readonly<Record<string, fc.Arbitrary<string>>> = {
   'global-auth-cache-duration': userValue(fc.constantFrom('200 202 401 5m', '200 10m', '999 5m', '200')),
   'auth-always-set-cookie': boolean,
   'global-auth-always-set-cookie': boolean,
+  'auth-keepalive': userValue(fc.oneof(fc.integer({ min: 0, max: 64 }).map(String), integerText, bigIntegerText, fc.constantFrom('0', '8', '-1', '10000', '10001', '1.5', '8;', ' 8', MARKER))),
+  'auth-keepalive-requests': userValue(fc.oneof(integerText, fc.constantFrom('1', '1000', '0', '-5', '2147483648', '1e3', MARKER))),
+  'auth-keepalive-timeout': userValue(fc.oneof(integerText, fc.constantFrom('1', '60', '0', '60s', '2147484', 'x"y', MARKER))),
+  'auth-keepalive-share-vars': boolean,
+  'auth-proxy-set-headers': userValue(fc.constantFrom('auth-headers', 'default/auth-headers', 'team-a/auth-headers', `${MARKER}`, 'missing', 'a/b/c', 'Bad_Name')),
   'enable-global-auth': boolean,
   'no-auth-locations': userValue(fc.constantFrom('/.well-known/acme-challenge', `/${MARKER}, /public`, '/a"b', 'public', '')),
   'auth-type': userValue(fc.constantFrom('basic', 'digest', 'Basic', 'basic ', 'basicx', 'ntlm', MARKER, '')),
@@ -468,6 +473,11 @@ export const regexPath: fc.Arbitrary<string> = userValue(fc.oneof(
 export const pathType: fc.Arbitrary<string | undefined> = fc.constantFrom('Exact', 'Prefix', 'ImplementationSpecific', 'ImplementationSpecific', undefined, 'Regex');
 
 /** Namespaces and object names: what the API server lets through, sometimes not. */
+/** The data of the auth-proxy-set-headers ConfigMap default/auth-headers (cluster-arbitrary.ts): header names and values, hostile ones too. */
+export const authProxyHeaders: fc.Arbitrary<[string, string][]> = fc.array(fc.tuple(
+  userValue(fc.constantFrom('X-Client', 'X-Tenant', `X-${MARKER}`, 'Host', 'x-original-url', 'My Header', `X-${'a'.repeat(45)}`)),
+  userValue(fc.constantFrom('42', 'acme corp \'x\' & co', `${MARKER}`, `a ${MARKER} b`, '$remote_addr', 'a;b', '{x}', '', ' a')),
+), { maxLength: 3 });
 export const namespace: fc.Arbitrary<string> = userValue(fc.constantFrom('default', `${MARKER}-ns`, 'team-a', 'a'), NAME_WEIGHT);
 export const objectName: fc.Arbitrary<string> = userValue(fc.oneof(dnsName, fc.constant(`${MARKER}.web`)), NAME_WEIGHT);
 /** Service names (DNS-1035) and port names (IANA service names). */
