@@ -26,6 +26,7 @@ const rows: { name: string; level: string; annotations: Record<string, string>; 
   { name: 'Medium denies mirror-target (High)', level: 'Medium', annotations: MIRROR, allowed: false },
   { name: 'Low denies mirror-target (High)', level: 'Low', annotations: MIRROR, allowed: false },
   { name: 'Medium denies an empty mirror-target too (ingress-nginx rates names)', level: 'Medium', annotations: { [ann('mirror-target')]: '' }, allowed: false },
+  { name: 'Critical allows mirror-target (High)', level: 'Critical', annotations: MIRROR, allowed: true },
   { name: 'Low allows mirror-request-body (Low)', level: 'Low', annotations: { [ann('mirror-request-body')]: 'off' }, allowed: true },
 ];
 

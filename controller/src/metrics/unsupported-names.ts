@@ -9,7 +9,7 @@ import { Gauge, type Registry } from 'prom-client';
 import type { Failure } from '../model/types.ts';
 
 /** Reasons about an Ingress's annotation that the builder does not apply (model/features/parse.ts). */
-const ANNOTATION_REASONS: ReadonlySet<string> = new Set(['UnsupportedAnnotation', 'UnknownAnnotation', 'ProtectionNotSupported', 'SnippetNotAllowed']);
+const ANNOTATION_REASONS: ReadonlySet<string> = new Set(['UnsupportedAnnotation', 'UnknownAnnotation', 'ProtectionNotSupported', 'SnippetNotAllowed', 'SnippetNotSupported']);
 /** Reasons about a ConfigMap key (no Ingress). */
 const CONFIG_KEY_REASONS: ReadonlySet<string> = new Set(['UnsupportedConfigMapKey', 'UnknownConfigMapKey', 'ProtectionNotSupported']);
 /** More series than this are not exported (the log and Events still name every one). */

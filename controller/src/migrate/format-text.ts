@@ -21,7 +21,7 @@ function nameLine(name: NameReport): string {
 }
 
 /** Failures the annotation's own line already tells (text only; the JSON keeps every failure). */
-const TOLD_BY_ANNOTATION: ReadonlySet<string> = new Set(['UnknownAnnotation', 'UnsupportedAnnotation', 'ProtectionNotSupported', 'SnippetNotAllowed']);
+const TOLD_BY_ANNOTATION: ReadonlySet<string> = new Set(['UnknownAnnotation', 'UnsupportedAnnotation', 'ProtectionNotSupported', 'SnippetNotAllowed', 'SnippetNotSupported']);
 
 function toldByAnnotation(failure: FailureReport): boolean {
   return TOLD_BY_ANNOTATION.has(failure.reason) && failure.field.startsWith('metadata.annotations[');

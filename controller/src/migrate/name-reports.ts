@@ -13,7 +13,7 @@ const CATALOGUE = buildCatalogue();
 const ANNOTATIONS: ReadonlyMap<string, CatalogueEntry> = new Map(CATALOGUE.annotations.map((entry) => [entry.name, entry]));
 const CONFIG_KEYS: ReadonlyMap<string, CatalogueEntry> = new Map(CATALOGUE.configKeys.map((entry) => [entry.name, entry]));
 
-const SNIPPET = 'refused: the Ingress is not served (raw NGINX snippets are never rendered)';
+const SNIPPET = 'refused: the Ingress is not served (ModSecurity and stream are not in this data plane)';
 const UNKNOWN_ANNOTATION = 'not an annotation ingress-nginx v1.15.1 or resty-ingress knows (a typo?): ignored, the Ingress is served without it (Warning Event, admission warning, metric)';
 const UNKNOWN_KEY = 'not a key ingress-nginx v1.15.1 or resty-ingress knows (a typo?): ignored with a Warning log line and a metric';
 const SWITCHED_OFF_ANNOTATION = 'not supported yet; this value asks for no protection, so the Ingress is served without it (Warning Event, admission warning, metric)';
@@ -50,6 +50,6 @@ export function configKeyReport(name: string, value: string): NameReport {
   const entry = CONFIG_KEYS.get(name);
   if (entry !== undefined) return fromCatalogue(name, entry, failsClosed, SWITCHED_OFF_KEY);
   if (status.kind === 'feature') return { name, status: 'supported', failsClosed, note: ownKeyNote(status, name, (key) => key.configKey) };
-  if (status.kind === 'snippet') return { name, status: 'not-supported', failsClosed, note: 'not supported: ignored with a Warning log line and a metric (snippets are never rendered)' };
+  if (status.kind === 'snippet') return { name, status: 'not-supported', failsClosed, note: 'not supported: ignored with a Warning log line and a metric (no such module in this data plane)' };
   return { name, status: 'unknown', failsClosed, note: UNKNOWN_KEY };
 }

@@ -108,9 +108,9 @@ const rows: readonly Row[] = [
     ingresses: { 'default/web': { verdict: 'served-with-differences', failures: [], annotations: ['enable-opentelemetry:ignored'] } }, exitCode: 0,
   },
   {
-    name: 'a snippet is refused',
+    name: 'a snippet is refused without the ConfigMap\'s consent (the key itself is supported)',
     objects: [nginxClass(), ...app('legacy', { annotations: { 'configuration-snippet': 'more_set_headers "X: y";' } })],
-    ingresses: { 'default/legacy': { verdict: 'not-served', why: /snippet/, failures: ['SnippetNotAllowed:error'], annotations: ['configuration-snippet:not-supported:closed'] } },
+    ingresses: { 'default/legacy': { verdict: 'not-served', why: /snippets need ConfigMap allow-snippet-annotations/, failures: ['SnippetNotAllowed:error'], annotations: ['configuration-snippet:supported'] } },
     exitCode: 1,
   },
   {

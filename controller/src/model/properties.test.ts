@@ -29,6 +29,7 @@ import { makeTlsPool } from './testdata/tls-pool.ts';
 import { CATCH_ALL_HOST, checkRuleHost } from './names.ts';
 import { resolvePath } from './paths.ts';
 import type { Failure, Location, Model } from './types.ts';
+import { checkSnippet } from './features/snippet-rules.ts';
 
 const seed = process.env.FC_SEED === undefined ? Date.now() % 2 ** 31 : Number(process.env.FC_SEED);
 console.log(`fast-check seed ${seed} (replay: FC_SEED=${seed} node --test controller/src/model/properties.test.ts)`);
@@ -45,6 +46,8 @@ const FREE_TEXT = new RegExp('^(?:tls\\.certificates\\[\\d+\\]\\.(?:cert|key)|se
   + '|tls\\.clientAuth\\.(?:cas\\[\\d+\\]\\.pem|hosts\\[\\d+\\]\\.matchCn)|servers\\[\\d+\\]\\.locations\\[\\d+\\]\\.policy\\.clientCerts\\.matchCn'
   + '|credentials\\[\\d+\\]\\.(?:realm|users\\..*)|(?:servers\\[\\d+\\]\\.locations\\[\\d+\\]\\.policy|settings)\\.basicAuth\\.realm'
   + '|(?:settings|servers\\[\\d+\\]\\.locations\\[\\d+\\]\\.policy)\\.(?:cors\\.(?:allowMethods|allowHeaders|exposeHeaders)|accessControl\\.block(?:UserAgents|Referers)\\[\\d+\\]\\.value))$', 'u');
+/** The lines of a snippet (features/snippets.ts). */
+const SNIPPET_LINE = /^(?:settings|servers\[\d+\]\.locations\[\d+\]\.policy)\.snippets\.\w+\[\d+\]$/u;
 /** upstream-hash-by as Lua parses it (lua/resty_ingress/chash.lua parse_key). */
 const HASH_BY = /^(?:\$\{[A-Za-z0-9_]+\}|\$[A-Za-z0-9_]+(?![A-Za-z0-9_])|[A-Za-z0-9_-])+$/u;
 // eslint-disable-next-line no-control-regex -- control characters are what is looked for
@@ -97,6 +100,9 @@ function assertModelValid(model: Model): void {
     }
   }
   for (const [at, text] of strings(model, '')) {
+    // A snippet's lines are NGINX text by design: they must be what the snippet rules print (below).
+    // The word blocklist is compared with annotation values, never rendered.
+    if (SNIPPET_LINE.test(at) || /^settings\.safety\.wordBlocklist\[\d+\]$/u.test(at)) continue;
     // A route key is seven words (checked above), an auth-cache-duration line `[code …] <time>`
     // (re-parsed by render/external-auth-view.ts): each word must stay inside the token.
     const words = at.endsWith('.key') || /\.externalAuth\.cacheDuration\[\d+\]$/u.test(at) ? text.split(' ') : [text];
@@ -112,6 +118,13 @@ function assertModelValid(model: Model): void {
       continue;
     }
     if (!FREE_TEXT.test(at)) for (const word of words) assert.doesNotMatch(word, LEAVES_TOKEN, `${at} = ${JSON.stringify(text)}`);
+  }
+  const snippetConfigs = [model.settings.snippets, ...model.servers.flatMap((server) => server.locations.map((location) => location.policy.snippets))];
+  for (const config of snippetConfigs) {
+    for (const lines of Object.values(config ?? {})) {
+      const checked = checkSnippet(lines.join('\n'));
+      assert.ok(checked.ok && JSON.stringify(checked.value) === JSON.stringify(lines), `snippet lines the rules do not print: ${JSON.stringify(lines)}`);
+    }
   }
 }
 

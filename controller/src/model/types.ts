@@ -208,7 +208,8 @@ export type Policy = Readonly<Partial<Pick<FeatureConfigs, LocationFeature>>>;
 export type LocationFeature = 'proxy' | 'backendProtocol' | 'rewrite' | 'sslRedirect' | 'customErrors' | 'mirror'
   | 'upstreamHeaders' | 'nextUpstream' | 'accessControl' | 'cors' | 'fastcgi' | 'proxySsl' | 'clientCerts'
   | 'rateLimit' | 'satisfy' | 'externalAuth' | 'basicAuth'
-  | 'proxyBuffers' | 'proxyRewrites' | 'connectionHeader';
+  | 'proxyBuffers' | 'proxyRewrites' | 'connectionHeader'
+  | 'snippets';
 
 /**
  * Every feature's config, by feature name (controller/src/model/features: one module each).
@@ -253,6 +254,7 @@ export interface FeatureConfigs {
   readonly connectionHeader: ConnectionHeaderConfig;
   readonly clientAddress: ClientAddressSettings;
   readonly headerSettings: HeaderSettings;
+  readonly snippets: SnippetsConfig;
 }
 
 /** auth-tls-verify-client: NGINX's ssl_verify_client modes. */
@@ -471,12 +473,37 @@ export interface CrossNamespaceSettings {
   readonly allow: boolean;
 }
 
+/**
+ * The *-snippet keys (features/snippets.ts): NGINX directives, each as the lines that reach
+ * nginx.conf, rebuilt from the tokens NGINX reads (snippet-rules.ts checked them); [] = none.
+ * An Ingress's are read only when the ConfigMap allows snippets (allow-snippet-annotations and
+ * annotations-risk-level Critical); the ConfigMap's are the operator's, as in ingress-nginx.
+ */
+export interface SnippetsConfig {
+  /** configuration-snippet (annotation): in each location of the Ingress. */
+  readonly configuration: readonly string[];
+  /** server-snippet (annotation): in the server of each host of the Ingress. */
+  readonly server: readonly string[];
+  /** auth-snippet (annotation): in the external auth location of the Ingress's locations (none without auth-url or global auth). */
+  readonly auth: readonly string[];
+  /** main-snippet (ConfigMap): in the main context. */
+  readonly main: readonly string[];
+  /** http-snippet (ConfigMap): in http {}. */
+  readonly http: readonly string[];
+  /** server-snippet (ConfigMap): in every server. */
+  readonly everyServer: readonly string[];
+  /** location-snippet (ConfigMap): in every location. */
+  readonly everyLocation: readonly string[];
+}
+
 /** ingress-nginx's safeguards (ConfigMap only), always on here: only their safe values are accepted. */
 export interface SafetySettings {
-  /** allow-snippet-annotations: always false. */
-  readonly allowSnippets: false;
-  /** annotations-risk-level: High (default), Medium or Low; Critical is refused. */
-  readonly riskLevel: 'High' | 'Medium' | 'Low';
+  /** allow-snippet-annotations (default false): with riskLevel Critical, the snippet annotations are read (features/snippets.ts). */
+  readonly allowSnippets: boolean;
+  /** annotations-risk-level: the highest annotation risk served (default High). */
+  readonly riskLevel: 'Critical' | 'High' | 'Medium' | 'Low';
+  /** annotation-value-word-blocklist: an Ingress with a prefixed annotation whose value contains one of these is not served (features/word-blocklist.ts). */
+  readonly wordBlocklist: readonly string[];
   /** strict-validate-path-type: always true. */
   readonly strictPathType: true;
 }

@@ -18,6 +18,7 @@ import { isRegexHost } from '../model/regex-hosts.ts';
 import { externalAuthOwners } from './external-auth-view.ts';
 import { authUpstreamOwners } from './external-auth-upstream-view.ts';
 import { mirrorOwners } from './mirror-view.ts';
+import { snippetOwnerAt } from './snippet-view.ts';
 
 /** One open block: its header words (e.g. `location`, `=`, `/api`) and, for a server, its server_name. */
 interface Frame {
@@ -113,6 +114,8 @@ export function blocksAtLine(conf: string, line: number): Frame[] {
  */
 export function ownersOfLine(model: Model, conf: string, line: number): IngressRef[] {
   if (!Number.isInteger(line) || line < 1) return [];
+  const snippet = snippetOwnerAt(conf, line);
+  if (snippet !== null) return [snippet];
   const stack = blocksAtLine(conf, line);
   const mirrored = mirrorOwners(model, stack);
   if (mirrored !== null) return mirrored;
@@ -120,16 +123,21 @@ export function ownersOfLine(model: Model, conf: string, line: number): IngressR
   if (authed !== null) return authed;
   const authUpstream = authUpstreamOwners(model, stack);
   if (authUpstream !== null) return authUpstream;
-  const at = stack.findLastIndex((frame) => frame.words[0] === 'location');
-  const server = stack.slice(0, Math.max(at, 0)).findLast((frame) => frame.words[0] === 'server');
-  if (at < 0 || server?.serverName === undefined) return [];
-  const header = stack[at].words;
-  const [modifier, path] = header.length >= 3 ? [header[1], header[2]] : ['', header[1]];
-  const locations = model.servers.find((candidate) => candidate.hostname === server.serverName)?.locations ?? [];
+  const serverAt = stack.findLastIndex((frame) => frame.words[0] === 'server');
+  const serverName = stack[serverAt]?.serverName;
+  if (serverName === undefined) return [];
+  const locations = model.servers.find((candidate) => candidate.hostname === serverName)?.locations ?? [];
   const regexHost = isRegexHost(locations, model.settings);
-  const printed = locations.filter((location) => serverMatchersOf(location, regexHost, model.settings).some((m) => m.modifier === modifier && m.path === path));
-  // `= /foo` of an Exact path and of the Prefix path /foo: render prints the Exact one only
-  // (on a regex host, the first in model order of the locations printed as one regex).
-  const owner = printed.find((location) => location.match === 'exact') ?? printed[0];
-  return owner?.ingress ? [owner.ingress] : [];
+  // Innermost first: a configuration-snippet may nest a location of its own inside its Ingress's.
+  for (let at = stack.length - 1; at > serverAt; at--) {
+    const header = stack[at].words;
+    if (header[0] !== 'location') continue;
+    const [modifier, path] = header.length >= 3 ? [header[1], header[2]] : ['', header[1]];
+    const printed = locations.filter((location) => serverMatchersOf(location, regexHost, model.settings).some((m) => m.modifier === modifier && m.path === path));
+    // `= /foo` of an Exact path and of the Prefix path /foo: render prints the Exact one only
+    // (on a regex host, the first in model order of the locations printed as one regex).
+    const owner = printed.find((location) => location.match === 'exact') ?? printed[0];
+    if (owner !== undefined) return owner.ingress ? [owner.ingress] : [];
+  }
+  return [];
 }

@@ -19,6 +19,7 @@ import { httpTuningView, mainView, withConfiguredServerNames, type HttpTuningVie
 import { proxyTuningView, type ProxyTuningView } from './proxy-tuning-view.ts';
 import { clientAddressViewOf, type ClientAddressView } from './client-address-view.ts';
 import { headerSettingsViewOf, type HeaderSettingsView } from './header-settings-view.ts';
+import { globalSnippetsOf, type GlobalSnippetsView } from './snippet-view.ts';
 
 export type { ServerView } from './server-views.ts';
 
@@ -129,6 +130,8 @@ export interface ConfigView {
   readonly clientAddress: ClientAddressView;
   /** proxy-set-headers, add-headers, hide-headers, header parsing and server_tokens (header-settings-view.ts). */
   readonly headerSettings: HeaderSettingsView;
+  /** The ConfigMap's main-, http- and server-snippet (snippet-view.ts). */
+  readonly snippets: GlobalSnippetsView;
 }
 
 function nextPowerOfTwo(n: number): number {
@@ -297,5 +300,6 @@ export function buildConfigView(model: Model, options: ResolvedRenderOptions, vi
     proxyTuning: proxyTuningView(model),
     clientAddress: clientAddressViewOf(model, options.httpsPort),
     headerSettings: headerSettingsViewOf(model),
+    snippets: globalSnippetsOf(model),
   };
 }

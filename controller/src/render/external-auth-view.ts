@@ -55,6 +55,8 @@ export interface AuthLocationView {
   readonly proxySetHeaders: readonly { readonly name: string; readonly value: string }[];
   /** auth-cache-key: proxy_cache's key (server name, auth location, the validated key) and its proxy_cache_valid lines; null = no cache. */
   readonly cache: { readonly key: string; readonly valid: readonly string[] } | null;
+  /** auth-snippet's lines (features/snippets.ts; the `snippet` filter reads them again), [] = none. */
+  readonly snippet: readonly string[];
 }
 
 /** The shared cache of auth answers (http {}: proxy_cache_path), in the prefix. */
@@ -103,6 +105,23 @@ export function effectiveAuth(location: Location, settings: GlobalSettings): Ext
   return config;
 }
 
+const NO_SNIPPET: readonly string[] = Object.freeze([]);
+
+/** The auth-snippet of `location`'s Ingress ([] = none). */
+function authSnippetOf(location: Location): readonly string[] {
+  return location.policy.snippets?.auth ?? NO_SNIPPET;
+}
+
+/**
+ * The auth location's name: config.name, and with an auth-snippet the snippet's hash after it, so that
+ * locations sharing an auth config but not a snippet never share a location (nor a snippet).
+ */
+function authLocationName(config: ExternalAuthConfig, location: Location): string {
+  const snippet = authSnippetOf(location);
+  if (snippet.length === 0) return config.name ?? '';
+  return `${config.name}-${createHash('sha256').update(JSON.stringify(snippet)).digest('hex').slice(0, 8)}`;
+}
+
 function signinName(config: ExternalAuthConfig): string | null {
   if (config.signin === null) return null;
   const digest = createHash('sha256').update(JSON.stringify([config.signin, config.signinRedirectParam])).digest('hex');
@@ -114,7 +133,7 @@ export function externalAuthPartialView(location: Location, settings: GlobalSett
   const config = effectiveAuth(location, settings);
   if (config === null || config.name === null) return null;
   return {
-    authPath: `/${config.name}`,
+    authPath: `/${authLocationName(config, location)}`,
     signinLocation: signinName(config),
     responseHeaders: config.responseHeaders.map((name, index) => ({
       name, variable: `$resty_auth_${index}`, source: `$upstream_http_${name.toLowerCase().replaceAll('-', '_')}`,
@@ -131,14 +150,16 @@ export function externalAuthServerViews(hostname: string, locations: readonly Lo
   for (const location of locations) {
     const config = effectiveAuth(location, settings);
     if (config === null || config.url === null || config.name === null || config.proxySetHeadersDenied) continue;
-    if (!auth.has(config.name)) {
+    const locationName = authLocationName(config, location);
+    if (!auth.has(locationName)) {
       const { url } = config;
       const upstream = authUpstreamName(config);
-      auth.set(config.name, {
-        path: `/${config.name}`, proxyPass: upstream === null ? authUrlText(url) : upstreamProxyPass(url, upstream), keepalive: upstream !== null, host: url.host, sslName: url.scheme === 'https' ? url.host : null,
+      auth.set(locationName, {
+        path: `/${locationName}`, proxyPass: upstream === null ? authUrlText(url) : upstreamProxyPass(url, upstream), keepalive: upstream !== null, host: url.host, sslName: url.scheme === 'https' ? url.host : null,
         method: config.method, requestRedirect: config.requestRedirect,
         proxySetHeaders: config.proxySetHeaders.map(([name, value]) => ({ name, value })),
         cache: config.cacheKey === null ? null : { key: `${hostname}/${config.name}${config.cacheKey}`, valid: config.cacheDuration },
+        snippet: authSnippetOf(location),
       });
     }
     const name = signinName(config);
@@ -168,7 +189,8 @@ export function externalAuthOwners(model: { readonly servers: readonly { readonl
   const hostname = stack.findLast((frame) => frame.words[0] === 'server')?.serverName;
   const owners = new Map<string, { namespace: string; name: string }>();
   for (const location of model.servers.find((server) => server.hostname === hostname)?.locations ?? []) {
-    if (location.ingress !== null && effectiveAuth(location, model.settings)?.name === name) {
+    const config = location.ingress === null ? null : effectiveAuth(location, model.settings);
+    if (location.ingress !== null && config !== null && authLocationName(config, location) === name) {
       owners.set(`${location.ingress.namespace}/${location.ingress.name}`, location.ingress);
     }
   }

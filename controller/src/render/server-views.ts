@@ -21,6 +21,7 @@ import { errorPagesOf, type ErrorPageView } from './error-pages.ts';
 import { buildLocationBlocks, globallySetFeatures, sameLocationContext, type BackendLabels, type LocationBlock, type LocationContext } from './location-blocks.ts';
 import { externalAuthServerViews, type AuthLocationView, type SigninLocationView } from './external-auth-view.ts';
 import { mirrorLocationsOf, type MirrorLocationView } from './mirror-view.ts';
+import { serverSnippetsOf, type ServerSnippetView } from './snippet-view.ts';
 
 /** One `server {}` as the template prints it. */
 export interface ServerView {
@@ -44,6 +45,8 @@ export interface ServerView {
   readonly clientAuth: { readonly passCertificate: boolean } | null;
   /** External auth: the internal locations of the auth subrequests and the sign-in named locations (external-auth-view.ts). */
   readonly externalAuth: { readonly auth: readonly AuthLocationView[]; readonly signin: readonly SigninLocationView[] };
+  /** The server-snippets of its Ingresses (snippet-view.ts), each between comment lines naming its Ingress. */
+  readonly snippets: readonly ServerSnippetView[];
 }
 
 /** The view's JSON, attached to views this module made (not enumerable: JSON.stringify never sees it). */
@@ -71,6 +74,7 @@ function buildServerView(
     mirrors: mirrorLocationsOf(server.locations),
     clientAuth: server.clientAuth ?? null,
     externalAuth: externalAuthServerViews(server.hostname, server.locations, context.settings),
+    snippets: serverSnippetsOf(server.locations),
   };
 }
 
@@ -88,6 +92,7 @@ function lazyView(hostname: string, isDefault: boolean, build: () => ServerView)
     get mirrors() { return view().mirrors; },
     get clientAuth() { return view().clientAuth; },
     get externalAuth() { return view().externalAuth; },
+    get snippets() { return view().snippets; },
     toJSON: () => view(),
   } as ServerView;
 }

@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import nunjucks from 'nunjucks';
 import { quoteAddress, quoteMapKey, quoteOriginRegex } from './access-values.ts';
 import { quoteHeaderValue } from './header-settings-view.ts';
+import { checkSnippetLines } from './snippet-view.ts';
 import {
   RenderError,
   formatNginxInteger,
@@ -37,7 +38,8 @@ export interface TemplateEnvironment {
  * - `qluapath`: a `;`-separated Lua search path, each entry checked as by `q`;
  * - `qlogformat`: a log format, single-quoted (it may hold `"` and `{}`; see quoteLogFormat);
  * - `qaddr`, `qpattern`, `qorigins`: an address or range, a map key, an origin list's regex (access-values.ts);
- * - `qheader`: a header value, `$` only as a known variable, `""` when empty (header-settings-view.ts).
+ * - `qheader`: a header value, `$` only as a known variable, `""` when empty (header-settings-view.ts);
+ * - `snippet`: a snippet's lines, read again by the snippet rules (snippet-view.ts).
  */
 export function createTemplateEnvironment(templateDir: string): TemplateEnvironment {
   const env = new nunjucks.Environment(new nunjucks.FileSystemLoader(templateDir), {
@@ -48,8 +50,8 @@ export function createTemplateEnvironment(templateDir: string): TemplateEnvironm
   });
   let filterError: RenderError | null = null;
   const guarded =
-    (format: (value: unknown) => string) =>
-    (value: unknown): string => {
+    <T>(format: (value: unknown) => T) =>
+    (value: unknown): T => {
       try {
         return format(value);
       } catch (error) {
@@ -66,6 +68,7 @@ export function createTemplateEnvironment(templateDir: string): TemplateEnvironm
   env.addFilter('qpattern', guarded(quoteMapKey));
   env.addFilter('qorigins', guarded(quoteOriginRegex));
   env.addFilter('qheader', guarded(quoteHeaderValue));
+  env.addFilter('snippet', guarded(checkSnippetLines));
   return {
     env,
     takeFilterError(): RenderError | null {

@@ -64,7 +64,7 @@ function supportedEntry(name: string, { feature, key }: Declared): Pick<Catalogu
 
 const NOT_SERVED = 'not supported yet: an Ingress asking for it is not served (fails closed, Warning Event, admission denial)';
 const SERVED_WITHOUT = 'not supported yet: the Ingress is served without it (Warning Event, admission warning, metric)';
-const SNIPPET = 'refused: the Ingress is not served (raw NGINX snippets are never rendered)';
+const SNIPPET = 'refused: the Ingress is not served (ModSecurity and stream are not in this data plane)';
 
 /** The catalogue of annotations and ConfigMap keys, in ingress-nginx's name order. */
 export function buildCatalogue(): Catalogue {

@@ -18,6 +18,7 @@ import { proxyFeature } from './proxy.ts';
 import { FEATURES } from './registry.ts';
 import { safetyFeature } from './safety.ts';
 import { tlsSettingsFeature } from './tls-settings.ts';
+import { snippetsFeature } from './snippets.ts';
 
 /** What a status says, as one comparable value (the feature by name). */
 function summary(status: NameStatus): string {
@@ -34,8 +35,8 @@ const feature = (module: AnyFeature): string => `feature ${module.name}`;
 const annotationRows: { name: string; annotation: string; value: unknown; want: string }[] = [
   { name: 'a feature\'s annotation', annotation: 'proxy-body-size', value: '8m', want: feature(proxyFeature) },
   { name: 'a feature\'s annotation with a bad value (the feature reports it)', annotation: 'canary', value: 'maybe', want: feature(canaryFeature) },
-  { name: 'a snippet', annotation: 'configuration-snippet', value: 'return 200;', want: 'snippet' },
-  { name: 'a snippet even when empty', annotation: 'server-snippet', value: '', want: 'snippet' },
+  { name: 'a snippet we render: the snippets feature reads it (snippet-gate.ts decides first)', annotation: 'configuration-snippet', value: 'return 200;', want: feature(snippetsFeature) },
+  { name: 'a snippet we do not render', annotation: 'stream-snippet', value: '', want: 'snippet' },
   { name: 'any *-snippet, even one ingress-nginx never had', annotation: 'future-snippet', value: 'x', want: 'snippet' },
   { name: 'harmless: tracing', annotation: 'enable-opentelemetry', value: 'true', want: `harmless: ${HARMLESS_ANNOTATIONS['enable-opentelemetry']}` },
   { name: 'harmless: server push', annotation: 'http2-push-preload', value: 'true', want: `harmless: ${HARMLESS_ANNOTATIONS['http2-push-preload']}` },
@@ -73,7 +74,8 @@ const configRows: { name: string; key: string; value: unknown; want: string }[] 
   { name: 'a location feature\'s key', key: 'proxy-body-size', value: '8m', want: feature(proxyFeature) },
   { name: 'a global feature\'s key', key: 'ssl-protocols', value: 'TLSv1.3', want: feature(tlsSettingsFeature) },
   { name: 'a key read inverted', key: 'disable-access-log', value: 'true', want: feature(accessLogFeature) },
-  { name: 'a snippet', key: 'http-snippet', value: 'return 200;', want: 'snippet' },
+  { name: 'a snippet we render', key: 'http-snippet', value: 'return 200;', want: feature(snippetsFeature) },
+  { name: 'a snippet we do not render', key: 'stream-snippet', value: 'x;', want: 'snippet' },
   { name: 'a snippet never known', key: 'future-snippet', value: 'x', want: 'snippet' },
   { name: 'harmless: http2-max-requests', key: 'http2-max-requests', value: '1000', want: `harmless: ${HARMLESS_CONFIG_KEYS['http2-max-requests']}` },
   { name: 'server-tokens: a feature', key: 'server-tokens', value: 'true', want: feature(headerSettingsFeature) },
@@ -128,10 +130,11 @@ void describe('the name lists agree with each other', () => {
     }
   });
 
-  void it('ingress-nginx\'s snippets are all refused as snippets', () => {
+  void it('ingress-nginx\'s snippets are the snippets feature\'s or refused as snippets', () => {
     const snippets = INGRESS_NGINX_ANNOTATIONS.filter((item) => item.group === 'snippet');
     assert.ok(snippets.length >= 5);
-    for (const item of snippets) assert.equal(summary(annotationStatus(item.name, 'x')), 'snippet', item.name);
+    const rendered = new Set(['configuration-snippet', 'server-snippet', 'auth-snippet']);
+    for (const item of snippets) assert.equal(summary(annotationStatus(item.name, 'x')), rendered.has(item.name) ? feature(snippetsFeature) : 'snippet', item.name);
   });
 
   void it('every ingress-nginx name is known: none is taken for a typo', () => {

@@ -135,7 +135,7 @@ const configRows: { name: string; data: Record<string, unknown>; failures?: stri
   { name: 'an unknown key', data: { 'no-such-key': 'x' }, failures: [`UnknownConfigMapKey ${configField('no-such-key')} (warning)`] },
   { name: 'an annotation that is no ConfigMap key', data: { 'rewrite-target': '/' }, failures: [`UnknownConfigMapKey ${configField('rewrite-target')} (warning)`] },
   { name: 'an ingress-nginx key not supported', data: { 'enable-brotli': 'true' }, failures: [`UnsupportedConfigMapKey ${configField('enable-brotli')} (warning)`] },
-  { name: 'a snippet key', data: { 'http-snippet': 'return 200;' }, failures: [`UnsupportedConfigMapKey ${configField('http-snippet')} (warning)`] },
+  { name: 'a snippet key we do not render', data: { 'stream-snippet': 'return 200;' }, failures: [`UnsupportedConfigMapKey ${configField('stream-snippet')} (warning)`] },
   { name: 'global auth refused (a variable): closed', data: { 'global-auth-url': 'https://$host/verify' }, closed: true, failures: [`InvalidConfigMapValue ${configField('global-auth-url')}`] },
   { name: 'global auth that is no URL: closed', data: { 'global-auth-url': 'auth.example' }, closed: true, failures: [`InvalidConfigMapValue ${configField('global-auth-url')}`] },
   { name: 'global auth left empty: open, no auth', data: { 'global-auth-url': '' } },

@@ -13,6 +13,8 @@ import type { AnyFeature, Draft, FeatureKey, KeyRefusal, UntypedFeature } from '
 import { annotationStatus, configKeyStatus } from './names.ts';
 import { FEATURES } from './registry.ts';
 import { riskyAnnotations } from './risk.ts';
+import { gateSnippets } from './snippet-gate.ts';
+import { blockedAnnotations } from './word-blocklist.ts';
 
 /** Every feature's defaults: the settings without a ConfigMap. */
 export const DEFAULT_SETTINGS: GlobalSettings = Object.freeze(
@@ -57,6 +59,18 @@ function applyKeys(
 
 const annotationField = (fullKey: string): string => `metadata.annotations[${fullKey}]`;
 
+/** What a refused annotation's message has for its value and reason: the bound less `invalid value ` and `; the Ingress is skipped`. */
+const MESSAGE_ROOM = 200 - 'unsupported value '.length - '; the Ingress is skipped'.length - 2;
+
+/** quoteValue, cut shorter when a long reason needs the room (a snippet's rule must not be cut off). */
+function quoteWithin(raw: unknown, room: number): string {
+  const quoted = quoteValue(raw);
+  // At least 40 characters of the value stay: the reason's end may then be cut (the contract's bound).
+  const keep = Math.max(room - 6, 40);
+  if (quoted.length <= room || typeof raw !== 'string' || raw.length <= keep) return quoted;
+  return JSON.stringify(`${raw.slice(0, keep)}…`);
+}
+
 /** Sorts an Ingress's prefixed annotations by feature, reporting every other name. */
 function sortAnnotations(source: Readonly<Record<string, unknown>>, keyPrefix: string, ingress: IngressRef, failures: Failure[], warnings: Failure[]): Map<AnyFeature, Map<string, unknown>> {
   const byFeature = new Map<AnyFeature, Map<string, unknown>>();
@@ -70,7 +84,7 @@ function sortAnnotations(source: Readonly<Record<string, unknown>>, keyPrefix: s
       const given = byFeature.get(status.feature) ?? new Map<string, unknown>();
       byFeature.set(status.feature, given.set(name, source[fullKey]));
     } else if (status.kind === 'snippet') {
-      failures.push(makeFailure(ingress, 'SnippetNotAllowed', field, `snippet annotation ${quoteValue(fullKey)} is not allowed; the Ingress is skipped`));
+      failures.push(makeFailure(ingress, 'SnippetNotSupported', field, `snippet annotation ${quoteValue(fullKey)} is not supported; the Ingress is skipped`));
     } else if (status.kind === 'unsupported' && status.protective) {
       failures.push(makeFailure(ingress, 'ProtectionNotSupported', field,
         `${fullKey} asks for a protection resty-ingress does not support yet; the Ingress is not served rather than served unprotected`));
@@ -92,9 +106,15 @@ export function parseIngressFeatures(
 ): ParsedIngress {
   const failures: Failure[] = [];
   const warnings: Failure[] = [];
-  const byFeature = sortAnnotations(annotations ?? {}, `${prefix}/`, ingress, failures, warnings);
+  // Snippets only with the ConfigMap's consent (snippet-gate.ts): the refused ones are not parsed.
+  const gated = gateSnippets(annotations ?? {}, `${prefix}/`, ingress, settings.safety);
+  failures.push(...gated.failures);
+  warnings.push(...gated.warnings);
+  const byFeature = sortAnnotations(gated.readable, `${prefix}/`, ingress, failures, warnings);
   // ingress-nginx refuses an Ingress with an annotation above annotations-risk-level (risk.ts).
   failures.push(...riskyAnnotations(annotations ?? {}, `${prefix}/`, ingress, settings.safety.riskLevel));
+  // ... and one whose annotation value holds a word of annotation-value-word-blocklist (word-blocklist.ts).
+  failures.push(...blockedAnnotations(annotations ?? {}, `${prefix}/`, ingress, settings.safety.wordBlocklist));
   if (byFeature.size === 0) return failures.length > 0 ? { ok: false, failures: [...failures, ...warnings] } : { ok: true, value: EMPTY, warnings };
   const policy: Record<string, unknown> = {};
   const dynamic: Record<string, unknown> = {};
@@ -107,7 +127,8 @@ export function parseIngressFeatures(
         // ingress-nginx runs no validator on an empty value, and its parsers then fall back to the
         // default: an empty annotation never refuses the Ingress.
         const unsupported = refusal.unsupported && raw !== '';
-        const message = `${unsupported ? 'unsupported' : 'invalid'} value ${quoteValue(raw)} for ${fullKey(name)}: ${refusal.reason}`;
+        const tail = ` for ${fullKey(name)}: ${refusal.reason}`;
+        const message = `${unsupported ? 'unsupported' : 'invalid'} value ${quoteWithin(raw, MESSAGE_ROOM - tail.length)}${tail}`;
         if ((key.invalid === 'fail' && raw !== '') || unsupported) failures.push(makeFailure(ingress, 'InvalidAnnotation', annotationField(fullKey(name)), `${message}; the Ingress is skipped`));
         else warnings.push(makeWarning(ingress, 'IgnoredInvalidAnnotation', annotationField(fullKey(name)), `${message}; its default applies`));
       });

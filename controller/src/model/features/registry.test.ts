@@ -58,7 +58,8 @@ void describe('every name belongs to one module', () => {
   void it('a ConfigMap key of an annotation\'s name is the same key: global value and override parse alike', () => {
     // Except where ingress-nginx reads them otherwise: its ConfigMap lists drop empty items (splitAndTrimSpace),
     // its annotation validator refuses them, and an empty list annotation denies the location.
-    const readOtherwise = new Set(['whitelist-source-range', 'denylist-source-range']);
+    // server-snippet: the ConfigMap's goes in every server besides each Ingress's (ingress-nginx prints both).
+    const readOtherwise = new Set(['whitelist-source-range', 'denylist-source-range', 'server-snippet']);
     for (const { key } of declared) {
       const sameName = declared.find((other) => other.key.annotation?.name === key.configKey);
       if (key.configKey && sameName && !readOtherwise.has(key.configKey)) assert.equal(sameName.key, key, key.configKey);
@@ -69,7 +70,7 @@ void describe('every name belongs to one module', () => {
 void describe('the registry\'s views', () => {
   void it('the location features, in registry order', () => {
     assert.deepEqual(LOCATION_FEATURES.map((feature) => feature.name), ['sslRedirect', 'accessControl', 'cors', 'proxy', 'proxyBuffers', 'proxyRewrites', 'connectionHeader', 'rewrite', 'backendProtocol', 'fastcgi', 'proxySsl',
-      'customErrors', 'mirror', 'upstreamHeaders', 'nextUpstream', 'clientCerts', 'rateLimit', 'satisfy', 'externalAuth', 'basicAuth']);
+      'customErrors', 'mirror', 'upstreamHeaders', 'nextUpstream', 'clientCerts', 'rateLimit', 'satisfy', 'externalAuth', 'basicAuth', 'snippets']);
   });
   void it('the dynamic features', () => assert.deepEqual(DYNAMIC_FEATURES.map((feature) => feature.name), ['loadBalance', 'upstreamHash', 'canary', 'affinity', 'serviceUpstream']));
   void it('modules, their defaults and keys are frozen', () => {

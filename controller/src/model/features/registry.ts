@@ -35,6 +35,7 @@ import { satisfyFeature } from './satisfy.ts';
 import { rewriteFeature } from './rewrite.ts';
 import { safetyFeature } from './safety.ts';
 import { serviceUpstreamFeature } from './service-upstream.ts';
+import { snippetsFeature } from './snippets.ts';
 import { sslRedirectFeature } from './ssl-redirect.ts';
 import { tlsSettingsFeature } from './tls-settings.ts';
 import { upstreamHashFeature } from './upstream-hash.ts';
@@ -80,6 +81,8 @@ export const FEATURES: readonly AnyFeature[] = Object.freeze([
   basicAuthFeature,
   clientAddressFeature,
   headerSettingsFeature,
+  // Last: a location's snippet comes after every other feature's directives, as in ingress-nginx.
+  snippetsFeature,
 ]);
 
 /** The features whose output is a location partial, in registry order (render/location-blocks.ts). */

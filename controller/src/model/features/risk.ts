@@ -2,7 +2,8 @@
 // carrying an annotation whose risk is above the level is not served (its
 // annotation extractor refuses the Ingress, whatever the value, even an empty
 // one). Every name ingress-nginx rates counts, supported here or not; the
-// snippets (Critical) are refused on their own (parse.ts) whatever the level.
+// *-snippet names are left to the snippet gate (snippet-gate.ts), which
+// refuses them below Critical with a reason naming both settings it needs.
 
 import { makeFailure } from '../failure.ts';
 import type { Failure, IngressRef, SafetySettings } from '../types.ts';
@@ -34,7 +35,7 @@ export function riskyAnnotations(
   for (const fullKey of Object.keys(annotations).sort()) {
     if (!fullKey.startsWith(keyPrefix)) continue;
     const risk = annotationRisk(fullKey.slice(keyPrefix.length));
-    if (risk === undefined || risk === 'Critical' || ORDER[risk] <= ORDER[level]) continue;
+    if (risk === undefined || fullKey.endsWith('-snippet') || ORDER[risk] <= ORDER[level]) continue;
     failures.push(makeFailure(ingress, 'RiskyAnnotation', `metadata.annotations[${fullKey}]`,
       `${fullKey} is ${risk} risk, above the ConfigMap's annotations-risk-level ${level}; the Ingress is skipped`));
   }

@@ -10,7 +10,8 @@ import fc from 'fast-check';
 import { INGRESS_NGINX_ANNOTATIONS, INGRESS_NGINX_CONFIG_KEYS } from '../features/ingress-nginx-names.ts';
 import { FEATURES } from '../features/registry.ts';
 import { LOG_FORMAT_VARIABLES } from '../log-format.ts';
-import { MARKER, regex, stretched, userValue } from './hostile-values.ts';
+import { anyString, hostileString, MARKER, regex, stretched, userValue } from './hostile-values.ts';
+import { checkSnippet } from '../features/snippet-rules.ts';
 
 const BOOLEANS = ['1', 't', 'T', 'true', 'TRUE', 'True', '0', 'f', 'F', 'false', 'FALSE', 'False', 'yes', 'on', ' true', ''];
 const boolean = userValue(fc.constantFrom(...BOOLEANS));
@@ -87,6 +88,21 @@ const blockItem = fc.oneof(
   regex.map((body) => `~*${body}`),
 );
 const blockList = userValue(fc.array(blockItem, { minLength: 1, maxLength: 4 }).map((items) => items.join(',')));
+/**
+ * Snippets (features/snippets.ts): directives NGINX takes in every context a snippet is printed in,
+ * and the hostile ones the snippet rules refuse (snippet-rules.test.ts has the rows). No MARKER: a
+ * snippet is the one user text printed as directives rather than as a quoted value, which the render
+ * property "every user value is quoted" cannot hold for by design.
+ */
+const SNIPPET_HOSTILE = ['include /etc/nginx/x.conf;', 'load_module /tmp/x.so;', 'content_by_lua_block { os.execute("id") }',
+  'add_header X 1; # c\ninclude /tmp/x;', 'alias /var/run/secrets/kubernetes.io/serviceaccount/token;', 'root $e/etc;', 'return 200; }',
+  'add_header X "a\n";', 'lua_package_path "/tmp/?.lua";', 'add_header X "a', '"load_module" x;', 'add_header X a\u0000;', '', ' '];
+/** Random and hostile strings only where the rules refuse them: one they accept is NGINX text nobody can promise nginx -t takes. */
+const refusedText = fc.oneof(hostileString, anyString).filter((text) => !checkSnippet(text).ok);
+const snippetOf = (...safe: string[]): fc.Arbitrary<string> => fc.oneof(
+  { arbitrary: fc.constantFrom(...safe), weight: 6 }, { arbitrary: fc.constantFrom(...SNIPPET_HOSTILE), weight: 3 }, { arbitrary: refusedText, weight: 1 },
+);
+const blockSnippet = snippetOf('add_header X-Snippet on;', 'add_header X-Snippet "a b" always; # why', 'if ($http_x_probe) { return 418; }');
 const ORIGIN_PIECES = ['https://app.example.com', `https://${MARKER}.example.com:8443`, `http://*.${MARKER}.example`, 'null', '*', 'tauri://localhost:3000',
   'foo.bar.com', 'HTTPS://A.COM', 'https://a.com/path', 'https://.*', '$http_origin', ' ', ''];
 const origins = userValue(fc.array(fc.constantFrom(...ORIGIN_PIECES), { minLength: 1, maxLength: 4 }).map((items) => items.join(', ')));
@@ -266,6 +282,13 @@ export const KEY_VALUES: Readonly<Record<string, fc.Arbitrary<string>>> = {
   'allow-snippet-annotations': boolean,
   'annotations-risk-level': userValue(fc.constantFrom('Critical', 'High', 'Medium', 'Low', ' High', 'high')),
   'strict-validate-path-type': boolean,
+  'annotation-value-word-blocklist': userValue(fc.constantFrom('', 'load_module,_by_lua', '{', MARKER, ' , ', 'a,,b', 'serviceaccount', '/')),
+  'configuration-snippet': blockSnippet,
+  'server-snippet': blockSnippet,
+  'auth-snippet': snippetOf('proxy_set_header X-Auth-Snippet on;', 'proxy_set_header X-Auth-Snippet "a b"; # why'),
+  'location-snippet': blockSnippet,
+  'http-snippet': snippetOf('add_header X-Snippet on;', 'map $http_x_probe $resty_snippet_probe { default 0; }'),
+  'main-snippet': snippetOf('env RESTY_SNIPPET_PROBE;', 'worker_rlimit_nofile 4096;'),
   'fastcgi-index': userValue(fc.constantFrom('index.php', ' index.php ', 'app.fcgi', `${MARKER}.php`, 'a b', '../x', 'in"dex', '$uri')),
   'fastcgi-params-configmap': userValue(fc.constantFrom('params', 'default/params', `${MARKER}`, 'a/b/c', '/x', 'x/', 'Bad_Name')),
   'proxy-ssl-secret': userValue(fc.constantFrom('default/ca', `default/${MARKER}`, 'team-a/ca', 'ca', 'a/b/c', 'default/', 'DEFAULT/Ca')),
@@ -431,13 +454,14 @@ function typo(names: readonly string[]): fc.Arbitrary<string> {
 /** Names under the prefix that no feature declares: ingress-nginx's others, snippets, typos, garbage. */
 export const otherAnnotationName: fc.Arbitrary<string> = fc.oneof(
   fc.constantFrom(...INGRESS_NGINX_ANNOTATIONS.map((a) => a.name)),
-  fc.constantFrom('server-snippet', 'configuration-snippet', `${MARKER}-snippet`),
+  fc.constantFrom('modsecurity-snippet', 'stream-snippet', `${MARKER}-snippet`),
   typo(ANNOTATION_NAMES),
   fc.string({ maxLength: 20 }),
 );
 /** ConfigMap keys no feature declares. */
 export const otherConfigKey: fc.Arbitrary<string> = fc.oneof(
-  fc.constantFrom(...INGRESS_NGINX_CONFIG_KEYS.map((k) => k.name)),
+  // Not a declared snippet: any text NGINX can parse is an operator's snippet, which nginx -t alone judges.
+  fc.constantFrom(...INGRESS_NGINX_CONFIG_KEYS.map((k) => k.name).filter((name) => !(name.endsWith('-snippet') && CONFIG_KEY_NAMES.includes(name)))),
   typo(CONFIG_KEY_NAMES),
   fc.string({ maxLength: 20 }),
 );
