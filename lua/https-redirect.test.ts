@@ -99,6 +99,9 @@ void describe('ssl-redirect follows pushed certificates without a reload', () =>
         location /missing {
             rewrite_by_lua_block { resty_ingress.not_found_https(301, "") }
         }
+        location /kept {
+            rewrite_by_lua_block { resty_ingress.not_found_https(301, ":4443", true) }
+        }
         location /plain {
             set $proxy_upstream_name "app";
             set $resty_route "- app _ ns ing app /plain";
@@ -114,7 +117,16 @@ void describe('ssl-redirect follows pushed certificates without a reload', () =>
             set $resty_route "r app ${host} ns ing app /";
             proxy_pass http://upstream_balancer;
         }
-    }`).join('')}`;
+    }`).join('')}
+    server {
+        listen 127.0.0.1:${httpPort};
+        server_name nocert.example.com x.api.example.com;
+        location / {
+            set $proxy_upstream_name "app";
+            set $resty_route "rh app nocert.example.com ns ing app /";
+            proxy_pass http://upstream_balancer;
+        }
+    }`;
     nginx = await startNginx({ dataplane, readyPort: statusPort, http: contractHttpBlock(dataplane, statusPort, server, redirect) });
     statusUrl = `http://127.0.0.1:${statusPort}`;
     const pushed = await postRaw(statusUrl, JSON.stringify([{ name: 'app', endpoints: [{ address: backends[0].address, port: backends[0].port }], loadBalance: 'round_robin' }]));
@@ -151,8 +163,13 @@ void describe('ssl-redirect follows pushed certificates without a reload', () =>
       { name: 'another host stays plain', host: 'plain.example.com', path: '/x', status: 200, location: undefined },
       { name: 'a location with ssl-redirect off is proxied', host: 'shop.example.com', path: '/plain', status: 200, location: undefined },
       { name: '404 location: the configured code, no port for 443', host: 'shop.example.com', path: '/missing?a=1', status: 301, location: 'https://shop.example.com/missing?a=1' },
+      { name: '404 location: one trailing slash dropped, as ingress-nginx', host: 'shop.example.com', path: '/missing/', status: 301, location: 'https://shop.example.com/missing' },
+      { name: '404 location: a slash before the query stays', host: 'shop.example.com', path: '/missing/?a=1', status: 301, location: 'https://shop.example.com/missing/?a=1' },
+      { name: 'use-port-in-redirects and preserve-trailing-slash: port named, slash kept', host: 'shop.example.com', path: '/kept/', status: 301, location: 'https://shop.example.com:4443/kept/' },
       { name: '404 location on a host without certificate', host: 'plain.example.com', path: '/missing', status: 404, location: undefined },
       { name: 'an exact server: its host comes from $resty_route', host: 'exact.example.com', path: '/x?y=1', status: 308, location: `https://exact.example.com:${tlsPort}/x?y=1` },
+      { name: 'server-alias (flag h): the alias\'s own certificate decides, not the server name\'s', host: 'x.api.example.com', path: '/x', status: 308, location: `https://x.api.example.com:${tlsPort}/x` },
+      { name: 'server-alias (flag h): the server name without certificate stays plain', host: 'nocert.example.com', path: '/x', status: 200, location: undefined },
       { name: 'an exact server without certificate', host: 'bare.example.com', path: '/x', status: 200, location: undefined },
       { name: 'a wildcard server: $host, covered by the wildcard', host: 'a.wild.example.com', path: '/x', status: 308, location: `https://a.wild.example.com:${tlsPort}/x` },
       // The server's own name "*.wild.example.com" would count as covered: $host must decide.

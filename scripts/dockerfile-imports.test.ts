@@ -8,6 +8,7 @@ const rows: { name: string; source: string; want: string[] }[] = [
   { name: 'type-only imports vanish', source: "import type { T } from './t.ts';\nexport type { U } from './u.ts';", want: [] },
   { name: 'comments quoting imports', source: "// import x from 'no'\n/* from 'nope' */", want: [] },
   { name: 'a string ending in "from" is no import', source: "const names = [{ name: 'proxy-redirect-from', scope: 'Location' }];", want: [] },
+  { name: 'prose ending in "from" before a string concatenation is no import', source: "const doc = 'takes the address from '\n    + 'the header';", want: [] },
   { name: 'a property called import is no import', source: "const o = { x: cfg.import('y') };", want: [] },
 ];
 for (const row of rows) {

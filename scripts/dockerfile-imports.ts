@@ -15,7 +15,8 @@ export interface ImportClosure {
 // `import type …` / `export type …` statements vanish at run time.
 const TYPE_ONLY = /\b(?:import|export)\s+type\s[^;]*?\bfrom\s*['"][^'"]+['"]/g;
 // from 'x' | import 'x' | import('x'); the keywords stand alone (a string such as 'proxy-redirect-from' is no import).
-const SPECIFIER = /(?:(?<=[\s}])from\s*|(?<![\w$.-])import\s*\(?\s*)['"]([^'"]+)['"]/g;
+// A specifier has no whitespace: prose such as `… address from '` + `'…` in a string is no import.
+const SPECIFIER = /(?:(?<=[\s}])from\s*|(?<![\w$.-])import\s*\(?\s*)['"]([^'"\s]+)['"]/g;
 // Comments can quote imports (this file's own header does).
 const COMMENTS = /\/\*[\s\S]*?\*\/|(^|[^:'"])\/\/.*$/gm;
 

@@ -24,11 +24,12 @@ local NO_FLAGS = str_byte("-")
 
 local _M = {}
 
--- rewrite_by_lua of an FCGI location. code and port_suffix: the ssl-redirect
--- code and "" or ":<https-port>"; nil without --https-port (no redirect).
-function _M.check(code, port_suffix)
+-- rewrite_by_lua of an FCGI location. code, port_suffix and preserve_slash: the
+-- ssl-redirect code, "" or ":<https-port>" (use-port-in-redirects) and
+-- preserve-trailing-slash; nil without --https-port (no redirect).
+function _M.check(code, port_suffix, preserve_slash)
     if code ~= nil and str_byte(var.resty_route, 1) ~= NO_FLAGS then
-        redirect_if_covered(code, port_suffix)
+        redirect_if_covered(code, port_suffix, preserve_slash)
     end
     local backend = backend_of(var.proxy_upstream_name)
     if not backend or backend.count == 0 then

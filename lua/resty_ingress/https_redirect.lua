@@ -24,6 +24,7 @@ local str_sub = string.sub
 local byte = string.byte
 
 local STAR = byte("*")
+local SLASH = byte("/")
 local HTTP_NOT_FOUND = ngx.HTTP_NOT_FOUND
 
 local _M = {}
@@ -101,17 +102,29 @@ function _M.redirects(known_host)
     return host ~= nil and covers(host) and plain_http()
 end
 
--- Redirects the request to https://$host<port_suffix>$request_uri when
--- redirects(); returns otherwise. port_suffix: "" for 443, else ":<https-port>".
-function _M.redirect_if_covered(code, port_suffix)
+-- $request_uri as ingress-nginx's HTTPS redirect sends it: without one
+-- trailing "/" unless preserve-trailing-slash ("/" itself becomes "").
+local function redirect_uri(preserve_slash)
+    local uri = var.request_uri
+    if not preserve_slash and byte(uri, -1) == SLASH then
+        return str_sub(uri, 1, -2)
+    end
+    return uri
+end
+
+-- Redirects the request to https://$host<port_suffix><uri> when redirects();
+-- returns otherwise. port_suffix: "" (ingress-nginx names no port), or
+-- ":<https-port>" with use-port-in-redirects; preserve_slash: keep a trailing
+-- "/" of $request_uri (preserve-trailing-slash). $host, never a forwarded host.
+function _M.redirect_if_covered(code, port_suffix, preserve_slash)
     if _M.redirects() then
-        return ngx_redirect("https://" .. var.host .. port_suffix .. var.request_uri, code)
+        return ngx_redirect("https://" .. var.host .. port_suffix .. redirect_uri(preserve_slash), code)
     end
 end
 
 -- rewrite_by_lua of a location that answers 404 itself (no backend), with ssl-redirect on.
-function _M.not_found_https(code, port_suffix)
-    _M.redirect_if_covered(code, port_suffix)
+function _M.not_found_https(code, port_suffix, preserve_slash)
+    _M.redirect_if_covered(code, port_suffix, preserve_slash)
     return ngx_exit(HTTP_NOT_FOUND)
 end
 

@@ -6,8 +6,9 @@
 --   backend   the backend this try goes to: the 8th word when there is one
 --             (the canary: every retry stays there), else the 2nd
 --   host      the server name, which is the request's $host unless the server
---             is the catch-all "_" (NGINX's default server: any host) or a
---             wildcard; then nil and the redirect check reads $host
+--             is the catch-all "_" (NGINX's default server: any host), a
+--             wildcard, or has aliases (flag "h"); then nil and the redirect
+--             check reads $host
 --   redirect  nil, or how the first try of a plain-HTTP request to a host
 --             with a certificate ends (flags, a word of letters, "-" = none:
 --             "r" = REDIRECT_PEER, the redirect fallback peer; "e" =
@@ -71,7 +72,8 @@ function _M.of(value)
     if not name then
         return NO_ROUTE
     end
-    if host == "" or host == CATCH_ALL or byte(host, 1) == STAR then
+    -- "h": a server with aliases (server-alias) serves more than its name: read $host.
+    if host == "" or host == CATCH_ALL or byte(host, 1) == STAR or str_find(flags, "h", 1, true) then
         host = nil
     end
     local canary = str_match(value, "^%S+ %S+ %S+ %S+ %S+ %S+ %S+ (%S+)$")

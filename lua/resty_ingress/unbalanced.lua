@@ -26,10 +26,10 @@ local HTTP_INTERNAL_SERVER_ERROR = ngx.HTTP_INTERNAL_SERVER_ERROR
 
 local _M = {}
 
--- content_by_lua of @resty_unbalanced_https (code and port_suffix: the
--- ssl-redirect code and "" or ":<https-port>").
-function _M.answer(code, port_suffix)
-    redirect_if_covered(code, port_suffix)
+-- content_by_lua of @resty_unbalanced_https[_port][_slash] (code, port_suffix and
+-- preserve_slash: as https_redirect.redirect_if_covered).
+function _M.answer(code, port_suffix, preserve_slash)
+    redirect_if_covered(code, port_suffix, preserve_slash)
     local backend = backend_of(var.proxy_upstream_name)
     if not backend or backend.count == 0 then
         return ngx_exit(HTTP_SERVICE_UNAVAILABLE)

@@ -47,6 +47,8 @@ import { externalAuthName } from './features/external-auth.ts';
 import { resolveCredentials, type ResolvedCredentials } from './credentials.ts';
 import { ServerTable } from './server-table.ts';
 import { shadowedOnRegexHosts } from './regex-hosts.ts';
+import { applyServerAliases, type ServerAliasClaim } from './server-aliases.ts';
+import { applyWwwRedirects, twinHosts } from './www-redirects.ts';
 import type { BuildOptions, BuildResult, Failure, GlobalSettings, RoutePolicy, Server, Snapshot } from './types.ts';
 
 interface BuildState {
@@ -72,6 +74,8 @@ interface BuildState {
   readonly clientCerts: ClientCertClaim[];
   /** The snapshot's ConfigMaps (fastcgi-params-configmap). */
   readonly configMaps: Snapshot['configMaps'];
+  /** Accepted Ingresses with server-alias, oldest first (server-aliases.ts). */
+  readonly serverAliases: ServerAliasClaim[];
 }
 
 /** Places one Ingress's rule locations (its translation may come from an earlier build) and records it for the later phases. */
@@ -122,6 +126,8 @@ function addIngress(ingress: V1Ingress, rank: number, state: BuildState): void {
     state.clientCerts.push({ ref: translation.ref, hosts: translation.hosts, config: clientCerts });
   }
   for (const host of translation.hosts) state.table.ensure(host);
+  const aliases = parsed.policy.serverAlias?.names ?? [];
+  if (aliases.length > 0) state.serverAliases.push({ ref: translation.ref, hosts: translation.hosts, names: aliases });
   const balancing = balancingOf(parsed.dynamic, state.settings);
   state.failures.push(...affinityWarnings(translation.ref, affinity, parsed.policy.rewrite ?? state.settings.rewrite));
   const errors = resolveIngressErrorBackend(translation.ref, parsed, candidates, {
@@ -143,7 +149,8 @@ function addIngress(ingress: V1Ingress, rank: number, state: BuildState): void {
   // collections during the build, only to become old-space garbage.
   const { ref, hosts, defaultBackend, tls } = translation;
   if (defaultBackend !== null) state.accepted.push({ ref, rank, features, hosts, defaultBackend });
-  if (tls !== null) state.tls.push(tls);
+  // from-to-www-redirect: the twin's HTTPS side is served by this Ingress's certificate when it names the twin.
+  if (tls !== null) state.tls.push(parsed.policy.redirect?.fromToWww === true ? { ...tls, ruleHosts: twinHosts(tls.ruleHosts) } : tls);
 }
 
 function describeError(error: unknown): string {
@@ -243,6 +250,7 @@ function buildRouting(translations: TranslationCache, snapshot: Snapshot, option
     canaries: [], settings: config.settings, translations, services, prefix: options.annotationsPrefix, globalErrorPages: false,
     clientCerts: [],
     configMaps: snapshot?.configMaps ?? [],
+    serverAliases: [],
   };
 
   ours.forEach((ingress, rank) => {
@@ -268,11 +276,15 @@ function buildRouting(translations: TranslationCache, snapshot: Snapshot, option
   state.failures.push(...resolved.failures);
   const clientAuth = claimClientAuth(state.clientCerts);
   state.failures.push(...clientAuth.failures);
-  const servers = markClientAuthServers(state.table.toServers(), clientAuth.winners);
+  const aliased = applyServerAliases(state.table.toServers(), canaries.routes, state.serverAliases);
+  state.failures.push(...aliased.failures);
+  const redirecting = applyWwwRedirects(aliased.servers);
+  state.failures.push(...redirecting.failures);
+  const servers = markClientAuthServers(redirecting.servers, clientAuth.winners);
   state.failures.push(...shadowedOnRegexHosts(servers, state.settings));
   return {
     clientAuth: clientAuth.winners,
-    servers, settings: staticSettings(errorPages.settings), routes: canaries.routes, backends: resolved.backends, tls: state.tls, failures: state.failures,
+    servers, settings: staticSettings(errorPages.settings), routes: aliased.routes, backends: resolved.backends, tls: state.tls, failures: state.failures,
   };
 }
 

@@ -7,7 +7,9 @@
 // - flags: `-`, or `r` (ssl-redirect by certificate), or `e` (the same for a
 //   location with rewrite-target or upstream-vhost, answered through its error
 //   page: the URI or Host it sends upstream is not the client's, and the
-//   redirect fallback server redirects to what it receives);
+//   redirect fallback server redirects to what it receives; also for a location
+//   whose use-port-in-redirects or preserve-trailing-slash differs from the
+//   ConfigMap's, which the fallback server follows);
 // - the last five are the per-request metrics' labels (`-` = none);
 // - a `$` of a regex path is written as a backtick (never valid in a path) so
 //   NGINX reads no variable.
@@ -22,7 +24,9 @@ export function routeFlags(policy: Policy, settings: GlobalSettings): string {
   if (!redirect.redirect || redirect.force) return '-';
   const rewritten = (policy.rewrite ?? settings.rewrite).target !== null;
   const otherHost = (policy.upstreamHeaders ?? settings.upstreamHeaders).host !== null;
-  return rewritten || otherHost ? 'e' : 'r';
+  const style = policy.redirect ?? settings.redirect;
+  const otherStyle = style.usePort !== settings.redirect.usePort || style.preserveTrailingSlash !== settings.redirect.preserveTrailingSlash;
+  return rewritten || otherHost || otherStyle ? 'e' : 'r';
 }
 
 /** Route.key of a location of `host` at `path`, owned by `ingress`, proxied to `backend` (named `backendName`). */

@@ -138,6 +138,16 @@ export interface Server {
    * passCertificate: ssl-client-cert goes upstream.
    */
   readonly clientAuth?: { readonly passCertificate: boolean };
+  /**
+   * server-alias (model/server-aliases.ts): more names NGINX serves with this server, sorted; absent = none.
+   * Their locations' route flags carry `h` (the redirect check reads $host, not the server name).
+   */
+  readonly aliases?: readonly string[];
+  /**
+   * from-to-www-redirect (model/www-redirects.ts): the twin name (`www.<host>` or the bare host) a
+   * server of its own redirects to this host (http-redirect-code); absent = none.
+   */
+  readonly wwwRedirectFrom?: string;
   // No "has TLS" flag here: whether a host has a certificate lives only in the
   // dynamic TlsState, so adding TLS to a served host never reloads (Lua
   // decides ssl-redirect per request: lua/resty_ingress/https_redirect.lua).
@@ -209,7 +219,7 @@ export type LocationFeature = 'proxy' | 'backendProtocol' | 'rewrite' | 'sslRedi
   | 'upstreamHeaders' | 'nextUpstream' | 'accessControl' | 'cors' | 'fastcgi' | 'proxySsl' | 'clientCerts'
   | 'rateLimit' | 'satisfy' | 'externalAuth' | 'basicAuth'
   | 'proxyBuffers' | 'proxyRewrites' | 'connectionHeader'
-  | 'snippets';
+  | 'snippets' | 'redirect' | 'serverAlias';
 
 /**
  * Every feature's config, by feature name (controller/src/model/features: one module each).
@@ -255,6 +265,8 @@ export interface FeatureConfigs {
   readonly clientAddress: ClientAddressSettings;
   readonly headerSettings: HeaderSettings;
   readonly snippets: SnippetsConfig;
+  readonly redirect: RedirectConfig;
+  readonly serverAlias: ServerAliasConfig;
 }
 
 /** auth-tls-verify-client: NGINX's ssl_verify_client modes. */
@@ -438,6 +450,51 @@ export interface RateLimitConfig {
  */
 export interface SatisfyConfig {
   readonly mode: 'any' | 'all' | null;
+}
+
+/**
+ * A redirect target parsed into its parts (features/redirect-url.ts): an http(s) URL
+ * (scheme and host set) or a path on the request's own host (scheme and host null).
+ * Render prints the parts (redirectTargetText), never the annotation as written.
+ */
+export interface RedirectTarget {
+  readonly scheme: 'http' | 'https' | null;
+  readonly host: string | null;
+  readonly port: number | null;
+  /** "" (absolute URL without a path) or starting with `/`. */
+  readonly path: string;
+  /** After `?`, without it; null = no query. */
+  readonly query: string | null;
+}
+
+/**
+ * Redirects (features/redirect.ts), as ingress-nginx v1.15.1's redirect, rewrite (app-root,
+ * preserve-trailing-slash) and portinredirect parsers read them.
+ */
+export interface RedirectConfig {
+  /** permanent-redirect: every request of the location answers `return <permanentCode> <target>`. */
+  readonly permanent: RedirectTarget | null;
+  /** permanent-redirect-code: 300..308 (a number outside is 301, as ingress-nginx). */
+  readonly permanentCode: number;
+  /** temporal-redirect: as permanent, and wins over it when both are set. */
+  readonly temporal: RedirectTarget | null;
+  /** temporal-redirect-code: 300..307 (a number outside is 302). */
+  readonly temporalCode: number;
+  /** relative-redirects: `absolute_redirect off` (the ConfigMap's at http level, an annotation's in its locations). */
+  readonly relative: boolean;
+  /** use-port-in-redirects: NGINX's port_in_redirect, and the HTTPS redirect names the HTTPS port. */
+  readonly usePort: boolean;
+  /** preserve-trailing-slash: the HTTPS redirect keeps a trailing `/` of the URI (ingress-nginx drops it). */
+  readonly preserveTrailingSlash: boolean;
+  /** app-root: a request for `/` on the host answers 302 to `<scheme>://<Host header><appRoot>`. */
+  readonly appRoot: string | null;
+  /** from-to-www-redirect: the host's www. / bare twin redirects to it (308, the http-redirect-code). */
+  readonly fromToWww: boolean;
+}
+
+/** server-alias (features/server-alias.ts): extra server names, lowercased, sorted, unique. */
+export interface ServerAliasConfig {
+  readonly names: readonly string[];
 }
 
 export interface ServiceUpstreamConfig {

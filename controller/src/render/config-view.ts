@@ -3,7 +3,9 @@
 // endpoints and load-balance algorithms never enter it, so an endpoint
 // change cannot change nginx.conf or its version.
 
-import type { AccessLogSettings, Backend, BlockPattern, HstsSettings, Model, NextUpstreamConfig, ProxyConfig, Server } from '../model/types.ts';
+import { httpsRedirectStyle, type HttpsRedirectStyle } from './https-redirect-view.ts';
+import { redirectFeature } from '../model/features/redirect.ts';
+import type { AccessLogSettings, Backend, BlockPattern, HstsSettings, Model, NextUpstreamConfig, ProxyConfig, RedirectConfig, Server } from '../model/types.ts';
 import { defaultCertificatePaths, fallbackSocketPaths, metricsLogPath, type ResolvedRenderOptions } from './render-options.ts';
 import { RenderError } from './nginx-values.ts';
 import type { LocationContext } from './location-blocks.ts';
@@ -74,8 +76,8 @@ export interface TlsView {
   readonly hsts: HstsSettings | null;
   /** Status of the HTTP→HTTPS redirect (ConfigMap http-redirect-code). */
   readonly redirectCode: number;
-  /** Port written after `$host` in redirects; null for 443. */
-  readonly redirectPort: number | null;
+  /** The fallback server's HTTPS redirect: the ConfigMap's use-port-in-redirects and preserve-trailing-slash. */
+  readonly redirect: HttpsRedirectStyle;
 }
 
 /** The ConfigMap's block lists (block-cidrs, -user-agents, -referers), printed in http {} and every server. */
@@ -94,6 +96,10 @@ export interface ConfigView {
   /** `listen` addresses: the public one, and the status server's (always loopback). */
   readonly listen: { readonly public: string; readonly status: string };
   readonly serverNamesHash: ServerNamesHash;
+  /** The ConfigMap's redirect settings (relative-redirects is http-level; features/redirect.ts). */
+  readonly redirects: RedirectConfig;
+  /** The ConfigMap's http-redirect-code (also without --https-port: from-to-www-redirect's servers). */
+  readonly httpRedirectCode: number;
   /** `client_max_body_size` and the proxy timeouts of http {} (the proxy feature's global config); locations render only what differs. */
   readonly proxyDefaults: ProxyConfig;
   /** The upstreams of the proxy-ssl policies (render/backend-pass.ts tlsUpstreamOf), sorted; usually none. */
@@ -210,7 +216,7 @@ function catchAllOf(model: Model): Server {
 
 /** Every hostname in render order: the catch-all first, then the others in model order. */
 function renderedHostnames(model: Model): string[] {
-  return [CATCH_ALL_HOSTNAME, ...model.servers.filter((s) => s.hostname !== CATCH_ALL_HOSTNAME).map((s) => s.hostname)];
+  return [CATCH_ALL_HOSTNAME, ...model.servers.filter((s) => s.hostname !== CATCH_ALL_HOSTNAME).flatMap((s) => [s.hostname, ...s.aliases ?? [], ...s.wwwRedirectFrom === undefined ? [] : [s.wwwRedirectFrom]])];
 }
 
 /**
@@ -250,7 +256,7 @@ function buildTlsView(model: Model, options: ResolvedRenderOptions): TlsView | n
     ciphers: settings.ciphers,
     hsts: settings.hsts.enabled ? settings.hsts : null,
     redirectCode: settings.redirectCode,
-    redirectPort: options.httpsPort === 443 ? null : options.httpsPort,
+    redirect: httpsRedirectStyle(model.settings.redirect ?? redirectFeature.defaults, options.httpsPort),
   };
 }
 
@@ -274,7 +280,7 @@ export function buildConfigView(model: Model, options: ResolvedRenderOptions, vi
   const { templateDir: _templateDir, ...rendered } = options;
   const accessLog = accessLogSettings(model);
   const files = model.backendTls !== undefined && model.backendTls.length > 0 ? backendTlsFiles(options.prefix, model.backendTls) : undefined;
-  const context: LocationContext = { https: options.httpsPort !== null, settings: model.settings, ...(files === undefined ? {} : { backendTls: files }) };
+  const context: LocationContext = { https: options.httpsPort !== null, httpsPort: options.httpsPort, settings: model.settings, ...(files === undefined ? {} : { backendTls: files }) };
   return {
     options: rendered,
     paths: prefixPaths(options, accessLog),
@@ -284,6 +290,8 @@ export function buildConfigView(model: Model, options: ResolvedRenderOptions, vi
       status: `127.0.0.1:${options.statusPort}`,
     },
     serverNamesHash: withConfiguredServerNames(sizeServerNamesHash(renderedHostnames(model)), model),
+    redirects: model.settings.redirect ?? redirectFeature.defaults,
+    httpRedirectCode: model.settings.tls?.redirectCode ?? 308,
     proxyDefaults: proxyDefaultsOf(model),
     tlsUpstreams: tlsUpstreams(model.servers, files, model.settings.crossNamespace?.allow === true, model.settings.backendProtocol.protocol),
     nextUpstreamDefaults: nextUpstreamDefaultsOf(model),

@@ -16,6 +16,8 @@ import { RenderError } from './nginx-values.ts';
 import { backendPassOf, backendTlsOf, sniOf, tlsUpstreamOf, type BackendPass, type BackendTlsFiles, type SniView } from './backend-pass.ts';
 import { rateLimitLocationView, type RateLimitLocationView } from './rate-limit-view.ts';
 import { compareRegexPaths, isRegexHost, regexMatchersOf, type Matcher } from '../model/regex-hosts.ts';
+import { httpsRedirectStyle, type HttpsRedirectStyle } from './https-redirect-view.ts';
+import { redirectFeature } from '../model/features/redirect.ts';
 
 /** NGINX location modifier: exact, plain prefix, case-insensitive regex. */
 export type LocationModifier = '=' | '' | '~*';
@@ -72,12 +74,16 @@ export interface LocationBlock {
   readonly certificateRedirect: boolean;
   /** limit-* (features/rate-limit.njk), or null: the location's limits and its key (render/rate-limit-view.ts). */
   readonly rateLimit?: RateLimitLocationView | null;
+  /** How its HTTP → HTTPS redirect is shaped (render/https-redirect-view.ts); null without the HTTPS listener. */
+  readonly httpsRedirect?: HttpsRedirectStyle | null;
 }
 
 /** What the blocks of every server depend on besides their own locations. */
 export interface LocationContext {
   /** The HTTPS listener is on (redirects by certificate exist only then). */
   readonly https: boolean;
+  /** Its port (--https-port), named by redirects with use-port-in-redirects; absent = 443. */
+  readonly httpsPort?: number | null;
   /** The global config of every feature (Model.settings). */
   readonly settings: GlobalSettings;
   /** The proxy-ssl-secret files by Secret id (render/backend-pass.ts); absent = none. */
@@ -86,7 +92,7 @@ export interface LocationContext {
 
 /** Whether two contexts give the same blocks. */
 export function sameLocationContext(a: LocationContext, b: LocationContext): boolean {
-  return a.https === b.https && (a.settings === b.settings || deepEqual(a.settings, b.settings))
+  return a.https === b.https && a.httpsPort === b.httpsPort && (a.settings === b.settings || deepEqual(a.settings, b.settings))
     && deepEqual([...a.backendTls ?? []], [...b.backendTls ?? []]);
 }
 
@@ -163,7 +169,7 @@ export function serverMatchersOf(location: Location, regexHost: boolean, setting
   return regexHost ? regexMatchersOf(location, settings) : matchersOf(location);
 }
 
-const NOT_FOUND_ROOT: LocationBlock = { modifier: '', path: '/', source: '/', proxy: null, features: [], certificateRedirect: false };
+const NOT_FOUND_ROOT: LocationBlock = { modifier: '', path: '/', source: '/', proxy: null, features: [], certificateRedirect: false, httpsRedirect: null };
 
 /**
  * The location blocks of server `hostname`, in model order. Exact paths win
@@ -200,6 +206,10 @@ export function buildLocationBlocks(
     const features = partialsOf(location, context, globallySet);
     const certificateRedirect = proxy === null && redirect.redirect && !redirect.force;
     const rateLimit = rateLimitLocationView(location, location.policy.rateLimit ?? context.settings.rateLimit);
+    // A model from before the redirect feature has no settings.redirect: ingress-nginx's defaults.
+    const httpsRedirect = context.https
+      ? httpsRedirectStyle(location.policy.redirect ?? context.settings.redirect ?? redirectFeature.defaults, context.httpsPort ?? 443)
+      : null;
     for (const matcher of serverMatchersOf(location, regexHost, context.settings)) {
       const key = `${matcher.modifier} ${matcher.path}`;
       if (location.match === 'prefix' && matcher.modifier === '=' && exactPaths.has(matcher.path)) continue;
@@ -212,7 +222,7 @@ export function buildLocationBlocks(
         );
       }
       seen.add(key);
-      blocks.push({ modifier: matcher.modifier, path: matcher.path, source: location.path, proxy, features, certificateRedirect, rateLimit });
+      blocks.push({ modifier: matcher.modifier, path: matcher.path, source: location.path, proxy, features, certificateRedirect, rateLimit, httpsRedirect });
     }
   }
   // Array.prototype.sort is stable: equal paths keep model order.

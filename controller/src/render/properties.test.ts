@@ -54,6 +54,8 @@ const USER_VALUE_DIRECTIVES = new Set(['server_name', 'location', 'set', 'rewrit
   'grpc_set_header', 'proxy_hide_header']);
 /** forwarded-for-/forwarded-host-header: a map's source and default value are exactly `$http_<name>` (render/client-address-view.ts). */
 const HEADER_VARIABLE = /^\$http_[a-z0-9_]{1,64}$/u;
+/** Redirects (features/redirect.njk, server.njk): a `return <3xx>` whose target holds a parsed URL or app-root's path. */
+const REDIRECT_CODE = /^30[0-8]$/u;
 /**
  * The client-certificate check is a server-level rewrite_by_lua that every location inherits
  * (features/client-certs-server.njk): a location with a rewrite_by_lua of its own replaces it, so
@@ -98,7 +100,8 @@ function assertUserValuesQuoted(conf: string): number {
       && HEADER_VARIABLE.test(token.text);
     assert.ok(token.quote !== null, `a user value in a bare word of ${token.directive}: ${where}`);
     assert.ok(token.index > 0 || mapKey, `a user value as a directive name: ${where}`);
-    assert.ok(token.lua ? USER_VALUE_LUA.has(token.directive) : mapKey || headerVariable || USER_VALUE_DIRECTIVES.has(token.directive), `a user value in ${token.directive}: ${where}`);
+    const redirect = token.directive === 'return' && token.index === 2 && REDIRECT_CODE.test(tokens[tokens.indexOf(token) - 1]?.text ?? '');
+    assert.ok(token.lua ? USER_VALUE_LUA.has(token.directive) : mapKey || headerVariable || redirect || USER_VALUE_DIRECTIVES.has(token.directive), `a user value in ${token.directive}: ${where}`);
     assert.ok(token.quote === '"' || token.directive === 'log_format', `a single-quoted user value in ${token.directive}: ${where}`);
     assert.ok(mapKey || !conf.slice(token.start, token.end).includes('\\'), `an escape in a token with a user value: ${where}`);
   }
@@ -132,7 +135,8 @@ void describe('rendering generated clusters', () => {
   const refusedRows: ReadonlyArray<[string, string]> = [
     ['a bare word', `server_name ${MARKER}.example;`],
     ['a comment', `server_name "a"; # ${MARKER}`],
-    ['a directive nobody gives user values', `return 302 "https://${MARKER}";`],
+    ['a directive nobody gives user values', `root "${MARKER}";`],
+    ['a return that is no redirect', `return 200 "${MARKER}";`],
     ['a quote broken out of', `server_name "a"; return 200 "${MARKER}";`],
     ['a directive name', `"${MARKER}" "a";`],
     ['an escaped quote', `server_name "a\\"${MARKER}";`],

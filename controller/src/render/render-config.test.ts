@@ -135,7 +135,7 @@ const cases: RenderCase[] = [
       'location = "/gone"': ['return 404;'],
       'location "/gone/"': ['return 404;'],
       // ssl-redirect on: Lua redirects a host with a certificate, else answers the 404 itself.
-      'location = "/moved"': ['rewrite_by_lua_block { resty_ingress.not_found_https(308, ":8443") }'],
+      'location = "/moved"': ['rewrite_by_lua_block { resty_ingress.not_found_https(308, "", false) }'],
     },
   },
   {
@@ -167,7 +167,7 @@ const cases: RenderCase[] = [
         'error_page 500 = @resty_unbalanced_https;',
         'proxy_pass http://upstream_balancer;',
       ],
-      'location @resty_unbalanced_https': ['content_by_lua_block { resty_ingress.unbalanced(308, ":8443") }'],
+      'location @resty_unbalanced_https': ['content_by_lua_block { resty_ingress.unbalanced(308, "", false) }'],
     },
   },
   {

@@ -15,9 +15,11 @@
 // compared with fast-deep-equal); a key is reused only when all of them are
 // the same, so it is the JSON a fresh view would give.
 
+import { distinctStyles, type HttpsRedirectStyle } from './https-redirect-view.ts';
 import type { FeatureName } from '../model/features/feature.ts';
 import type { Location, Server } from '../model/types.ts';
 import { errorPagesOf, type ErrorPageView } from './error-pages.ts';
+import { RenderError } from './nginx-values.ts';
 import { buildLocationBlocks, globallySetFeatures, sameLocationContext, type BackendLabels, type LocationBlock, type LocationContext } from './location-blocks.ts';
 import { externalAuthServerViews, type AuthLocationView, type SigninLocationView } from './external-auth-view.ts';
 import { mirrorLocationsOf, type MirrorLocationView } from './mirror-view.ts';
@@ -32,13 +34,19 @@ export interface ServerView {
   /** Some location proxies: the server carries the metrics and access logs (server.njk). */
   readonly proxies: boolean;
   /**
-   * Render `@resty_unbalanced_https`: only when a location sends its errors there
-   * (a route with the `e` flag: ssl-redirect with rewrite-target, HTTPS on). Each location {} costs NGINX a configuration
+   * Render `@resty_unbalanced_https[_port][_slash]`, one per redirect style, only when a location sends its errors there
+   * (a route with the `e` flag: ssl-redirect with rewrite-target, or a style other than the ConfigMap's; HTTPS on). Each location {} costs NGINX a configuration
    * per module on every parse: one per server was a tenth of parsing 1,000 servers.
    */
-  readonly namedRedirect: boolean;
+  readonly namedRedirects: readonly HttpsRedirectStyle[];
   /** The named locations of custom error pages (error-pages.ts), sorted by name. */
   readonly errorPages: readonly ErrorPageView[];
+  /** server-alias: more names of this server (model/server-aliases.ts), after the hostname in server_name. */
+  readonly aliases: readonly string[];
+  /** from-to-www-redirect: the twin name a server of its own redirects to this host (www-redirect-server.njk); null = none. */
+  readonly wwwRedirectFrom: string | null;
+  /** app-root of the server's first location that has one (features/redirect.ts): `/` answers 302 there; null = none. */
+  readonly appRoot: string | null;
   /** The internal locations mirrored requests are copied through (mirror-target; mirror-view.ts). */
   readonly mirrors: readonly MirrorLocationView[];
   /** Client certificates (Server.clientAuth): the server asks for and checks them (features/client-certs-server.njk); null = none. */
@@ -68,14 +76,54 @@ function buildServerView(
   const locations = buildLocationBlocks(server.hostname, server.locations, knownBackends, context, globallySet);
   return {
     hostname: server.hostname, isDefault, locations,
+    aliases: aliasesOf(server),
+    wwwRedirectFrom: wwwRedirectOf(server),
     proxies: locations.some((block) => block.proxy !== null),
-    namedRedirect: context.https && locations.some((block) => block.proxy?.route.startsWith('e ') === true),
+    namedRedirects: context.https
+      ? distinctStyles(locations.flatMap((block) => (block.proxy?.route.startsWith('e ') === true && block.httpsRedirect ? [block.httpsRedirect] : [])))
+      : [],
     errorPages: errorPagesOf(server.locations, context.settings),
+    appRoot: appRootOf(server.locations),
     mirrors: mirrorLocationsOf(server.locations),
     clientAuth: server.clientAuth ?? null,
     externalAuth: externalAuthServerViews(server.hostname, server.locations, context.settings),
     snippets: serverSnippetsOf(server.locations),
   };
+}
+
+/** The server's aliases, checked again: each is printed as a server_name (a `~` would make it a regex). */
+function aliasesOf(server: Server): readonly string[] {
+  const aliases = server.aliases ?? [];
+  for (const alias of aliases) {
+    if (typeof alias !== 'string' || !/^(?:\*\.)?[a-z0-9][-a-z0-9.]*$/u.test(alias)) {
+      throw new RenderError('UnsafeValue', `server ${server.hostname}: alias ${JSON.stringify(String(alias).slice(0, 80))} is not a host name`);
+    }
+  }
+  return aliases;
+}
+
+/** The twin of from-to-www-redirect and this host, checked again: both are printed in a string with variables. */
+function wwwRedirectOf(server: Server): string | null {
+  const from = server.wwwRedirectFrom ?? null;
+  if (from === null) return null;
+  for (const name of [from, server.hostname]) {
+    if (typeof name !== 'string' || !/^[a-z0-9][-a-z0-9.]*$/u.test(name)) {
+      throw new RenderError('UnsafeValue', `from-to-www-redirect: ${JSON.stringify(String(name).slice(0, 80))} is not a host name`);
+    }
+  }
+  return from;
+}
+
+/**
+ * ingress-nginx prints one server-level `if ($uri = /)` per location with app-root: the first
+ * answers. Checked again here: the path is printed inside a string that also holds variables.
+ */
+function appRootOf(locations: readonly Location[]): string | null {
+  const appRoot = locations.find((location) => location.policy.redirect?.appRoot)?.policy.redirect?.appRoot ?? null;
+  if (appRoot !== null && !/^\/[-._~a-zA-Z0-9/:]*$/u.test(appRoot)) {
+    throw new RenderError('UnsafeValue', `app-root: not a plain path: ${JSON.stringify(appRoot.slice(0, 80))}`);
+  }
+  return appRoot;
 }
 
 /** A view whose locations are built on first read; JSON.stringify of it gives the built view. */
@@ -87,8 +135,11 @@ function lazyView(hostname: string, isDefault: boolean, build: () => ServerView)
     isDefault,
     get locations() { return view().locations; },
     get proxies() { return view().proxies; },
-    get namedRedirect() { return view().namedRedirect; },
+    get namedRedirects() { return view().namedRedirects; },
     get errorPages() { return view().errorPages; },
+    get appRoot() { return view().appRoot; },
+    get aliases() { return view().aliases; },
+    get wwwRedirectFrom() { return view().wwwRedirectFrom; },
     get mirrors() { return view().mirrors; },
     get clientAuth() { return view().clientAuth; },
     get externalAuth() { return view().externalAuth; },
@@ -105,6 +156,9 @@ interface Made {
   /** Per location, its backend balances with EWMA (ProxyView.feedback); null when its backend is not in the model. */
   readonly feedback: readonly (boolean | null)[];
   readonly clientAuth: Server['clientAuth'];
+  /** server-alias names, joined. */
+  readonly aliases: string;
+  readonly wwwRedirectFrom: string | null;
   readonly json: string;
 }
 
@@ -117,7 +171,7 @@ function feedbackOf(location: Location, knownBackends: ReadonlyMap<string, Backe
 
 function madeFrom(made: Made, server: Server, knownBackends: ReadonlyMap<string, BackendLabels>, isDefault: boolean, context: LocationContext): boolean {
   const { locations } = server;
-  return made.isDefault === isDefault && made.clientAuth?.passCertificate === server.clientAuth?.passCertificate && sameLocationContext(made.context, context) && made.locations.length === locations.length
+  return made.isDefault === isDefault && made.aliases === (server.aliases ?? []).join(' ') && made.wwwRedirectFrom === (server.wwwRedirectFrom ?? null) && made.clientAuth?.passCertificate === server.clientAuth?.passCertificate && sameLocationContext(made.context, context) && made.locations.length === locations.length
     && locations.every((location, i) => {
       const feedback = feedbackOf(location, knownBackends);
       return location === made.locations[i] && feedback !== null && feedback === made.feedback[i];
@@ -152,7 +206,7 @@ export class ServerViews {
     const view = build();
     const json = JSON.stringify(view);
     const feedback = server.locations.map((location) => feedbackOf(location, knownBackends));
-    this.#pass.set(server.hostname, { isDefault, context, locations: server.locations, feedback, clientAuth: server.clientAuth, json });
+    this.#pass.set(server.hostname, { isDefault, context, locations: server.locations, feedback, clientAuth: server.clientAuth, aliases: (server.aliases ?? []).join(' '), wwwRedirectFrom: server.wwwRedirectFrom ?? null, json });
     return withJson(view, json);
   }
 

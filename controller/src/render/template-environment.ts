@@ -1,6 +1,7 @@
 // The nunjucks environment the templates run in. Built by a factory (never
 // at import time) so each renderer owns its loader cache and filters.
 
+import { quoteRedirectTarget } from './redirect-values.ts';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
@@ -69,6 +70,7 @@ export function createTemplateEnvironment(templateDir: string): TemplateEnvironm
   env.addFilter('qorigins', guarded(quoteOriginRegex));
   env.addFilter('qheader', guarded(quoteHeaderValue));
   env.addFilter('snippet', guarded(checkSnippetLines));
+  env.addFilter('qredirect', guarded(quoteRedirectTarget));
   return {
     env,
     takeFilterError(): RenderError | null {

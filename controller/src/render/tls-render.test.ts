@@ -9,12 +9,13 @@ import type { RenderOptions } from './render-options.ts';
 import { backend, DEFAULT_SETTINGS, goldenOptions, model, notFound, proxied, server, type LocationExtra } from './testdata/model-fixtures.ts';
 
 const web = backend('default-web-80');
-const REDIRECT_8443 = 'return 308 https://$host:8443$request_uri;';
+// ingress-nginx's HTTPS redirect: no port (the listener's 8443 is not what clients reach), one trailing "/" dropped.
+const REDIRECT = 'return 308 https://$host$resty_redirect_uri;';
 // ssl-redirect: the route's `r` flag: the balancer sends plain HTTP of a host with a certificate to the redirect fallback server.
 const LUA_REDIRECT = ['set $resty_route "r '];
 // No redirect for Lua to decide.
 const NO_LUA_REDIRECT = ['set $resty_route "- '];
-const FALLBACK_REDIRECT_8443 = `listen "unix:/golden/prefix/sockets/https-redirect.sock";\n        client_body_temp_path "/golden/prefix/sockets";\n        access_log off;\n        ${REDIRECT_8443}`;
+const FALLBACK_REDIRECT = `listen "unix:/golden/prefix/sockets/https-redirect.sock";\n        client_body_temp_path "/golden/prefix/sockets";\n        access_log off;\n        ${REDIRECT}`;
 const PLAIN = ['proxy_pass http://upstream_balancer;'];
 const rewrite: LocationExtra = { policy: { rewrite: { target: '/$2', useRegex: false } } };
 const FALLBACK_UNAVAILABLE = 'listen "unix:/golden/prefix/sockets/unavailable.sock";\n        client_body_temp_path "/golden/prefix/sockets";\n        access_log off;\n        return 503;';
@@ -47,7 +48,7 @@ const rows: { name: string; model: Model; options?: Partial<RenderOptions>; pres
   {
     name: 'ssl-redirect: Lua decides per request, the fallback server answers (code and port as literals)',
     model: site(),
-    present: [...LUA_REDIRECT, FALLBACK_REDIRECT_8443, FALLBACK_UNAVAILABLE,
+    present: [...LUA_REDIRECT, FALLBACK_REDIRECT, FALLBACK_UNAVAILABLE,
       'init({ unavailable = "unix:/golden/prefix/sockets/unavailable.sock", https_redirect = "unix:/golden/prefix/sockets/https-redirect.sock" })'],
     absent: [...NO_LUA_REDIRECT, 'error_page', '@resty_unbalanced'],
   },
@@ -55,7 +56,7 @@ const rows: { name: string; model: Model; options?: Partial<RenderOptions>; pres
     name: 'ssl-redirect with rewrite-target: the named location redirects with the client\'s URI',
     model: model([server('shop.example.com', [proxied('/api(/|$)(.*)', 'regex', web.name, rewrite)])], [web]),
     present: ['set $resty_route "e ', 'error_page 500 = @resty_unbalanced_https;', ...PLAIN,
-      'content_by_lua_block { resty_ingress.unbalanced(308, ":8443") }'],
+      'content_by_lua_block { resty_ingress.unbalanced(308, "", false) }'],
     absent: [...NO_LUA_REDIRECT, ...LUA_REDIRECT],
   },
   {
@@ -63,7 +64,7 @@ const rows: { name: string; model: Model; options?: Partial<RenderOptions>; pres
     name: 'ssl-redirect with upstream-vhost: the named location redirects with the client\'s host',
     model: model([server('shop.example.com', [proxied('/', 'prefix', web.name, { policy: { upstreamHeaders: { host: 'internal.svc', prefix: null } } })])], [web]),
     present: ['set $resty_route "e ', 'error_page 500 = @resty_unbalanced_https;', 'proxy_set_header Host "internal.svc";',
-      'content_by_lua_block { resty_ingress.unbalanced(308, ":8443") }'],
+      'content_by_lua_block { resty_ingress.unbalanced(308, "", false) }'],
     absent: [...NO_LUA_REDIRECT, ...LUA_REDIRECT],
   },
   {
@@ -73,23 +74,23 @@ const rows: { name: string; model: Model; options?: Partial<RenderOptions>; pres
     absent: [...NO_LUA_REDIRECT, 'error_page', '@resty_unbalanced'],
   },
   { name: 'ssl-redirect false: no redirect for Lua', model: site({ sslRedirect: false }), present: [...NO_LUA_REDIRECT, ...PLAIN], absent: [...LUA_REDIRECT, 'error_page'] },
-  { name: 'force-ssl-redirect: a static return, whatever the certificates', model: site({ forceSslRedirect: true }), present: [...NO_LUA_REDIRECT, 'if ($pass_access_scheme = "http")', REDIRECT_8443, ...PLAIN], absent: LUA_REDIRECT },
+  { name: 'force-ssl-redirect: a static return, whatever the certificates', model: site({ forceSslRedirect: true }), present: [...NO_LUA_REDIRECT, 'if ($pass_access_scheme = "http")', REDIRECT, ...PLAIN], absent: LUA_REDIRECT },
   {
-    name: 'port 443 is left out of both redirects',
+    name: 'no port in either redirect, 443 or not',
     model: model([server('shop.example.com', [proxied('/', 'prefix', web.name), proxied('/pay', 'exact', web.name, redirecting({ forceSslRedirect: true }))])], [web]),
     options: { httpsPort: 443 },
-    present: ['return 308 https://$host$request_uri;'], absent: ['$host:443'],
+    present: ['return 308 https://$host$resty_redirect_uri;'], absent: ['$host:443', '$host$request_uri'],
   },
   {
     name: 'a 404 location with ssl-redirect: Lua redirects or answers 404 (a `return 404` would run first)',
     model: model([server('shop.example.com', [notFound('/')])], []),
-    present: ['rewrite_by_lua_block { resty_ingress.not_found_https(308, ":8443") }'], absent: ['if ($pass_access_scheme = "http")'],
+    present: ['rewrite_by_lua_block { resty_ingress.not_found_https(308, "", false) }'], absent: ['if ($pass_access_scheme = "http")'],
   },
   {
     name: 'ConfigMap: 301, HSTS with preload',
     model: model([server('shop.example.com', [proxied('/', 'prefix', web.name), proxied('/pay', 'exact', web.name, redirecting({ forceSslRedirect: true }))])], [web],
       { ...DEFAULT_SETTINGS, tls: { ...DEFAULT_SETTINGS.tls, redirectCode: 301, hsts: { enabled: true, maxAge: 600, includeSubdomains: false, preload: true } } }),
-    present: [FALLBACK_REDIRECT_8443.replace('308', '301'), 'return 301 https://$host:8443$request_uri;', 'on "max-age=600; preload";',
+    present: [FALLBACK_REDIRECT.replace('308', '301'), 'return 301 https://$host$resty_redirect_uri;', 'on "max-age=600; preload";',
       'add_header Strict-Transport-Security $resty_hsts always;'],
     absent: ['return 308'],
   },

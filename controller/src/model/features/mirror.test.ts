@@ -134,7 +134,7 @@ const risks: RiskRow[] = [
   { name: 'Low allows mirror-request-body (Low)', level: 'Low', annotations: { 'mirror-request-body': 'off' }, want: [] },
   { name: 'Medium allows a Medium annotation (proxy-body-size)', level: 'Medium', annotations: { 'proxy-body-size': '8m' }, want: [] },
   { name: 'Low refuses a Medium annotation (proxy-body-size)', level: 'Low', annotations: { 'proxy-body-size': '8m' }, want: [`RiskyAnnotation ${annotationField('proxy-body-size')}`] },
-  { name: 'Medium refuses a High annotation resty-ingress does not support (server-alias)', level: 'Medium', annotations: { 'server-alias': 'b.example' },
+  { name: 'Medium refuses a High annotation (server-alias)', level: 'Medium', annotations: { 'server-alias': 'b.example' },
     want: [`RiskyAnnotation ${annotationField('server-alias')}`] },
 ];
 

@@ -62,7 +62,7 @@ const annotationRows: { name: string; annotation: string; value: unknown; want: 
   { name: 'a rate limit: a feature now', annotation: 'limit-rps', value: '10', want: 'feature rateLimit' },
   { name: 'a rate limit\'s old alias: the same feature', annotation: 'limit-whitelist', value: '10.0.0.0/8', want: 'feature rateLimit' },
   { name: 'satisfy: a feature now', annotation: 'satisfy', value: 'any', want: 'feature satisfy' },
-  { name: 'not supported yet, not a protection', annotation: 'server-alias', value: 'www.example.com', want: 'unsupported' },
+  { name: 'not supported yet, not a protection', annotation: 'modsecurity-transaction-id', value: '$request_id', want: 'unsupported' },
   { name: 'a typo', annotation: 'proxy-body-sise', value: '8m', want: 'unknown' },
   { name: 'a typo of a protection', annotation: 'auth-ulr', value: 'https://auth', want: 'unknown' },
   { name: 'names are case-sensitive', annotation: 'Proxy-Body-Size', value: '8m', want: 'unknown' },

@@ -31,10 +31,12 @@ import { proxyRewritesFeature } from './proxy-rewrites.ts';
 import { clientConnectionsFeature } from './client-connections.ts';
 import { connectionHeaderFeature } from './connection-header.ts';
 import { rateLimitFeature } from './rate-limit.ts';
+import { redirectFeature } from './redirect.ts';
 import { satisfyFeature } from './satisfy.ts';
 import { rewriteFeature } from './rewrite.ts';
 import { safetyFeature } from './safety.ts';
 import { serviceUpstreamFeature } from './service-upstream.ts';
+import { serverAliasFeature } from './server-alias.ts';
 import { snippetsFeature } from './snippets.ts';
 import { sslRedirectFeature } from './ssl-redirect.ts';
 import { tlsSettingsFeature } from './tls-settings.ts';
@@ -43,6 +45,8 @@ import { upstreamHeadersFeature } from './upstream-headers.ts';
 import { headerSettingsFeature } from './header-settings.ts';
 
 export const FEATURES: readonly AnyFeature[] = Object.freeze([
+  // First: its `return` answers before force-ssl-redirect's, as ingress-nginx's template `return` precedes its Lua redirect.
+  redirectFeature,
   sslRedirectFeature,
   // Before rewrite: its `rewrite ... break` ends the rewrite-phase directives, and CORS answers preflights there.
   accessControlFeature,
@@ -81,6 +85,7 @@ export const FEATURES: readonly AnyFeature[] = Object.freeze([
   basicAuthFeature,
   clientAddressFeature,
   headerSettingsFeature,
+  serverAliasFeature,
   // Last: a location's snippet comes after every other feature's directives, as in ingress-nginx.
   snippetsFeature,
 ]);

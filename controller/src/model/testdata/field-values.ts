@@ -143,6 +143,14 @@ const limitAddresses = userValue(fc.oneof(
 ));
 /** Limits: strconv.Atoi's integers around the bounds (0, negative, 65535, 1e6, int64) and what it refuses. */
 const limitCount = userValue(fc.oneof(integerText, bigIntegerText, fc.constantFrom('0', '-1', '65535', '65536', '1000000', '60000000', '+5', '5r/s', '1k', ' 5')));
+/** permanent-/temporal-redirect: URLs and paths of ingress-nginx's character class, and values outside it. */
+const redirectUrl = userValue(fc.oneof(
+  fc.stringMatching(/^https?:\/\/[a-z0-9.-]{1,12}(:\d{1,5})?(\/[-._~A-Za-z0-9:,&=]{0,8}){0,3}(\?[-._~A-Za-z0-9/:,?&=]{0,10})?$/),
+  fc.stringMatching(/^\/[-._~A-Za-z0-9/:,&=]{0,16}$/), fc.constant(`https://${MARKER}.test/${MARKER}?q=${MARKER}`),
+  fc.constantFrom('ftp://a.test/', '//evil.test/', 'https://a.test/$host', 'https://a.test/;return 200', 'https://a.test/"}', 'https://a..test/',
+    'https://a.test:99999/', 'https://a.test/ x', 'https://a.test/\nx', 'https://a.test/%0a', 'javascript:alert(1)', 'x'),
+));
+const redirectCode = userValue(fc.oneof(integerText, fc.constantFrom('301', '302', '307', '308', '300', '309', '299', '-301', '+308', '0x12d', ' 301', '3O1')));
 const statusCode = userValue(fc.constantFrom('503', '429', '400', '599', '399', '600', '200', '+429', '0429', 'busy', ' 429'));
 
 /**
@@ -405,6 +413,20 @@ export const KEY_VALUES: Readonly<Record<string, fc.Arbitrary<string>>> = {
   'enable-underscores-in-headers': boolean,
   'ignore-invalid-headers': boolean,
   'server-tokens': boolean,
+  'permanent-redirect': redirectUrl,
+  'temporal-redirect': redirectUrl,
+  'permanent-redirect-code': redirectCode,
+  'temporal-redirect-code': redirectCode,
+  'relative-redirects': boolean,
+  'from-to-www-redirect': boolean,
+  'use-port-in-redirects': boolean,
+  'preserve-trailing-slash': boolean,
+  'server-alias': userValue(fc.oneof(
+    fc.array(fc.oneof(fc.stringMatching(/^[a-z0-9]([a-z0-9-]{0,10}[a-z0-9])?(\.[a-z0-9]{1,8}){0,3}$/), fc.constant(`${MARKER}.test`), fc.constant(`*.${MARKER}.test`)), { minLength: 1, maxLength: 4 })
+      .map((items) => items.join(', ')),
+    fc.constantFrom('~^www\\d+\\.example$', 'example.*', 'a.test;return 200', 'a.test"', 'a test', 'a.test\nb', ',,', 'shop.test', 'Shop.Test'))),
+  'app-root': userValue(fc.oneof(fc.stringMatching(/^\/[-._~a-zA-Z0-9/:]{0,20}$/), fc.constant(`/${MARKER}/`),
+    fc.constantFrom('foo', 'http://a.test/x', '/a$host', '/a;return 200', '/a"b', '/a b', '/a\nb', '//x', '/a?b'))),
 };
 
 /**
