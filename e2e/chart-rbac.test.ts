@@ -33,6 +33,8 @@ const leaderElection = (where: string): string[] => [
 const own = `ns:${RELEASE.namespace}`;
 /** The --configmap ConfigMap: a list/watch narrowed by metadata.name, granted for that name only. */
 const ownConfigMap = lines(own, 'core/configmaps', ['list', 'watch'], CONFIGMAP);
+/** The TCP/UDP services ConfigMaps a ci case's tcp:/udp: values create: granted by name as well. */
+const STREAM_CONFIGMAPS: Readonly<Record<string, readonly string[]>> = { 'tcp-udp-services-values': ['resty-resty-ingress-tcp', 'resty-resty-ingress-udp'] };
 const ingressClasses = lines('cluster', 'networking.k8s.io/ingressclasses', ['list', 'watch']);
 const publishedService = lines(own, 'core/services', ['get'], SERVICE);
 const allNamespaces: string[] = [
@@ -97,6 +99,12 @@ const rows: { name: string; chartCase: ChartCase; sets?: string[]; want: string[
       ...lines('ns:shop', 'core/configmaps', ['list', 'watch'], 'fcgi'),
     ],
   },
+  {
+    name: 'tcp:/udp: values: their ConfigMaps by name in the release namespace, nothing more',
+    chartCase: caseNamed('default'),
+    sets: ['tcp.5432=db/postgres:5432', 'udp.5353=kube-system/dns:53'],
+    want: [...allNamespaces, ...lines(own, 'core/configmaps', ['list', 'watch'], 'resty-resty-ingress-tcp'), ...lines(own, 'core/configmaps', ['list', 'watch'], 'resty-resty-ingress-udp')],
+  },
   { name: 'rbac.create=false grants nothing', chartCase: caseNamed('default'), sets: ['rbac.create=false'], want: [] },
   { name: 'rbac.create=false with fastcgi ConfigMaps grants nothing either', chartCase: caseNamed('default'), sets: ['rbac.create=false', 'rbac.fastcgiParamsConfigMaps={apps/p}'], want: [] },
 ];
@@ -113,7 +121,8 @@ for (const chartCase of chartCases()) {
     const grants = grantsOf(parseManifests(await renderChart(chartCase)), CONTROLLER_SA);
     assert.deepEqual(grants.filter((line) => line.includes(' core/namespaces ')), []);
     const configMaps = grants.filter((line) => line.includes(' core/configmaps '));
-    assert.deepEqual(configMaps, ownConfigMap, 'list/watch of the controller\'s own ConfigMap only');
+    const services = (STREAM_CONFIGMAPS[chartCase.name] ?? []).flatMap((name) => lines(own, 'core/configmaps', ['list', 'watch'], name));
+    assert.deepEqual([...configMaps].sort(), [...ownConfigMap, ...services].sort(), 'list/watch of the controller\'s own ConfigMaps only');
   });
 }
 

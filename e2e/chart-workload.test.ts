@@ -89,6 +89,24 @@ void test('privileged ports: NET_BIND_SERVICE only when asked for', async () => 
   assert.deepEqual(container.securityContext.capabilities, { drop: ['ALL'], add: ['NET_BIND_SERVICE'] });
 });
 
+void test('tcp:/udp: values: flags, container and Service ports agree; a privileged port needs allowPrivilegedPorts', async () => {
+  const [defaults] = chartCases();
+  assert.ok(defaults);
+  const sets = ['tcp.5432=db/postgres:5432', 'udp.5353=kube-system/dns:53'];
+  const manifests = parseManifests(await renderChart(defaults, sets));
+  const { container } = controllerPod(manifests);
+  const options = parseOptions(container.args);
+  assert.equal(options.tcpServicesConfigMap, 'ingress/resty-resty-ingress-tcp');
+  assert.equal(options.udpServicesConfigMap, 'ingress/resty-resty-ingress-udp');
+  const ports = (container.ports as ReadonlyArray<{ name: string; containerPort: number; protocol?: string }>).map((port) => `${port.name} ${port.containerPort} ${port.protocol ?? 'TCP'}`);
+  assert.ok(ports.includes('5432-tcp 5432 TCP') && ports.includes('5353-udp 5353 UDP'), ports.join(', '));
+  const configMaps = manifests.filter((m) => m.kind === 'ConfigMap').map((m) => `${m.metadata.name} ${JSON.stringify(m.data)}`);
+  assert.ok(configMaps.includes('resty-resty-ingress-tcp {"5432":"db/postgres:5432"}'), configMaps.join('\n'));
+  assert.ok(configMaps.includes('resty-resty-ingress-udp {"5353":"kube-system/dns:53"}'), configMaps.join('\n'));
+  await assert.rejects(renderChart(defaults, ['udp.53=kube-system/dns:53']), /UDP port 53 is below 1024/);
+  await assert.rejects(renderChart(defaults, ['tcp.9000=a/b:1', 'controller.tcp.configMapNamespace=other']), /only the release namespace/);
+});
+
 void test('an extraArgs flag the controller does not know is caught', async () => {
   const [defaults] = chartCases();
   assert.ok(defaults);

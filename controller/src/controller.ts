@@ -31,6 +31,7 @@ import type { Model, Snapshot } from './model/types.ts';
 import { createClusterReporting } from './status/index.ts';
 import { mergeHooks, startObservability, type Observability } from './server/observability.ts';
 import { ConfigRefused, createSync, RetryLater, type Sync } from './sync/sync.ts';
+import { createStreamPortCheck } from './stream-port-check.ts';
 
 export interface Controller {
   readonly nginx: NginxManager;
@@ -124,6 +125,8 @@ export async function startController(opts: ControllerOptions, logger: Logger, r
   logger.info({ serial: placeholder.serial }, 'self-signed default certificate written');
 
   let sync: Sync | null = null;
+  // A TCP/UDP port NGINX could not bind is left out before the reload (stream-port-check.ts).
+  const streamPorts = createStreamPortCheck(opts.bindAddress, { TCP: opts.tcpServicesConfigMap, UDP: opts.udpServicesConfigMap });
   let backendTlsKept = new Set<string>();
   let referencesFrom: { ingresses: Snapshot['ingresses'] | null; classes: Snapshot['ingressClasses'] | null; allow: boolean; headers: string } = { ingresses: null, classes: null, allow: false, headers: '' };
   const nginx = createNginx({
@@ -170,7 +173,8 @@ export async function startController(opts: ControllerOptions, logger: Logger, r
       snapshot: () => { observability.snapshotTaken(); return store.snapshot(); },
       // The clock enters here, not in the pure builder: it only flags expired certificates.
       // No exclusion is no option: the admission webhook's builds (same builder) then share the routing cache.
-      build: (snapshot, exclude) => builder.build(snapshot, { ...opts, now: Date.now(), exclude: exclude.size > 0 ? exclude : undefined }),
+      build: (snapshot, exclude) => streamPorts.check(
+        builder.build(snapshot, { ...opts, now: Date.now(), exclude: exclude.size > 0 ? exclude : undefined }), sync?.running() ?? null),
       // The proxy-ssl-secret files the conf names exist before any `nginx -t` reads it.
       render: (model) => {
         backendTlsKept = writeBackendTlsFiles(opts.nginxPrefix, model.backendTls, backendTlsKept);
@@ -223,8 +227,10 @@ export async function startController(opts: ControllerOptions, logger: Logger, r
   let listed = false;
   const store = createStore(kc, {
     namespace: opts.watchNamespace,
-    // Read by name in its own namespace, whatever --watch-namespace says (the chart grants just this one).
-    configMaps: opts.configMap === null ? [] : [parseObjectRef(opts.configMap)],
+    // Read by name in their own namespaces, whatever --watch-namespace says (the chart grants just these):
+    // --configmap and the TCP/UDP services ConfigMaps.
+    configMaps: [opts.configMap, opts.tcpServicesConfigMap, opts.udpServicesConfigMap]
+      .filter((key): key is string => key !== null).map((key) => parseObjectRef(key)),
     logger: logger.child({ component: 'kube' }),
     availability,
     onChange: (kind) => { observability.objectChanged(kind); if (listed) sync.kick(); },

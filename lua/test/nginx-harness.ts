@@ -13,6 +13,8 @@ import { findDataplane, type Dataplane } from '../../controller/src/nginx/datapl
 export interface StartNginxOptions {
   /** Body of the http{} block (after the harness's own temp/log paths), or a function of NGINX's prefix giving it. */
   readonly http: string | ((prefix: string) => string);
+  /** Body of a stream{} block; set, the runtime's stream module is loaded too. */
+  readonly stream?: string;
   /** A port that answers `GET /healthz` once NGINX is up. */
   readonly readyPort: number;
   readonly workers?: number;
@@ -129,7 +131,7 @@ export async function startNginx(opts: StartNginxOptions): Promise<RunningNginx>
   chmodSync(prefix, 0o755);
   const conf = join(prefix, 'nginx.conf');
   writeFileSync(conf, `
-${dataplane.modules.map((m) => `load_module ${m};`).join('\n')}
+${[...dataplane.modules, ...(opts.stream === undefined ? [] : [dataplane.streamModule])].map((m) => `load_module ${m};`).join('\n')}
 daemon off;
 master_process on;
 worker_processes ${opts.workers ?? 2};
@@ -145,6 +147,7 @@ http {
     scgi_temp_path ${prefix}/scgi;
     ${typeof opts.http === 'string' ? opts.http : opts.http(prefix)}
 }
+${opts.stream === undefined ? '' : `stream {\n${opts.stream}\n}`}
 `);
   const user = opts.user;
   if (user) chownSync(prefix, user.uid, user.gid);

@@ -29,6 +29,12 @@ args with the controller's own parseOptions. The NGINX prefix is an emptyDir
 - --status-port={{ .Values.controller.statusPort }}
 - --nginx-prefix={{ include "resty-ingress.controller.nginxPrefix" . }}
 - --shutdown-grace-period={{ .Values.controller.shutdownGracePeriod }}
+{{- if .Values.tcp }}
+- --tcp-services-configmap={{ include "resty-ingress.streamConfigMapNamespace" (dict "root" . "protocol" "tcp") }}/{{ include "resty-ingress.streamConfigMapName" (dict "root" . "protocol" "tcp") }}
+{{- end }}
+{{- if .Values.udp }}
+- --udp-services-configmap={{ include "resty-ingress.streamConfigMapNamespace" (dict "root" . "protocol" "udp") }}/{{ include "resty-ingress.streamConfigMapName" (dict "root" . "protocol" "udp") }}
+{{- end }}
 {{- if .Values.controller.admissionWebhooks.enabled }}
 - --validating-webhook=:{{ .Values.controller.admissionWebhooks.port }}
 - --validating-webhook-certificate=/usr/local/certificates/tls.crt

@@ -44,9 +44,15 @@ is only known by reading their spec.controller. Namespaces are never read.
   verbs: [list, watch]
 {{- end -}}
 
-{{/* Names of the ConfigMaps the controller reads, in the release namespace (--configmap; later the TCP/UDP ones). */}}
+{{/* Names of the ConfigMaps the controller reads, in the release namespace (--configmap, and the TCP/UDP services ones when set). */}}
 {{- define "resty-ingress.rbac.configMapNames" -}}
-{{- list (include "resty-ingress.controller.fullname" .) | toJson -}}
+{{- $names := list (include "resty-ingress.controller.fullname" .) -}}
+{{- range $protocol := list "tcp" "udp" }}
+{{- if index $.Values $protocol }}
+{{- $names = append $names (include "resty-ingress.streamConfigMapName" (dict "root" $ "protocol" $protocol)) -}}
+{{- end }}
+{{- end }}
+{{- $names | toJson -}}
 {{- end -}}
 
 {{/*

@@ -41,7 +41,22 @@ const DEFAULTS: ControllerOptions = {
   reportStatusClasses: false,
   metricsPerHost: true,
   shutdownGracePeriod: 0,
+  tcpServicesConfigMap: null,
+  udpServicesConfigMap: null,
+  reservedPorts: [
+    { port: 80, flag: '--http-port' }, { port: 443, flag: '--https-port' },
+    { port: 10246, flag: '--status-port' }, { port: 10254, flag: '--healthz-port' },
+  ],
 };
+
+/** The reserved ports parseOptions must derive from the port flags of `options`. */
+function portsOf(options: ControllerOptions): ControllerOptions['reservedPorts'] {
+  return [
+    { port: options.httpPort, flag: '--http-port' }, { port: options.httpsPort, flag: '--https-port' },
+    { port: options.statusPort, flag: '--status-port' }, { port: options.healthzPort, flag: '--healthz-port' },
+    ...(options.validatingWebhook === null ? [] : [{ port: Number(options.validatingWebhook.split(':').pop()), flag: '--validating-webhook' }]),
+  ];
+}
 
 /** Runs parseOptions and returns the CommandLineExit it must throw. */
 function exitOf(argv: string[]): CommandLineExit {
@@ -104,11 +119,15 @@ void describe('parseOptions', () => {
     { name: '--report-status-classes', argv: ['--report-status-classes'], expected: { reportStatusClasses: true } },
     { name: '--metrics-per-host=false', argv: ['--metrics-per-host=false'], expected: { metricsPerHost: false } },
     { name: '--shutdown-grace-period 15', argv: ['--shutdown-grace-period', '15'], expected: { shutdownGracePeriod: 15 } },
+    { name: '--tcp-services-configmap', argv: ['--tcp-services-configmap', 'ingress/tcp-services'], expected: { tcpServicesConfigMap: 'ingress/tcp-services' } },
+    { name: '--udp-services-configmap=', argv: ['--udp-services-configmap=ingress/udp-services'], expected: { udpServicesConfigMap: 'ingress/udp-services' } },
+    { name: 'moved ports are the reserved ones', argv: ['--http-port', '8080', '--healthz-port', '9000'], expected: { httpPort: 8080, healthzPort: 9000 } },
     { name: 'the last repeat wins', argv: ['--http-port', '81', '--http-port', '82'], expected: { httpPort: 82 } },
   ];
   for (const row of flagRows) {
     void it(`flag ${row.name}`, () => {
-      assert.deepEqual(parseOptions(row.argv), { ...DEFAULTS, ...row.expected });
+      const expected = { ...DEFAULTS, ...row.expected };
+      assert.deepEqual(parseOptions(row.argv), { ...expected, reservedPorts: portsOf(expected) });
     });
   }
 
@@ -148,6 +167,8 @@ void describe('parseOptions', () => {
     { name: 'grace period over an hour', argv: ['--shutdown-grace-period', '3601'], flag: '--shutdown-grace-period' },
     { name: 'missing value', argv: ['--http-port'], flag: '--http-port' },
     { name: 'unknown flag', argv: ['--enable-ssl-passthrough'], flag: '--enable-ssl-passthrough' },
+    { name: 'tcp services ConfigMap without a namespace', argv: ['--tcp-services-configmap', 'tcp-services'], flag: '--tcp-services-configmap' },
+    { name: 'udp services ConfigMap with upper case', argv: ['--udp-services-configmap', 'ingress/UDP'], flag: '--udp-services-configmap' },
     { name: 'misspelt flag', argv: ['--ingress-clas', 'x'], flag: '--ingress-clas' },
   ];
   for (const row of badRows) {

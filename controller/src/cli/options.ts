@@ -6,7 +6,7 @@
 
 import { Command, Option } from 'commander';
 
-import type { BuildOptions } from '../model/types.ts';
+import type { BuildOptions, ReservedPort } from '../model/types.ts';
 import packageJson from '../../../package.json' with { type: 'json' };
 import { CommandLineExit, parseCommand } from './command-line-exit.ts';
 import * as parse from './validators.ts';
@@ -80,6 +80,12 @@ export interface ControllerOptions extends BuildOptions {
   readonly metricsPerHost: boolean;
   /** --shutdown-grace-period: seconds between SIGTERM (health checks fail at once) and NGINX quitting. */
   readonly shutdownGracePeriod: number;
+  /** --tcp-services-configmap: `namespace/name` of the ConfigMap of TCP services (ingress-nginx's format), or null. */
+  readonly tcpServicesConfigMap: string | null;
+  /** --udp-services-configmap: `namespace/name` of the ConfigMap of UDP services, or null. */
+  readonly udpServicesConfigMap: string | null;
+  /** The ports above that NGINX or the controller listen on (and the webhook's), refused to TCP/UDP services. */
+  readonly reservedPorts: readonly ReservedPort[];
 }
 
 /** One flag: its commander spelling, help text, default (already typed) and parser. */
@@ -136,6 +142,8 @@ const FLAGS: readonly FlagSpec[] = [
   bool('--enable-metrics', 'per-request metrics (requests, duration and size by Ingress path); false: NGINX writes no metrics log and /metrics keeps only the controller\'s own metrics', true),
   bool('--report-status-classes', 'per-request metrics report status classes (2xx, 3xx, ...) instead of status codes', false),
   bool('--metrics-per-host', 'per-request metrics carry the configured host name as label "host"', true),
+  { flags: '--tcp-services-configmap <namespace/name>', description: 'ConfigMap of TCP services: "<port>": "<namespace>/<service>:<port>[:PROXY][:PROXY]"; "" = none', defaultValue: '', parser: parse.parseNamespacedName },
+  { flags: '--udp-services-configmap <namespace/name>', description: 'ConfigMap of UDP services: "<port>": "<namespace>/<service>:<port>"; "" = none', defaultValue: '', parser: parse.parseNamespacedName },
   { flags: '--shutdown-grace-period <seconds>', description: 'seconds to keep serving after SIGTERM while /healthz fails, before NGINX quits', defaultValue: 0, parser: parse.parseSeconds },
 ];
 
@@ -203,6 +211,9 @@ function toControllerOptions(raw: Record<string, unknown>): ControllerOptions {
     reportStatusClasses: raw.reportStatusClasses as boolean,
     metricsPerHost: raw.metricsPerHost as boolean,
     shutdownGracePeriod: raw.shutdownGracePeriod as number,
+    tcpServicesConfigMap: orNull(raw.tcpServicesConfigmap as string),
+    udpServicesConfigMap: orNull(raw.udpServicesConfigmap as string),
+    reservedPorts: [],
   };
   if (options.validatingWebhook !== null && (options.validatingWebhookCertificate === null || options.validatingWebhookKey === null)) {
     throw CommandLineExit.usage('--validating-webhook needs --validating-webhook-certificate and --validating-webhook-key (the API server calls webhooks over HTTPS only)');
@@ -211,7 +222,15 @@ function toControllerOptions(raw: Record<string, unknown>): ControllerOptions {
     const clash = PORT_KEYS.slice(0, i).find(([other]) => options[other] === options[key]);
     if (clash) throw CommandLineExit.usage(`${flag} ${options[key]} is the same port as ${clash[1]}`);
   }
-  return Object.freeze(options);
+  return Object.freeze({ ...options, reservedPorts: reservedPortsOf(options) });
+}
+
+/** The ports no TCP/UDP service may take: every port flag, and the webhook's when it is on. */
+function reservedPortsOf(options: ControllerOptions): readonly ReservedPort[] {
+  const ports: ReservedPort[] = PORT_KEYS.map(([key, flag]) => ({ port: options[key], flag }));
+  const webhookPort = /:(\d+)$/u.exec(options.validatingWebhook ?? '')?.[1];
+  if (webhookPort !== undefined) ports.push({ port: Number(webhookPort), flag: '--validating-webhook' });
+  return Object.freeze(ports.map((entry) => Object.freeze(entry)));
 }
 
 /**

@@ -8,6 +8,7 @@ import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { createUnsupportedNameMetrics } from './unsupported-names.ts';
 import type { BuildResult, TlsState } from '../model/types.ts';
 import { createCertificateExpiryMetric } from './certificate-expiry.ts';
+import { createStreamMetrics } from './stream-metrics.ts';
 
 /** A sync outcome as the sync reports it ('reload-queued' and 'known-bad' fold into reload / error). */
 export type SyncOutcome = 'skip' | 'dynamic' | 'reload' | 'reload-queued' | 'known-bad' | 'error';
@@ -64,6 +65,7 @@ export function createControllerMetrics(options: ControllerMetricsOptions): Cont
   const propagation = new Histogram({ name: 'resty_ingress_endpoint_propagation_seconds', help: 'From an EndpointSlice event to its endpoints acknowledged by NGINX', buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5], registers });
   lastReloadOk.set(1);
   const unsupportedNames = createUnsupportedNameMetrics(options.registry);
+  const streamMetrics = createStreamMetrics(options.registry);
   leader.set({ name: options.electionId }, 0);
   for (const result of ['skip', 'dynamic', 'reload', 'error']) syncs.inc({ result }, 0);
 
@@ -100,6 +102,7 @@ export function createControllerMetrics(options: ControllerMetricsOptions): Cont
     },
     modelBuilt({ model, failures }: BuildResult): void {
       unsupportedNames.update(failures);
+      streamMetrics.update({ model, failures });
       orphans.reset();
       rejected.reset();
       const noService = new Set<string>();

@@ -49,6 +49,7 @@ import { ServerTable } from './server-table.ts';
 import { shadowedOnRegexHosts } from './regex-hosts.ts';
 import { applyServerAliases, type ServerAliasClaim } from './server-aliases.ts';
 import { applyWwwRedirects, twinHosts } from './www-redirects.ts';
+import { buildStreamServices, type StreamBuild } from './stream-services.ts';
 import type { BuildOptions, BuildResult, Failure, GlobalSettings, RoutePolicy, Server, Snapshot } from './types.ts';
 
 interface BuildState {
@@ -312,7 +313,9 @@ function buildWith(caches: BuildCaches, snapshot: Snapshot, options: BuildOption
   const last = caches.routing;
   const routing = last !== null && sameRoutingInputs(last.inputs, inputs) ? last.routing : buildRouting(caches.translations, snapshot, options);
   caches.routing = { inputs, routing };
-  const backends = withEndpoints(routing.backends, indexSlices(snapshot), caches.endpoints);
+  const slices = indexSlices(snapshot);
+  const backends = withEndpoints(routing.backends, slices, caches.endpoints);
+  const streams = streamsOf(snapshot, options, slices);
   const tls = resolveTls(routing.tls, snapshot?.secrets ?? [], options);
   const clientAuth = resolveClientAuth(routing.clientAuth, snapshot?.secrets ?? []);
   const tlsState = clientAuth.state === undefined ? tls.state : { ...tls.state, clientAuth: clientAuth.state };
@@ -331,9 +334,17 @@ function buildWith(caches: BuildCaches, snapshot: Snapshot, options: BuildOption
       ...(backendTls.secrets.length > 0 ? { backendTls: backendTls.secrets } : {}),
       // Only a model with users carries the field: every other model stays as it was.
       ...(credentials.sets.length > 0 ? { credentials: credentials.sets } : {}),
+      ...(streams.services.length > 0 ? { streams: streams.services } : {}),
     },
-    failures: [...routing.failures, ...tls.failures, ...clientAuth.failures, ...backendTls.failures, ...credentials.failures],
+    failures: [...routing.failures, ...tls.failures, ...clientAuth.failures, ...backendTls.failures, ...credentials.failures, ...streams.failures],
   };
+}
+
+/** Model.streams: read on every build (their endpoints are static: a change reloads), only when a flag names a ConfigMap. */
+function streamsOf(snapshot: Snapshot, options: BuildOptions, slices: ReturnType<typeof indexSlices>): StreamBuild {
+  if (!options.tcpServicesConfigMap && !options.udpServicesConfigMap) return { services: [], failures: [] };
+  const sources = { tcpConfigMap: options.tcpServicesConfigMap, udpConfigMap: options.udpServicesConfigMap, reservedPorts: options.reservedPorts };
+  return buildStreamServices(sources, snapshot?.configMaps ?? [], { services: indexServices(snapshot), slices });
 }
 
 /** Model.credentials, read again only when the routing or the Secrets changed. */

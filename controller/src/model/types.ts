@@ -17,6 +17,9 @@ import type {
   V1Secret,
   V1Service,
 } from '@kubernetes/client-node';
+import type { ReservedPort, StreamService } from './l4-types.ts';
+
+export type { ReservedPort, StreamProtocol, StreamProxyProtocol, StreamService } from './l4-types.ts';
 
 /** A point-in-time, read-only view of the informer caches. Never mutated. */
 export interface Snapshot {
@@ -57,6 +60,12 @@ export interface BuildOptions {
    * those NGINX refused. Compared by identity, like the snapshot's objects.
    */
   readonly exclude?: ReadonlySet<V1Ingress>;
+  /** --tcp-services-configmap as `namespace/name`, or null/absent: no TCP services (model/stream-services.ts). */
+  readonly tcpServicesConfigMap?: string | null;
+  /** --udp-services-configmap as `namespace/name`, or null/absent: no UDP services. */
+  readonly udpServicesConfigMap?: string | null;
+  /** The controller's own ports, which no TCP/UDP service may listen on (absent = none checked). */
+  readonly reservedPorts?: readonly ReservedPort[];
 }
 
 /**
@@ -87,6 +96,12 @@ export interface Model {
    * no set: Lua answers its requests 503.
    */
   readonly credentials?: readonly CredentialSet[];
+  /**
+   * The TCP/UDP services of --tcp-services-configmap / --udp-services-configmap (l4-types.ts),
+   * sorted by protocol (TCP first) then port; absent = none. STATIC, endpoints included: rendered
+   * into the stream {} context, so any change reloads (no stream-lua in Debian).
+   */
+  readonly streams?: readonly StreamService[];
 }
 
 /**
@@ -1002,6 +1017,11 @@ export interface Failure {
    * unsupported or misspelt annotation it is served without). Admission warns instead of denying.
    */
   readonly warning?: true;
+  /**
+   * `namespace/name` of the ConfigMap at fault when it is not the controller's own (a TCP/UDP
+   * services ConfigMap entry): the Warning Event goes on that ConfigMap. Absent otherwise.
+   */
+  readonly configMap?: string;
 }
 
 /** What buildModel returns: one bad Ingress is a failure, never a crash. */

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createServer, connect, type AddressInfo } from 'node:net';
 import { after, describe, it } from 'node:test';
 import { freePort, startNginx } from '../../../lua/test/nginx-harness.ts';
 import { findDataplane, repoRoot } from './dataplane.ts';
@@ -41,6 +42,7 @@ void describe('findDataplane', () => {
         assert.ok(dp.luaPackagePath.endsWith(';;'));
         assert.ok(dp.luaPackageCPath.endsWith('/lua/5.1/?.so;;'));
         assert.deepEqual(dp.modules.map((m) => m.split('/').pop()), ['ndk_http_module.so', 'ngx_http_lua_module.so']);
+        assert.equal(dp.streamModule.split('/').pop(), 'ngx_stream_module.so');
       } finally {
         if (saved === undefined) delete process.env.RESTY_DATAPLANE_ROOT;
         else process.env.RESTY_DATAPLANE_ROOT = saved;
@@ -86,6 +88,44 @@ void describe('the unpacked runtime', () => {
       assert.equal(body.lua, 10028);
       assert.match(body.jit, /^LuaJIT 2\.1/);
       assert.equal(nginx.workerPids().length, 2);
+      assert.deepEqual(nginx.seriousLogLines(), []);
+    } finally {
+      await nginx.stop();
+    }
+  });
+
+  void it('loads the stream module: a TCP listener proxies bytes both ways and sends PROXY protocol to the backend', async () => {
+    const dataplane = findDataplane();
+    // The backend answers with what it received, so the PROXY header it saw comes back to the client.
+    const backend = createServer((socket) => socket.on('data', (chunk) => socket.write(chunk)));
+    await new Promise<void>((done) => backend.listen(0, '127.0.0.1', done));
+    after(() => backend.close());
+    const backendPort = (backend.address() as AddressInfo).port;
+    const [readyPort, tcpPort] = [await freePort(), await freePort()];
+    const nginx = await startNginx({
+      dataplane,
+      readyPort,
+      http: `
+        lua_package_path "${dataplane.luaPackagePath}";
+        lua_package_cpath "${dataplane.luaPackageCPath}";
+        server { listen 127.0.0.1:${readyPort}; location = /healthz { return 200 "ok"; } }`,
+      stream: `
+        upstream echo { server 127.0.0.1:${backendPort}; }
+        server { listen 127.0.0.1:${tcpPort}; proxy_pass echo; proxy_protocol on; }`,
+    });
+    try {
+      const received = await new Promise<string>((done, fail) => {
+        let text = '';
+        const socket = connect(tcpPort, '127.0.0.1', () => socket.write('ping\n'));
+        socket.setTimeout(5000, () => socket.destroy(new Error('no answer within 5 s')));
+        socket.on('data', (chunk) => {
+          text += chunk.toString();
+          if (text.endsWith('ping\n')) socket.end();
+        });
+        socket.on('close', () => done(text));
+        socket.on('error', fail);
+      });
+      assert.match(received, /^PROXY TCP4 127\.0\.0\.1 127\.0\.0\.1 \d+ \d+\r\nping\n$/);
       assert.deepEqual(nginx.seriousLogLines(), []);
     } finally {
       await nginx.stop();

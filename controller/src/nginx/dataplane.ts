@@ -11,6 +11,11 @@ export interface Dataplane {
   readonly command: readonly string[];
   /** absolute paths for `load_module`, in load order (ndk before lua) */
   readonly modules: readonly string[];
+  /**
+   * absolute path of ngx_stream_module.so (libnginx-mod-stream): loaded only by a configuration
+   * with TCP/UDP services, so an HTTP-only NGINX pays nothing for it
+   */
+  readonly streamModule: string;
   /** value for lua_package_path: our lua/ dir first, then lua-resty-core etc., ending in ';;' */
   readonly luaPackagePath: string;
   /** value for lua_package_cpath (cjson) */
@@ -28,6 +33,8 @@ const LIB_DIR = 'usr/lib/x86_64-linux-gnu';
 // Debian's merged-/usr layout puts the loader in the multiarch dir; older trees only in lib64.
 const LOADER_CANDIDATES = [`${LIB_DIR}/ld-linux-x86-64.so.2`, 'usr/lib64/ld-linux-x86-64.so.2', 'lib64/ld-linux-x86-64.so.2'];
 const MODULE_FILES = ['ndk_http_module.so', 'ngx_http_lua_module.so'];
+const STREAM_MODULE_FILE = 'ngx_stream_module.so';
+const MODULE_DIR = 'usr/lib/nginx/modules';
 const IMAGE_LUA_DIR = '/etc/nginx/lua';
 
 /** The repository root, found from this file's place (controller/src/nginx/). */
@@ -56,9 +63,13 @@ export function dataplaneAt(root: string, luaDir: string): Dataplane {
   if (!loader) throw new Error(`dataplane: no ld-linux-x86-64.so.2 under ${root} (run npm run setup)`);
   const nginx = join(root, 'usr/sbin/nginx');
   if (!existsSync(nginx)) throw new Error(`dataplane: no nginx at ${nginx} (run npm run setup)`);
+  // A tree unpacked from an older package list: say so here, not as a load_module error later.
+  const streamModule = join(root, MODULE_DIR, STREAM_MODULE_FILE);
+  if (!existsSync(streamModule)) throw new Error(`dataplane: no ${STREAM_MODULE_FILE} under ${root} (the package list changed: run npm run setup)`);
   return {
     command: [loader, '--library-path', join(root, LIB_DIR), nginx],
-    modules: MODULE_FILES.map((file) => join(root, 'usr/lib/nginx/modules', file)),
+    modules: MODULE_FILES.map((file) => join(root, MODULE_DIR, file)),
+    streamModule,
     ...packagePaths(root, luaDir),
   };
 }
@@ -68,6 +79,7 @@ export function systemDataplane(luaDir: string): Dataplane {
   return {
     command: ['/usr/sbin/nginx'],
     modules: MODULE_FILES.map((file) => join('/usr/lib/nginx/modules', file)),
+    streamModule: join('/usr/lib/nginx/modules', STREAM_MODULE_FILE),
     ...packagePaths('/', luaDir),
   };
 }

@@ -1,7 +1,8 @@
 // Model + options → the plain object the templates print (the "view").
 // It holds exactly what nginx.conf depends on and nothing dynamic: backend
 // endpoints and load-balance algorithms never enter it, so an endpoint
-// change cannot change nginx.conf or its version.
+// change cannot change nginx.conf or its version. (TCP/UDP services are the
+// exception: their endpoints are in stream{}, stream-view.ts says why.)
 
 import { httpsRedirectStyle, type HttpsRedirectStyle } from './https-redirect-view.ts';
 import { redirectFeature } from '../model/features/redirect.ts';
@@ -22,6 +23,7 @@ import { proxyTuningView, type ProxyTuningView } from './proxy-tuning-view.ts';
 import { clientAddressViewOf, type ClientAddressView } from './client-address-view.ts';
 import { headerSettingsViewOf, type HeaderSettingsView } from './header-settings-view.ts';
 import { globalSnippetsOf, type GlobalSnippetsView } from './snippet-view.ts';
+import { streamViewOf, type StreamView } from './stream-view.ts';
 
 export type { ServerView } from './server-views.ts';
 
@@ -138,6 +140,8 @@ export interface ConfigView {
   readonly headerSettings: HeaderSettingsView;
   /** The ConfigMap's main-, http- and server-snippet (snippet-view.ts). */
   readonly snippets: GlobalSnippetsView;
+  /** The stream {} context of the TCP/UDP services (stream-view.ts), null when there are none. Not seen by server blocks. */
+  readonly stream: StreamView | null;
 }
 
 function nextPowerOfTwo(n: number): number {
@@ -272,6 +276,16 @@ function blocksOf(model: Model): BlocksView {
  * that breaks the contract (a bad server or location: while `servers` is iterated).
  * `views`: a long-lived renderer's, to reuse what the last render made.
  */
+/**
+ * The options as the view holds them: the stream module's path only matters with TCP/UDP
+ * services, and then it is in `stream.module`; elsewhere it must not change the version.
+ */
+function withoutStreamModule(options: Omit<ResolvedRenderOptions, 'templateDir'>): Omit<ResolvedRenderOptions, 'templateDir'> {
+  if (options.dataplane.streamModule === undefined) return options;
+  const { streamModule: _module, ...dataplane } = options.dataplane;
+  return { ...options, dataplane };
+}
+
 export function buildConfigView(model: Model, options: ResolvedRenderOptions, views = new ServerViews()): ConfigView {
   if (!Array.isArray(model.servers) || !Array.isArray(model.backends)) {
     throw new RenderError('UnsafeValue', 'model: servers and backends must be arrays');
@@ -282,7 +296,7 @@ export function buildConfigView(model: Model, options: ResolvedRenderOptions, vi
   const files = model.backendTls !== undefined && model.backendTls.length > 0 ? backendTlsFiles(options.prefix, model.backendTls) : undefined;
   const context: LocationContext = { https: options.httpsPort !== null, httpsPort: options.httpsPort, settings: model.settings, ...(files === undefined ? {} : { backendTls: files }) };
   return {
-    options: rendered,
+    options: withoutStreamModule(rendered),
     paths: prefixPaths(options, accessLog),
     logFormat: { format: accessLog.format, escapeJson: accessLog.escapeJson === true },
     listen: {
@@ -309,5 +323,6 @@ export function buildConfigView(model: Model, options: ResolvedRenderOptions, vi
     clientAddress: clientAddressViewOf(model, options.httpsPort),
     headerSettings: headerSettingsViewOf(model),
     snippets: globalSnippetsOf(model),
+    stream: streamViewOf(model, options.listenAddress, options.dataplane.streamModule),
   };
 }

@@ -37,6 +37,8 @@ export interface ConfigRenderer {
  */
 function versionOf(templatesHash: string, view: ConfigView, keys: readonly string[]): string {
   const hash = createHash('sha256').update(templatesHash).update('\0').update(JSON.stringify(view.serverNamesHash));
+  // stream{} is outside the server blocks' keys (server-blocks.ts), so it is hashed here.
+  if (view.stream !== null) hash.update('\0').update(JSON.stringify(view.stream));
   for (const key of keys) hash.update('\n').update(key);
   return hash.digest('hex').slice(0, 16);
 }

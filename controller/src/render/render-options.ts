@@ -10,6 +10,8 @@ import { RenderError, quoteLuaSearchPath } from './nginx-values.ts';
 export interface DataplaneValues {
   /** Absolute paths for `load_module`, in load order (ndk before lua). */
   readonly modules: readonly string[];
+  /** Absolute path of ngx_stream_module.so, loaded only when the model has TCP/UDP services (absent: none can be rendered). */
+  readonly streamModule?: string;
   /** Value for `lua_package_path` (our lua/ dir first, ending in `;;`). */
   readonly luaPackagePath: string;
   /** Value for `lua_package_cpath` (cjson). */
@@ -148,6 +150,7 @@ export function resolveRenderOptions(options: RenderOptions): ResolvedRenderOpti
     invalid('dataplane.modules', dataplane?.modules, 'an array of absolute paths');
   }
   dataplane.modules.forEach((module, i) => checkAbsolutePath(`dataplane.modules[${i}]`, module));
+  if (dataplane.streamModule !== undefined) checkAbsolutePath('dataplane.streamModule', dataplane.streamModule);
   for (const field of ['luaPackagePath', 'luaPackageCPath'] as const) {
     try {
       quoteLuaSearchPath(dataplane[field]);
@@ -167,6 +170,7 @@ export function resolveRenderOptions(options: RenderOptions): ResolvedRenderOpti
     workerShutdownTimeout: shutdown,
     dataplane: {
       modules: [...dataplane.modules],
+      ...(dataplane.streamModule === undefined ? {} : { streamModule: dataplane.streamModule }),
       luaPackagePath: dataplane.luaPackagePath,
       luaPackageCPath: dataplane.luaPackageCPath,
     },

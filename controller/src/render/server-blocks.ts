@@ -22,8 +22,8 @@ import { jsonOfView } from './server-views.ts';
 /** The template that renders one server {} (it includes location.njk). */
 export const SERVER_TEMPLATE = 'server.njk';
 
-/** What server.njk may read besides `server`: the view without the servers and what only http{} uses. */
-export type ServerContext = Omit<ConfigView, 'servers' | 'serverNamesHash'>;
+/** What server.njk may read besides `server`: the view without the servers and what only http{} and stream{} use. */
+export type ServerContext = Omit<ConfigView, 'servers' | 'serverNamesHash' | 'stream'>;
 
 /** Renders `SERVER_TEMPLATE` with this context; throws as the template environment does. */
 export type RenderServer = (context: ServerContext & { readonly server: ServerView }) => string;
@@ -55,7 +55,8 @@ interface Block {
 
 /** The shared part of `view` that server blocks see. */
 export function serverContextOf(view: ConfigView): ServerContext {
-  const { servers: _servers, serverNamesHash: _hash, ...context } = view;
+  // stream{} is not a server block's business: a TCP endpoint change must not re-render every server.
+  const { servers: _servers, serverNamesHash: _hash, stream: _stream, ...context } = view;
   return context;
 }
 

@@ -126,6 +126,24 @@ void describe('ingress events', () => {
     assert.match(recorded[0], /^ConfigMap ingress\/resty\(uid-cm\) Warning InvalidConfigMapValue: ConfigMap key log-format-upstream: variable \$location_path/);
   });
 
+  void it('a bad TCP services entry is a Warning on the TCP services ConfigMap, not on the controller\'s', () => {
+    const recorded: string[] = [];
+    const recorder: EventRecorder = {
+      record: (target, type, reason, message) => { recorded.push(`${target.kind} ${target.namespace}/${target.name}(${target.uid}) ${type} ${reason}: ${message}`); },
+      flush: async () => {},
+      stats: () => ({ created: 0, bumped: 0, dropped: 0 }),
+    };
+    const events = createIngressEvents({ recorder, syncEvents: false, isLive: () => true, configMap: 'ingress/resty' });
+    const own = { metadata: { namespace: 'ingress', name: 'resty', uid: 'uid-cm' }, data: {} };
+    const tcp = { metadata: { namespace: 'ingress', name: 'tcp', uid: 'uid-tcp' }, data: { '9000': 'default/echo' } };
+    const cluster = snapshot({ configMaps: [own, tcp] });
+    const result = buildModel(cluster, { ...DEFAULT_OPTIONS, configMap: 'ingress/resty', tcpServicesConfigMap: 'ingress/tcp' });
+    events.built(result.model, cluster);
+    for (const failure of result.failures) events.failure(failure);
+    assert.equal(recorded.length, 1, recorded.join('\n'));
+    assert.match(recorded[0], /^ConfigMap ingress\/tcp\(uid-tcp\) Warning InvalidStreamService: TCP service "9000" is not served/);
+  });
+
   void it('a failed reload warns the Ingresses that changed since the live configuration, with NGINX\'s text', () => {
     const { events, recorded, build } = setup();
     events.reloaded(build([stamped('a', 'a.example.com'), stamped('b', 'b.example.com')]));

@@ -7,7 +7,8 @@
 // The builder's IngressRef has no uid, so each build records the snapshot's
 // Ingresses: `kubectl describe` only shows Events whose uid matches.
 // Failures of the controller's own ConfigMap (a bad or unknown key) go on
-// that ConfigMap, so `kubectl describe configmap` says why a default stayed.
+// that ConfigMap, so `kubectl describe configmap` says why a default stayed;
+// so do those of a TCP/UDP services ConfigMap's entries (Failure.configMap).
 
 import type { V1Ingress } from '@kubernetes/client-node';
 import type { Failure, IngressRef, Model, Snapshot } from '../model/types.ts';
@@ -89,6 +90,7 @@ export function createIngressEvents(options: IngressEventsOptions): IngressEvent
   const modelIngresses = new WeakMap<Model, Map<string, Seen>>();
   let latestModel: Model | null = null;
   let latestConfigMap: EventTarget | undefined;
+  let latestSnapshot: Snapshot | null = null;
   const announced = new Map<string, string>();
   /** The map announce() went through last: announcing it again would record nothing. */
   let lastAnnounced: Map<string, Seen> | null = null;
@@ -150,10 +152,12 @@ export function createIngressEvents(options: IngressEventsOptions): IngressEvent
       modelIngresses.set(model, derived.seen);
       latestModel = model;
       latestConfigMap = configMapTarget(snapshot, options.configMap);
+      latestSnapshot = snapshot;
     },
     failure(failure): void {
       const target = failure.ingress ? derived?.targets.get(refKey(failure.ingress))
-        : CONFIG_MAP_REASONS.has(failure.reason) ? latestConfigMap : undefined;
+        : failure.configMap !== undefined ? (latestSnapshot === null ? undefined : configMapTarget(latestSnapshot, failure.configMap))
+          : CONFIG_MAP_REASONS.has(failure.reason) ? latestConfigMap : undefined;
       if (target) recorder.record(target, 'Warning', failure.reason, failure.message);
     },
     reloaded: announce,

@@ -20,6 +20,9 @@ export function materialize(conf: string, dataplane: Dataplane, prefix: string):
   const placeholderModules = PLACEHOLDER_DATAPLANE.modules.map((path) => `load_module "${path}";`).join('\n');
   const realModules = dataplane.modules.map((path) => `load_module "${path}";`).join('\n');
   let real = swap(conf, placeholderModules, realModules);
+  // Loaded only by a conf with TCP/UDP services.
+  const placeholderStream = `load_module "${PLACEHOLDER_DATAPLANE.streamModule}";`;
+  if (real.includes(placeholderStream)) real = real.replace(placeholderStream, `load_module "${dataplane.streamModule}";`);
   real = swap(real, `"${PLACEHOLDER_DATAPLANE.luaPackagePath}"`, `"${dataplane.luaPackagePath}"`);
   real = swap(real, `"${PLACEHOLDER_DATAPLANE.luaPackageCPath}"`, `"${dataplane.luaPackageCPath}"`);
   return swap(real, GOLDEN_PREFIX, prefix);

@@ -16,6 +16,7 @@ export const DEFAULT_PROXY: ProxyConfig = MODEL_DEFAULTS.proxy;
 /** Stand-in data-plane paths: golden files must not depend on where the runtime is unpacked. */
 export const PLACEHOLDER_DATAPLANE: DataplaneValues = {
   modules: ['/golden/dataplane/modules/ndk_http_module.so', '/golden/dataplane/modules/ngx_http_lua_module.so'],
+  streamModule: '/golden/dataplane/modules/ngx_stream_module.so',
   luaPackagePath: '/golden/lua/?.lua;;',
   luaPackageCPath: '/golden/lib/?.so;;',
 };
