@@ -4,6 +4,7 @@
 
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { ControllerOptions } from './cli/index.ts';
@@ -20,6 +21,8 @@ import { postCredentials, postRoutes } from './nginx/lua-routes.ts';
 import { writeSelfSignedDefault } from './tls/default-certificate.ts';
 import { writeBackendTlsFiles } from './nginx/backend-tls-files.ts';
 import { referencedConfigMaps } from './model/fastcgi-params.ts';
+import { referencedHeaderConfigMaps } from './model/header-settings-build.ts';
+import { readSettings } from './model/features/parse.ts';
 import { startAdmissionWebhook, type WebhookServer } from './admission/index.ts';
 import { splitListenAddress } from './cli/validators.ts';
 import { sameStaticPart } from './diff/decide.ts';
@@ -77,6 +80,26 @@ function ourIngresses(snapshot: Snapshot, opts: ControllerOptions): Snapshot['in
   return snapshot.ingresses.filter((ingress) => isOurIngress(ingress, classes, opts));
 }
 
+/** How long the start waits for the ConfigMaps the first configuration reads by name (one not granted never lists). */
+const REFERENCED_LIST_WAIT_MS = 5000;
+
+/**
+ * Starts the watches of the ConfigMaps the first configuration reads by name (proxy-set-headers,
+ * add-headers, fastcgi-params-configmap, auth-proxy-set-headers) and waits, bounded, for their lists: otherwise the first
+ * NGINX configuration after every start would lack the add-headers (security headers, often) until
+ * the watches the first build starts have listed them.
+ */
+async function listReferencedConfigMaps(store: Store, opts: ControllerOptions): Promise<void> {
+  const snapshot = store.snapshot();
+  const settings = readSettings(snapshot.configMaps, opts.configMap).settings;
+  const refs = [...referencedConfigMaps(ourIngresses(snapshot, opts), opts.annotationsPrefix, settings.crossNamespace.allow), ...referencedHeaderConfigMaps(settings)];
+  if (refs.length === 0) return;
+  store.watchReferencedConfigMaps(refs);
+  const timer = new AbortController();
+  await Promise.race([store.waitForInitialSync(), sleep(REFERENCED_LIST_WAIT_MS, undefined, { signal: timer.signal }).catch(() => {})]);
+  timer.abort();
+}
+
 /** Starts everything and resolves once the first configuration is live in NGINX. */
 export async function startController(opts: ControllerOptions, logger: Logger, registry: Registry): Promise<Controller> {
   const kc = loadKubeConfig({ kubeconfig: opts.kubeconfig ?? undefined });
@@ -105,7 +128,7 @@ export async function startController(opts: ControllerOptions, logger: Logger, r
   // A TCP/UDP port NGINX could not bind is left out before the reload (stream-port-check.ts).
   const streamPorts = createStreamPortCheck(opts.bindAddress, { TCP: opts.tcpServicesConfigMap, UDP: opts.udpServicesConfigMap });
   let backendTlsKept = new Set<string>();
-  let referencesFrom: { ingresses: Snapshot['ingresses'] | null; classes: Snapshot['ingressClasses'] | null; allow: boolean } = { ingresses: null, classes: null, allow: false };
+  let referencesFrom: { ingresses: Snapshot['ingresses'] | null; classes: Snapshot['ingressClasses'] | null; allow: boolean; headers: string } = { ingresses: null, classes: null, allow: false, headers: '' };
   const nginx = createNginx({
     dataplane,
     prefix: opts.nginxPrefix,
@@ -182,12 +205,16 @@ export async function startController(opts: ControllerOptions, logger: Logger, r
     reloadSettleMs: 100,
     hooks: mergeHooks(reporting.hooks, observability.syncHooks, {
       onBuilt: (built, snapshot) => {
-        // fastcgi-params-configmap, auth-proxy-set-headers: the ConfigMaps our Ingresses name are watched by name (kube/store.ts).
-        // Looked for again only when the Ingresses, the IngressClasses or the ConfigMap's switch changed (not per endpoint sync).
+        // The ConfigMaps our Ingresses (fastcgi-params-configmap, auth-proxy-set-headers) and the settings (proxy-set-headers, add-headers)
+        // name are watched by name (kube/store.ts). Looked for again only when the Ingresses, the IngressClasses
+        // or the ConfigMap's settings changed (not per endpoint sync).
         const allow = built.model.settings.crossNamespace.allow;
-        if (snapshot.ingresses !== referencesFrom.ingresses || snapshot.ingressClasses !== referencesFrom.classes || allow !== referencesFrom.allow) {
-          referencesFrom = { ingresses: snapshot.ingresses, classes: snapshot.ingressClasses, allow };
-          store.watchReferencedConfigMaps(referencedConfigMaps(ourIngresses(snapshot, opts), opts.annotationsPrefix, allow));
+        const headerRefs = referencedHeaderConfigMaps(built.model.settings);
+        const headers = headerRefs.map((ref) => `${ref.namespace}/${ref.name}`).join(' ');
+        if (snapshot.ingresses !== referencesFrom.ingresses || snapshot.ingressClasses !== referencesFrom.classes || allow !== referencesFrom.allow
+          || headers !== referencesFrom.headers) {
+          referencesFrom = { ingresses: snapshot.ingresses, classes: snapshot.ingressClasses, allow, headers };
+          store.watchReferencedConfigMaps([...referencedConfigMaps(ourIngresses(snapshot, opts), opts.annotationsPrefix, allow), ...headerRefs]);
         }
         observability.modelBuilt(built);
         reporting.built(built.model, snapshot);
@@ -209,6 +236,7 @@ export async function startController(opts: ControllerOptions, logger: Logger, r
     onChange: (kind) => { observability.objectChanged(kind); if (listed) sync.kick(); },
   });
   await store.waitForInitialSync();
+  await listReferencedConfigMaps(store, opts);
   listed = true;
   sync.kick();
   await sync.idle();

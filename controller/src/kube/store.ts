@@ -54,7 +54,7 @@ export interface Store {
   snapshot(): Snapshot;
   /**
    * The ConfigMaps to watch by name besides `configMaps` (those Ingress annotations name:
-   * fastcgi-params-configmap, auth-proxy-set-headers), the whole set each call: new ones start (their first list is a
+   * fastcgi-params-configmap, auth-proxy-set-headers; or the ConfigMap's settings: proxy-set-headers, add-headers), the whole set each call: new ones start (their first list is a
    * change), ones no longer named stop and leave the snapshot.
    */
   watchReferencedConfigMaps(refs: readonly ObjectRef[]): void;

@@ -29,8 +29,8 @@ export interface HelmValues {
 /** Values ingress-nginx's chart turns into ConfigMap keys that resty-ingress's chart does not render. */
 const DERIVED_KEYS: readonly { readonly path: readonly string[]; readonly note: string }[] = [
   { path: ['controller', 'allowSnippetAnnotations'], note: 'controller.allowSnippetAnnotations is not read: set allow-snippet-annotations "true" and annotations-risk-level Critical in the ConfigMap (controller.config)' },
-  { path: ['controller', 'addHeaders'], note: 'controller.addHeaders is not read: custom response headers (add-headers) are not supported yet' },
-  { path: ['controller', 'proxySetHeaders'], note: 'controller.proxySetHeaders is not read: custom upstream headers (proxy-set-headers) are not supported yet' },
+  { path: ['controller', 'addHeaders'], note: 'controller.addHeaders is not read: put the headers in a ConfigMap, name it in the ConfigMap key add-headers (namespace/name) and list it in rbac.referencedConfigMaps' },
+  { path: ['controller', 'proxySetHeaders'], note: 'controller.proxySetHeaders is not read: put the headers in a ConfigMap, name it in the ConfigMap key proxy-set-headers (namespace/name) and list it in rbac.referencedConfigMaps' },
   { path: ['dhParam'], note: 'dhParam is not read: ssl-dh-param is not supported yet' },
 ];
 

@@ -41,6 +41,7 @@ import { claimClientAuth, markClientAuthServers, resolveClientAuth, type ClientC
 import { CATCH_ALL_HOST } from './names.ts';
 import { resolveBackendTls, type ResolvedBackendTls } from './backend-tls.ts';
 import { resolveFastcgiParams } from './fastcgi-params.ts';
+import { withHeaderConfigMaps } from './header-settings-build.ts';
 import { resolveAuthProxyHeaders } from './auth-proxy-headers.ts';
 import { externalAuthName } from './features/external-auth.ts';
 import { resolveCredentials, type ResolvedCredentials } from './credentials.ts';
@@ -237,7 +238,9 @@ function sameRoutingInputs(a: RoutingInputs, b: RoutingInputs): boolean {
 function buildRouting(translations: TranslationCache, snapshot: Snapshot, options: BuildOptions): Routing {
   const services = indexServices(snapshot);
   const classes = indexIngressClasses(snapshot?.ingressClasses ?? [], options);
-  const config = readSettings(snapshot?.configMaps ?? [], options.configMap);
+  const read = readSettings(snapshot?.configMaps ?? [], options.configMap);
+  // proxy-set-headers / add-headers: the data of the ConfigMaps they name, read on every build.
+  const config = withHeaderConfigMaps(read, snapshot?.configMaps ?? []);
   // A ConfigMap asking for a protection we do not give serves nothing (fail closed; its failure says why).
   const exclude = options.exclude;
   const ours = config.closed ? [] : sortIngressesOldestFirst((snapshot?.ingresses ?? [])

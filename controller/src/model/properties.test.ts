@@ -22,6 +22,7 @@ import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { buildModel } from './build.ts';
 import { parseCacheKey } from './features/external-auth-cache.ts';
+import { headerValueProblem } from './header-configmaps.ts';
 import { ANNOTATION_NAMES, CONFIG_KEY_NAMES, KEY_VALUES, valuesOf } from './testdata/field-values.ts';
 import { clusterArbitrary, countUserValues, type Cluster } from './testdata/cluster-arbitrary.ts';
 import { makeTlsPool } from './testdata/tls-pool.ts';
@@ -109,6 +110,11 @@ function assertModelValid(model: Model): void {
     if (/\.externalAuth\.cacheKey$/u.test(at)) {
       const key = parseCacheKey(text);
       assert.ok(key.ok && key.value === text, `${at} = ${JSON.stringify(text)} does not re-validate`);
+      continue;
+    }
+    // A proxy-set-headers / add-headers value may hold spaces, `;`, `'` and `${name}` (render quotes it with qheader): it must re-check instead.
+    if (/^settings\.headerSettings\.(?:proxySetHeaders|addHeaders)\[\d+\]\[1\]$/u.test(at)) {
+      assert.equal(headerValueProblem(text), null, `${at} = ${JSON.stringify(text)} does not re-validate`);
       continue;
     }
     if (!FREE_TEXT.test(at)) for (const word of words) assert.doesNotMatch(word, LEAVES_TOKEN, `${at} = ${JSON.stringify(text)}`);

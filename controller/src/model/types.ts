@@ -278,6 +278,7 @@ export interface FeatureConfigs {
   readonly clientConnections: ClientConnectionsSettings;
   readonly connectionHeader: ConnectionHeaderConfig;
   readonly clientAddress: ClientAddressSettings;
+  readonly headerSettings: HeaderSettings;
   readonly snippets: SnippetsConfig;
   readonly redirect: RedirectConfig;
   readonly serverAlias: ServerAliasConfig;
@@ -1248,6 +1249,33 @@ export interface ClientAddressSettings {
   readonly addOriginalUri: boolean;
   /** generate-request-id: $req_id is the client's X-Request-ID, else NGINX's $request_id (default true); false: only the client's. */
   readonly generateRequestId: boolean;
+}
+
+/**
+ * Headers added to every proxied request and every response, hidden response headers, and how
+ * request header names are parsed (ConfigMap only; features/header-settings.ts). Static: shapes
+ * http {} (features/header-settings-http.njk).
+ */
+export interface HeaderSettings {
+  /** proxy-set-headers: the ConfigMap (`namespace/name`) whose data are headers sent to every backend; null = none. */
+  readonly proxySetHeadersConfigMap: string | null;
+  /** add-headers: the ConfigMap (`namespace/name`) whose data are headers added to every response; null = none. */
+  readonly addHeadersConfigMap: string | null;
+  /**
+   * The validated entries of the proxy-set-headers ConfigMap, sorted by name; filled by the builder
+   * (model/header-configmaps.ts), empty while the ConfigMap is missing. Values may name NGINX variables.
+   */
+  readonly proxySetHeaders: readonly (readonly [string, string])[];
+  /** The same for add-headers. */
+  readonly addHeaders: readonly (readonly [string, string])[];
+  /** hide-headers: response headers of the backend not passed to the client (header names). */
+  readonly hideHeaders: readonly string[];
+  /** enable-underscores-in-headers: NGINX's underscores_in_headers (default false). */
+  readonly underscoresInHeaders: boolean;
+  /** ignore-invalid-headers: NGINX's ignore_invalid_headers (default true). */
+  readonly ignoreInvalidHeaders: boolean;
+  /** server-tokens: NGINX's server_tokens, the version in the Server header and error pages (default false). */
+  readonly serverTokens: boolean;
 }
 
 /**

@@ -21,6 +21,7 @@ import { rateLimitHttpView, type RateLimitHttpView } from './rate-limit-view.ts'
 import { httpTuningView, mainView, withConfiguredServerNames, type HttpTuningView, type MainView } from './http-tuning-view.ts';
 import { proxyTuningView, type ProxyTuningView } from './proxy-tuning-view.ts';
 import { clientAddressViewOf, type ClientAddressView } from './client-address-view.ts';
+import { headerSettingsViewOf, type HeaderSettingsView } from './header-settings-view.ts';
 import { globalSnippetsOf, type GlobalSnippetsView } from './snippet-view.ts';
 import { streamViewOf, type StreamView } from './stream-view.ts';
 
@@ -135,6 +136,8 @@ export interface ConfigView {
   readonly proxyTuning: ProxyTuningView;
   /** Real client address, request id and forwarded-header variables (client-address-view.ts). */
   readonly clientAddress: ClientAddressView;
+  /** proxy-set-headers, add-headers, hide-headers, header parsing and server_tokens (header-settings-view.ts). */
+  readonly headerSettings: HeaderSettingsView;
   /** The ConfigMap's main-, http- and server-snippet (snippet-view.ts). */
   readonly snippets: GlobalSnippetsView;
   /** The stream {} context of the TCP/UDP services (stream-view.ts), null when there are none. Not seen by server blocks. */
@@ -318,6 +321,7 @@ export function buildConfigView(model: Model, options: ResolvedRenderOptions, vi
     authUpstreams: authUpstreamsOf(model),
     proxyTuning: proxyTuningView(model),
     clientAddress: clientAddressViewOf(model, options.httpsPort),
+    headerSettings: headerSettingsViewOf(model),
     snippets: globalSnippetsOf(model),
     stream: streamViewOf(model, options.listenAddress, options.dataplane.streamModule),
   };

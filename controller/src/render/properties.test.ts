@@ -49,7 +49,9 @@ const USER_VALUE_DIRECTIVES = new Set(['server_name', 'location', 'set', 'rewrit
   // Proxy tuning (features/proxy-rewrites.njk, proxy-tuning-http.njk): Set-Cookie and Location rewriting words.
   'proxy_redirect', 'proxy_cookie_domain', 'proxy_cookie_path',
   // forwarded-for-header (features/client-address-http.njk): realip's header name.
-  'real_ip_header']);
+  'real_ip_header',
+  // proxy-set-headers, hide-headers (render/header-settings-view.ts): header names and values.
+  'grpc_set_header', 'proxy_hide_header']);
 /** forwarded-for-/forwarded-host-header: a map's source and default value are exactly `$http_<name>` (render/client-address-view.ts). */
 const HEADER_VARIABLE = /^\$http_[a-z0-9_]{1,64}$/u;
 /** Redirects (features/redirect.njk, server.njk): a `return <3xx>` whose target holds a parsed URL or app-root's path. */

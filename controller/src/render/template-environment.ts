@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { createHash } from 'node:crypto';
 import nunjucks from 'nunjucks';
 import { quoteAddress, quoteMapKey, quoteOriginRegex } from './access-values.ts';
+import { quoteHeaderValue } from './header-settings-view.ts';
 import { checkSnippetLines } from './snippet-view.ts';
 import {
   RenderError,
@@ -38,6 +39,7 @@ export interface TemplateEnvironment {
  * - `qluapath`: a `;`-separated Lua search path, each entry checked as by `q`;
  * - `qlogformat`: a log format, single-quoted (it may hold `"` and `{}`; see quoteLogFormat);
  * - `qaddr`, `qpattern`, `qorigins`: an address or range, a map key, an origin list's regex (access-values.ts);
+ * - `qheader`: a header value, `$` only as a known variable, `""` when empty (header-settings-view.ts);
  * - `snippet`: a snippet's lines, read again by the snippet rules (snippet-view.ts).
  */
 export function createTemplateEnvironment(templateDir: string): TemplateEnvironment {
@@ -66,6 +68,7 @@ export function createTemplateEnvironment(templateDir: string): TemplateEnvironm
   env.addFilter('qaddr', guarded(quoteAddress));
   env.addFilter('qpattern', guarded(quoteMapKey));
   env.addFilter('qorigins', guarded(quoteOriginRegex));
+  env.addFilter('qheader', guarded(quoteHeaderValue));
   env.addFilter('snippet', guarded(checkSnippetLines));
   env.addFilter('qredirect', guarded(quoteRedirectTarget));
   return {

@@ -41,8 +41,12 @@ interface Seen { readonly target: EventTarget; readonly stamp: string }
 
 const refKey = (ref: IngressRef): string => `${ref.namespace}/${ref.name}`;
 
-/** Reasons the ConfigMap reader gives for its own keys (model/features/parse.ts readSettings; with no Ingress). */
-const CONFIG_MAP_REASONS: ReadonlySet<string> = new Set(['InvalidConfigMapValue', 'UnknownConfigMapKey', 'UnsupportedConfigMapKey', 'ProtectionNotSupported']);
+/**
+ * Reasons the ConfigMap reader gives for its own keys (model/features/parse.ts readSettings; with no Ingress),
+ * and for the ConfigMaps of headers its proxy-set-headers / add-headers name (model/header-configmaps.ts).
+ */
+const CONFIG_MAP_REASONS: ReadonlySet<string> = new Set(['InvalidConfigMapValue', 'UnknownConfigMapKey', 'UnsupportedConfigMapKey', 'ProtectionNotSupported',
+  'HeadersConfigMapNotFound', 'InvalidHeader']);
 
 /** The Event target for the controller's ConfigMap, if it is in the snapshot. */
 function configMapTarget(snapshot: Snapshot, key: string | null | undefined): EventTarget | undefined {

@@ -11,6 +11,7 @@ import { clientCertsFeature } from './client-certs.ts';
 import { corsFeature } from './cors.ts';
 import { externalAuthFeature } from './external-auth.ts';
 import type { AnyFeature } from './feature.ts';
+import { headerSettingsFeature } from './header-settings.ts';
 import { INGRESS_NGINX_ANNOTATIONS, INGRESS_NGINX_CONFIG_KEYS } from './ingress-nginx-names.ts';
 import { HARMLESS_ANNOTATIONS, HARMLESS_CONFIG_KEYS, annotationStatus, configKeyStatus, type NameStatus } from './names.ts';
 import { proxyFeature } from './proxy.ts';
@@ -76,7 +77,8 @@ const configRows: { name: string; key: string; value: unknown; want: string }[] 
   { name: 'a snippet we render', key: 'http-snippet', value: 'return 200;', want: feature(snippetsFeature) },
   { name: 'a snippet we do not render', key: 'stream-snippet', value: 'x;', want: 'snippet' },
   { name: 'a snippet never known', key: 'future-snippet', value: 'x', want: 'snippet' },
-  { name: 'harmless: server-tokens', key: 'server-tokens', value: 'true', want: `harmless: ${HARMLESS_CONFIG_KEYS['server-tokens']}` },
+  { name: 'harmless: http2-max-requests', key: 'http2-max-requests', value: '1000', want: `harmless: ${HARMLESS_CONFIG_KEYS['http2-max-requests']}` },
+  { name: 'server-tokens: a feature', key: 'server-tokens', value: 'true', want: feature(headerSettingsFeature) },
   { name: 'harmless: tracing', key: 'otel-sampler', value: 'AlwaysOn', want: `harmless: ${HARMLESS_CONFIG_KEYS['otel-sampler']}` },
   { name: 'global auth: a feature', key: 'global-auth-url', value: 'https://auth.example/verify', want: feature(externalAuthFeature) },
   { name: 'no-auth-locations: the external auth feature reads it', key: 'no-auth-locations', value: '/public', want: feature(externalAuthFeature) },

@@ -33,7 +33,6 @@ export const HARMLESS_CONFIG_KEYS: Readonly<Record<string, string>> = Object.fre
   'otel-max-queuesize': 'tracing is not built in',
   'otel-schedule-delay-millis': 'tracing is not built in',
   'otel-max-export-batch-size': 'tracing is not built in',
-  'server-tokens': 'the NGINX version is never sent (server_tokens off)',
   'http2-max-field-size': 'obsolete since NGINX 1.19.7, which ignores it: large-client-header-buffers bounds HTTP/2 headers too',
   'http2-max-header-size': 'obsolete since NGINX 1.19.7, which ignores it: large-client-header-buffers bounds HTTP/2 headers too',
   'http2-max-requests': 'obsolete since NGINX 1.19.7, which ignores it: keep-alive-requests bounds HTTP/2 connections too',

@@ -131,7 +131,7 @@ void describe('parseIngressFeatures', () => {
 /** A ConfigMap's data and what the engine makes of it. */
 const configRows: { name: string; data: Record<string, unknown>; failures?: string[]; closed?: boolean; settings?: object }[] = [
   { name: 'an empty ConfigMap', data: {} },
-  { name: 'a harmless key: nothing to say', data: { 'server-tokens': 'true' } },
+  { name: 'a harmless key: nothing to say', data: { 'enable-opentelemetry': 'true' } },
   { name: 'an unknown key', data: { 'no-such-key': 'x' }, failures: [`UnknownConfigMapKey ${configField('no-such-key')} (warning)`] },
   { name: 'an annotation that is no ConfigMap key', data: { 'rewrite-target': '/' }, failures: [`UnknownConfigMapKey ${configField('rewrite-target')} (warning)`] },
   { name: 'an ingress-nginx key not supported', data: { 'enable-brotli': 'true' }, failures: [`UnsupportedConfigMapKey ${configField('enable-brotli')} (warning)`] },

@@ -42,6 +42,7 @@ import { sslRedirectFeature } from './ssl-redirect.ts';
 import { tlsSettingsFeature } from './tls-settings.ts';
 import { upstreamHashFeature } from './upstream-hash.ts';
 import { upstreamHeadersFeature } from './upstream-headers.ts';
+import { headerSettingsFeature } from './header-settings.ts';
 
 export const FEATURES: readonly AnyFeature[] = Object.freeze([
   // First: its `return` answers before force-ssl-redirect's, as ingress-nginx's template `return` precedes its Lua redirect.
@@ -83,6 +84,7 @@ export const FEATURES: readonly AnyFeature[] = Object.freeze([
   externalAuthFeature,
   basicAuthFeature,
   clientAddressFeature,
+  headerSettingsFeature,
   serverAliasFeature,
   // Last: a location's snippet comes after every other feature's directives, as in ingress-nginx.
   snippetsFeature,

@@ -8,7 +8,7 @@
 import type { V1HTTPIngressPath, V1Ingress, V1IngressBackend, V1Service } from '@kubernetes/client-node';
 import fc from 'fast-check';
 import type { BuildOptions, Snapshot } from '../types.ts';
-import { ANNOTATION_NAMES, authProxyHeaders, CONFIG_KEY_NAMES, configValuesOf, host, literalPath, namespace, objectName, otherAnnotationName, otherConfigKey, pathType, regexPath, portName, portNumber, serviceName, valuesOf } from './field-values.ts';
+import { ANNOTATION_NAMES, authProxyHeaders, CONFIG_KEY_NAMES, configValuesOf, HEADER_CONFIG_MAPS, headerConfigMapData, host, literalPath, namespace, objectName, otherAnnotationName, otherConfigKey, pathType, regexPath, portName, portNumber, serviceName, valuesOf } from './field-values.ts';
 import { anyString, MARKER, userValue } from './hostile-values.ts';
 import { configMap, deepFreeze, ingressClass, options as buildOptions, slice } from './fixtures.ts';
 import { BUILD_NOW, secretArbitrary, type TlsPool } from './tls-pool.ts';
@@ -188,6 +188,8 @@ export function clusterArbitrary(pool: TlsPool, sizes: ClusterSizes = SMALL): fc
     // Another key (a protective one closes everything) in one ConfigMap of eight.
     config: fc.tuple(valuesFor(CONFIG_KEY_NAMES, sizes.configKeys[1], sizes.configKeys[0], configValuesOf), fc.oneof({ weight: 7, arbitrary: fc.constant([]) }, { weight: 1, arbitrary: fc.array(fc.tuple(otherConfigKey, anyString), { maxLength: 1 }) })),
     defaultCertificate: fc.constantFrom(null, null, 'default/tls-0', 'default/tls-3', 'nope', 'default/missing'),
+    // The ConfigMaps of headers proxy-set-headers / add-headers may name (field-values.ts).
+    headerConfigMaps: fc.tuple(...HEADER_CONFIG_MAPS.map(() => headerConfigMapData)),
     authHeaders: authProxyHeaders,
   }).map((plan) => {
     const pools: Pools = { hosts: plan.hosts, literalPaths: plan.literalPaths, regexPaths: plan.regexPaths, services: plan.services };
@@ -202,6 +204,7 @@ export function clusterArbitrary(pool: TlsPool, sizes: ClusterSizes = SMALL): fc
       endpointSlices: slices,
       secrets: plan.secrets,
       configMaps: [configMap(Object.fromEntries([...plan.config[1], ...plan.config[0]])),
+        ...HEADER_CONFIG_MAPS.map((name, i) => configMap(plan.headerConfigMaps[i] ?? {}, name)),
         // auth-proxy-set-headers names it (field-values.ts).
         configMap(Object.fromEntries(plan.authHeaders), 'auth-headers', 'default')],
     };

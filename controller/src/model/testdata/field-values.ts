@@ -67,6 +67,20 @@ const addressList = userValue(fc.oneof(
 ));
 /** forwarded-for-header / forwarded-host-header: header names, tokens that are not names here, and hostile text. */
 const headerName = userValue(fc.oneof(token, fc.constantFrom('X-Forwarded-For', 'CF-Connecting-IP', 'proxy_protocol', 'X-A; deny all', 'X-$host', `X${'a'.repeat(64)}`, 'X-A}', '')));
+/** proxy-set-headers / add-headers: the ConfigMaps of headers the cluster arbitrary holds (HEADER_CONFIG_MAPS), missing ones and names that are no reference. */
+const headersConfigMapRef = userValue(fc.constantFrom('ingress/custom-headers', 'ingress/response-headers', 'ingress/missing', 'custom-headers', 'a/b/c', 'Ingress/X', ' ingress/custom-headers', ''));
+/** The ConfigMaps of headers a generated cluster holds besides the controller's (cluster-arbitrary.ts). */
+export const HEADER_CONFIG_MAPS: readonly string[] = ['custom-headers', 'response-headers'];
+/** Header names: tokens, the controller's own, framing ones and hostile text (a ConfigMap key the API would refuse included). */
+const headerEntryName = fc.oneof(token, fc.constantFrom('X-Request-Start', 'Host', 'x-forwarded-proto', 'Content-Length', 'Content-Security-Policy', 'X A', 'X-$host', 'X"Q', 'X:Y'));
+/** Header values: text, NGINX variables known and unknown, CSP-like values with `;`, empty, and hostile text. */
+const headerEntryValue = userValue(fc.oneof(
+  fc.stringMatching(/^[ -!#-[\]-~]{0,30}$/),
+  fc.constantFrom('t=${msec}', '$remote_addr', `${MARKER} $http_user_agent`, "default-src 'self'; img-src *", '', '$nope', '${msec', 'price 5$', '{a}'),
+));
+/** The data of one ConfigMap of headers. */
+export const headerConfigMapData: fc.Arbitrary<Record<string, string>> = fc.array(fc.tuple(headerEntryName, headerEntryValue), { maxLength: 4 })
+  .map((entries) => Object.fromEntries(entries));
 /** block-user-agents / block-referers items: strings, ~regexes, ~*regexes, quoted ones, joined by commas. */
 const blockItem = fc.oneof(
   fc.constantFrom('curl/7.68.0', `${MARKER}bot`, `"Mozilla/5.0 (${MARKER}; x)"`, '\'~*bad bot\'', 'default', 'Bad Bot', 'a;b', '"a\\"b"'),
@@ -393,6 +407,12 @@ export const KEY_VALUES: Readonly<Record<string, fc.Arbitrary<string>>> = {
   )),
   'proxy-add-original-uri-header': boolean,
   'generate-request-id': boolean,
+  'proxy-set-headers': headersConfigMapRef,
+  'add-headers': headersConfigMapRef,
+  'hide-headers': headerList(['X-Powered-By', 'Server', `X-${MARKER}`, 'x_under', '', ' ', 'X A', 'X-$host', 'X;deny', 'X"q', 'X:Y']),
+  'enable-underscores-in-headers': boolean,
+  'ignore-invalid-headers': boolean,
+  'server-tokens': boolean,
   'permanent-redirect': redirectUrl,
   'temporal-redirect': redirectUrl,
   'permanent-redirect-code': redirectCode,
