@@ -27,5 +27,5 @@ export const satisfyFeature = defineFeature({
       doc: '`any` or `all` (spaces around are ignored).',
     }),
   ],
-  proof: ['controller/src/model/features/satisfy.test.ts'],
+  proof: ['controller/src/model/features/satisfy.test.ts', 'controller/src/render/satisfy-render.test.ts', 'e2e/satisfy.test.ts'],
 });

@@ -5,11 +5,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { renderConfig } from '../render/render-config.ts';
-import { goldenOptions, model } from '../render/testdata/model-fixtures.ts';
-import { parseStreamEntry } from './stream-entry.ts';
-import { anyString, hostileString, MARKER } from './testdata/hostile-values.ts';
-import type { StreamProtocol } from './l4-types.ts';
+import { renderConfig } from './render-config.ts';
+import { goldenOptions, model } from './testdata/model-fixtures.ts';
+import { parseStreamEntry } from '../model/stream-entry.ts';
+import { anyString, hostileString, MARKER } from '../model/testdata/hostile-values.ts';
+import type { StreamProtocol } from '../model/l4-types.ts';
 
 const LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/u;
 
