@@ -92,6 +92,10 @@ void describe('header ConfigMaps: grammars', () => {
     for (const name of ['X-A', 'x_a', 'A.B~c', 'X|Y']) assert.equal(isHeaderName(name), true, name);
     for (const name of ['', 'X A', 'X:A', 'X$A', 'X"A', "X'A", 'X(A)', 'a'.repeat(129)]) assert.equal(isHeaderName(name), false, name);
   });
+  void it('names: at most 46 characters (NGINX\'s header hash: render/header-settings-render.test.ts runs nginx -t on one)', () => {
+    assert.equal(isHeaderName(`X-${'a'.repeat(44)}`), true);
+    assert.equal(isHeaderName(`X-${'a'.repeat(45)}`), false);
+  });
   void it('values: variables known to NGINX only', () => {
     assert.equal(headerValueProblem('$msec ${request_id} $cookie_session $upstream_http_x_a'), null);
     assert.match(headerValueProblem('${}') ?? '', /starts no variable/u);

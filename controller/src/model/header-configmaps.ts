@@ -13,8 +13,13 @@ import { makeFailure, makeWarning, quoteValue } from './failure.ts';
 import { isLogFormatVariable } from './log-format.ts';
 import type { Failure } from './types.ts';
 
-/** RFC 9110 token characters but `$` (NGINX would read a variable there) and `'` (no header needs it; no ConfigMap key can hold it). */
-const HEADER_NAME = /^[!#%&*+.^_`|~0-9A-Za-z-]{1,128}$/u;
+/**
+ * RFC 9110 token characters but `$` (NGINX would read a variable there) and `'` (no header needs it;
+ * no ConfigMap key can hold it), at most 46: proxy_set_header and proxy_hide_header names go into
+ * NGINX's header hash, whose 64-byte buckets (proxy_headers_hash_bucket_size, as ingress-nginx) hold
+ * no longer name, and a longer one fails nginx -t, so every reload (external-auth.ts has the same cap).
+ */
+const HEADER_NAME = /^[!#%&*+.^_`|~0-9A-Za-z-]{1,46}$/u;
 /** Printable ASCII without the quote render uses and NGINX's escape character. */
 const VALUE_TEXT = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/u;
 /** `$name` or `${name}`; a `$` followed by neither is reported as such. */
@@ -43,7 +48,7 @@ export const CONTROLLER_REQUEST_HEADERS: ReadonlySet<string> = new Set([
   'ssl-client-issuer-dn', 'ssl-client-cert',
 ]);
 
-/** An HTTP header name this controller prints: token characters without `$`, at most 128. */
+/** An HTTP header name this controller prints: token characters without `$`, at most 46. */
 export function isHeaderName(name: string): boolean {
   return HEADER_NAME.test(name);
 }

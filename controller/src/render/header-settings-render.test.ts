@@ -11,6 +11,7 @@ import { DEFAULT_SETTINGS as MODEL_DEFAULTS } from '../model/features/parse.ts';
 import type { HeaderSettings, Model } from '../model/types.ts';
 import { RenderError } from './nginx-values.ts';
 import { renderConfig } from './render-config.ts';
+import { assertNginxAccepts } from './testdata/golden-check.ts';
 import { backend, goldenOptions, model, proxied, server } from './testdata/model-fixtures.ts';
 
 const HEADERS: HeaderSettings = {
@@ -61,6 +62,10 @@ void describe('header settings in nginx.conf', () => {
     assert.match(conf, /\n {4}add_header "Content-Security-Policy" "default-src 'self'; img-src \*" always;\n {4}add_header "X-Frame-Options" "DENY" always;\n/u);
   });
 
+  void it('the longest name the model takes (46) fits NGINX\'s header hash: nginx -t accepts it in every list', async () => {
+    const name = `X-${'a'.repeat(44)}`;
+    await assertNginxAccepts(render({ ...HEADERS, proxySetHeaders: [[name, 'v']], addHeaders: [[name, 'v']], hideHeaders: [name] }));
+  });
   void it('proxy-set-headers end each copy of the header list, as proxy_ and grpc_set_header', () => {
     const conf = render(HEADERS);
     assert.match(conf, /proxy_set_header Proxy "";\n {4}proxy_set_header "X-Drop" "";\n {4}proxy_set_header "X-Request-Start" "t=\$\{msec\}";\n/u);
