@@ -100,10 +100,17 @@ async function startKubeProxy(cluster: Cluster, address: string, deployment: str
   };
 }
 
-/** The endpoints Lua holds for `backend` (NGINX's loopback configuration API). */
+/**
+ * The endpoints Lua holds for `backend` (NGINX's loopback configuration API), once every worker
+ * applied the stored version: the shared dict changes first and each worker polls it every 5 ms, so
+ * a request sent on the dict's word alone can still meet a worker with the old endpoints.
+ */
 async function luaEndpoints(statusUrl: string, backend: string): Promise<string[]> {
   const res = await fetch(`${statusUrl}/configuration/backends?name=${backend}`);
   const backends = (await res.json()) as { endpoints: { address: string; port: number }[] }[];
+  // Read after the endpoints: a version pushed in between only makes this wait longer.
+  const status = (await (await fetch(`${statusUrl}/configuration/status`)).json()) as { version: number; applied: number };
+  if (status.applied < status.version) return [];
   return (backends[0]?.endpoints ?? []).map((e) => `${e.address}:${e.port}`).sort();
 }
 
