@@ -12,6 +12,7 @@ import { hasFlag, parseOptions } from '../cli/index.ts';
 import { CommandLineExit } from '../cli/command-line-exit.ts';
 import { INGRESS_NGINX_FLAGS } from '../model/features/ingress-nginx-names.ts';
 import { ManifestError } from './manifests.ts';
+import { streamValueNotes } from './helm-stream-values.ts';
 import type { Selection } from './options.ts';
 import type { FlagReport } from './report-types.ts';
 
@@ -34,7 +35,7 @@ const DERIVED_KEYS: readonly { readonly path: readonly string[]; readonly note: 
   { path: ['dhParam'], note: 'dhParam is not read: ssl-dh-param is not supported yet' },
 ];
 
-const READ_NOTE = 'Helm values: read controller.config (the ConfigMap), controller.extraArgs (flags), controller.ingressClass, controller.ingressClassResource.controllerValue and controller.watchIngressWithoutClass; other values do not decide what is served';
+const READ_NOTE = 'Helm values: read controller.config (the ConfigMap), controller.extraArgs (flags), tcp and udp (TCP/UDP services), controller.ingressClass, controller.ingressClassResource.controllerValue and controller.watchIngressWithoutClass; other values do not decide what is served';
 
 function at(values: unknown, path: readonly string[]): unknown {
   let value = values;
@@ -77,6 +78,7 @@ export function readHelmValues(text: string, file: string): HelmValues {
     const value = at(values, derived.path);
     if (value !== undefined && value !== null && value !== false && value !== '' && !(typeof value === 'object' && Object.keys(value).length === 0)) notes.push(derived.note);
   }
+  notes.push(...streamValueNotes(values));
   return { config, extraArgs, selection, notes };
 }
 
