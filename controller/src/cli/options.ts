@@ -17,9 +17,8 @@ export interface ControllerOptions extends BuildOptions {
   /** --kubeconfig: kubeconfig file; null = KUBECONFIG, in-cluster, or ~/.kube/config. */
   readonly kubeconfig: string | null;
   /**
-   * --ingress-class-by-name: also accept Ingresses whose spec.ingressClassName
-   * equals --ingress-class even when no IngressClass with our controller exists
-   * (ingress-nginx's meaning). Accepted and stored; the builder decides its use.
+   * --ingress-class-by-name: the IngressClass named --ingress-class is ours
+   * whatever its spec.controller (ingress-nginx's meaning; model/ingress-class.ts).
    */
   readonly ingressClassByName: boolean;
   /** --watch-namespace: the only namespace watched for namespaced kinds; null = all. */
@@ -105,7 +104,7 @@ const FLAGS: readonly FlagSpec[] = [
   { flags: '--ingress-class <name>', description: 'value of the kubernetes.io/ingress.class annotation and IngressClass name this controller owns', defaultValue: 'resty', parser: parse.parseObjectName },
   { flags: '--controller-class <class>', description: 'IngressClass spec.controller value this controller owns', defaultValue: 'resty-ingress.dev/controller', parser: parse.parseControllerClass },
   bool('--watch-ingress-without-class', 'also handle Ingresses that name no class at all', false),
-  bool('--ingress-class-by-name', 'also handle Ingresses whose spec.ingressClassName equals --ingress-class, without checking the IngressClass controller', false),
+  bool('--ingress-class-by-name', 'the IngressClass named --ingress-class is ours whatever its spec.controller', false),
   { flags: '--watch-namespace <namespace>', description: 'watch only this namespace (IngressClasses stay cluster-wide); "" = all', defaultValue: '', parser: parse.parseNamespace },
   { flags: '--configmap <namespace/name>', description: 'ConfigMap with global NGINX settings', defaultValue: '', parser: parse.parseNamespacedName },
   { flags: '--default-ssl-certificate <namespace/name>', description: 'kubernetes.io/tls Secret served for unknown SNI and hosts without a valid certificate; "" = a self-signed one made at start', defaultValue: '', parser: parse.parseNamespacedName },

@@ -1,7 +1,8 @@
 // Which Ingresses are ours, with ingress-nginx's precedence so that a cluster
 // run by ingress-nginx (`nginx` / `k8s.io/ingress-nginx`) is served unchanged:
 // 1. spec.ingressClassName decides alone when set: ours iff it names an
-//    IngressClass whose spec.controller is ours (a missing class is not ours);
+//    IngressClass whose spec.controller is ours, or, with --ingress-class-by-name,
+//    whose name is --ingress-class (a missing class is not ours);
 // 2. else the legacy annotation decides alone when present;
 // 3. else (no class at all) ours iff --watch-ingress-without-class, or one of
 //    our IngressClasses is marked as the cluster default.
@@ -31,7 +32,9 @@ export function indexIngressClasses(
   let ourClassIsDefault = false;
   for (const ingressClass of classes ?? []) {
     const name = ingressClass?.metadata?.name;
-    if (typeof name !== 'string' || ingressClass.spec?.controller !== options.controllerClass) continue;
+    if (typeof name !== 'string') continue;
+    const byName = options.ingressClassByName === true && name === options.ingressClass;
+    if (!byName && ingressClass.spec?.controller !== options.controllerClass) continue;
     ourClassNames.add(name);
     if (ingressClass.metadata?.annotations?.[DEFAULT_CLASS_ANNOTATION] === 'true') {
       ourClassIsDefault = true;
