@@ -10,7 +10,7 @@
 import { parseDocument } from 'yaml';
 import { hasFlag, parseOptions } from '../cli/index.ts';
 import { CommandLineExit } from '../cli/command-line-exit.ts';
-import { INGRESS_NGINX_FLAGS } from '../model/features/ingress-nginx-names.ts';
+import { INGRESS_NGINX_FLAGS } from '../model/features/ingress-nginx-flags.ts';
 import { ManifestError } from './manifests.ts';
 import type { Selection } from './options.ts';
 import type { FlagReport } from './report-types.ts';
