@@ -47,6 +47,7 @@ const DEFAULTS: ControllerOptions = {
     { port: 80, flag: '--http-port' }, { port: 443, flag: '--https-port' },
     { port: 10246, flag: '--status-port' }, { port: 10254, flag: '--healthz-port' },
   ],
+  flagNotices: [],
 };
 
 /** The reserved ports parseOptions must derive from the port flags of `options`. */
@@ -166,7 +167,7 @@ void describe('parseOptions', () => {
     { name: 'grace period with a unit', argv: ['--shutdown-grace-period', '15s'], flag: '--shutdown-grace-period' },
     { name: 'grace period over an hour', argv: ['--shutdown-grace-period', '3601'], flag: '--shutdown-grace-period' },
     { name: 'missing value', argv: ['--http-port'], flag: '--http-port' },
-    { name: 'unknown flag', argv: ['--enable-ssl-passthrough'], flag: '--enable-ssl-passthrough' },
+    { name: 'unknown flag', argv: ['--enable-magic'], flag: '--enable-magic' },
     { name: 'tcp services ConfigMap without a namespace', argv: ['--tcp-services-configmap', 'tcp-services'], flag: '--tcp-services-configmap' },
     { name: 'udp services ConfigMap with upper case', argv: ['--udp-services-configmap', 'ingress/UDP'], flag: '--udp-services-configmap' },
     { name: 'misspelt flag', argv: ['--ingress-clas', 'x'], flag: '--ingress-clas' },

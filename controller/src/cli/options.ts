@@ -9,6 +9,7 @@ import { Command, Option } from 'commander';
 import type { BuildOptions, ReservedPort } from '../model/types.ts';
 import packageJson from '../../../package.json' with { type: 'json' };
 import { CommandLineExit, parseCommand } from './command-line-exit.ts';
+import { logLevelOfVerbosity, takeIngressNginxArgs, type FlagNotice, type IngressNginxArgs } from './ingress-nginx-args.ts';
 import * as parse from './validators.ts';
 import type { LogLevel } from './validators.ts';
 
@@ -85,6 +86,8 @@ export interface ControllerOptions extends BuildOptions {
   readonly udpServicesConfigMap: string | null;
   /** The ports above that NGINX or the controller listen on (and the webhook's), refused to TCP/UDP services. */
   readonly reservedPorts: readonly ReservedPort[];
+  /** ingress-nginx flags accepted without a flag of ours (ignored ones, --v): main logs each once. */
+  readonly flagNotices: readonly FlagNotice[];
 }
 
 /** One flag: its commander spelling, help text, default (already typed) and parser. */
@@ -173,7 +176,7 @@ function buildCommand(output: { out: string; err: string }): Command {
 
 const orNull = (value: string): string | null => (value === '' ? null : value);
 
-function toControllerOptions(raw: Record<string, unknown>): ControllerOptions {
+function toControllerOptions(raw: Record<string, unknown>, logLevelGiven: boolean, ingressNginx: IngressNginxArgs): ControllerOptions {
   const options: ControllerOptions = {
     kubeconfig: orNull(raw.kubeconfig as string),
     ingressClass: raw.ingressClass as string,
@@ -193,7 +196,8 @@ function toControllerOptions(raw: Record<string, unknown>): ControllerOptions {
     nginxPrefix: raw.nginxPrefix as string,
     workerProcesses: raw.workerProcesses as number | 'auto',
     syncRateLimit: raw.syncRateLimit as number,
-    logLevel: raw.logLevel as LogLevel,
+    // klog's --v stands for a level unless --log-level says one.
+    logLevel: logLevelGiven || ingressNginx.verbosity === null ? raw.logLevel as LogLevel : logLevelOfVerbosity(ingressNginx.verbosity),
     publishService: orNull(raw.publishService as string),
     electionId: raw.electionId as string,
     updateStatus: raw.updateStatus as boolean,
@@ -213,6 +217,7 @@ function toControllerOptions(raw: Record<string, unknown>): ControllerOptions {
     tcpServicesConfigMap: orNull(raw.tcpServicesConfigmap as string),
     udpServicesConfigMap: orNull(raw.udpServicesConfigmap as string),
     reservedPorts: [],
+    flagNotices: ingressNginx.notices,
   };
   if (options.validatingWebhook !== null && (options.validatingWebhookCertificate === null || options.validatingWebhookKey === null)) {
     throw CommandLineExit.usage('--validating-webhook needs --validating-webhook-certificate and --validating-webhook-key (the API server calls webhooks over HTTPS only)');
@@ -235,13 +240,16 @@ function reservedPortsOf(options: ControllerOptions): readonly ReservedPort[] {
 /**
  * Parses the user's arguments (process.argv.slice(2)) into validated options.
  * Throws CommandLineExit for --help/--version (exit 0) and for any unknown
- * flag or bad value (exit 2, a one-line message naming the flag).
+ * flag, refused ingress-nginx flag or bad value (exit 2, a one-line message
+ * naming the flag). ingress-nginx flags we have no flag for are taken first
+ * (ingress-nginx-args.ts).
  */
 export function parseOptions(argv: readonly string[]): ControllerOptions {
   const output = { out: '', err: '' };
   const command = buildCommand(output);
-  parseCommand(command, argv, output);
-  return toControllerOptions(command.opts());
+  const ingressNginx = takeIngressNginxArgs(argv, (name) => name === 'version' || hasFlag(name));
+  parseCommand(command, ingressNginx.rest, output);
+  return toControllerOptions(command.opts(), command.getOptionValueSource('logLevel') === 'cli', ingressNginx);
 }
 
 /** True when the controller has the flag `--<name>` (`resty-ingress migrate` checks Helm extraArgs with it). */

@@ -100,7 +100,7 @@ export const INGRESS_NGINX_FLAGS: readonly IngressNginxFlag[] = Object.freeze([
   { name: 'udp-services-configmap', type: 'string', default: '', description: 'ConfigMap (namespace/name) mapping UDP ports to Services.' },
   { name: 'update-status', type: 'bool', default: 'true', description: 'Write the load balancer address into Ingress status.' },
   { name: 'update-status-on-shutdown', type: 'bool', default: 'true', description: 'Update Ingress status when the controller stops.' },
-  { name: 'v', type: 'int', default: '0', description: 'klog: log verbosity level.' },
+  { name: 'v', type: 'uint', default: '0', description: 'klog: log verbosity level.' },
   { name: 'validating-webhook', type: 'string', default: '', description: 'Address for the admission webhook server (off when empty).' },
   { name: 'validating-webhook-certificate', type: 'string', default: '', description: 'Certificate PEM file of the admission webhook.' },
   { name: 'validating-webhook-key', type: 'string', default: '', description: 'Private key PEM file of the admission webhook.' },
