@@ -11,8 +11,10 @@ import { appManifest, ingressManifest, request, REPO_ROOT, startStack, waitForRe
 /** The ingress-nginx flags taken without a flag of ours, by name, with the pino level they must be logged at. */
 const NOTICED: Readonly<Record<string, number>> = {
   'v': 30, 'profiling': 40, 'sync-period': 40, 'post-shutdown-grace-period': 40, 'time-buckets': 40,
-  'enable-topology-aware-routing': 40, 'report-node-internal-ip-address': 40, 'logtostderr': 40, 'disable-catch-all': 40,
+  'enable-topology-aware-routing': 40, 'report-node-internal-ip-address': 40, 'logtostderr': 40, 'watch-namespace-selector': 40,
 };
+
+const HEALTHZ_HOST = '127.0.0.3';
 
 const INGRESS_NGINX_ARGS = [
   // what ingress-nginx's chart renders
@@ -21,8 +23,10 @@ const INGRESS_NGINX_ARGS = [
   // a typical controller.extraArgs, as --name=value, plus the other forms pflag takes
   '--v=2', '--watch-ingress-without-class=true', '--profiling=false', '--sync-period', '10m',
   '--post-shutdown-grace-period=5', '--time-buckets=0.1,0.5,1,5', '--enable-topology-aware-routing',
-  '--report-node-internal-ip-address=true', '--logtostderr', '--disable-catch-all=false',
+  '--report-node-internal-ip-address=true', '--logtostderr', '--watch-namespace-selector=', '--disable-catch-all=false',
   '-v', '2', // given twice (the chart's args and extraArgs can repeat one): still one line
+  // the health endpoint on another loopback address, with ingress-nginx's other health path
+  `--healthz-host=${HEALTHZ_HOST}`, '--health-check-path=/live',
 ];
 
 /** Log lines about ingress-nginx flag `name`. */
@@ -40,6 +44,12 @@ test('an ingress-nginx command line starts the controller, which serves and warn
     await waitForResponse(controller.http, { host: 'classless.test' }, (r) => r.status === 200);
     await waitForResponse(controller.http, { host: 'classed.test' }, (r) => r.status === 200);
     assert.equal((await request(controller.http, { host: 'unknown.test' })).status, 404);
+  });
+
+  await t.test('--healthz-host and --health-check-path: liveness on the given address and path only', async () => {
+    const base = `http://${HEALTHZ_HOST}:${controller.ports.healthz}`;
+    for (const path of ['/live', '/healthz']) assert.equal((await request(base, { path })).status, 200, path);
+    await assert.rejects(request(`http://127.0.0.1:${controller.ports.healthz}`, { path: '/healthz' }), 'nothing listens on the harness\'s address');
   });
 
   await t.test('one line per flag taken, at its level, still one after a reload', async () => {

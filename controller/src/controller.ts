@@ -140,8 +140,9 @@ export async function startController(opts: ControllerOptions, logger: Logger, r
   const observability = await startObservability({
     registry,
     logger: logger.child({ component: 'healthz' }),
-    host: opts.bindAddress,
+    host: opts.healthzHost ?? opts.bindAddress,
     port: opts.healthzPort,
+    healthPath: opts.healthCheckPath,
     statusUrl: luaUrl,
     requestMetrics: opts.enableMetrics,
     metricsLogPath: metricsLogPath(opts.nginxPrefix),

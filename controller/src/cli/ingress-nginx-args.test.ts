@@ -91,9 +91,8 @@ void describe('refused: exit 2, saying what to do instead', () => {
   const rows: { name: string; argv: string[]; says: RegExp }[] = [
     { name: 'API server address', argv: ['--apiserver-host=https://10.0.0.1:6443'], says: /--apiserver-host=https:\/\/10\.0\.0\.1:6443 .*--kubeconfig/ },
     { name: 'namespace selector', argv: ['--watch-namespace-selector', 'team=a'], says: /--watch-namespace-selector=team=a .*--watch-namespace/ },
-    { name: 'catch-all off', argv: ['--disable-catch-all'], says: /--disable-catch-all=true .*remove the flag/ },
+    { name: 'a CA for the API server', argv: ['--certificate-authority', '/etc/ca.crt'], says: /--certificate-authority=\/etc\/ca\.crt .*kubeconfig/ },
     { name: 'TLS passthrough', argv: ['--enable-ssl-passthrough'], says: /--enable-ssl-passthrough=true .*not supported yet/ },
-    { name: 'another health path', argv: ['--health-check-path=/live'], says: /\/healthz/ },
   ];
   for (const row of rows) {
     void it(row.name, () => {
@@ -106,8 +105,8 @@ void describe('refused: exit 2, saying what to do instead', () => {
   const defaults: { name: string; arg: string }[] = [
     { name: 'passthrough off', arg: '--enable-ssl-passthrough=false' },
     { name: 'no selector', arg: '--watch-namespace-selector=' },
-    { name: 'catch-all kept (0 is false)', arg: '--disable-catch-all=0' },
-    { name: 'the default health path', arg: '--health-check-path=/healthz' },
+    { name: 'passthrough off as 0', arg: '--enable-ssl-passthrough=0' },
+    { name: 'no API server address', arg: '--apiserver-host=' },
   ];
   for (const row of defaults) {
     void it(`accepted at ingress-nginx's default: ${row.name}`, () => {

@@ -12,6 +12,7 @@ const DEFAULTS: ControllerOptions = {
   controllerClass: 'resty-ingress.dev/controller',
   watchIngressWithoutClass: false,
   ingressClassByName: false,
+  disableCatchAll: false,
   watchNamespace: null,
   configMap: null,
   defaultSslCertificate: null,
@@ -21,6 +22,8 @@ const DEFAULTS: ControllerOptions = {
   httpsPort: 443,
   statusPort: 10246,
   healthzPort: 10254,
+  healthzHost: null,
+  healthCheckPath: '/healthz',
   bindAddress: '0.0.0.0',
   nginxPrefix: '/tmp/resty-ingress',
   workerProcesses: 'auto',
@@ -108,6 +111,10 @@ void describe('parseOptions', () => {
     { name: '--election-ttl 1m', argv: ['--election-ttl', '1m'], expected: { electionTtlMs: 60_000 } },
     { name: '--election-ttl 1500ms', argv: ['--election-ttl=1500ms'], expected: { electionTtlMs: 1500 } },
     { name: '--disable-leader-election', argv: ['--disable-leader-election'], expected: { disableLeaderElection: true } },
+    { name: '--disable-catch-all', argv: ['--disable-catch-all'], expected: { disableCatchAll: true } },
+    { name: '--healthz-host', argv: ['--healthz-host=127.0.0.1'], expected: { healthzHost: '127.0.0.1' } },
+    { name: '--healthz-host empty: --bind-address', argv: ['--healthz-host='], expected: { healthzHost: null } },
+    { name: '--health-check-path', argv: ['--health-check-path', '/live'], expected: { healthCheckPath: '/live' } },
     { name: '--disable-sync-events', argv: ['--disable-sync-events'], expected: { disableSyncEvents: true } },
     {
       name: '--validating-webhook with its certificate and key',
@@ -171,6 +178,10 @@ void describe('parseOptions', () => {
     { name: 'tcp services ConfigMap without a namespace', argv: ['--tcp-services-configmap', 'tcp-services'], flag: '--tcp-services-configmap' },
     { name: 'udp services ConfigMap with upper case', argv: ['--udp-services-configmap', 'ingress/UDP'], flag: '--udp-services-configmap' },
     { name: 'misspelt flag', argv: ['--ingress-clas', 'x'], flag: '--ingress-clas' },
+    { name: 'healthz host a host name', argv: ['--healthz-host=localhost'], flag: '--healthz-host' },
+    { name: 'health path relative', argv: ['--health-check-path=live'], flag: '--health-check-path' },
+    { name: 'health path with a query', argv: ['--health-check-path=/live?x=1'], flag: '--health-check-path' },
+    { name: 'health path taking /metrics', argv: ['--health-check-path=/metrics'], flag: '--health-check-path' },
   ];
   for (const row of badRows) {
     void it(`rejects ${row.name} with exit 2 and one line naming ${row.flag}`, () => {

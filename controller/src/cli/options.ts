@@ -22,6 +22,8 @@ export interface ControllerOptions extends BuildOptions {
    * whatever its spec.controller (ingress-nginx's meaning; model/ingress-class.ts).
    */
   readonly ingressClassByName: boolean;
+  /** --disable-catch-all: Ingresses with a spec.defaultBackend are ignored (model/ingress-class.ts). */
+  readonly disableCatchAll: boolean;
   /** --watch-namespace: the only namespace watched for namespaced kinds; null = all. */
   readonly watchNamespace: string | null;
   /** --configmap: `namespace/name` of the controller's ConfigMap, or null. */
@@ -36,6 +38,10 @@ export interface ControllerOptions extends BuildOptions {
   readonly statusPort: number;
   /** --healthz-port: the controller's /healthz and /metrics server. */
   readonly healthzPort: number;
+  /** --healthz-host: the address that server binds to; null = --bind-address. */
+  readonly healthzHost: string | null;
+  /** --health-check-path: liveness answers on this path too (/healthz always). */
+  readonly healthCheckPath: string;
   /** --bind-address: address NGINX's HTTP/HTTPS listeners bind to. */
   readonly bindAddress: string;
   /** --nginx-prefix: NGINX prefix directory, holding nginx.conf, pid, temp paths and logs. */
@@ -111,12 +117,15 @@ const FLAGS: readonly FlagSpec[] = [
   { flags: '--watch-namespace <namespace>', description: 'watch only this namespace (IngressClasses stay cluster-wide); "" = all', defaultValue: '', parser: parse.parseNamespace },
   { flags: '--configmap <namespace/name>', description: 'ConfigMap with global NGINX settings', defaultValue: '', parser: parse.parseNamespacedName },
   { flags: '--default-ssl-certificate <namespace/name>', description: 'kubernetes.io/tls Secret served for unknown SNI and hosts without a valid certificate; "" = a self-signed one made at start', defaultValue: '', parser: parse.parseNamespacedName },
+  bool('--disable-catch-all', 'ignore Ingresses that have a spec.defaultBackend (no tenant can take the catch-all server)', false),
   { flags: '--default-backend-service <namespace/name>', description: 'Service answering requests no rule matches; "" = built-in 404', defaultValue: '', parser: parse.parseNamespacedName },
   { flags: '--annotations-prefix <prefix>', description: 'prefix of the annotations read from Ingresses', defaultValue: 'nginx.ingress.kubernetes.io', parser: parse.parseAnnotationsPrefix },
   { flags: '--http-port <port>', description: 'port NGINX serves HTTP on', defaultValue: 80, parser: parse.parsePort },
   { flags: '--https-port <port>', description: 'port NGINX serves HTTPS on', defaultValue: 443, parser: parse.parsePort },
   { flags: '--status-port <port>', description: 'loopback port of NGINX\'s status and configuration server', defaultValue: 10246, parser: parse.parsePort },
   { flags: '--healthz-port <port>', description: 'port of the controller\'s /healthz and /metrics', defaultValue: 10254, parser: parse.parsePort },
+  { flags: '--healthz-host <ip>', description: 'address the /healthz and /metrics server binds to; "" = --bind-address', defaultValue: '', parser: parse.parseOptionalIpAddress },
+  { flags: '--health-check-path <path>', description: 'another path liveness answers on (ingress-nginx\'s health path); /healthz always answers', defaultValue: '/healthz', parser: parse.parseHealthPath },
   { flags: '--bind-address <ip>', description: 'address NGINX\'s HTTP and HTTPS listeners bind to', defaultValue: '0.0.0.0', parser: parse.parseIpAddress },
   { flags: '--nginx-prefix <dir>', description: 'NGINX prefix directory for nginx.conf, pid, temp files and logs', defaultValue: '/tmp/resty-ingress', parser: parse.parseSafeAbsolutePath },
   { flags: '--worker-processes <n>', description: 'NGINX worker processes: "auto" (one per core) or a number', defaultValue: 'auto', parser: parse.parseWorkerProcesses },
@@ -183,6 +192,7 @@ function toControllerOptions(raw: Record<string, unknown>, logLevelGiven: boolea
     controllerClass: raw.controllerClass as string,
     watchIngressWithoutClass: raw.watchIngressWithoutClass as boolean,
     ingressClassByName: raw.ingressClassByName as boolean,
+    disableCatchAll: raw.disableCatchAll as boolean,
     watchNamespace: orNull(raw.watchNamespace as string),
     configMap: orNull(raw.configmap as string),
     defaultSslCertificate: orNull(raw.defaultSslCertificate as string),
@@ -192,6 +202,8 @@ function toControllerOptions(raw: Record<string, unknown>, logLevelGiven: boolea
     httpsPort: raw.httpsPort as number,
     statusPort: raw.statusPort as number,
     healthzPort: raw.healthzPort as number,
+    healthzHost: orNull(raw.healthzHost as string),
+    healthCheckPath: raw.healthCheckPath as string,
     bindAddress: raw.bindAddress as string,
     nginxPrefix: raw.nginxPrefix as string,
     workerProcesses: raw.workerProcesses as number | 'auto',

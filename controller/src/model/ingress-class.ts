@@ -6,6 +6,8 @@
 // 2. else the legacy annotation decides alone when present;
 // 3. else (no class at all) ours iff --watch-ingress-without-class, or one of
 //    our IngressClasses is marked as the cluster default.
+// With --disable-catch-all, an Ingress with a spec.defaultBackend is never
+// ours (ingress-nginx's store leaves it out whatever its class).
 
 import type { V1Ingress, V1IngressClass } from '@kubernetes/client-node';
 import type { BuildOptions } from './types.ts';
@@ -45,6 +47,7 @@ export function indexIngressClasses(
 
 /** True when this controller should serve the Ingress. */
 export function isOurIngress(ingress: V1Ingress, index: ClassIndex, options: BuildOptions): boolean {
+  if (options.disableCatchAll === true && ingress?.spec?.defaultBackend != null) return false;
   const className = ingress?.spec?.ingressClassName;
   if (typeof className === 'string' && className !== '') {
     return index.ourClassNames.has(className);

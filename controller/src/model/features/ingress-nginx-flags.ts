@@ -35,7 +35,7 @@ export const INGRESS_NGINX_FLAGS: readonly IngressNginxFlag[] = Object.freeze([
   { name: 'default-backend-service', type: 'string', default: '', description: 'Service (namespace/name) answering requests that match no Ingress.' },
   { name: 'default-server-port', type: 'int', default: '8181', description: 'Port of the built-in catch-all server.' },
   { name: 'default-ssl-certificate', type: 'string', default: '', description: 'Secret (namespace/name) with the certificate for the catch-all HTTPS server.' },
-  { name: 'disable-catch-all', type: 'bool', default: 'false', description: 'Ignore Ingresses that only define a default backend.' },
+  { name: 'disable-catch-all', type: 'bool', default: 'false', description: 'Ignore Ingresses that have a spec.defaultBackend (a catch-all).' },
   { name: 'disable-full-test', type: 'bool', default: 'false', description: 'Admission checks only the Ingress being changed, not the whole merged config.' },
   { name: 'disable-leader-election', type: 'bool', default: 'false', description: 'Run without leader election.' },
   { name: 'disable-svc-external-name', type: 'bool', default: 'false', description: 'Refuse Services of type ExternalName as backends.' },
