@@ -92,7 +92,7 @@ void describe('refused: exit 2, saying what to do instead', () => {
     { name: 'API server address', argv: ['--apiserver-host=https://10.0.0.1:6443'], says: /--apiserver-host=https:\/\/10\.0\.0\.1:6443 .*--kubeconfig/ },
     { name: 'namespace selector', argv: ['--watch-namespace-selector', 'team=a'], says: /--watch-namespace-selector=team=a .*--watch-namespace/ },
     { name: 'a CA for the API server', argv: ['--certificate-authority', '/etc/ca.crt'], says: /--certificate-authority=\/etc\/ca\.crt .*kubeconfig/ },
-    { name: 'TLS passthrough', argv: ['--enable-ssl-passthrough'], says: /--enable-ssl-passthrough=true .*not supported yet/ },
+    { name: 'TLS passthrough', argv: ['--enable-ssl-passthrough'], says: /--enable-ssl-passthrough=true .*remove the flag/ },
   ];
   for (const row of rows) {
     void it(row.name, () => {

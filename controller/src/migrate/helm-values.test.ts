@@ -61,7 +61,7 @@ void describe('checkFlag', () => {
     { name: 'a flag both have, valid value', flag: 'default-ssl-certificate', value: 'ingress-nginx/wildcard', status: 'supported' },
     { name: 'a bare boolean flag', flag: 'watch-ingress-without-class', value: '', status: 'supported' },
     { name: 'a flag both have, a value the controller refuses', flag: 'http-port', value: 'eighty', status: 'invalid-value', note: /would not start: .*--http-port/ },
-    { name: 'an ingress-nginx flag resty-ingress refuses', flag: 'enable-ssl-passthrough', value: '', status: 'not-supported', note: /ingress-nginx flag .*not supported yet/ },
+    { name: 'an ingress-nginx flag resty-ingress refuses', flag: 'enable-ssl-passthrough', value: '', status: 'not-supported', note: /would not start .*ingress-nginx flag --enable-ssl-passthrough=true is not supported: TLS passthrough/ },
     { name: 'a refused flag at ingress-nginx\'s default: accepted with a warning', flag: 'enable-ssl-passthrough', value: 'false', status: 'ignored', note: /asks for nothing/ },
     { name: 'a harmless ingress-nginx flag: ignored with a warning', flag: 'profiling', value: 'true', status: 'ignored', note: /no Go profiler/ },
     { name: 'klog verbosity: supported as a log level', flag: 'v', value: '2', status: 'supported', note: /--log-level info/ },

@@ -99,7 +99,7 @@ export function checkFlag(name: string, value: string): FlagReport {
     if (!(err instanceof CommandLineExit)) throw err;
     const message = err.output.trim().replace(/^error: /, '');
     return FLAG_STATUSES[name]?.kind === 'refused' && message.includes(' is not supported: ')
-      ? { name, value, status: 'not-supported', note: `an ingress-nginx flag resty-ingress refuses: the controller would not start (exit 2): ${message}` }
+      ? { name, value, status: 'not-supported', note: `the controller would not start (exit 2): ${message}` }
       : { name, value, status: 'invalid-value', note: `the controller refuses it and would not start: ${message}` };
   }
 }

@@ -58,7 +58,7 @@ export const FLAG_STATUSES: Readonly<Record<string, FlagStatus>> = Object.freeze
   'enable-annotation-validation': ignored('annotation values are always validated (false does not turn it off)'),
   'enable-metrics': different('the default is true (the chart passes metrics.enabled); false drops the per-request metrics and keeps the controller\'s own on /metrics', 'controller/src/server/observability.test.ts', 'controller/src/render/request-metrics-render.test.ts'),
   'enable-ssl-chain-completion': ignored('certificates are served as the Secret holds them: put the intermediate certificates in tls.crt'),
-  'enable-ssl-passthrough': refused('TLS passthrough is not supported yet: remove the flag (Ingresses with the ssl-passthrough annotation are then served with TLS terminated, with a Warning)'),
+  'enable-ssl-passthrough': refused('TLS passthrough is not available yet: remove the flag (Ingresses with the ssl-passthrough annotation are then served with TLS terminated, with a Warning)'),
   'enable-topology-aware-routing': ignored('every ready endpoint receives traffic whatever its zone'),
   'exclude-socket-metrics': ignored('every request metric is exported; drop series with a relabelling rule in Prometheus'),
   'health-check-path': different('/healthz answers as well (resty-ingress\'s chart probes it); the path may not be /readyz or /metrics', 'controller/src/server/health-server.test.ts', FLAGS_E2E),
@@ -120,7 +120,7 @@ export const FLAG_STATUSES: Readonly<Record<string, FlagStatus>> = Object.freeze
   'vmodule': ignored(KLOG),
   'watch-ingress-without-class': supported('controller/src/model/ingress-class.test.ts', FLAGS_E2E),
   'watch-namespace': supported('controller/src/kube/watch-targets.test.ts'),
-  'watch-namespace-selector': refused('not supported yet: watch one namespace with --watch-namespace, or all (then select Ingresses by class)'),
+  'watch-namespace-selector': refused('watch one namespace with --watch-namespace, or all of them (and select Ingresses by class)'),
 });
 
 /** The catalogue's entries for the flags, in ingress-nginx's name order. */
