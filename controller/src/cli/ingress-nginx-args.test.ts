@@ -47,6 +47,12 @@ void describe('pflag forms', () => {
   }
 });
 
+void describe('--version as a pflag bool', () => {
+  void it('--version=true prints the version', () => assert.equal(exitOf(['--version=true']).kind, 'version'));
+  void it('--version=false asks for nothing', () => assert.deepEqual(parseOptions(['--version=false', '--election-id=x']).electionId, 'x'));
+  void it('--version=maybe is refused naming it', () => assert.match(exitOf(['--version=maybe']).output, /^error: .*--version/));
+});
+
 void describe('different: --v stands for a log level', () => {
   const rows: { name: string; argv: string[]; level: string }[] = [
     { name: 'no --v: info', argv: [], level: 'info' },
@@ -143,7 +149,6 @@ void describe('bad values and unknown flags: exit 2 naming the flag', () => {
 
 void describe('every ingress-nginx flag at ingress-nginx\'s default starts the controller', () => {
   for (const flag of INGRESS_NGINX_FLAGS) {
-    if (flag.name === 'version') continue; // --version prints and exits, as in ingress-nginx
     void it(`--${flag.name}=${flag.default}`, () => {
       assert.doesNotThrow(() => parseOptions([`--${flag.name}=${flag.default}`]));
     });

@@ -104,6 +104,12 @@ export function takeIngressNginxArgs(argv: readonly string[], parsedHere: (name:
       break;
     }
     const split = splitFlag(arg);
+    if (split?.name === 'version' && split.inline !== undefined) {
+      // commander's --version takes no value; pflag's bool does: true prints, false is no request.
+      if (!validValue('bool', split.inline)) throw CommandLineExit.usage(`invalid value ${JSON.stringify(split.inline)} for --version (a Go bool)`);
+      if (parseBoolean(split.inline)) rest.push('--version');
+      continue;
+    }
     const flag = split === null ? undefined : BY_NAME.get(split.name);
     if (split === null || flag === undefined || parsedHere(flag.name)) {
       rest.push(arg);
