@@ -4,9 +4,10 @@
 // a refused flag stops it at once with what to do instead (docs/flags.md).
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { appManifest, ingressManifest, request, REPO_ROOT, startStack, waitForResponse, type LogEntry } from './harness/index.ts';
+import { appManifest, ingressClassManifest, ingressManifest, request, REPO_ROOT, startCluster, startController, startStack, waitForResponse, type LogEntry } from './harness/index.ts';
 
 /** The ingress-nginx flags taken without a flag of ours, by name, with the pino level they must be logged at. */
 const NOTICED: Readonly<Record<string, number>> = {
@@ -65,6 +66,28 @@ test('an ingress-nginx command line starts the controller, which serves and warn
     const others = controller.logs().filter((entry) => typeof entry.flag === 'string' && !(entry.flag in NOTICED));
     assert.deepEqual(others.map((entry) => entry.raw), [], 'flags the controller parses itself say nothing');
   });
+});
+
+test('--apiserver-host and --certificate-authority: the API server a kubeconfig does not name', async (t) => {
+  const cluster = await startCluster();
+  t.after(() => cluster.stop());
+  await cluster.apply(ingressClassManifest('resty', 'resty-ingress.dev/controller'));
+  // The admin kubeconfig with a closed port for its server and without its CA: only the flags make it work.
+  const text = await readFile(cluster.kubeconfig, 'utf8');
+  const server = /server: (https:\/\/127\.0\.0\.1:\d+)/.exec(text)?.[1];
+  const caData = /certificate-authority-data: (\S+)/.exec(text)?.[1];
+  assert.ok(server !== undefined && caData !== undefined, 'the admin kubeconfig names its server and CA');
+  const elsewhere = join(cluster.dir, 'kubeconfig-elsewhere');
+  const caFile = join(cluster.dir, 'apiserver-ca.crt');
+  await writeFile(elsewhere, text.replace(server, 'https://127.0.0.1:9').replace(/\n\s*certificate-authority-data: \S+/, ''));
+  await writeFile(caFile, Buffer.from(caData, 'base64'));
+  const controller = await startController(cluster, { kubeconfig: elsewhere, args: [`--apiserver-host=${server}`, '--certificate-authority', caFile] });
+  t.after(() => controller.stop());
+  await cluster.apply([
+    appManifest({ name: 'app', replicas: 1 }),
+    ingressManifest({ name: 'app', host: 'app.test', paths: [{ path: '/', service: 'app' }] }),
+  ].join('---\n'));
+  await waitForResponse(controller.http, { host: 'app.test' }, (r) => r.status === 200);
 });
 
 /** Runs the launcher with `args` and resolves with its exit code and stderr (it must exit before anything starts). */

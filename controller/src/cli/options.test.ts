@@ -8,6 +8,8 @@ import type { ControllerOptions } from './options.ts';
 
 const DEFAULTS: ControllerOptions = {
   kubeconfig: null,
+  apiserverHost: null,
+  certificateAuthority: null,
   ingressClass: 'resty',
   controllerClass: 'resty-ingress.dev/controller',
   watchIngressWithoutClass: false,
@@ -112,6 +114,9 @@ void describe('parseOptions', () => {
     { name: '--election-ttl 1500ms', argv: ['--election-ttl=1500ms'], expected: { electionTtlMs: 1500 } },
     { name: '--disable-leader-election', argv: ['--disable-leader-election'], expected: { disableLeaderElection: true } },
     { name: '--disable-catch-all', argv: ['--disable-catch-all'], expected: { disableCatchAll: true } },
+    { name: '--apiserver-host and --certificate-authority', argv: ['--apiserver-host=https://10.0.0.1:6443', '--certificate-authority', '/etc/ca.crt'],
+      expected: { apiserverHost: 'https://10.0.0.1:6443', certificateAuthority: '/etc/ca.crt' } },
+    { name: '--apiserver-host over plain HTTP (a kubectl proxy beside it)', argv: ['--apiserver-host=http://127.0.0.1:8001'], expected: { apiserverHost: 'http://127.0.0.1:8001' } },
     { name: '--healthz-host', argv: ['--healthz-host=127.0.0.1'], expected: { healthzHost: '127.0.0.1' } },
     { name: '--healthz-host empty: --bind-address', argv: ['--healthz-host='], expected: { healthzHost: null } },
     { name: '--health-check-path', argv: ['--health-check-path', '/live'], expected: { healthCheckPath: '/live' } },
@@ -179,6 +184,8 @@ void describe('parseOptions', () => {
     { name: 'udp services ConfigMap with upper case', argv: ['--udp-services-configmap', 'ingress/UDP'], flag: '--udp-services-configmap' },
     { name: 'misspelt flag', argv: ['--ingress-clas', 'x'], flag: '--ingress-clas' },
     { name: 'healthz host a host name', argv: ['--healthz-host=localhost'], flag: '--healthz-host' },
+    { name: 'API server without a scheme', argv: ['--apiserver-host=10.0.0.1:6443'], flag: '--apiserver-host' },
+    { name: 'API server with credentials', argv: ['--apiserver-host=https://u:p@10.0.0.1'], flag: '--apiserver-host' },
     { name: 'health path relative', argv: ['--health-check-path=live'], flag: '--health-check-path' },
     { name: 'health path with a query', argv: ['--health-check-path=/live?x=1'], flag: '--health-check-path' },
     { name: 'health path taking /metrics', argv: ['--health-check-path=/metrics'], flag: '--health-check-path' },

@@ -17,6 +17,10 @@ import type { LogLevel } from './validators.ts';
 export interface ControllerOptions extends BuildOptions {
   /** --kubeconfig: kubeconfig file; null = KUBECONFIG, in-cluster, or ~/.kube/config. */
   readonly kubeconfig: string | null;
+  /** --apiserver-host: the API server's URL, replacing the kubeconfig's (or in-cluster) server; null = not set. */
+  readonly apiserverHost: string | null;
+  /** --certificate-authority: CA file for --apiserver-host (read only with it); null = not set. */
+  readonly certificateAuthority: string | null;
   /**
    * --ingress-class-by-name: the IngressClass named --ingress-class is ours
    * whatever its spec.controller (ingress-nginx's meaning; model/ingress-class.ts).
@@ -110,6 +114,8 @@ const bool = (flags: string, description: string, defaultValue: boolean): FlagSp
 /** Every flag, in help order. Empty-string defaults mean "not set". */
 const FLAGS: readonly FlagSpec[] = [
   { flags: '--kubeconfig <path>', description: 'kubeconfig file; unset: KUBECONFIG, in-cluster service account, ~/.kube/config', defaultValue: '', parser: parse.parseFilePath },
+  { flags: '--apiserver-host <url>', description: 'API server URL, replacing the server of the kubeconfig or the in-cluster one (the credentials stay)', defaultValue: '', parser: parse.parseApiserverHost },
+  { flags: '--certificate-authority <path>', description: 'CA file the --apiserver-host server is checked against', defaultValue: '', parser: parse.parseFilePath },
   { flags: '--ingress-class <name>', description: 'value of the kubernetes.io/ingress.class annotation and IngressClass name this controller owns', defaultValue: 'resty', parser: parse.parseObjectName },
   { flags: '--controller-class <class>', description: 'IngressClass spec.controller value this controller owns', defaultValue: 'resty-ingress.dev/controller', parser: parse.parseControllerClass },
   bool('--watch-ingress-without-class', 'also handle Ingresses that name no class at all', false),
@@ -188,6 +194,8 @@ const orNull = (value: string): string | null => (value === '' ? null : value);
 function toControllerOptions(raw: Record<string, unknown>, logLevelGiven: boolean, ingressNginx: IngressNginxArgs): ControllerOptions {
   const options: ControllerOptions = {
     kubeconfig: orNull(raw.kubeconfig as string),
+    apiserverHost: orNull(raw.apiserverHost as string),
+    certificateAuthority: orNull(raw.certificateAuthority as string),
     ingressClass: raw.ingressClass as string,
     controllerClass: raw.controllerClass as string,
     watchIngressWithoutClass: raw.watchIngressWithoutClass as boolean,

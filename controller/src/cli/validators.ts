@@ -119,6 +119,16 @@ export function parseIpAddress(value: string): string {
   return value;
 }
 
+/** --apiserver-host: an http(s) URL without credentials or query ("" = not set). */
+export function parseApiserverHost(value: string): string {
+  if (value === '') return value;
+  const url = URL.canParse(value) ? new URL(value) : null;
+  if (url === null || !['http:', 'https:'].includes(url.protocol) || url.username !== '' || url.password !== '' || url.search !== '' || url.hash !== '') {
+    throw new InvalidArgumentError('Expected the API server as https://host:port (or http://).');
+  }
+  return value;
+}
+
 /** An IPv4 or IPv6 address, or "" for "not set". */
 export function parseOptionalIpAddress(value: string): string {
   return value === '' ? value : parseIpAddress(value);
