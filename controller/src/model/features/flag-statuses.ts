@@ -85,7 +85,7 @@ export const FLAG_STATUSES: Readonly<Record<string, FlagStatus>> = Object.freeze
   'maxmind-retries-count': ignored(GEOIP),
   'maxmind-retries-timeout': ignored(GEOIP),
   'metrics-per-host': supported('controller/src/server/observability.test.ts'),
-  'metrics-per-undefined-host': ignored('requests to hosts no Ingress defines are counted under the catch-all server\'s name'),
+  'metrics-per-undefined-host': ignored('requests to hosts no Ingress defines are counted with an empty host label, ingress-nginx\'s default; true is not honoured'),
   'monitor-max-batch-size': ignored('request metrics are read from NGINX\'s log in batches of their own size'),
   'one_output': ignored(KLOG),
   'post-shutdown-grace-period': ignored('the controller exits as soon as NGINX has stopped'),
