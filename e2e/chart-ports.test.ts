@@ -79,6 +79,7 @@ void test('combinations that cannot work fail the render with what to do', async
     { name: 'metrics port not the healthz port', sets: ['controller.metrics.enabled=true', 'controller.metrics.port=9913'], want: /controller.metrics.port \(9913\) must equal the healthz port \(10254\)/ },
     { name: 'numeric targetPort elsewhere', sets: ['controller.service.targetPorts.https=443'], want: /targetPorts.https is 443 but NGINX listens on 8443/ },
     { name: 'tcp service on the healthz port', sets: ['tcp.10254=a/b:1'], want: /tcp port 10254 is the controller's healthz port/ },
+    { name: 'default backend outside the watched namespace', sets: ['defaultBackend.enabled=true', 'controller.scope.enabled=true', 'controller.scope.namespace=apps'], want: /the default backend runs in the release namespace "ingress", which the controller does not watch/ },
     { name: 'ServiceMonitor without the metrics Service', sets: ['controller.metrics.enabled=true', 'controller.metrics.service.enabled=false', 'controller.metrics.serviceMonitor.enabled=true'], want: /serviceMonitor needs controller.metrics.service.enabled/ },
   ];
   for (const row of failures) await assert.rejects(renderChart(DEFAULTS, row.sets), row.want, row.name);
