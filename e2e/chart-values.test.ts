@@ -113,6 +113,21 @@ void test('a value that would deploy something broken fails the install with wha
   }
 });
 
+void test('install notes explain replaced probe handlers and objects the values do not create', async () => {
+  const rows: { name: string; values: unknown; want: string[] }[] = [
+    { name: 'ingress-nginx probes: same port, no note', values: { controller: { livenessProbe: { httpGet: { path: '/healthz', port: 10254 } }, readinessProbe: { httpGet: { path: '/healthz', port: 10254 } } } }, want: [] },
+    { name: 'tcpSocket probe', values: { controller: { readinessProbe: { tcpSocket: { port: 80 } } } }, want: ['- controller.readinessProbe.tcpSocket: replaced by an httpGet on the healthz port 10254'] },
+    { name: 'httpGet elsewhere', values: { controller: { livenessProbe: { httpGet: { path: '/live', port: 9000 } } } }, want: ['- controller.livenessProbe.httpGet (/live on port 9000): replaced by the healthz port 10254'] },
+    { name: 'internal Service without annotations', values: { controller: { service: { internal: { enabled: true } } } }, want: ['- controller.service.internal.enabled: no internal Service is created without controller.service.internal.annotations (they select the internal load balancer)'] },
+    { name: 'ServiceMonitor without metrics', values: { controller: { metrics: { serviceMonitor: { enabled: true } } } }, want: ['- controller.metrics.serviceMonitor/prometheusRule: not created while controller.metrics.enabled is false'] },
+  ];
+  for (const row of rows) {
+    const res = await dryRunInstall(row.values);
+    assert.equal(res.code, 0, `${row.name}: ${res.stderr}`);
+    assert.deepEqual(res.notes.split('\n').filter((line) => line.startsWith('- ')), row.want, row.name);
+  }
+});
+
 const OURS = 'ghcr.io/resty-ingress/controller:0.1.0';
 const INGRESS_NGINX_DIGEST = 'sha256:594ceea76b01c592858f803f9ff4d2cb40542cae2060410b2c95f75907d659e1';
 

@@ -63,6 +63,10 @@ differs
 {{- if and $svc.enabled $svc.internal.enabled (not $svc.internal.annotations) }}
 - controller.service.internal.enabled: no internal Service is created without controller.service.internal.annotations (they select the internal load balancer)
 {{- end }}
+{{- $m := .Values.controller.metrics }}
+{{- if and (not $m.enabled) (or $m.serviceMonitor.enabled $m.prometheusRule.enabled) }}
+- controller.metrics.serviceMonitor/prometheusRule: not created while controller.metrics.enabled is false
+{{- end }}
 {{- range $line := splitList "\n" (include "resty-ingress.unsupportedValuesSet" .) }}
 {{- with $line }}
 - {{ . }} (not supported: ignored)
