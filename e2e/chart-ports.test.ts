@@ -7,6 +7,9 @@
 // backend and the internal Service.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { parseOptions } from '../controller/src/cli/options.ts';
 import { parseManifests, renderChart, type Manifest } from './chart-render.ts';
 
@@ -127,4 +130,19 @@ void test('service.internal: a second Service with its own annotations and type;
   const internalOnly = (await render(['controller.service.external.enabled=false', 'controller.service.internal.enabled=true', 'controller.service.internal.annotations.a=b'])).manifests
     .filter((m) => m.kind === 'Service' && labelOf(m) === 'controller');
   assert.deepEqual(internalOnly.map((m) => m.metadata.name), ['resty-resty-ingress-controller-internal']);
+});
+
+void test('extraArgs without a value (null or "") render a bare flag, as ingress-nginx\'s chart', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'chart-ports-'));
+  try {
+    const valuesFile = join(dir, 'values.yaml');
+    await writeFile(valuesFile, 'controller:\n  extraArgs:\n    update-status-on-shutdown:\n    disable-sync-events: ""\n');
+    const manifests = parseManifests(await renderChart({ name: 'bare-flags', valuesFile }));
+    const workload = manifests.find((m) => m.kind === 'Deployment') as unknown as { spec: { template: { spec: { containers: Container[] } } } };
+    const args = workload.spec.template.spec.containers[0]?.args ?? [];
+    assert.deepEqual(args.filter((a) => /update-status-on-shutdown|disable-sync-events/.test(a)), ['--disable-sync-events', '--update-status-on-shutdown']);
+    assert.equal(parseOptions(args).disableSyncEvents, true);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 });

@@ -50,7 +50,7 @@ set healthz-port or default-backend-service there).
 - --validating-webhook-key=/usr/local/certificates/tls.key
 {{- end }}
 {{- range $key, $value := .Values.controller.extraArgs }}
-{{- if eq (toString $value) "" }}
+{{- if or (kindIs "invalid" $value) (eq (toString $value) "") }}
 - --{{ $key }}
 {{- else }}
 - --{{ $key }}={{ $value }}
