@@ -6,7 +6,7 @@
 // ignored, and the real controller, run with the rendered Deployment's flags
 // and the chart's ServiceAccount (RBAC enforced), serves their class `nginx`,
 // sends unmatched hosts to the chart's default backend and reports
-// per-request metrics (metrics.enabled).
+// per-request metrics (metrics.enabled), with its proxySetHeaders/addHeaders.
 // The local API has no prometheus-operator CRDs and no kubelet: the
 // ServiceMonitor is switched off, the controller Deployment runs no simulated
 // pods (the real process below is the controller) and the HPA is off so the
@@ -56,6 +56,9 @@ void test('an ingress-nginx production values file installs, warns, and the cont
   // The default backend answers 200 too: wait for the shop's own pods.
   const served = await waitForResponse(controller.http, { host: 'shop.test', path: '/' }, (r) => r.status === 200 && (r.pod ?? '').startsWith('shop-'));
   assert.match(served.pod ?? '', /^shop-/, 'a shop pod answered');
+  // controller.proxySetHeaders / addHeaders: the chart's header ConfigMaps, read with the chart's RBAC.
+  const withHeaders = await waitForResponse(controller.http, { host: 'shop.test', path: '/' }, (r) => r.headers['x-frame-options'] === 'SAMEORIGIN');
+  assert.match(String(withHeaders.echo?.headers['x-request-start']), /^t=\d+\.\d+$/, 'the backend got X-Request-Start');
 
   // A host no Ingress names goes to the chart's default backend (--default-backend-service), not a built-in 404.
   const unmatched = await waitForResponse(controller.http, { host: 'nobody.test', path: '/x' }, (r) => r.status === 200);

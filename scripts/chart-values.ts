@@ -122,6 +122,8 @@ export const SCHEMA_OVERRIDES: Readonly<Record<string, Schema>> = {
   'controller.labels': stringMap,
   'controller.nodeSelector': stringMap,
   'controller.configAnnotations': stringMap,
+  'controller.proxySetHeaders': { type: 'object', additionalProperties: { type: ['string', 'number'] } },
+  'controller.addHeaders': { type: 'object', additionalProperties: { type: ['string', 'number'] } },
   'controller.ingressClassResource.aliases': { type: 'array', items: { type: 'string', minLength: 1 } },
   'controller.ingressClassResource.annotations': stringMap,
   ...serviceOverrides('controller.service', false),
