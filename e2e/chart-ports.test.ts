@@ -79,6 +79,7 @@ void test('combinations that cannot work fail the render with what to do', async
   const failures: { name: string; sets: string[]; want: RegExp }[] = [
     { name: 'hostNetwork host port ≠ container port', sets: ['controller.hostNetwork=true', 'controller.hostPort.enabled=true', 'controller.containerPort.http=8080'], want: /with hostNetwork NGINX's http port is the node's: controller.hostPort.ports.http \(80\) must equal the container port \(8080\)/ },
     { name: 'http on the healthz port', sets: ['controller.containerPort.http=10254'], want: /the controller's http and healthz ports are both 10254/ },
+    { name: 'ingress-nginx webhook port on NGINX https', sets: ['controller.admissionWebhooks.enabled=true', 'controller.admissionWebhooks.port=8443'], want: /https and webhook ports are both 8443: give each its own port \(controller.admissionWebhooks.port: this chart's default is 8444/ },
     { name: 'metrics port not the healthz port', sets: ['controller.metrics.enabled=true', 'controller.metrics.port=9913'], want: /controller.metrics.port \(9913\) must equal the healthz port \(10254\)/ },
     { name: 'numeric targetPort elsewhere', sets: ['controller.service.targetPorts.https=443'], want: /targetPorts.https is 443 but NGINX listens on 8443/ },
     { name: 'tcp service on the healthz port', sets: ['tcp.10254=a/b:1'], want: /tcp port 10254 is the controller's healthz port/ },

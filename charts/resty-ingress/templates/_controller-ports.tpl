@@ -35,7 +35,8 @@ A combination Kubernetes or the controller would refuse fails the install.
 {{- fail (printf "the controller's %s port %v is not a port (1-65535)" $name $port) -}}
 {{- end -}}
 {{- if hasKey $seen (toString $port) -}}
-{{- fail (printf "the controller's %s and %s ports are both %d: give each its own port" (index $seen (toString $port)) $name $port) -}}
+{{- $hint := ternary " (controller.admissionWebhooks.port: this chart's default is 8444; ingress-nginx's 8443 is NGINX's https port here)" "" (eq $name "webhook") -}}
+{{- fail (printf "the controller's %s and %s ports are both %d: give each its own port%s" (index $seen (toString $port)) $name $port $hint) -}}
 {{- end -}}
 {{- $_ := set $seen (toString $port) $name -}}
 {{- if lt $port 1024 }}{{ $privileged = true }}{{ end -}}
