@@ -133,17 +133,37 @@ void test('service.internal: a second Service with its own annotations and type;
   assert.deepEqual(internalOnly.map((m) => m.metadata.name), ['resty-resty-ingress-controller-internal']);
 });
 
-void test('extraArgs without a value (null or "") render a bare flag, as ingress-nginx\'s chart', async () => {
+/** Renders with a values file (for what --set cannot write: null, quoted numbers). */
+async function renderValuesText(text: string): Promise<Manifest[]> {
   const dir = await mkdtemp(join(tmpdir(), 'chart-ports-'));
   try {
     const valuesFile = join(dir, 'values.yaml');
-    await writeFile(valuesFile, 'controller:\n  extraArgs:\n    update-status-on-shutdown:\n    disable-sync-events: ""\n');
-    const manifests = parseManifests(await renderChart({ name: 'bare-flags', valuesFile }));
-    const workload = manifests.find((m) => m.kind === 'Deployment') as unknown as { spec: { template: { spec: { containers: Container[] } } } };
-    const args = workload.spec.template.spec.containers[0]?.args ?? [];
-    assert.deepEqual(args.filter((a) => /update-status-on-shutdown|disable-sync-events/.test(a)), ['--disable-sync-events', '--update-status-on-shutdown']);
-    assert.equal(parseOptions(args).disableSyncEvents, true);
+    await writeFile(valuesFile, text);
+    return parseManifests(await renderChart({ name: 'values-file', valuesFile }));
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+const controllerArgs = (manifests: readonly Manifest[]): string[] =>
+  (manifests.find((m) => m.kind === 'Deployment') as unknown as { spec: { template: { spec: { containers: Container[] } } } }).spec.template.spec.containers[0]?.args ?? [];
+
+void test('extraArgs without a value (null or "") render a bare flag, as ingress-nginx\'s chart', async () => {
+  const args = controllerArgs(await renderValuesText('controller:\n  extraArgs:\n    update-status-on-shutdown:\n    disable-sync-events: ""\n'));
+  assert.deepEqual(args.filter((a) => /update-status-on-shutdown|disable-sync-events/.test(a)), ['--disable-sync-events', '--update-status-on-shutdown']);
+  assert.equal(parseOptions(args).disableSyncEvents, true);
+});
+
+void test('quoted numbers and "" as ingress-nginx values write them: ports, nodePorts, HPA targets', async () => {
+  const manifests = await renderValuesText([
+    'controller:',
+    '  containerPort: {http: "9080"}',
+    '  service: {type: NodePort, nodePorts: {http: "30080"}}',
+    '  autoscaling: {enabled: true, targetCPUUtilizationPercentage: 60, targetMemoryUtilizationPercentage: ""}',
+  ].join('\n'));
+  assert.equal(parseOptions(controllerArgs(manifests)).httpPort, 9080);
+  const service = manifests.find((m) => m.kind === 'Service' && m.metadata.name === 'resty-resty-ingress-controller') as unknown as { spec: ServiceSpec };
+  assert.equal(service.spec.ports.find((p) => p.name === 'http')?.nodePort, 30080);
+  const hpa = manifests.find((m) => m.kind === 'HorizontalPodAutoscaler') as unknown as { spec: { metrics: { resource: { name: string } }[] } };
+  assert.deepEqual(hpa.spec.metrics.map((m) => m.resource.name), ['cpu'], 'memory target "" is off');
 });

@@ -30,7 +30,10 @@ export interface UnsupportedValue {
 }
 
 const port: Schema = { type: 'integer', minimum: 1, maximum: 65535 };
-const portOrEmpty: Schema = { anyOf: [port, { const: '' }] };
+// "" = unset; a quoted number is a port too (ingress-nginx values write nodePorts as strings).
+const portOrEmpty: Schema = { anyOf: [port, { type: 'string', pattern: '^([1-9][0-9]{0,4})?$' }] };
+// ingress-nginx values switch an HPA target off with "" (its templates test the value).
+const percentOrEmpty: Schema = { anyOf: [{ type: 'integer', minimum: 0 }, { const: '' }] };
 const portOrName: Schema = { anyOf: [port, { type: 'string', pattern: '^[a-z0-9]([a-z0-9-]{0,13}[a-z0-9])?$' }] };
 const countOrPercent: Schema = { anyOf: [{ type: 'integer', minimum: 0 }, { type: 'string', pattern: '^([0-9]+%?)?$' }] };
 const serviceType = (empty: boolean): Schema => ({ enum: [...(empty ? [''] : []), 'LoadBalancer', 'NodePort', 'ClusterIP'] });
@@ -143,8 +146,8 @@ export const SCHEMA_OVERRIDES: Readonly<Record<string, Schema>> = {
   'controller.admissionWebhooks': { type: 'object' },
   'controller.autoscaling.minReplicas': { type: 'integer', minimum: 1 },
   'controller.autoscaling.maxReplicas': { type: 'integer', minimum: 1 },
-  'controller.autoscaling.targetCPUUtilizationPercentage': { type: 'integer', minimum: 0 },
-  'controller.autoscaling.targetMemoryUtilizationPercentage': { type: 'integer', minimum: 0 },
+  'controller.autoscaling.targetCPUUtilizationPercentage': percentOrEmpty,
+  'controller.autoscaling.targetMemoryUtilizationPercentage': percentOrEmpty,
   'commonLabels': stringMap,
   'tcp': streamMap,
   'udp': streamMap,
