@@ -7,7 +7,9 @@
 // either file:
 //   node scripts/chart-values.ts
 // e2e/chart-values.test.ts fails when the committed files differ from what
-// this writes.
+// this writes. For a new ingress-nginx chart version, list its value paths
+// (ingress-nginx-value-paths.txt, checked against the schema by that test) with
+//   node scripts/chart-values.ts --ingress-nginx-paths <its values.yaml>
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -232,11 +234,50 @@ export function readmeWithTable(readme: string): string {
   return readme.slice(0, start) + unsupportedTable() + readme.slice(end + END.length);
 }
 
+/** ingress-nginx keys its values.yaml only shows commented out (users set them all the same). */
+const COMMENTED_OUT_KEYS = [
+  'nameOverride', 'fullnameOverride', 'controller.image.registry', 'controller.image.repository', 'controller.maxUnavailable', 'controller.startupProbe',
+  'controller.service.allocateLoadBalancerNodePorts', 'controller.service.healthCheckNodePort', 'controller.service.internal.allocateLoadBalancerNodePorts',
+  'controller.service.internal.healthCheckNodePort', 'controller.service.internal.ports.http', 'controller.service.internal.ports.https',
+  'controller.service.internal.targetPorts.http', 'controller.service.internal.targetPorts.https', 'controller.metrics.service.clusterIP',
+  'controller.metrics.service.loadBalancerIP', 'controller.metrics.service.externalTrafficPolicy', 'controller.metrics.service.nodePort',
+  'controller.metrics.serviceMonitor.jobLabel', 'controller.metrics.serviceMonitor.honorLabels', 'controller.metrics.prometheusRule.namespace',
+  'controller.keda.fallback', 'controller.admissionWebhooks.timeoutSeconds', 'controller.admissionWebhooks.service.clusterIP',
+  'controller.admissionWebhooks.service.loadBalancerIP', 'controller.admissionWebhooks.certManager.admissionCert.issuerRef',
+  'defaultBackend.image.registry', 'defaultBackend.image.repository', 'defaultBackend.maxUnavailable', 'defaultBackend.service.clusterIP',
+  'defaultBackend.service.loadBalancerIP',
+];
+
+/** The value paths of an ingress-nginx chart values.yaml: leaves, free-form maps (labels, annotations, nodeSelector) as one path. */
+export function ingressNginxPaths(valuesText: string): string[] {
+  const out: string[] = [];
+  const walk = (value: unknown, path: string): void => {
+    const map = value !== null && typeof value === 'object' && !Array.isArray(value) ? Object.entries(value) : [];
+    if (map.length > 0 && !/(nodeSelector|annotations|labels|podLabels)$/.test(path)) {
+      for (const [key, child] of map) walk(child, path ? `${path}.${key}` : key);
+    } else {
+      out.push(path);
+    }
+  };
+  walk(parse(valuesText), '');
+  return [...new Set([...out, ...COMMENTED_OUT_KEYS])].sort();
+}
+
 export function schemaText(): string {
   return `${JSON.stringify(buildSchema(), null, 2)}\n`;
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
+const PATHS_HEADER = [
+  '# Every value path of ingress-nginx\'s chart 4.15.x (values.yaml, its commented-out keys included;',
+  '# free-form maps such as annotations are one path). e2e/chart-values.test.ts checks that the schema',
+  '# accepts each one: supported here, or listed in ingress-nginx-unsupported-values.yaml.',
+];
+
+if (process.argv[1] === fileURLToPath(import.meta.url) && process.argv[2] === '--ingress-nginx-paths' && process.argv[3]) {
+  const paths = ingressNginxPaths(readFileSync(process.argv[3], 'utf8'));
+  writeFileSync(join(CHART_DIR, 'ingress-nginx-value-paths.txt'), `${[...PATHS_HEADER, ...paths].join('\n')}\n`);
+  console.log(`wrote ${paths.length} paths`);
+} else if (process.argv[1] === fileURLToPath(import.meta.url)) {
   writeFileSync(SCHEMA_PATH, schemaText());
   writeFileSync(README_PATH, readmeWithTable(readFileSync(README_PATH, 'utf8')));
   console.log(`wrote ${SCHEMA_PATH} and the table in ${README_PATH}`);
