@@ -1,7 +1,8 @@
 {{/*
-The controller's command line. Every flag here must be one `resty-ingress
---help` lists: e2e/chart-args.test.ts parses each rendered container's
-args with the controller's own parseOptions. The NGINX prefix is an emptyDir
+The controller's command line. Every flag here must be one the controller
+accepts (its own, or an ingress-nginx flag it supports or ignores: see
+docs/flags.md): e2e/chart-workload.test.ts parses each rendered container's
+args with the controller's own parser. The NGINX prefix is an emptyDir
 (the root filesystem is read-only). A flag given in controller.extraArgs
 replaces the chart's own (one flag, never two: ingress-nginx values often
 set healthz-port or default-backend-service there).
