@@ -40,10 +40,19 @@ controller:
   void it('says what it leaves out: non-scalar config values, ConfigMap keys ingress-nginx\'s chart derives from other values (when set)', () => {
     const notes = values.notes.join('\n');
     assert.match(notes, /controller\.config\.custom-http-errors is left out/);
-    assert.match(notes, /controller\.addHeaders is not read/);
-    assert.doesNotMatch(notes, /proxySetHeaders/, 'empty: nothing to say');
-    assert.doesNotMatch(notes, /allowSnippetAnnotations/, 'false: nothing to say');
+    assert.match(notes, /controller\.addHeaders: the chart renders these headers as the ConfigMap <release>-custom-add-headers/);
+    assert.doesNotMatch(notes, /controller\.proxySetHeaders/, 'empty: nothing to say');
+    assert.doesNotMatch(notes, /controller\.allowSnippetAnnotations:/, 'false: nothing to say');
     assert.match(values.notes[0] ?? '', /^Helm values: read controller\.config/);
+  });
+
+  void it('controller.allowSnippetAnnotations sets allow-snippet-annotations as the chart does, unless controller.config sets it', () => {
+    const rows = [
+      { name: 'true, config silent: set', text: 'controller:\n  allowSnippetAnnotations: true\n', want: 'true' },
+      { name: 'true, config says false: config wins', text: 'controller:\n  allowSnippetAnnotations: true\n  config: { allow-snippet-annotations: "false" }\n', want: 'false' },
+      { name: 'false: not set', text: 'controller:\n  allowSnippetAnnotations: false\n', want: undefined },
+    ];
+    for (const row of rows) assert.equal(readHelmValues(row.text, 'values.yaml').config['allow-snippet-annotations'], row.want, row.name);
   });
 
   void it('empty values read as nothing', () => {

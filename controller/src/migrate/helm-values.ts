@@ -29,15 +29,14 @@ export interface HelmValues {
   readonly notes: readonly string[];
 }
 
-/** Values ingress-nginx's chart turns into ConfigMap keys that resty-ingress's chart does not render. */
+/** Values both charts turn into ConfigMap keys that this report does not derive (it has no release name), said in a note. */
 const DERIVED_KEYS: readonly { readonly path: readonly string[]; readonly note: string }[] = [
-  { path: ['controller', 'allowSnippetAnnotations'], note: 'controller.allowSnippetAnnotations is not read: set allow-snippet-annotations "true" and annotations-risk-level Critical in the ConfigMap (controller.config)' },
-  { path: ['controller', 'addHeaders'], note: 'controller.addHeaders is not read: put the headers in a ConfigMap, name it in the ConfigMap key add-headers (namespace/name) and list it in rbac.referencedConfigMaps' },
-  { path: ['controller', 'proxySetHeaders'], note: 'controller.proxySetHeaders is not read: put the headers in a ConfigMap, name it in the ConfigMap key proxy-set-headers (namespace/name) and list it in rbac.referencedConfigMaps' },
+  { path: ['controller', 'addHeaders'], note: 'controller.addHeaders: the chart renders these headers as the ConfigMap <release>-custom-add-headers named in the key add-headers; this report does not check them' },
+  { path: ['controller', 'proxySetHeaders'], note: 'controller.proxySetHeaders: the chart renders these headers as the ConfigMap <release>-custom-proxy-headers named in the key proxy-set-headers; this report does not check them' },
   { path: ['dhParam'], note: 'dhParam is not read: ssl-dh-param is not supported yet' },
 ];
 
-const READ_NOTE = 'Helm values: read controller.config (the ConfigMap), controller.extraArgs (flags), tcp and udp (TCP/UDP services), controller.ingressClass, controller.ingressClassResource.controllerValue and controller.watchIngressWithoutClass; other values do not decide what is served';
+const READ_NOTE = 'Helm values: read controller.config (the ConfigMap), controller.allowSnippetAnnotations, controller.extraArgs (flags), tcp and udp (TCP/UDP services), controller.ingressClass, controller.ingressClassResource.controllerValue and controller.watchIngressWithoutClass; other values do not decide what is served';
 
 function at(values: unknown, path: readonly string[]): unknown {
   let value = values;
@@ -76,6 +75,11 @@ export function readHelmValues(text: string, file: string): HelmValues {
   if (typeof controllerClass === 'string' && controllerClass !== '') selection.controllerClass = controllerClass;
   const withoutClass = at(values, ['controller', 'watchIngressWithoutClass']);
   if (typeof withoutClass === 'boolean') selection.watchIngressWithoutClass = withoutClass;
+  // As the chart does: controller.allowSnippetAnnotations sets the key unless controller.config sets it.
+  if (at(values, ['controller', 'allowSnippetAnnotations']) === true && !('allow-snippet-annotations' in config)) {
+    config['allow-snippet-annotations'] = 'true';
+    notes.push('controller.allowSnippetAnnotations: allow-snippet-annotations "true" in the ConfigMap, as the chart sets it (snippets also need annotations-risk-level Critical)');
+  }
   for (const derived of DERIVED_KEYS) {
     const value = at(values, derived.path);
     if (value !== undefined && value !== null && value !== false && value !== '' && !(typeof value === 'object' && Object.keys(value).length === 0)) notes.push(derived.note);
