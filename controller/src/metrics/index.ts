@@ -26,5 +26,8 @@ export { fetchStubStatus, parseStubStatus, registerNginxStatusMetrics } from './
 export type { StubStatus } from './nginx-status.ts';
 export { AggregatedHistogram } from './aggregated-histogram.ts';
 export { registerNginxProcessMetrics } from './nginx-process.ts';
+export { currentBuildInfo, registerBuildInfo } from './build-info.ts';
+export type { BuildInfo } from './build-info.ts';
+export { certificateFacts, createCertificateInfoMetric } from './certificate-info.ts';
 export { readProcessGroup } from './process-stats.ts';
 export type { GroupReading } from './process-stats.ts';

@@ -9,8 +9,8 @@
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import {
-  createAdmissionMetrics, createControllerMetrics, createRequestMetrics, fetchStubStatus, readProcessGroup, registerNginxProcessMetrics,
-  registerNginxStatusMetrics, startMetricsLogTail,
+  createAdmissionMetrics, createControllerMetrics, createRequestMetrics, currentBuildInfo, fetchStubStatus, readProcessGroup, registerBuildInfo,
+  registerNginxProcessMetrics, registerNginxStatusMetrics, startMetricsLogTail,
   type AdmissionOutcome, type ControllerMetrics, type LocationLabels, type MetricsLogTail, type RequestMetrics,
 } from '../metrics/index.ts';
 import type { BuildResult, IngressRef, Model } from '../model/types.ts';
@@ -112,6 +112,7 @@ export async function startObservability(options: ObservabilityOptions): Promise
   const { registry, logger } = options;
   const metrics = createControllerMetrics({ registry, electionId: options.electionId, ingressClass: options.ingressClass });
   const admission = createAdmissionMetrics({ registry });
+  registerBuildInfo(registry, currentBuildInfo());
   // Off: no metric that would stay empty (ingress-nginx registers none either), no file to watch.
   const requests = options.requestMetrics ? startRequestMetrics(options) : null;
   registerNginxStatusMetrics(registry, () => fetchStubStatus(`${options.statusUrl}/nginx_status`));
