@@ -3,6 +3,9 @@
 // master and its workers.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseBootTime, parseIo, parseStat, parseStatusMemory, readProcessGroup } from './process-stats.ts';
@@ -35,6 +38,51 @@ void describe('parsing /proc', () => {
     assert.equal(parseBootTime('cpu  1 2 3\nbtime 1764000000\nprocesses 5\n'), 1764000000);
     assert.equal(parseBootTime('cpu  1 2 3\n'), null);
   });
+});
+
+/** A /proc of text files: `procs` as pid → [ppid, utime, stime, cutime, cstime, starttime, rss kB, io or null]. */
+function fakeProc(procs: Record<number, [number, number, number, number, number, number, number, string | null]>, children: Record<number, string> = {}): string {
+  const root = mkdtempSync(join(tmpdir(), 'fake-proc-'));
+  writeFileSync(join(root, 'stat'), 'cpu  1 2 3\nbtime 1764000000\n');
+  for (const [pid, [ppid, utime, stime, cutime, cstime, start, rssKb, io]] of Object.entries(procs)) {
+    mkdirSync(join(root, pid, 'task', pid), { recursive: true });
+    writeFileSync(join(root, pid, 'stat'), `${pid} (nginx) S ${ppid} 1 1 0 -1 0 0 0 0 0 ${utime} ${stime} ${cutime} ${cstime} 20 0 1 0 ${start} 1000 10 0`);
+    writeFileSync(join(root, pid, 'status'), `Name:\tnginx\nVmSize:\t${rssKb * 10} kB\nVmRSS:\t${rssKb} kB\n`);
+    if (io !== null) writeFileSync(join(root, pid, 'io'), io);
+    if (children[Number(pid)] !== undefined) writeFileSync(join(root, pid, 'task', pid, 'children'), children[Number(pid)]);
+  }
+  return root;
+}
+
+void describe('readProcessGroup on a /proc of files', () => {
+  const io = (read: number, write: number): string => `rchar: 1\nwchar: 1\nread_bytes: ${read}\nwrite_bytes: ${write}\n`;
+  const procs: Parameters<typeof fakeProc>[0] = {
+    // The master: its cutime/cstime hold workers that exited (reloads); they count.
+    10: [1, 100, 50, 30, 20, 1000, 4000, io(4096, 8192)],
+    11: [10, 200, 100, 0, 0, 5000, 9000, io(0, 4096)],
+    // Another user's worker: its I/O is unreadable, the rest counts.
+    12: [10, 300, 0, 7, 7, 6000, 9000, null],
+    // Not NGINX's.
+    13: [1, 9999, 9999, 0, 0, 10, 99999, io(1e9, 1e9)],
+  };
+  const expected = {
+    masterPid: 10, masterStartTicks: 1000, numProcs: 3, cpuSeconds: (100 + 50 + 30 + 20 + 200 + 100 + 300) / 100,
+    readBytes: 4096, writeBytes: 8192 + 4096, residentBytes: 22000 * 1024, virtualBytes: 220000 * 1024, oldestStartTime: 1764000000 + 10,
+  };
+  const rows: { name: string; children: Record<number, string> }[] = [
+    { name: 'children from the master\'s children file', children: { 10: '11 12 ' } },
+    { name: 'children found by their parent when the kernel has no children file', children: {} },
+  ];
+  for (const row of rows) {
+    void it(row.name, () => {
+      const root = fakeProc(procs, row.children);
+      try {
+        assert.deepEqual(readProcessGroup(10, root), expected);
+      } finally {
+        rmSync(root, { recursive: true, force: true });
+      }
+    });
+  }
 });
 
 void describe('readProcessGroup on a real process tree', () => {
