@@ -13,8 +13,8 @@ ARG NODE_IMAGE=node:24-trixie-slim
 ARG DEBIAN_IMAGE=debian:trixie-slim
 
 # --- build: install everything, build (and so typecheck) the shipped code,
-# then drop the dev dependencies and what no running program reads (source
-# maps, type declarations), so the runtime stage copies only what runs.
+# then drop the dev dependencies and the files no running program reads
+# (scripts/prune-modules.ts), so the runtime stage copies only what runs.
 FROM ${NODE_IMAGE} AS build
 WORKDIR /src
 COPY package.json package-lock.json ./
@@ -22,7 +22,7 @@ RUN npm ci --no-audit --no-fund
 COPY . .
 RUN npm run build \
  && npm prune --omit=dev --no-audit --no-fund \
- && find node_modules -type f \( -name '*.map' -o -name '*.d.ts' -o -name '*.d.mts' -o -name '*.d.cts' \) -delete
+ && node scripts/prune-modules.ts node_modules
 
 # --- runtime: Debian slim plus the node binary alone (the Node image's npm,
 # corepack and C headers are ~80 MB that nothing here runs).

@@ -108,7 +108,7 @@ export async function nginxVersion(dataplaneRoot: string): Promise<string> {
   return stdout + stderr;
 }
 
-function aptOptions(aptDir: string, arch: string): string[] {
+export function aptOptions(aptDir: string, arch: string): string[] {
   const { dpkgArch } = multiarch(arch);
   const opts: Record<string, string> = {
     'Dir::Etc::SourceList': join(aptDir, 'sources.list'),
