@@ -20,6 +20,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { findDataplane } from '../../controller/src/nginx/dataplane.ts';
+import { libDir as multiarchLibDir } from '../../controller/src/nginx/multiarch.ts';
 import { freePort } from '../../e2e/harness/network.ts';
 
 const run = promisify(execFile);
@@ -151,7 +152,7 @@ async function main(): Promise<void> {
   if (!njsRoot) throw new Error('set NJS_ROOT to the unpacked libnginx-mod-stream-js, libxml2 and liblzma5 (see the header)');
   const dataplane = findDataplane();
   const libDir = dataplane.command[2] ?? '';
-  const libraryPath = `${libDir}:${njsRoot}/usr/lib/x86_64-linux-gnu`;
+  const libraryPath = `${libDir}:${njsRoot}/${multiarchLibDir()}`;
   const backends = await Promise.all(['a', 'b', 'c', 'd', 'n0', 'n1'].map((name) => backend(name)));
   const [a, b, c, d] = backends;
   if (!a || !b || !c || !d) throw new Error('backends');

@@ -5,9 +5,10 @@
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { libDir, multiarch } from './multiarch.ts';
 
 export interface Dataplane {
-  /** argv prefix that runs nginx, e.g. [<root>/…/ld-linux-x86-64.so.2, '--library-path', <libdir>, <root>/usr/sbin/nginx] or ['/usr/sbin/nginx'] */
+  /** argv prefix that runs nginx, e.g. [<root>/usr/lib/<triplet>/<loader>, '--library-path', <libdir>, <root>/usr/sbin/nginx] or ['/usr/sbin/nginx'] */
   readonly command: readonly string[];
   /** absolute paths for `load_module`, in load order (ndk before lua) */
   readonly modules: readonly string[];
@@ -27,11 +28,12 @@ export interface FindDataplaneOptions {
   readonly root?: string;
   /** The folder holding resty_ingress/*.lua. */
   readonly luaDir?: string;
+  /** Node's name of the architecture whose library paths to use (default: process.arch). */
+  readonly arch?: string;
 }
 
-const LIB_DIR = 'usr/lib/x86_64-linux-gnu';
-// Debian's merged-/usr layout puts the loader in the multiarch dir; older trees only in lib64.
-const LOADER_CANDIDATES = [`${LIB_DIR}/ld-linux-x86-64.so.2`, 'usr/lib64/ld-linux-x86-64.so.2', 'lib64/ld-linux-x86-64.so.2'];
+// Debian's merged-/usr layout puts the loader in the multiarch dir; older trees only in (usr/)lib64 or lib.
+const LOADER_DIRS = ['usr/lib64', 'lib64', 'lib'];
 const MODULE_FILES = ['ndk_http_module.so', 'ngx_http_lua_module.so'];
 const STREAM_MODULE_FILE = 'ngx_stream_module.so';
 const MODULE_DIR = 'usr/lib/nginx/modules';
@@ -49,38 +51,39 @@ function defaultRoot(): string | null {
   return existsSync(cache) ? cache : null;
 }
 
-function packagePaths(root: string, luaDir: string): Pick<Dataplane, 'luaPackagePath' | 'luaPackageCPath'> {
+function packagePaths(root: string, luaDir: string, arch: string): Pick<Dataplane, 'luaPackagePath' | 'luaPackageCPath'> {
   const share = join(root, 'usr/share/lua/5.1');
   return {
     luaPackagePath: `${luaDir}/?.lua;${share}/?.lua;${share}/?/init.lua;;`,
-    luaPackageCPath: `${join(root, LIB_DIR, 'lua/5.1')}/?.so;;`,
+    luaPackageCPath: `${join(root, libDir(arch), 'lua/5.1')}/?.so;;`,
   };
 }
 
 /** The runtime unpacked under `root`, run through its own loader so its glibc and OpenSSL are used. */
-export function dataplaneAt(root: string, luaDir: string): Dataplane {
-  const loader = LOADER_CANDIDATES.map((rel) => join(root, rel)).find((path) => existsSync(path));
-  if (!loader) throw new Error(`dataplane: no ld-linux-x86-64.so.2 under ${root} (run npm run setup)`);
+export function dataplaneAt(root: string, luaDir: string, arch: string = process.arch): Dataplane {
+  const { loader: loaderName } = multiarch(arch);
+  const loader = [libDir(arch), ...LOADER_DIRS].map((dir) => join(root, dir, loaderName)).find((path) => existsSync(path));
+  if (!loader) throw new Error(`dataplane: no ${loaderName} under ${root} (run npm run setup)`);
   const nginx = join(root, 'usr/sbin/nginx');
   if (!existsSync(nginx)) throw new Error(`dataplane: no nginx at ${nginx} (run npm run setup)`);
   // A tree unpacked from an older package list: say so here, not as a load_module error later.
   const streamModule = join(root, MODULE_DIR, STREAM_MODULE_FILE);
   if (!existsSync(streamModule)) throw new Error(`dataplane: no ${STREAM_MODULE_FILE} under ${root} (the package list changed: run npm run setup)`);
   return {
-    command: [loader, '--library-path', join(root, LIB_DIR), nginx],
+    command: [loader, '--library-path', join(root, libDir(arch)), nginx],
     modules: MODULE_FILES.map((file) => join(root, MODULE_DIR, file)),
     streamModule,
-    ...packagePaths(root, luaDir),
+    ...packagePaths(root, luaDir, arch),
   };
 }
 
-/** The image's own packages at their system paths. */
-export function systemDataplane(luaDir: string): Dataplane {
+/** The image's own packages at their system paths (cjson.so in the architecture's multiarch folder). */
+export function systemDataplane(luaDir: string, arch: string = process.arch): Dataplane {
   return {
     command: ['/usr/sbin/nginx'],
     modules: MODULE_FILES.map((file) => join('/usr/lib/nginx/modules', file)),
     streamModule: join('/usr/lib/nginx/modules', STREAM_MODULE_FILE),
-    ...packagePaths('/', luaDir),
+    ...packagePaths('/', luaDir, arch),
   };
 }
 
@@ -91,6 +94,6 @@ export function systemDataplane(luaDir: string): Dataplane {
  */
 export function findDataplane(opts: FindDataplaneOptions = {}): Dataplane {
   const root = opts.root !== undefined ? resolve(opts.root) : defaultRoot();
-  if (root === null || root === '/') return systemDataplane(opts.luaDir ?? IMAGE_LUA_DIR);
-  return dataplaneAt(root, opts.luaDir ?? join(repoRoot(), 'lua'));
+  if (root === null || root === '/') return systemDataplane(opts.luaDir ?? IMAGE_LUA_DIR, opts.arch);
+  return dataplaneAt(root, opts.luaDir ?? join(repoRoot(), 'lua'), opts.arch);
 }

@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import type { DynamicPush } from '../diff/decide.ts';
 import type { DynamicCertificates, DynamicRoutes, Model } from '../model/types.ts';
 import { createDynamicPusher, pushReason } from './dynamic-push.ts';
-import type { DataPlane, SyncDetail } from './sync-types.ts';
+import type { DataplaneControl, SyncDetail } from './sync-types.ts';
 
 const CERTIFICATES: DynamicCertificates = { certificates: [], hosts: {}, defaultCertificate: null };
 const ROUTES: DynamicRoutes = { routes: [] };
@@ -16,7 +16,7 @@ function push(changed: string[], certificates: DynamicCertificates | null, patch
 const detail = (): SyncDetail => ({ why: '', changed: [], buildMs: 0, renderMs: 0, applyMs: 0 });
 
 /** A data plane that records the calls; `fail` makes the next call throw. */
-function recorder(): DataPlane & { calls: string[]; fail: boolean } {
+function recorder(): DataplaneControl & { calls: string[]; fail: boolean } {
   const dp = {
     calls: [] as string[],
     fail: false,

@@ -6,7 +6,7 @@
 
 import type { DynamicPush } from '../diff/decide.ts';
 import type { Model } from '../model/types.ts';
-import type { DataPlane, SyncDetail } from './sync-types.ts';
+import type { DataplaneControl, SyncDetail } from './sync-types.ts';
 
 /** One kind of dynamic state. */
 interface PushKind {
@@ -20,7 +20,7 @@ interface PushKind {
   /** True when `push` carries a change of this kind. */
   carried(push: DynamicPush): boolean;
   /** Sends it (or nothing, when it did not change). */
-  send(push: DynamicPush, dataplane: DataPlane, detail: SyncDetail): Promise<void>;
+  send(push: DynamicPush, dataplane: DataplaneControl, detail: SyncDetail): Promise<void>;
 }
 
 /** In push order. */
@@ -87,7 +87,7 @@ export interface DynamicPusher {
 /** Not a TLS state any model has: the differ pushes the certificates again. */
 const UNKNOWN_TLS: Model['tls'] = Object.freeze({ certificates: [], hosts: [], defaultCertificate: '\u0000not pushed' });
 
-export function createDynamicPusher(dataplane: DataPlane): DynamicPusher {
+export function createDynamicPusher(dataplane: DataplaneControl): DynamicPusher {
   let held: Model | null = null;
   let lost = false;
   let deferred: { readonly kind: string; readonly err: unknown } | null = null;

@@ -26,7 +26,7 @@ export class ConfigRefused extends Error {
 }
 
 /** What the sync needs from the data plane (implemented by main over nginx/). */
-export interface DataPlane {
+export interface DataplaneControl {
   /** True once NGINX runs some configuration. */
   started(): boolean;
   /** Validate, start NGINX and confirm it serves `version`. */
@@ -107,7 +107,7 @@ export interface SyncHooks {
 
 export interface SyncOptions {
   readonly steps: SyncSteps;
-  readonly dataplane: DataPlane;
+  readonly dataplane: DataplaneControl;
   readonly logger: Logger;
   readonly minIntervalMs: number;
   /** The longest a configuration that failed to reload is not retried unless it changes (ms; the first wait is 1 s, doubling). */

@@ -16,7 +16,7 @@ import { createSyncQueue } from './queue.ts';
 import { createReloadScheduler, Superseded, type ReloadPlan } from './reload-scheduler.ts';
 import type { Sync, SyncDetail, SyncOptions, SyncResult } from './sync-types.ts';
 
-export type { DataPlane, Sync, SyncDetail, SyncHooks, SyncOptions, SyncResult, SyncSteps } from './sync-types.ts';
+export type { DataplaneControl, Sync, SyncDetail, SyncHooks, SyncOptions, SyncResult, SyncSteps } from './sync-types.ts';
 export { ConfigRefused } from './sync-types.ts';
 export { RetryLater } from './reload-scheduler.ts';
 
