@@ -41,6 +41,7 @@ COPY --from=build /src/controller/src /app/controller/src
 # controller/src/controller.ts (templateDir) look when not in a checkout.
 COPY --from=build /src/lua/resty_ingress /etc/nginx/lua/resty_ingress
 COPY --from=build /src/rootfs/etc/nginx/template /etc/nginx/template
+COPY --from=build /src/rootfs/etc/nginx/njs /etc/nginx/njs
 
 ENV NODE_ENV=production
 # The official image's `node` user; the chart's runAsUser matches it.
