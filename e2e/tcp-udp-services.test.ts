@@ -139,6 +139,20 @@ test('TCP and UDP services: echo, PROXY protocol, a datagram, bad entries skippe
 
   assert.equal(await waitFor('the UDP service answers', () => udpAsk(udpPort, 'query').catch(() => undefined), { timeoutMs: 10_000, intervalMs: 200 }), 'dns:query');
 
+  // Per-listener counters in /metrics (kept by njs when a session ends): the 100 kB echo's bytes both ways.
+  assert.ok(controller.metricsUrl !== undefined, 'the controller serves /metrics');
+  const labels = `protocol="TCP",port="${tcpPort}",namespace="default",service="echo"`;
+  const counted = await waitFor('the echo listener\'s counters', async () => {
+    const text = await (await fetch(controller.metricsUrl ?? '')).text();
+    const value = (name: string, extra = ''): number => Number(new RegExp(`^${name}\\{${labels}${extra}[^}]*\\} (\\d+)$`, 'mu').exec(text)?.[1] ?? 0);
+    const row = { connections: value('resty_ingress_stream_connections_total'), in: value('resty_ingress_stream_bytes_total', ',direction="in"'),
+      out: value('resty_ingress_stream_bytes_total', ',direction="out"'), udp: /^resty_ingress_stream_connections_total\{protocol="UDP",[^}]*service="dns"[^}]*\} [1-9]/mu.test(text) };
+    return row.in >= payload.length ? row : undefined;
+  }, { timeoutMs: 10_000, intervalMs: 200 });
+  assert.ok(counted.connections >= 1, `connections counted: ${JSON.stringify(counted)}`);
+  assert.ok(counted.out >= 'first:'.length + payload.length, `bytes to the client counted: ${JSON.stringify(counted)}`);
+  assert.ok(counted.udp, 'the UDP session is counted');
+
   // The bad entry and the one on the HTTP port: skipped, each with a Warning on the ConfigMap.
   const warnings = await waitFor('Warning Events on the TCP services ConfigMap', async () => {
     const events = await cluster.events('involvedObject.name=tcp-services,type=Warning');

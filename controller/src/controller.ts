@@ -16,7 +16,7 @@ import {
 } from './nginx/index.ts';
 import { createConfigRenderer, defaultCertificatePaths, ownersOfLine } from './render/index.ts';
 import { metricsLogPath, streamFeedSocketPath } from './render/render-options.ts';
-import { feedStreams } from './nginx/stream-feed.ts';
+import { feedStreams, readStreamStats } from './nginx/stream-feed.ts';
 import { createCertificatePusher } from './nginx/certificate-push.ts';
 import { postCredentials, postRoutes } from './nginx/lua-routes.ts';
 import { writeSelfSignedDefault } from './tls/default-certificate.ts';
@@ -154,6 +154,8 @@ export async function startController(opts: ControllerOptions, logger: Logger, r
     nginxPid: () => nginx.pid(),
     liveVersion: () => nginx.liveVersion(),
     luaVersion: () => getStatus(luaUrl, { timeoutMs: 2000 }).then((s) => s.version, () => null),
+    // No stream {} running: no feed socket, nothing to read.
+    streamTotals: () => readStreamStats(streamFeedSocketPath(opts.nginxPrefix)).then((stats) => stats.listeners, () => null),
   });
   // One for every API client: an outage is one line when it starts and one when it ends.
   const availability = createApiAvailability(logger.child({ component: 'kube-api' }));
