@@ -12,10 +12,13 @@ import { createSocket } from 'node:dgram';
 import { connect, createServer, type AddressInfo, type Server } from 'node:net';
 import { after, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { freePort } from '../../../lua/test/nginx-harness.ts';
 import type { DynamicStream, Model, StreamService } from '../model/types.ts';
 import { findDataplane } from '../nginx/dataplane.ts';
 import { feedStreams, readStreamStats } from '../nginx/stream-feed.ts';
+import { workerPidsOf } from '../nginx/nginx-processes.ts';
 import { RenderError } from './nginx-values.ts';
 import { renderConfig } from './render-config.ts';
 import { goldenOptions, model, PLACEHOLDER_DATAPLANE } from './testdata/model-fixtures.ts';
@@ -170,7 +173,7 @@ void describe('stream {} in the real NGINX', () => {
     }
   });
 
-  void it('round robin over the fed endpoints; a new set is used at once, without a reload; a dead peer is skipped', async () => {
+  void it('round robin over the fed endpoints; a new set is used at once, without a reload, and kept across one; a dead peer is skipped', async () => {
     const [a, b, c] = await Promise.all(['a', 'b', 'c'].map((name) => namedServer(name)));
     const dead = await freePort(); // nothing listens there
     after(() => { for (const s of [a, b, c]) s?.server.close(); });
@@ -186,6 +189,14 @@ void describe('stream {} in the real NGINX', () => {
       await nginx.feed([tcp(port, endpoints(c!.port))], 2);
       assert.equal(await exchange(port, 'x', '\u0000'), 'c', 'the first connection after the feed reaches the new set');
 
+      // A reload (HUP) keeps the shared dict: the new workers pick from what was fed, nothing is fed again.
+      const master = Number(readFileSync(join(nginx.prefix, 'nginx.pid'), 'utf8'));
+      const workersBefore = workerPidsOf(master).join(',');
+      process.kill(master, 'SIGHUP');
+      for (let i = 0; i < 100 && workerPidsOf(master).join(',') === workersBefore; i++) await sleep(20);
+      assert.notEqual(workerPidsOf(master).join(','), workersBefore, 'new workers after the HUP');
+      assert.equal(await exchange(port, 'x', '\u0000'), 'c', 'the new workers pick from the fed set');
+
       // A peer whose connect fails is skipped for 10 s: at most one connection meets it.
       await nginx.feed([tcp(port, endpoints(dead, c!.port))], 3);
       const after3: string[] = [];
@@ -195,18 +206,18 @@ void describe('stream {} in the real NGINX', () => {
 
       // A session is counted when NGINX finalizes it, just after the client saw the close: wait a little for the last.
       let stats = await readStreamStats(streamFeedSocketPath(nginx.prefix));
-      for (let i = 0; i < 50 && stats.listeners.find((listener) => listener.key === `TCP/${port}`)?.connections !== 15; i++) {
+      for (let i = 0; i < 50 && stats.listeners.find((listener) => listener.key === `TCP/${port}`)?.connections !== 16; i++) {
         await sleep(20);
         stats = await readStreamStats(streamFeedSocketPath(nginx.prefix));
       }
       assert.equal(stats.version, 3);
       const counters = stats.listeners.find((listener) => listener.key === `TCP/${port}`);
-      assert.equal(counters?.connections, 6 + 1 + 8);
+      assert.equal(counters?.connections, 6 + 2 + 8);
       const failed = after3.filter((name) => name !== 'c').length;
       assert.equal(counters?.failed, failed);
       // One byte from the client per connection; a connection whose peer failed proxied none.
-      assert.equal(counters?.bytesIn, 15 - failed);
-      assert.equal(counters?.bytesOut, 15 - failed);
+      assert.equal(counters?.bytesIn, 16 - failed);
+      assert.equal(counters?.bytesOut, 16 - failed);
     } finally {
       await nginx.stop();
     }
