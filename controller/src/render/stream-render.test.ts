@@ -138,12 +138,13 @@ void describe('stream {} in the real NGINX', () => {
     await new Promise<void>((done) => udp.bind(0, '127.0.0.1', done));
     after(() => udp.close());
     const [tcpPort, proxyPort, udpPort, emptyPort] = await Promise.all([1, 2, 3, 4].map(() => freePort()));
-    const nginx = await startWith([
+    const streams: StreamService[] = [
       tcp(tcpPort, [{ address: '127.0.0.1', port: plain.port }]),
       tcp(proxyPort, [{ address: '127.0.0.1', port: proxied.port }], { decode: true, encode: true }),
       { ...tcp(udpPort, [{ address: '127.0.0.1', port: udp.address().port }]), protocol: 'UDP' },
       tcp(emptyPort, []),
-    ]);
+    ];
+    const nginx = await startWith(streams);
     try {
       const payload = `hello ${'x'.repeat(70_000)} bye\n`;
       assert.equal(await exchange(tcpPort, payload, 'bye\n'), payload);
@@ -163,8 +164,27 @@ void describe('stream {} in the real NGINX', () => {
       });
       assert.equal(reply, 'echo:dns?');
 
+      // UDP sessions rotate too: two backends, four sessions (a new client socket each), two each.
+      const second = createSocket('udp4');
+      second.on('message', (message, from) => second.send(Buffer.concat([Buffer.from('other:'), message]), from.port, from.address));
+      await new Promise<void>((done) => second.bind(0, '127.0.0.1', done));
+      after(() => second.close());
+      await nginx.feed([...streams.slice(0, 2), { ...tcp(udpPort, [{ address: '127.0.0.1', port: udp.address().port }, { address: '127.0.0.1', port: second.address().port }]), protocol: 'UDP' }, streams[3]!], 2);
+      const replies: string[] = [];
+      for (let i = 0; i < 4; i++) {
+        const asker = createSocket('udp4');
+        replies.push(await new Promise<string>((done, fail) => {
+          const timer = setTimeout(() => fail(new Error('no UDP answer within 5 s')), 5000);
+          asker.once('message', (message) => { clearTimeout(timer); done(message.toString().split(':')[0] ?? ''); });
+          asker.send('q', udpPort, '127.0.0.1');
+        }));
+        asker.close();
+      }
+      assert.deepEqual(replies.sort(), ['echo', 'echo', 'other', 'other'], 'round robin over UDP sessions');
+
       // No ready endpoint: the listener accepts and closes at once, nothing is answered.
-      assert.equal(await exchange(emptyPort, 'anyone?\n', '\n'), '');
+      // (closed with the byte unread: a reset may come instead of a plain close)
+      assert.equal(await exchange(emptyPort, 'anyone?\n', '\n').catch(() => ''), '');
       const serious = nginx.errorLog().split('\n').filter((line) => /\[(error|alert|crit|emerg)\]/u.test(line));
       assert.deepEqual(serious.filter((line) => !line.includes('upstream: "127.0.0.1:1"')), []);
       assert.equal(serious.length, 1, 'the listener without endpoints is the one error: connect() to its placeholder peer');
