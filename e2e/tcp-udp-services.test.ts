@@ -6,7 +6,8 @@
 // controller's own HTTP port skipped with Warning Events on the ConfigMap
 // while the good ones serve, as is one on a port another process holds (NGINX
 // could not bind it: without the check the whole reload would fail), and an endpoint change followed by new
-// connections without a reload (fed to njs: docs/tcp-udp-services.md).
+// connections without a reload (fed to njs: docs/tcp-udp-services.md), fed again
+// after NGINX is killed and restarted, and the per-listener counters in /metrics.
 // The "pods" are servers of this process on a loopback address, published
 // with selector-less Services and EndpointSlices.
 import assert from 'node:assert/strict';
@@ -177,4 +178,14 @@ test('TCP and UDP services: echo, PROXY protocol, a datagram, bad entries skippe
     return moved === 'second:again\n' ? true : undefined;
   }, { timeoutMs: 20_000, intervalMs: 200 });
   assert.equal(controller.reloadCount(), reloadsBefore, 'a stream endpoint change reloads nothing (njs, docs/tcp-udp-services.md)');
+
+  // NGINX killed: the restarted one starts with empty njs dicts, and the controller feeds them again.
+  const master = controller.nginxMasterPid();
+  assert.ok(master !== null, 'an NGINX master runs');
+  process.kill(master, 'SIGKILL');
+  await waitFor('the restarted NGINX serves the TCP service again', async () => {
+    const restarted = controller.nginxMasterPid();
+    if (restarted === null || restarted === master) return undefined;
+    return (await exchange(tcpPort, 'back\n', 'back\n').catch(() => '')) === 'second:back\n' ? true : undefined;
+  }, { timeoutMs: 20_000, intervalMs: 200 });
 });
