@@ -1,12 +1,11 @@
 // nginx_ingress_controller_ssl_expire_time_seconds: when each served
 // certificate expires, per host, so the usual ingress-nginx alert
 // (`ssl_expire_time_seconds < time() + 10*24*3600`) keeps working.
-// Labels as ingress-nginx: namespace, class, host, secret_name. One
-// difference: ingress-nginx's `namespace` is the controller's own namespace;
-// here it is the Secret's, because a secret_name alone is ambiguous across
-// namespaces. `identifier` belongs to ingress-nginx's ssl_certificate_info,
-// which is not exported here: on this gauge it would start a new series at
-// every rotation.
+// Labels as ingress-nginx: namespace (the Secret's), class, host,
+// secret_name. One difference: ingress-nginx also put `identifier` (issuer
+// and serial) on this gauge, which starts a new series at every rotation and
+// leaves the old one behind; here it is only on ssl_certificate_info
+// (certificate-info.ts), where joins on it find it.
 
 import { Gauge, type Registry } from 'prom-client';
 import type { TlsState } from '../model/types.ts';

@@ -8,6 +8,7 @@ import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { createUnsupportedNameMetrics } from './unsupported-names.ts';
 import type { BuildResult, TlsState } from '../model/types.ts';
 import { createCertificateExpiryMetric } from './certificate-expiry.ts';
+import { createCertificateInfoMetric } from './certificate-info.ts';
 import { createStreamMetrics } from './stream-metrics.ts';
 
 /** A sync outcome as the sync reports it ('reload-queued' and 'known-bad' fold into reload / error). */
@@ -27,7 +28,7 @@ export interface ControllerMetrics {
   modelBuilt(result: BuildResult): void;
   /** Leader election (set by the status writer). */
   setLeader(isLeader: boolean): void;
-  /** After a sync: the certificates NGINX serves now (ssl_expire_time_seconds; gone ones are removed). */
+  /** After a sync: the certificates NGINX serves now (ssl_expire_time_seconds, ssl_certificate_info; gone ones are removed). */
   certificatesServed(tls: TlsState): void;
 }
 
@@ -57,6 +58,7 @@ export function createControllerMetrics(options: ControllerMetricsOptions): Cont
   const reloadErrors = new Counter({ name: `${PREFIX}errors`, help: 'Cumulative number of Ingress controller errors during reload operations', registers });
   const leader = new Gauge({ name: `${PREFIX}leader_election_status`, help: 'Gauge reporting status of the leader election, 0 indicates follower, 1 indicates leader', labelNames: ['name'], registers });
   const sslExpiry = createCertificateExpiryMetric({ registry: options.registry, ingressClass: options.ingressClass });
+  const sslInfo = createCertificateInfoMetric({ registry: options.registry, ingressClass: options.ingressClass });
   const orphans = new Gauge({ name: `${PREFIX}orphan_ingress`, help: 'Gauge reporting status of orphaned ingress, 1 indicates orphaned ingress', labelNames: ['namespace', 'ingress', 'type'], registers });
   // Failures of reason RejectedByNginx (sync/ingress-isolation.ts): left out, the others applied.
   const rejected = new Gauge({ name: 'resty_ingress_rejected_ingress', help: 'Ingresses left out of the configuration because NGINX refused it (1), until they change', labelNames: ['namespace', 'ingress'], registers });
@@ -126,6 +128,9 @@ export function createControllerMetrics(options: ControllerMetricsOptions): Cont
     setLeader(isLeader: boolean): void {
       leader.set({ name: options.electionId }, isLeader ? 1 : 0);
     },
-    certificatesServed: (tls: TlsState): void => sslExpiry.served(tls),
+    certificatesServed(tls: TlsState): void {
+      sslExpiry.served(tls);
+      sslInfo.served(tls);
+    },
   };
 }

@@ -3,7 +3,9 @@
 // from sync hooks (controller-metrics.ts), per-request metrics tailed from
 // NGINX's metrics log (metrics-log-tail.ts, tailed-file.ts,
 // metrics-log-lines.ts → request-aggregate.ts → request-metrics.ts,
-// aggregated-histogram.ts), stub_status connections (nginx-status.ts). Every
+// aggregated-histogram.ts), stub_status connections (nginx-status.ts), the
+// NGINX processes' CPU and memory from /proc (process-stats.ts →
+// nginx-process.ts), build and certificate info (build-info.ts). Every
 // function takes the Registry it registers in; no global registry. May
 // import: model/types.ts, prom-client, pino types.
 
@@ -23,3 +25,9 @@ export type { MetricsLogTail, MetricsLogTailOptions } from './metrics-log-tail.t
 export { fetchStubStatus, parseStubStatus, registerNginxStatusMetrics } from './nginx-status.ts';
 export type { StubStatus } from './nginx-status.ts';
 export { AggregatedHistogram } from './aggregated-histogram.ts';
+export { registerNginxProcessMetrics } from './nginx-process.ts';
+export { currentBuildInfo, registerBuildInfo } from './build-info.ts';
+export type { BuildInfo } from './build-info.ts';
+export { certificateFacts, createCertificateInfoMetric } from './certificate-info.ts';
+export { readProcessGroup } from './process-stats.ts';
+export type { GroupReading } from './process-stats.ts';

@@ -9,9 +9,9 @@ import { REQUEST_BUCKETS, type HistogramKey, type RequestAggregate } from './req
 const LABELS = 'r default-web-80 shop.test default shop web /api';
 
 /** One line in the contract's field order; override any field by name. */
-function line(fields: Partial<Record<'labels' | 'method' | 'status' | 'requestTime' | 'upstreamTime' | 'requestLength' | 'bytesSent', string>> = {}): string {
-  const f = { labels: LABELS, method: 'GET', status: '200', requestTime: '0.004', upstreamTime: '0.003', requestLength: '100', bytesSent: '300', ...fields };
-  return `${f.labels}\t${f.method}\t${f.status}\t${f.requestTime}\t${f.upstreamTime}\t${f.requestLength}\t${f.bytesSent}\n`;
+function line(fields: Partial<Record<'labels' | 'method' | 'status' | 'requestTime' | 'upstreamTime' | 'requestLength' | 'bytesSent' | 'connectTime' | 'headerTime', string>> = {}): string {
+  const f = { labels: LABELS, method: 'GET', status: '200', requestTime: '0.004', upstreamTime: '0.003', requestLength: '100', bytesSent: '300', connectTime: '0.001', headerTime: '0.002', ...fields };
+  return `${f.labels}\t${f.method}\t${f.status}\t${f.requestTime}\t${f.upstreamTime}\t${f.requestLength}\t${f.bytesSent}\t${f.connectTime}\t${f.headerTime}\n`;
 }
 
 /** count, sum and the index of each non-empty bucket (with its count) of one histogram. */
@@ -38,14 +38,20 @@ void describe('parseMetricsLog: what lands where', () => {
     { name: 'edge: 10 s is in le=10', text: line({ requestTime: '10.000' }), key: 'requestDuration', expected: { count: 1, sum: 10, buckets: { 10: 1 } } },
     { name: 'edge: 10.001 s overflows', text: line({ requestTime: '10.001' }), key: 'requestDuration', expected: { count: 1, sum: 10.001, buckets: { 11: 1 } } },
     { name: 'edge: 0 s is in the first bucket', text: line({ requestTime: '0.000' }), key: 'requestDuration', expected: { count: 1, sum: 0, buckets: { 0: 1 } } },
-    { name: 'edge: 64 bytes in le=64, 65 in le=256', text: line({ requestLength: '64' }) + line({ requestLength: '65' }), key: 'requestSize', expected: { count: 2, sum: 129, buckets: { 0: 1, 1: 1 } } },
-    { name: 'edge: 1 MiB in le=1048576, one more byte overflows', text: line({ bytesSent: '1048576' }) + line({ bytesSent: '1048577' }), key: 'responseSize', expected: { count: 2, sum: 2097153, buckets: { 7: 1, 8: 1 } } },
+    { name: 'edge: 10 bytes in le=10, 11 in le=20', text: line({ requestLength: '10' }) + line({ requestLength: '11' }), key: 'requestSize', expected: { count: 2, sum: 21, buckets: { 0: 1, 1: 1 } } },
+    { name: 'edge: 100 bytes in le=100, one more byte overflows', text: line({ bytesSent: '100' }) + line({ bytesSent: '101' }), key: 'responseSize', expected: { count: 2, sum: 201, buckets: { 9: 1, 10: 1 } } },
+    { name: 'bytes_sent: the response size in its own buckets (le=1000)', text: line({ bytesSent: '300' }), key: 'bytesSent', expected: { count: 1, sum: 300, buckets: { 2: 1 } } },
+    { name: 'edge: bytes_sent of 10^7 in le=1e+07, one more overflows', text: line({ bytesSent: '10000000' }) + line({ bytesSent: '10000001' }), key: 'bytesSent', expected: { count: 2, sum: 20000001, buckets: { 6: 1, 7: 1 } } },
+    { name: 'connect time of the answering try', text: line({ connectTime: '0.200, 0.030' }), key: 'connectDuration', expected: { count: 1, sum: 0.03, buckets: { 3: 1 } } },
+    { name: 'connect time "-": no observation', text: line({ connectTime: '-' }), key: 'connectDuration', expected: { count: 0, sum: 0, buckets: {} } },
+    { name: 'header time of the answering try', text: line({ headerTime: '- : 0.300' }), key: 'headerDuration', expected: { count: 1, sum: 0.3, buckets: { 6: 1 } } },
+    { name: 'header time "-": no observation', text: line({ headerTime: '-' }), key: 'headerDuration', expected: { count: 0, sum: 0, buckets: {} } },
     { name: 'PROPFIND becomes OTHER', text: line({ method: 'PROPFIND' }), key: 'requestDuration', expected: { count: 1, sum: 0.004, buckets: { 0: 1 } }, method: 'OTHER' },
     { name: 'lower-case get becomes OTHER', text: line({ method: 'get' }), key: 'requestDuration', expected: { count: 1, sum: 0.004, buckets: { 0: 1 } }, method: 'OTHER' },
     { name: 'an escaped method becomes OTHER', text: line({ method: 'G\\x0AET' }), key: 'requestDuration', expected: { count: 1, sum: 0.004, buckets: { 0: 1 } }, method: 'OTHER' },
     { name: 'an empty method becomes OTHER', text: line({ method: '' }), key: 'requestDuration', expected: { count: 1, sum: 0.004, buckets: { 0: 1 } }, method: 'OTHER' },
-    { name: 'leading zeros are decimal', text: line({ requestLength: '0064' }), key: 'requestSize', expected: { count: 1, sum: 64, buckets: { 0: 1 } } },
-    { name: 'a 400-digit size is read as Infinity and overflows', text: line({ bytesSent: '1'.repeat(400) }), key: 'responseSize', expected: { count: 1, sum: Infinity, buckets: { 8: 1 } } },
+    { name: 'leading zeros are decimal', text: line({ requestLength: '0064' }), key: 'requestSize', expected: { count: 1, sum: 64, buckets: { 6: 1 } } },
+    { name: 'a 400-digit size is read as Infinity and overflows', text: line({ bytesSent: '1'.repeat(400) }), key: 'responseSize', expected: { count: 1, sum: Infinity, buckets: { 10: 1 } } },
     { name: 'all tries "-": no response observation', text: line({ upstreamTime: '-, - : -' }), key: 'responseDuration', expected: { count: 0, sum: 0, buckets: {} } },
     { name: 'a "-" try before the answering one', text: line({ upstreamTime: '- : 0.020' }), key: 'responseDuration', expected: { count: 1, sum: 0.02, buckets: { 2: 1 } } },
   ];
@@ -107,7 +113,13 @@ void describe('parseMetricsLog: label sets', () => {
 void describe('parseMetricsLog: malformed lines are counted and skipped', () => {
   const rows = [
     { name: 'six fields', text: `${LABELS}\tGET\t200\t0.004\t0.003\t100\n` },
-    { name: 'eight fields', text: line().replace('\n', '\t1\n') },
+    { name: 'seven fields (the format before connect and header times)', text: `${LABELS}\tGET\t200\t0.004\t0.003\t100\t300\n` },
+    { name: 'eight fields (no header time)', text: `${LABELS}\tGET\t200\t0.004\t0.003\t100\t300\t0.001\n` },
+    { name: 'ten fields', text: line().replace('\n', '\t1\n') },
+    { name: 'connect time not a number', text: line({ connectTime: 'soon' }) },
+    { name: 'connect time empty', text: line({ connectTime: '' }) },
+    { name: 'header time joined without space', text: line({ headerTime: '0.1,0.2' }) },
+    { name: 'header time empty', text: line({ headerTime: '' }) },
     { name: 'labels with six words (the format before route flags)', text: line({ labels: 'default-web-80 shop.test default shop web /api' }) },
     { name: 'labels without the backend (the format before $resty_route)', text: line({ labels: 'shop.test default shop web /api' }) },
     { name: 'labels with nine words', text: line({ labels: `${LABELS} canary-80 more` }) },

@@ -2,6 +2,7 @@
 // the aggregates request-metrics.ts ingests. NGINX writes one line per
 // proxied request, TAB-separated:
 //   <labels> <method> <status> <request_time> <upstream_response_time> <request_length> <bytes_sent>
+//   <upstream_connect_time> <upstream_header_time>
 // where <labels> is the location's $resty_route as the balancer left it:
 // "<flags> <backend> <host> <namespace> <ingress> <service> <path>", plus
 // " <canary backend>" when it sent the request to a canary (parseRoute).
@@ -46,6 +47,9 @@ interface LineScan {
   upstreamTime: number;
   requestLength: number;
   bytesSent: number;
+  /** NaN = no upstream connection / header ("-"): no observation. */
+  connectTime: number;
+  headerTime: number;
 }
 
 /** Index of the bucket holding `value`: the first bound >= value (Prometheus `le`), else the overflow slot. */
@@ -120,9 +124,9 @@ function readNumber(text: string, scan: LineScan, fraction: boolean): boolean {
 }
 
 /**
- * `$upstream_response_time`: one time or "-" per try, separated by ", " or
- * " : " (internal redirect). The last try is the one that answered; its
- * value lands in scan.number, NaN for "-".
+ * `$upstream_response_time` (and the connect and header times): one time or
+ * "-" per try, separated by ", " or " : " (internal redirect). The last try
+ * is the one that answered; its value lands in scan.number, NaN for "-".
  */
 function readUpstreamTime(text: string, scan: LineScan): boolean {
   for (;;) {
@@ -145,7 +149,7 @@ function skipTab(text: string, scan: LineScan): boolean {
   return text.charCodeAt(scan.at++) === TAB;
 }
 
-/** Reads the four numbers after the key; true when they fit and end at `end` (the line's). */
+/** Reads the six values after the key; true when they fit and end at `end` (the line's). */
 function readValues(text: string, end: number, scan: LineScan): boolean {
   if (!readNumber(text, scan, true) || !skipTab(text, scan)) return false;
   scan.requestTime = scan.number;
@@ -153,8 +157,12 @@ function readValues(text: string, end: number, scan: LineScan): boolean {
   scan.upstreamTime = scan.number;
   if (!readNumber(text, scan, false) || !skipTab(text, scan)) return false;
   scan.requestLength = scan.number;
-  if (!readNumber(text, scan, false)) return false;
+  if (!readNumber(text, scan, false) || !skipTab(text, scan)) return false;
   scan.bytesSent = scan.number;
+  if (!readUpstreamTime(text, scan) || !skipTab(text, scan)) return false;
+  scan.connectTime = scan.number;
+  if (!readUpstreamTime(text, scan)) return false;
+  scan.headerTime = scan.number;
   return scan.at === end;
 }
 
@@ -174,8 +182,12 @@ function observeLine(aggregate: Aggregate, scan: LineScan): void {
   const { histograms } = aggregate;
   observe(histograms.requestDuration, REQUEST_BUCKETS.requestDuration, scan.requestTime);
   if (!Number.isNaN(scan.upstreamTime)) observe(histograms.responseDuration, REQUEST_BUCKETS.responseDuration, scan.upstreamTime);
+  if (!Number.isNaN(scan.connectTime)) observe(histograms.connectDuration, REQUEST_BUCKETS.connectDuration, scan.connectTime);
+  if (!Number.isNaN(scan.headerTime)) observe(histograms.headerDuration, REQUEST_BUCKETS.headerDuration, scan.headerTime);
   observe(histograms.requestSize, REQUEST_BUCKETS.requestSize, scan.requestLength);
   observe(histograms.responseSize, REQUEST_BUCKETS.responseSize, scan.bytesSent);
+  // ingress-nginx's deprecated bytes_sent: the same value as response_size, in its own buckets.
+  observe(histograms.bytesSent, REQUEST_BUCKETS.bytesSent, scan.bytesSent);
 }
 
 /**
@@ -233,7 +245,7 @@ class AggregateTable {
  */
 export function parseMetricsLog(text: string): ParsedPayload {
   const table = new AggregateTable();
-  const scan: LineScan = { at: 0, tab: -1, number: 0, requestTime: 0, upstreamTime: 0, requestLength: 0, bytesSent: 0 };
+  const scan: LineScan = { at: 0, tab: -1, number: 0, requestTime: 0, upstreamTime: 0, requestLength: 0, bytesSent: 0, connectTime: 0, headerTime: 0 };
   let malformed = 0;
   for (let start = 0; start < text.length;) {
     const newline = text.indexOf('\n', start);

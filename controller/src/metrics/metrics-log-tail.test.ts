@@ -14,7 +14,7 @@ import { startMetricsLogTail, type MetricsLogTail, type MetricsLogTailOptions } 
 import type { ParsedPayload } from './request-aggregate.ts';
 
 /** One request line as NGINX writes it (about 60 bytes). */
-const LINE = '- default-web-80 shop.test default shop web /api\tGET\t200\t0.004\t0.003\t100\t300\n';
+const LINE = '- default-web-80 shop.test default shop web /api\tGET\t200\t0.004\t0.003\t100\t300\t0.001\t0.002\n';
 const lines = (n: number): string => LINE.repeat(n);
 
 interface Harness {

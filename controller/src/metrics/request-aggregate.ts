@@ -1,18 +1,31 @@
 // What per-request data looks like once it reaches the controller: requests
-// of one location, method and status, aggregated into the four histograms.
+// of one location, method and status, aggregated into the histograms.
 // The reader of NGINX's metrics log (metrics-log-lines.ts) produces it,
 // request-metrics.ts feeds it into the registry; neither knows the other.
 
-/** The four per-request histograms. */
-export const HISTOGRAMS = ['requestDuration', 'responseDuration', 'requestSize', 'responseSize'] as const;
+/** The per-request histograms (ingress-nginx's socket collector has the same seven). */
+export const HISTOGRAMS = ['requestDuration', 'responseDuration', 'connectDuration', 'headerDuration', 'requestSize', 'responseSize', 'bytesSent'] as const;
 export type HistogramKey = (typeof HISTOGRAMS)[number];
 
-/** Bucket bounds (ingress-nginx's), +Inf implicit. */
+/** ingress-nginx's --time-buckets default (Prometheus' DefBuckets). */
+const TIME_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+/**
+ * ingress-nginx's --length-buckets default, LinearBuckets(10, 10, 10): most
+ * requests land in +Inf, but dashboards and recording rules name these `le`s.
+ */
+const LENGTH_BUCKETS = [10, 20, 30, 40, 50, 60, 70, 80, 90, 100];
+/** ingress-nginx's --size-buckets default, ExponentialBuckets(10, 10, 7). */
+const SIZE_BUCKETS = [10, 100, 1000, 10000, 100000, 1000000, 10000000];
+
+/** Bucket bounds (ingress-nginx's defaults), +Inf implicit. */
 export const REQUEST_BUCKETS: Readonly<Record<HistogramKey, readonly number[]>> = {
-  requestDuration: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-  responseDuration: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-  requestSize: [64, 256, 1024, 4096, 16384, 65536, 262144, 1048576],
-  responseSize: [64, 256, 1024, 4096, 16384, 65536, 262144, 1048576],
+  requestDuration: TIME_BUCKETS,
+  responseDuration: TIME_BUCKETS,
+  connectDuration: TIME_BUCKETS,
+  headerDuration: TIME_BUCKETS,
+  requestSize: LENGTH_BUCKETS,
+  responseSize: LENGTH_BUCKETS,
+  bytesSent: SIZE_BUCKETS,
 };
 
 /** The static labels a proxied location renders into `$resty_route` (after its flags and backend). */

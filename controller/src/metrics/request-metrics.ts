@@ -25,8 +25,11 @@ const PREFIX = 'nginx_ingress_controller_';
 const HISTOGRAM_INFO: Readonly<Record<HistogramKey, { name: string; help: string }>> = {
   requestDuration: { name: 'request_duration_seconds', help: 'The request processing time in seconds (NGINX $request_time)' },
   responseDuration: { name: 'response_duration_seconds', help: 'The time spent receiving the response from the upstream in seconds' },
+  connectDuration: { name: 'connect_duration_seconds', help: 'The time spent establishing a connection with the upstream in seconds' },
+  headerDuration: { name: 'header_duration_seconds', help: 'The time spent receiving the first header from the upstream in seconds' },
   requestSize: { name: 'request_size', help: 'The request length in bytes, including request line, header and body' },
   responseSize: { name: 'response_size', help: 'The response length in bytes, including headers' },
+  bytesSent: { name: 'bytes_sent', help: 'DEPRECATED The number of bytes sent to a client (as response_size, in --size-buckets)' },
 };
 
 /** Creates the per-request metrics in `registry`. */

@@ -40,10 +40,19 @@ controller:
   void it('says what it leaves out: non-scalar config values, ConfigMap keys ingress-nginx\'s chart derives from other values (when set)', () => {
     const notes = values.notes.join('\n');
     assert.match(notes, /controller\.config\.custom-http-errors is left out/);
-    assert.match(notes, /controller\.addHeaders is not read/);
-    assert.doesNotMatch(notes, /proxySetHeaders/, 'empty: nothing to say');
-    assert.doesNotMatch(notes, /allowSnippetAnnotations/, 'false: nothing to say');
+    assert.match(notes, /controller\.addHeaders: the chart renders these headers as the ConfigMap <release>-custom-add-headers/);
+    assert.doesNotMatch(notes, /controller\.proxySetHeaders/, 'empty: nothing to say');
+    assert.doesNotMatch(notes, /controller\.allowSnippetAnnotations:/, 'false: nothing to say');
     assert.match(values.notes[0] ?? '', /^Helm values: read controller\.config/);
+  });
+
+  void it('controller.allowSnippetAnnotations sets allow-snippet-annotations as the chart does, unless controller.config sets it', () => {
+    const rows = [
+      { name: 'true, config silent: set', text: 'controller:\n  allowSnippetAnnotations: true\n', want: 'true' },
+      { name: 'true, config says false: config wins', text: 'controller:\n  allowSnippetAnnotations: true\n  config: { allow-snippet-annotations: "false" }\n', want: 'false' },
+      { name: 'false: not set', text: 'controller:\n  allowSnippetAnnotations: false\n', want: undefined },
+    ];
+    for (const row of rows) assert.equal(readHelmValues(row.text, 'values.yaml').config['allow-snippet-annotations'], row.want, row.name);
   });
 
   void it('empty values read as nothing', () => {
@@ -61,7 +70,12 @@ void describe('checkFlag', () => {
     { name: 'a flag both have, valid value', flag: 'default-ssl-certificate', value: 'ingress-nginx/wildcard', status: 'supported' },
     { name: 'a bare boolean flag', flag: 'watch-ingress-without-class', value: '', status: 'supported' },
     { name: 'a flag both have, a value the controller refuses', flag: 'http-port', value: 'eighty', status: 'invalid-value', note: /would not start: .*--http-port/ },
-    { name: 'an ingress-nginx flag resty-ingress lacks', flag: 'enable-ssl-passthrough', value: '', status: 'not-supported', note: /ingress-nginx flag/ },
+    { name: 'an ingress-nginx flag resty-ingress refuses', flag: 'enable-ssl-passthrough', value: '', status: 'not-supported', note: /would not start .*ingress-nginx flag --enable-ssl-passthrough=true is not supported: TLS passthrough/ },
+    { name: 'a refused flag with a value', flag: 'watch-namespace-selector', value: 'team=a', status: 'not-supported', note: /would not start .*--watch-namespace-selector=team=a is not supported: watch one namespace/ },
+    { name: 'an empty string flag renders bare and needs a value, as with ingress-nginx\'s chart', flag: 'watch-namespace-selector', value: '', status: 'invalid-value', note: /--watch-namespace-selector needs a value/ },
+    { name: 'a harmless ingress-nginx flag: ignored with a warning', flag: 'profiling', value: 'true', status: 'ignored', note: /no Go profiler/ },
+    { name: 'klog verbosity: supported as a log level', flag: 'v', value: '2', status: 'supported', note: /--log-level info/ },
+    { name: 'an ingress-nginx flag we ignore, with a value pflag refuses', flag: 'sync-period', value: 'soon', status: 'invalid-value', note: /--sync-period/ },
     { name: 'a flag nobody has', flag: 'enable-magic', value: 'true', status: 'unknown', note: /neither/ },
   ];
   for (const row of rows) {

@@ -83,7 +83,7 @@ void describe('request metrics off: rendered', () => {
       '# by the controller (controller/src/metrics). escape=none: the labels are our own text',
       '# (render refuses quotes, backslashes and control characters), the rest is numbers and the',
       "# method NGINX parsed; escaping would scan every byte twice for nothing.",
-      String.raw`log_format resty_metrics escape=none '$resty_route\t$request_method\t$status\t$request_time\t$upstream_response_time\t$request_length\t$bytes_sent';`,
+      String.raw`log_format resty_metrics escape=none '$resty_route\t$request_method\t$status\t$request_time\t$upstream_response_time\t$request_length\t$bytes_sent\t$upstream_connect_time\t$upstream_header_time';`,
       '# Declares the variable the metrics log reads, for a configuration without any proxied location.',
       'set $resty_route "";',
     ]);

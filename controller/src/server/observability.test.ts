@@ -75,7 +75,7 @@ void describe('observability wiring', () => {
   });
 
   void it('a scrape reads the metrics log first: a request logged just before it is counted', async () => {
-    appendFileSync(metricsLog, '- shop-web-80 shop.test shop web web /api\tGET\t200\t0.004\t0.003\t100\t300\n');
+    appendFileSync(metricsLog, '- shop-web-80 shop.test shop web web /api\tGET\t200\t0.004\t0.003\t100\t300\t0.001\t0.002\n');
     const text = await (await fetch(`http://127.0.0.1:${observability.port}/metrics`)).text();
     assert.match(text, /^nginx_ingress_controller_requests\{host="shop.test",namespace="shop",ingress="web",service="web",path="\/api",method="GET",status="200",canary=""\} 1$/mu);
   });
@@ -104,6 +104,7 @@ function holdsOpen(path: string): boolean {
 
 /** What --enable-metrics=false takes away: ingress-nginx's per-request metrics and our count of rejected lines. */
 const REQUEST_METRIC_NAMES = [
+  'nginx_ingress_controller_bytes_sent', 'nginx_ingress_controller_connect_duration_seconds', 'nginx_ingress_controller_header_duration_seconds',
   'nginx_ingress_controller_request_duration_seconds', 'nginx_ingress_controller_request_size', 'nginx_ingress_controller_requests',
   'nginx_ingress_controller_response_duration_seconds', 'nginx_ingress_controller_response_size', 'resty_ingress_monitor_rejected_total',
 ];
@@ -121,7 +122,7 @@ void describe('--enable-metrics: per-request metrics on and off', () => {
       nginxPid: () => null, liveVersion: () => null, luaVersion: () => Promise.resolve(null),
     });
     try {
-      appendFileSync(metricsLog, '- shop-web-80 shop.test shop web web /api\tGET\t200\t0.004\t0.003\t100\t300\n');
+      appendFileSync(metricsLog, '- shop-web-80 shop.test shop web web /api\tGET\t200\t0.004\t0.003\t100\t300\t0.001\t0.002\n');
       const res = await fetch(`http://127.0.0.1:${observability.port}/metrics`);
       assert.equal(res.status, 200, '/metrics is served either way');
       const text = await res.text();

@@ -1,14 +1,16 @@
 // Operating the controller: the healthz server (/healthz, /readyz, /metrics)
 // and everything that feeds it — controller metrics from the sync hooks,
 // per-request metrics tailed from NGINX's metrics log (unless
-// --enable-metrics=false), stub_status connections. main creates the
+// --enable-metrics=false), stub_status connections, the NGINX processes'
+// CPU and memory from /proc. main creates the
 // Registry and hands it in; controller.ts only connects this to the sync,
 // the store and NGINX through the functions below.
 
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import {
-  createAdmissionMetrics, createControllerMetrics, createRequestMetrics, fetchStubStatus, registerNginxStatusMetrics, startMetricsLogTail,
+  createAdmissionMetrics, createControllerMetrics, createRequestMetrics, currentBuildInfo, fetchStubStatus, readProcessGroup, registerBuildInfo,
+  registerNginxProcessMetrics, registerNginxStatusMetrics, startMetricsLogTail,
   type AdmissionOutcome, type ControllerMetrics, type LocationLabels, type MetricsLogTail, type RequestMetrics,
 } from '../metrics/index.ts';
 import { registerStreamCounters, type StreamTotals } from '../metrics/stream-counters.ts';
@@ -23,6 +25,8 @@ export interface ObservabilityOptions {
   /** Address and port of the healthz server (0 = any free port). */
   readonly host: string;
   readonly port: number;
+  /** --health-check-path: another path liveness answers on, besides /healthz. */
+  readonly healthPath?: string;
   /** NGINX's loopback status server, e.g. http://127.0.0.1:10246. */
   readonly statusUrl: string;
   /**
@@ -113,9 +117,14 @@ export async function startObservability(options: ObservabilityOptions): Promise
   const { registry, logger } = options;
   const metrics = createControllerMetrics({ registry, electionId: options.electionId, ingressClass: options.ingressClass });
   const admission = createAdmissionMetrics({ registry });
+  registerBuildInfo(registry, currentBuildInfo());
   // Off: no metric that would stay empty (ingress-nginx registers none either), no file to watch.
   const requests = options.requestMetrics ? startRequestMetrics(options) : null;
   registerNginxStatusMetrics(registry, () => fetchStubStatus(`${options.statusUrl}/nginx_status`));
+  registerNginxProcessMetrics(registry, () => {
+    const pid = options.nginxPid();
+    return pid === null ? null : readProcessGroup(pid);
+  });
   let firstConfigLive = false;
   // A sync that returns has pushed its model's certificates (or found them unchanged): they are the served ones.
   let lastBuilt: Model | null = null;
@@ -127,7 +136,7 @@ export async function startObservability(options: ObservabilityOptions): Promise
     firstConfigLive: () => firstConfigLive,
   });
   const server = await startHealthServer({
-    host: options.host, port: options.port, registry, checks, logger,
+    host: options.host, port: options.port, healthPath: options.healthPath, registry, checks, logger,
     beforeScrape: requests === null ? undefined : () => requests.tail.drain(),
   });
 
