@@ -54,6 +54,7 @@ COPY --from=build /src/node_modules /app/node_modules
 # controller/src/controller.ts (templateDir) look when not in a checkout.
 COPY --from=build /src/lua/resty_ingress /etc/nginx/lua/resty_ingress
 COPY --from=build /src/rootfs/etc/nginx/template /etc/nginx/template
+COPY --from=build /src/rootfs/etc/nginx/njs /etc/nginx/njs
 
 ENV NODE_ENV=production
 USER 1000:1000

@@ -162,6 +162,9 @@ void test('the paths the controller expects in the image are where the Dockerfil
   const cpathDir = /^([^?;]+)\/\?\.so/.exec(system.luaPackageCPath)?.[1] ?? '';
   assert.ok(existsSync(join(unpacked, cpathDir, 'cjson.so')), `cjson.so in ${cpathDir}`);
   assert.ok(existsSync(join(unpacked, 'usr/share/lua/5.1/resty/core.lua')), 'lua-resty-core on the lua_package_path');
+  // TCP/UDP services: the stream modules (njs included) and the njs script stream {} imports.
+  for (const path of [system.streamModule, system.streamJsModule]) assert.ok(existsSync(join(unpacked, path)), `${path} is in the packages`);
+  assert.equal(sourceOf(system.streamScript), 'rootfs/etc/nginx/njs/resty_stream.js');
 });
 
 // Lint with dockerfile-utils (the Dockerfile language server's validator, from

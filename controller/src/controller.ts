@@ -15,7 +15,8 @@ import {
   type NginxManager,
 } from './nginx/index.ts';
 import { createConfigRenderer, defaultCertificatePaths, ownersOfLine } from './render/index.ts';
-import { metricsLogPath } from './render/render-options.ts';
+import { metricsLogPath, streamFeedSocketPath } from './render/render-options.ts';
+import { feedStreams, readStreamStats } from './nginx/stream-feed.ts';
 import { createCertificatePusher } from './nginx/certificate-push.ts';
 import { postCredentials, postRoutes } from './nginx/lua-routes.ts';
 import { writeSelfSignedDefault } from './tls/default-certificate.ts';
@@ -128,6 +129,7 @@ export async function startController(opts: ControllerOptions, logger: Logger, r
   // A TCP/UDP port NGINX could not bind is left out before the reload (stream-port-check.ts).
   const streamPorts = createStreamPortCheck(opts.bindAddress, { TCP: opts.tcpServicesConfigMap, UDP: opts.udpServicesConfigMap });
   let backendTlsKept = new Set<string>();
+  let streamFeedVersion = 0;
   let referencesFrom: { ingresses: Snapshot['ingresses'] | null; classes: Snapshot['ingressClasses'] | null; allow: boolean; headers: string } = { ingresses: null, classes: null, allow: false, headers: '' };
   const nginx = createNginx({
     dataplane,
@@ -153,6 +155,8 @@ export async function startController(opts: ControllerOptions, logger: Logger, r
     nginxPid: () => nginx.pid(),
     liveVersion: () => nginx.liveVersion(),
     luaVersion: () => getStatus(luaUrl, { timeoutMs: 2000 }).then((s) => s.version, () => null),
+    // No stream {} running: no feed socket, nothing to read.
+    streamTotals: () => readStreamStats(streamFeedSocketPath(opts.nginxPrefix)).then((stats) => stats.listeners, () => null),
   });
   // One for every API client: an outage is one line when it starts and one when it ends.
   const availability = createApiAvailability(logger.child({ component: 'kube-api' }));
@@ -198,6 +202,17 @@ export async function startController(opts: ControllerOptions, logger: Logger, r
       pushCertificates: async (certificates) => { await certificatePusher.push(certificates); },
       pushRoutes: async (routes) => { await postRoutes(luaUrl, routes); },
       pushCredentials: async (credentials) => { await postCredentials(luaUrl, credentials); },
+      // TCP/UDP endpoints to njs (stream-feed.ts); no socket = NGINX runs no stream {} yet.
+      pushStreams: async (streams) => {
+        try {
+          await feedStreams(streamFeedSocketPath(opts.nginxPrefix), ++streamFeedVersion, streams);
+          return true;
+        } catch (err) {
+          const code = (err as { code?: unknown }).code;
+          if (code === 'ENOENT' || code === 'ECONNREFUSED') return false;
+          throw err;
+        }
+      },
     },
     logger: logger.child({ component: 'sync' }),
     minIntervalMs: 1000 / opts.syncRateLimit,

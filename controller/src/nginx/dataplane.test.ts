@@ -44,6 +44,8 @@ void describe('findDataplane', () => {
         assert.ok(dp.luaPackageCPath.endsWith('/lua/5.1/?.so;;'));
         assert.deepEqual(dp.modules.map((m) => m.split('/').pop()), ['ndk_http_module.so', 'ngx_http_lua_module.so']);
         assert.equal(dp.streamModule.split('/').pop(), 'ngx_stream_module.so');
+        assert.equal(dp.streamJsModule.split('/').pop(), 'ngx_stream_js_module.so');
+        assert.equal(dp.streamScript.split('/').pop(), 'resty_stream.js');
       } finally {
         if (saved === undefined) delete process.env.RESTY_DATAPLANE_ROOT;
         else process.env.RESTY_DATAPLANE_ROOT = saved;

@@ -3,7 +3,7 @@
 // <repo>/.cache/dataplane) run through its own dynamic loader, or the image's
 // system paths. Reads the environment only when called.
 import { existsSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { libDir, multiarch } from './multiarch.ts';
 
@@ -17,6 +17,13 @@ export interface Dataplane {
    * with TCP/UDP services, so an HTTP-only NGINX pays nothing for it
    */
   readonly streamModule: string;
+  /**
+   * absolute path of ngx_stream_js_module.so (libnginx-mod-stream-js, njs): loaded with the stream
+   * module, it picks the TCP/UDP endpoints the controller feeds without a reload
+   */
+  readonly streamJsModule: string;
+  /** absolute path of resty_stream.js, the njs module stream {} imports (rootfs/etc/nginx/njs in a checkout) */
+  readonly streamScript: string;
   /** value for lua_package_path: our lua/ dir first, then lua-resty-core etc., ending in ';;' */
   readonly luaPackagePath: string;
   /** value for lua_package_cpath (cjson) */
@@ -36,8 +43,11 @@ export interface FindDataplaneOptions {
 const LOADER_DIRS = ['usr/lib64', 'lib64', 'lib'];
 const MODULE_FILES = ['ndk_http_module.so', 'ngx_http_lua_module.so'];
 const STREAM_MODULE_FILE = 'ngx_stream_module.so';
+const STREAM_JS_MODULE_FILE = 'ngx_stream_js_module.so';
+const STREAM_SCRIPT = 'resty_stream.js';
 const MODULE_DIR = 'usr/lib/nginx/modules';
 const IMAGE_LUA_DIR = '/etc/nginx/lua';
+const IMAGE_NJS_DIR = '/etc/nginx/njs';
 
 /** The repository root, found from this file's place (controller/src/nginx/). */
 export function repoRoot(): string {
@@ -68,11 +78,16 @@ export function dataplaneAt(root: string, luaDir: string, arch: string = process
   if (!existsSync(nginx)) throw new Error(`dataplane: no nginx at ${nginx} (run npm run setup)`);
   // A tree unpacked from an older package list: say so here, not as a load_module error later.
   const streamModule = join(root, MODULE_DIR, STREAM_MODULE_FILE);
-  if (!existsSync(streamModule)) throw new Error(`dataplane: no ${STREAM_MODULE_FILE} under ${root} (the package list changed: run npm run setup)`);
+  const streamJsModule = join(root, MODULE_DIR, STREAM_JS_MODULE_FILE);
+  for (const module of [streamModule, streamJsModule]) {
+    if (!existsSync(module)) throw new Error(`dataplane: no ${basename(module)} under ${root} (the package list changed: run npm run setup)`);
+  }
   return {
     command: [loader, '--library-path', join(root, libDir(arch)), nginx],
     modules: MODULE_FILES.map((file) => join(root, MODULE_DIR, file)),
     streamModule,
+    streamJsModule,
+    streamScript: join(repoRoot(), 'rootfs/etc/nginx/njs', STREAM_SCRIPT),
     ...packagePaths(root, luaDir, arch),
   };
 }
@@ -83,6 +98,8 @@ export function systemDataplane(luaDir: string, arch: string = process.arch): Da
     command: ['/usr/sbin/nginx'],
     modules: MODULE_FILES.map((file) => join('/usr/lib/nginx/modules', file)),
     streamModule: join('/usr/lib/nginx/modules', STREAM_MODULE_FILE),
+    streamJsModule: join('/usr/lib/nginx/modules', STREAM_JS_MODULE_FILE),
+    streamScript: join(IMAGE_NJS_DIR, STREAM_SCRIPT),
     ...packagePaths('/', luaDir, arch),
   };
 }

@@ -14,7 +14,7 @@ import { multiarch } from './multiarch.ts';
 function fakeTree(triplet: string, loaderDir: string, loader: string): string {
   const root = mkdtempSync(join(tmpdir(), 'multiarch-'));
   after(() => rmSync(root, { recursive: true, force: true }));
-  for (const file of [join(loaderDir, loader), 'usr/sbin/nginx', 'usr/lib/nginx/modules/ngx_stream_module.so', `usr/lib/${triplet}/lua/5.1/cjson.so`]) {
+  for (const file of [join(loaderDir, loader), 'usr/sbin/nginx', 'usr/lib/nginx/modules/ngx_stream_module.so', 'usr/lib/nginx/modules/ngx_stream_js_module.so', `usr/lib/${triplet}/lua/5.1/cjson.so`]) {
     mkdirSync(dirname(join(root, file)), { recursive: true });
     writeFileSync(join(root, file), '');
   }

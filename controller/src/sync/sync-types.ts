@@ -4,7 +4,7 @@
 
 import type { V1Ingress } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
-import type { BackendPatch, BuildResult, DynamicBackend, DynamicCertificates, DynamicCredentials, DynamicRoutes, Failure, IngressRef, Model, Snapshot } from '../model/types.ts';
+import type { BackendPatch, BuildResult, DynamicBackend, DynamicCertificates, DynamicCredentials, DynamicRoutes, DynamicStream, Failure, IngressRef, Model, Snapshot } from '../model/types.ts';
 
 /**
  * `nginx -t` refused a configuration (start, reload or validate throw it): NGINX's
@@ -57,6 +57,12 @@ export interface DataplaneControl {
   pushRoutes(routes: DynamicRoutes): Promise<void>;
   /** POST every basic/digest user set to Lua (only when they changed or Lua lost them). Absent: none is pushed. */
   pushCredentials?(credentials: DynamicCredentials): Promise<void>;
+  /**
+   * Feed every TCP/UDP listener's endpoints to njs (only when they changed or NGINX lost them).
+   * Resolves false when NGINX runs no stream {} yet (no feed socket): fed again after the reload.
+   * Absent: never fed.
+   */
+  pushStreams?(streams: readonly DynamicStream[]): Promise<boolean>;
 }
 
 /** The pure steps, handed in by main. */
