@@ -36,9 +36,7 @@ args with the controller's own parseOptions. The NGINX prefix is an emptyDir
 - --udp-services-configmap={{ include "resty-ingress.streamConfigMapNamespace" (dict "root" . "protocol" "udp") }}/{{ include "resty-ingress.streamConfigMapName" (dict "root" . "protocol" "udp") }}
 {{- end }}
 {{- if .Values.controller.admissionWebhooks.enabled }}
-- --validating-webhook=:{{ .Values.controller.admissionWebhooks.port }}
-- --validating-webhook-certificate=/usr/local/certificates/tls.crt
-- --validating-webhook-key=/usr/local/certificates/tls.key
+{{ include "resty-ingress.admission.args" . }}
 {{- end }}
 {{- range $key, $value := .Values.controller.extraArgs }}
 {{- if eq (toString $value) "" }}
