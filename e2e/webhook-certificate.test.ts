@@ -9,7 +9,8 @@
 // is refused an invalid Ingress. With a 30 s validity the certificate is
 // renewed after 20 s from the same CA (caBundle untouched), both replicas
 // serve the new one without a restart, and invalid Ingresses are still
-// refused. No request of the controller is forbidden.
+// refused. A broken Secret is replaced with a Warning Event on it. No request
+// of the controller is forbidden.
 import assert from 'node:assert/strict';
 import { X509Certificate } from 'node:crypto';
 import { connect } from 'node:tls';
@@ -66,7 +67,7 @@ async function assertRefusesInvalid(cluster: Cluster, when: string): Promise<voi
   assert.equal(good.code, 0, `${when}: ${good.stderr}`);
 }
 
-void test('the chart\'s default webhook: certificate issued once by two replicas, caBundle set, invalid Ingress refused, renewed without a restart', async (t) => {
+void test('the chart\'s default webhook: certificate issued once by two replicas, caBundle set, invalid Ingress refused, renewed without a restart, a broken Secret replaced', async (t) => {
   const [portA, portB] = await freePorts(2);
   // The Service's calls reach replica A (Service IPs do not route here); B is checked directly.
   const cluster = await startCluster({
@@ -114,6 +115,19 @@ void test('the chart\'s default webhook: certificate issued once by two replicas
   assert.equal(replicas.every((r) => r.process.exitCode === null), true, 'no restart');
 
   await assertRefusesInvalid(cluster, 'renewed');
+
+  // Someone breaks the Secret: the next read replaces it, with a Warning Event on the Secret.
+  const secret = cluster.api.store.get('secrets', RELEASE.namespace, ADMISSION) as { data: Record<string, string> };
+  cluster.api.store.update('secrets', { ...secret, data: { ...secret.data, 'tls.crt': Buffer.from('not a certificate').toString('base64') } }, { namespace: RELEASE.namespace });
+  const warning = await waitFor('a Warning Event on the Secret', async () => (await cluster.events(`involvedObject.name=${ADMISSION},type=Warning`))[0], { timeoutMs: 15_000, intervalMs: 250 });
+  assert.equal(warning.reason, 'InvalidWebhookCertificate');
+  assert.equal(warning.involvedObject.kind, 'Secret');
+  assert.match(warning.message, /serving certificate is unusable.*a new certificate was issued/);
+  const repaired = await waitFor('a sound certificate in the Secret again', () => {
+    try { return serialOf(secretData(cluster)?.['tls.crt']); } catch { return undefined; }
+  });
+  await waitFor('replica A serving the repaired Secret\'s certificate', async () => ((await servedSerial(portA, caBundle(cluster)).catch(() => '')) === repaired ? true : undefined), { timeoutMs: 10_000, intervalMs: 200 });
+  await assertRefusesInvalid(cluster, 'repaired');
   const denials = replicas.flatMap((r) => r.logs().filter(forbidden));
   assert.deepEqual(denials, [], 'no request of the controller was forbidden');
 });
