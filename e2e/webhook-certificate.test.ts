@@ -102,6 +102,12 @@ void test('the chart\'s default webhook: certificate issued once by two replicas
 
   await assertRefusesInvalid(cluster, 'first');
 
+  // helm upgrade re-applies the ValidatingWebhookConfiguration (without a caBundle): the controller's caBundle survives.
+  const upgrade = await runHelm(['upgrade', RELEASE.name, CHART_DIR, '--namespace', RELEASE.namespace, ...VALUES.flatMap((v) => ['--set', v])], { KUBECONFIG: cluster.kubeconfig });
+  assert.equal(upgrade.code, 0, `helm upgrade failed:\n${upgrade.stderr}`);
+  assert.equal(caBundle(cluster), ca, 'helm upgrade keeps the caBundle');
+  await assertRefusesInvalid(cluster, 'upgraded');
+
   // 30 s validity: renewed when 10 s are left; every replica rereads the Secret at least every 5 s.
   await waitFor('both replicas serving a renewed certificate', async () => {
     const now = serialOf(secretData(cluster)?.['tls.crt']);
