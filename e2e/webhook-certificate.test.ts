@@ -1,16 +1,16 @@
 // E2E: the admission webhook as the chart installs it by default, its
 // certificate managed by the controller. helm installs the chart into the
-// local cluster with RBAC enforced (no cert-manager, no Jobs); two real
-// controller replicas start at once with the chart's own flags and the
-// chart's ServiceAccount: exactly one issues the certificate into the
-// admission Secret, both serve it, the ValidatingWebhookConfiguration gets
-// its caBundle, and the API server (which, as a real one, checks the
-// certificate against <service>.<namespace>.svc) calls the webhook: kubectl
-// is refused an invalid Ingress. With a 30 s validity the certificate is
-// renewed after 20 s from the same CA (caBundle untouched), both replicas
-// serve the new one without a restart, and invalid Ingresses are still
-// refused. A broken Secret is replaced with a Warning Event on it. No request
-// of the controller is forbidden.
+// local cluster with RBAC enforced (no cert-manager, no Jobs; the admission
+// Secret empty); two real controller replicas start at once with the chart's
+// own flags and the chart's ServiceAccount: exactly one fills the Secret,
+// both serve its certificate, the ValidatingWebhookConfiguration gets its
+// caBundle, and the API server (which, as a real one, checks the certificate
+// against <service>.<namespace>.svc) calls the webhook: kubectl is refused an
+// invalid Ingress. helm upgrade keeps the caBundle and the Secret's data. With a 30 s validity the
+// certificate is renewed after 20 s from the same CA (caBundle untouched),
+// both replicas serve the new one without a restart, and invalid Ingresses
+// are still refused. A broken Secret is replaced with a Warning Event on it.
+// No request of the controller is forbidden.
 import assert from 'node:assert/strict';
 import { X509Certificate } from 'node:crypto';
 import { connect } from 'node:tls';
@@ -78,7 +78,7 @@ void test('the chart\'s default webhook: certificate issued once by two replicas
   const install = await runHelm(['install', RELEASE.name, CHART_DIR, '--namespace', RELEASE.namespace, '--create-namespace', ...VALUES.flatMap((v) => ['--set', v])], { KUBECONFIG: cluster.kubeconfig });
   assert.equal(install.code, 0, `helm install failed:\n${install.stderr}`);
   assert.equal(caBundle(cluster), '', 'the chart installs the webhook without a caBundle');
-  assert.equal(secretData(cluster), undefined, 'and without the Secret');
+  assert.deepEqual(secretData(cluster), {}, 'and with the Secret empty (the controller may not create Secrets)');
 
   const args = await chartControllerArgs(VALUES);
   assert.ok(args.includes(`--validating-webhook-secret=${RELEASE.namespace}/${ADMISSION}`), `on by default, self-managed: ${args.join(' ')}`);
@@ -106,6 +106,7 @@ void test('the chart\'s default webhook: certificate issued once by two replicas
   const upgrade = await runHelm(['upgrade', RELEASE.name, CHART_DIR, '--namespace', RELEASE.namespace, ...VALUES.flatMap((v) => ['--set', v])], { KUBECONFIG: cluster.kubeconfig });
   assert.equal(upgrade.code, 0, `helm upgrade failed:\n${upgrade.stderr}`);
   assert.equal(caBundle(cluster), ca, 'helm upgrade keeps the caBundle');
+  assert.deepEqual(secretData(cluster), first, 'and the Secret\'s certificate (helm renders it without data)');
   await assertRefusesInvalid(cluster, 'upgraded');
 
   // 30 s validity: renewed when 10 s are left; every replica rereads the Secret at least every 5 s.

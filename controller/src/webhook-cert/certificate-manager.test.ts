@@ -112,6 +112,28 @@ void test('missing Secret: created, the caBundle written, the certificate served
   assert.equal(a.served.length, 1);
 });
 
+void test('empty Secret (as the chart creates it): filled by an update, without a Warning', async () => {
+  const cluster = fakeCluster();
+  cluster.secret = { resourceVersion: '7', type: 'Opaque', uid: 'u1', data: {} };
+  const a = replica(cluster);
+  await a.manager.reconcile();
+  assert.deepEqual(a.events, []);
+  assert.equal(cluster.writes.secret, 1);
+  assert.equal(cluster.secret.data[SECRET_KEYS.cert], a.served[0].certPem);
+  assertTrusted(a.served[0], cluster.bundles?.[0] ?? '');
+});
+
+void test('replicas racing to fill the chart\'s empty Secret: the stale update conflicts, one certificate', async () => {
+  const cluster = fakeCluster();
+  cluster.secret = { resourceVersion: '7', type: 'Opaque', uid: 'u1', data: {} };
+  const a = replica(cluster);
+  const b = replica(cluster);
+  cluster.beforeNextWrite = async () => { await b.manager.reconcile(); };
+  await a.manager.reconcile();
+  assert.deepEqual([cluster.writes.secret, cluster.writes.conflicts], [1, 1]);
+  assert.equal(serial(a.served[0]), serial(b.served[0]));
+});
+
 void test('replicas racing to create: one wins, the other rereads and serves the winner\'s certificate', async () => {
   const cluster = fakeCluster();
   const a = replica(cluster);

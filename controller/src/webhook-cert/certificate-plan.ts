@@ -76,6 +76,8 @@ function servingProblem(data: SecretData, policy: CertificatePolicy, now: Date):
 /** Reads the Secret's data (null: no Secret) and decides. */
 export function assessSecret(data: SecretData | null, policy: CertificatePolicy, now: Date): Verdict {
   if (data === null) return { kind: 'renew', reason: 'the Secret does not exist', invalid: false, keepCa: null, previousCas: [] };
+  // The chart creates it empty, so that the controller needs no right to create Secrets.
+  if (Object.values(SECRET_KEYS).every((key) => !data[key])) return { kind: 'renew', reason: 'the Secret is empty', invalid: false, keepCa: null, previousCas: [] };
   let problem: { reason: string; invalid: boolean } | null;
   try {
     problem = servingProblem(data, policy, now);

@@ -1,7 +1,8 @@
 // The two objects the certificate manager touches, over the API: the
-// admission Secret (get, create, update; the chart grants that Secret by
-// name, plus `create`, which Kubernetes cannot restrict by name) and the
-// ValidatingWebhookConfiguration (get, update, by name). Writes are
+// admission Secret (get, update; create only outside the chart, which
+// creates it empty so that no `create` right is needed: Kubernetes cannot
+// restrict that one by name) and the ValidatingWebhookConfiguration (get,
+// update). The chart grants both by name. Writes are
 // optimistic: a 409 becomes ApiConflictError, and the caller reads again.
 
 import { AdmissionregistrationV1Api, CoreV1Api, type KubeConfig, type V1Secret } from '@kubernetes/client-node';

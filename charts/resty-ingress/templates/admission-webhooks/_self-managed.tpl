@@ -30,14 +30,11 @@ and renews before expiry. These are the flags and the only grants it needs.
 {{- end -}}
 
 {{/*
-Release namespace: create a Secret (Kubernetes cannot restrict create by
-name: the name of an object to be created is not known when authorizing),
-then get and update only the admission Secret.
+Release namespace: get and update only the admission Secret, which the chart
+creates empty (secret.yaml): no right to create Secrets, which Kubernetes
+could not restrict by name.
 */}}
 {{- define "resty-ingress.rbac.admissionSecretRules" -}}
-- apiGroups: [""]
-  resources: [secrets]
-  verbs: [create]
 - apiGroups: [""]
   resources: [secrets]
   resourceNames: [{{ include "resty-ingress.admission.secretName" . }}]
