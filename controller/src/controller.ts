@@ -247,6 +247,8 @@ export async function startController(opts: ControllerOptions, logger: Logger, r
   // The webhook reviews against the full cluster, so it starts only after the initial lists.
   let webhook: WebhookServer | null = null;
   let certificates: CertificateManager | null = null;
+  // A first certificate may still be starting the server when stop() runs: stop waits for it, then closes it.
+  let webhookStarting: Promise<void> | null = null;
   let stopping = false;
   if (opts.validatingWebhook !== null) {
     const webhookOptions = (certificate: AdmissionWebhookOptions['certificate']): AdmissionWebhookOptions => ({
@@ -277,8 +279,9 @@ export async function startController(opts: ControllerOptions, logger: Logger, r
           { apiVersion: 'v1', kind: 'Secret', namespace: secret.namespace, name: secret.name, uid: stored.uid }, 'Warning', reason, message),
         onCertificate: async ({ certPem, keyPem }) => {
           if (stopping) return;
-          if (webhook === null) webhook = await startAdmissionWebhook(webhookOptions({ certPem, keyPem }));
-          else webhook.setCertificate(certPem, keyPem);
+          if (webhook !== null) { webhook.setCertificate(certPem, keyPem); return; }
+          webhookStarting = startAdmissionWebhook(webhookOptions({ certPem, keyPem })).then((server) => { webhook = server; });
+          await webhookStarting;
         },
       });
       certificates.start();
@@ -295,6 +298,7 @@ export async function startController(opts: ControllerOptions, logger: Logger, r
       observability.beginShutdown();
       stopping = true;
       certificates?.stop();
+      await webhookStarting?.catch(() => undefined);
       await webhook?.close();
       // Stop reacting first: every status write below comes back as a watch event, and a sync
       // it started would publish the address again while it is being cleared.
