@@ -230,3 +230,23 @@ void test('no ValidatingWebhookConfiguration yet: the certificate is still serve
   await a.manager.reconcile();
   assert.equal(cluster.writes.bundle, 1);
 });
+
+void test('a certgen Secret (no ca.key): used as it is until due, then renewed with a new CA beside the old one', async () => {
+  const cluster = fakeCluster();
+  const a = replica(cluster);
+  const first = await a.manager.reconcile();
+  const { [SECRET_KEYS.caKey]: _dropped, ...certgen } = cluster.secret?.data ?? {};
+  cluster.secret = { resourceVersion: '50', type: 'Opaque', uid: 'u1', data: certgen };
+  const b = replica(cluster);
+  await b.manager.reconcile();
+  assert.equal(cluster.secret.resourceVersion, '50', 'not rewritten while sound');
+  assert.equal(serial(b.served[0]), serial(first.serving));
+  b.clock = new Date(T0.getTime() + 21 * HOUR);
+  const renewed = await b.manager.reconcile();
+  assert.notEqual(renewed.ca.certPem, first.ca.certPem, 'its CA cannot sign: a new one');
+  assert.deepEqual(b.events, [], 'nothing wrong with it');
+  const bundle = pemBlocks(cluster.bundles?.[0] ?? '');
+  assert.equal(bundle.length, 2);
+  assertTrusted(renewed.serving, cluster.bundles?.[0] ?? '');
+  assertTrusted(first.serving, cluster.bundles?.[0] ?? '');
+});
