@@ -36,6 +36,7 @@ const label = (m: Manifest): string => `${m.kind} ${m.metadata.namespace ?? ''}/
 const rows: { name: string; namespaces: string[] }[] = [
   { name: 'default', namespaces: [] },
   { name: 'daemonset-nodeport-values', namespaces: [] },
+  { name: 'daemonset-hostnetwork-values', namespaces: [] },
   { name: 'scope-namespace-values', namespaces: ['apps'] },
   { name: 'take-over-nginx-values', namespaces: [] },
   { name: 'webhook-disabled-values', namespaces: [] },

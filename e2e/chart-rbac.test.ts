@@ -35,8 +35,12 @@ const leaderElection = (where: string): string[] => [
 const own = `ns:${RELEASE.namespace}`;
 /** The --configmap ConfigMap: a list/watch narrowed by metadata.name, granted for that name only. */
 const ownConfigMap = lines(own, 'core/configmaps', ['list', 'watch'], CONFIGMAP);
-/** The TCP/UDP services ConfigMaps a ci case's tcp:/udp: values create: granted by name as well. */
-const STREAM_CONFIGMAPS: Readonly<Record<string, readonly string[]>> = { 'tcp-udp-services-values': ['resty-resty-ingress-tcp', 'resty-resty-ingress-udp'] };
+/** The ConfigMaps a ci case's values make the chart create (TCP/UDP services, headers): granted by name as well. */
+const STREAM_CONFIGMAPS: Readonly<Record<string, readonly string[]>> = {
+  'tcp-udp-services-values': ['resty-resty-ingress-tcp', 'resty-resty-ingress-udp'],
+  // and the header ConfigMaps the chart makes from controller.proxySetHeaders / addHeaders
+  'ingress-nginx-production-values': ['resty-resty-ingress-custom-add-headers', 'resty-resty-ingress-custom-proxy-headers'],
+};
 const ingressClasses = lines('cluster', 'networking.k8s.io/ingressclasses', ['list', 'watch']);
 const publishedService = lines(own, 'core/services', ['get'], SERVICE);
 const ADMISSION = `${FULLNAME}-admission`;
@@ -114,6 +118,12 @@ const rows: { name: string; chartCase: ChartCase; sets?: string[]; want: string[
     chartCase: caseNamed('default'),
     sets: ['tcp.5432=db/postgres:5432', 'udp.5353=kube-system/dns:53'],
     want: [...allNamespaces, ...lines(own, 'core/configmaps', ['list', 'watch'], 'resty-resty-ingress-tcp'), ...lines(own, 'core/configmaps', ['list', 'watch'], 'resty-resty-ingress-udp')],
+  },
+  {
+    name: 'controller.proxySetHeaders / addHeaders: the chart\'s header ConfigMaps by name in the release namespace',
+    chartCase: caseNamed('default'),
+    sets: ['controller.proxySetHeaders.X-Team=edge', 'controller.addHeaders.X-Frame-Options=DENY'],
+    want: [...allNamespaces, ...lines(own, 'core/configmaps', ['list', 'watch'], 'resty-resty-ingress-custom-add-headers'), ...lines(own, 'core/configmaps', ['list', 'watch'], 'resty-resty-ingress-custom-proxy-headers')],
   },
   { name: 'rbac.create=false grants nothing', chartCase: caseNamed('default'), sets: ['rbac.create=false'], want: [] },
   { name: 'rbac.create=false with fastcgi ConfigMaps grants nothing either', chartCase: caseNamed('default'), sets: ['rbac.create=false', 'rbac.fastcgiParamsConfigMaps={apps/p}'], want: [] },

@@ -40,8 +40,8 @@ void test('every golden file belongs to a case (no stale renders)', () => {
 
 void test('bad values fail the render with a clear message', async () => {
   const rows = [
-    { name: 'unknown workload kind', set: 'controller.kind=StatefulSet', want: /controller.kind must be Deployment or DaemonSet/ },
-    { name: 'unknown service type', set: 'controller.service.type=ExternalName', want: /controller.service.type must be LoadBalancer, NodePort or ClusterIP/ },
+    { name: 'unknown workload kind', set: 'controller.kind=StatefulSet', want: /at '\/controller\/kind': value must be one of 'Deployment', 'DaemonSet'/ },
+    { name: 'unknown service type', set: 'controller.service.type=ExternalName', want: /at '\/controller\/service\/type': value must be one of 'LoadBalancer', 'NodePort', 'ClusterIP'/ },
     { name: 'published Service not namespace/name', set: 'controller.publishService.pathOverride=lb', want: /pathOverride must be namespace\/name, not "lb"/ },
   ];
   for (const row of rows) {

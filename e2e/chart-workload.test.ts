@@ -24,7 +24,8 @@ interface PodSpec {
 }
 
 function controllerPod(manifests: readonly Manifest[]): { pod: PodSpec; container: Container; options: ControllerOptions } {
-  const workloads = manifests.filter((m) => m.kind === 'Deployment' || m.kind === 'DaemonSet');
+  const component = (m: Manifest): string | undefined => (m.metadata as { labels?: Record<string, string> }).labels?.['app.kubernetes.io/component'];
+  const workloads = manifests.filter((m) => (m.kind === 'Deployment' || m.kind === 'DaemonSet') && component(m) === 'controller');
   assert.equal(workloads.length, 1, 'exactly one controller workload');
   const pod = (workloads[0] as unknown as { spec: { template: { spec: PodSpec } } }).spec.template.spec;
   const container = pod.containers.find((c) => c.name === 'controller');
@@ -43,7 +44,8 @@ for (const chartCase of chartCases()) {
     const { pod, container, options } = controllerPod(manifests);
     assert.equal(portNamed(container, 'http'), options.httpPort);
     assert.equal(portNamed(container, 'https'), options.httpsPort);
-    assert.equal(portNamed(container, 'metrics'), options.healthzPort);
+    // The metrics port exists exactly when per-request metrics are on (controller.metrics.enabled).
+    assert.equal(portNamed(container, 'metrics'), options.enableMetrics ? options.healthzPort : undefined);
     assert.deepEqual(container.livenessProbe.httpGet, { path: '/healthz', port: options.healthzPort, scheme: 'HTTP' });
     assert.deepEqual(container.readinessProbe.httpGet, { path: '/readyz', port: options.healthzPort, scheme: 'HTTP' });
     assert.ok(pod.terminationGracePeriodSeconds > options.shutdownGracePeriod + 30, 'the grace period outlasts --shutdown-grace-period plus NGINX\'s quit');
@@ -57,8 +59,11 @@ for (const chartCase of chartCases()) {
     assert.equal(pod.securityContext.runAsNonRoot, true);
     assert.ok(pod.securityContext.runAsUser > 0);
     assert.equal(pod.securityContext.seccompProfile.type, 'RuntimeDefault');
+    // NET_BIND_SERVICE exactly when a pod port is below 1024 (the process is never root).
+    const privileged = container.ports.some((p) => p.containerPort < 1024);
     assert.deepEqual(container.securityContext, {
-      allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, runAsNonRoot: true, capabilities: { drop: ['ALL'] },
+      allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, runAsNonRoot: true,
+      capabilities: privileged ? { drop: ['ALL'], add: ['NET_BIND_SERVICE'] } : { drop: ['ALL'] },
     });
     assert.ok(container.volumeMounts.some((m) => m.mountPath === '/tmp'), '/tmp is writable (emptyDir)');
   });
@@ -89,7 +94,7 @@ void test('privileged ports: NET_BIND_SERVICE only when asked for', async () => 
   assert.deepEqual(container.securityContext.capabilities, { drop: ['ALL'], add: ['NET_BIND_SERVICE'] });
 });
 
-void test('tcp:/udp: values: flags, container and Service ports agree; a privileged port needs allowPrivilegedPorts', async () => {
+void test('tcp:/udp: values: flags, container and Service ports agree; a privileged port adds NET_BIND_SERVICE', async () => {
   const [defaults] = chartCases();
   assert.ok(defaults);
   const sets = ['tcp.5432=db/postgres:5432', 'udp.5353=kube-system/dns:53'];
@@ -103,7 +108,9 @@ void test('tcp:/udp: values: flags, container and Service ports agree; a privile
   const configMaps = manifests.filter((m) => m.kind === 'ConfigMap').map((m) => `${m.metadata.name} ${JSON.stringify(m.data)}`);
   assert.ok(configMaps.includes('resty-resty-ingress-tcp {"5432":"db/postgres:5432"}'), configMaps.join('\n'));
   assert.ok(configMaps.includes('resty-resty-ingress-udp {"5353":"kube-system/dns:53"}'), configMaps.join('\n'));
-  await assert.rejects(renderChart(defaults, ['udp.53=kube-system/dns:53']), /UDP port 53 is below 1024/);
+  assert.deepEqual(controllerPod(parseManifests(await renderChart(defaults, sets))).container.securityContext.capabilities, { drop: ['ALL'] });
+  const dns = controllerPod(parseManifests(await renderChart(defaults, ['udp.53=kube-system/dns:53']))).container;
+  assert.deepEqual(dns.securityContext.capabilities, { drop: ['ALL'], add: ['NET_BIND_SERVICE'] }, 'UDP port 53 needs the capability');
   await assert.rejects(renderChart(defaults, ['tcp.9000=a/b:1', 'controller.tcp.configMapNamespace=other']), /only the release namespace/);
 });
 

@@ -5,6 +5,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { buildCatalogue, ownNames } from '../controller/src/model/features/catalogue.ts';
+import { INGRESS_NGINX_FLAGS } from '../controller/src/model/features/ingress-nginx-flags.ts';
 import { INGRESS_NGINX_ANNOTATIONS, INGRESS_NGINX_CONFIG_KEYS } from '../controller/src/model/features/ingress-nginx-names.ts';
 import { generatedDocs } from './generate-docs.ts';
 
@@ -21,6 +22,7 @@ const catalogue = buildCatalogue();
 const lists = [
   { kind: 'annotations', entries: catalogue.annotations, names: INGRESS_NGINX_ANNOTATIONS.map((item) => item.name) },
   { kind: 'ConfigMap keys', entries: catalogue.configKeys, names: INGRESS_NGINX_CONFIG_KEYS.map((item) => item.name) },
+  { kind: 'flags', entries: catalogue.flags, names: INGRESS_NGINX_FLAGS.map((item) => item.name) },
 ];
 for (const { kind, entries, names } of lists) {
   void test(`catalogue: every ingress-nginx ${kind.slice(0, -1)} exactly once, with one status`, () => {

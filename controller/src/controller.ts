@@ -103,7 +103,7 @@ async function listReferencedConfigMaps(store: Store, opts: ControllerOptions): 
 
 /** Starts everything and resolves once the first configuration is live in NGINX. */
 export async function startController(opts: ControllerOptions, logger: Logger, registry: Registry): Promise<Controller> {
-  const kc = loadKubeConfig({ kubeconfig: opts.kubeconfig ?? undefined });
+  const kc = loadKubeConfig({ kubeconfig: opts.kubeconfig ?? undefined, apiserverHost: opts.apiserverHost ?? undefined, certificateAuthority: opts.certificateAuthority ?? undefined });
   const dataplane = findDataplane();
   const luaUrl = `http://127.0.0.1:${opts.statusPort}`;
   const certificatePusher = createCertificatePusher(luaUrl);
@@ -141,8 +141,9 @@ export async function startController(opts: ControllerOptions, logger: Logger, r
   const observability = await startObservability({
     registry,
     logger: logger.child({ component: 'healthz' }),
-    host: opts.bindAddress,
+    host: opts.healthzHost ?? opts.bindAddress,
     port: opts.healthzPort,
+    healthPath: opts.healthCheckPath,
     statusUrl: luaUrl,
     requestMetrics: opts.enableMetrics,
     metricsLogPath: metricsLogPath(opts.nginxPrefix),

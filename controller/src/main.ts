@@ -25,6 +25,8 @@ async function main(): Promise<void> {
   const opts = parseOrExit();
   if (!opts) return;
   const logger = pino({ level: opts.logLevel });
+  // ingress-nginx flags taken without a flag of ours (cli/ingress-nginx-args.ts): one line each.
+  for (const notice of opts.flagNotices) logger[notice.level]({ flag: notice.flag, value: notice.value }, notice.message);
   // ingress-nginx's const labels; the Pod's name and namespace come from the downward API.
   const registry = new Registry();
   registry.setDefaultLabels({

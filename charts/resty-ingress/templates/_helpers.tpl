@@ -58,16 +58,6 @@ app.kubernetes.io/component: controller
 {{- end -}}
 {{- end -}}
 
-{{- define "resty-ingress.image" -}}
-{{- $image := .image -}}
-{{- $tag := default .appVersion $image.tag -}}
-{{- if $image.digest -}}
-{{- printf "%s/%s@%s" $image.registry $image.image $image.digest -}}
-{{- else -}}
-{{- printf "%s/%s:%s" $image.registry $image.image $tag -}}
-{{- end -}}
-{{- end -}}
-
 {{/* The namespace whose namespaced objects the controller watches ("" = all). */}}
 {{- define "resty-ingress.watchNamespace" -}}
 {{- if .Values.controller.scope.enabled -}}
@@ -94,4 +84,45 @@ app.kubernetes.io/component: controller
 {{/* The Secret holding the webhook's serving certificate (tls.crt, tls.key, ca.crt). */}}
 {{- define "resty-ingress.admission.secretName" -}}
 {{- printf "%s-admission" (include "resty-ingress.fullname" .) -}}
+{{- end -}}
+
+{{/* Namespace of the controller's ConfigMap: the release's (RBAC grants it there only). */}}
+{{- define "resty-ingress.configMapNamespace" -}}
+{{- $namespace := include "resty-ingress.namespace" . -}}
+{{- $asked := .Values.controller.configMapNamespace | default "" -}}
+{{- if and $asked (ne $asked $namespace) -}}
+{{- fail (printf "controller.configMapNamespace %q: only the release namespace %q is supported" $asked $namespace) -}}
+{{- end -}}
+{{- $namespace -}}
+{{- end -}}
+
+{{- define "resty-ingress.defaultBackend.fullname" -}}
+{{- printf "%s-%s" (include "resty-ingress.fullname" .) .Values.defaultBackend.name | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{- define "resty-ingress.defaultBackend.selectorLabels" -}}
+{{ include "resty-ingress.selectorLabels" . }}
+app.kubernetes.io/component: default-backend
+{{- end -}}
+
+{{- define "resty-ingress.defaultBackend.serviceAccountName" -}}
+{{- if .Values.defaultBackend.serviceAccount.create -}}
+{{- default (include "resty-ingress.defaultBackend.fullname" .) .Values.defaultBackend.serviceAccount.name -}}
+{{- else -}}
+{{- default "default" .Values.defaultBackend.serviceAccount.name -}}
+{{- end -}}
+{{- end -}}
+
+{{/* Pull secrets: the top-level list (ingress-nginx's key) and the component's own. */}}
+{{- define "resty-ingress.imagePullSecrets" -}}
+{{- $all := concat (.root.Values.imagePullSecrets | default list) (.own | default list) | uniq -}}
+{{- with $all }}
+imagePullSecrets:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- end -}}
+
+{{/* registry/image:tag or @digest (kept for the webhook's certgen Jobs). */}}
+{{- define "resty-ingress.image" -}}
+{{- include "resty-ingress.imageRef" . -}}
 {{- end -}}

@@ -32,14 +32,11 @@ RBAC in that namespace too: refused until it is supported.
 {{- if .root.Values.portNamePrefix }}{{ .root.Values.portNamePrefix }}-{{ end }}{{ .port }}-{{ .protocol }}
 {{- end -}}
 
-{{/* Container ports, one per entry (ports[] of the controller container). */}}
+{{/* Container ports, one per entry (ports[] of the controller container); a port below 1024 adds NET_BIND_SERVICE (_controller-ports.tpl). */}}
 {{- define "resty-ingress.streamContainerPorts" -}}
 {{- $root := . -}}
 {{- range $protocol := list "tcp" "udp" }}
 {{- range $port, $_ := index $root.Values $protocol }}
-{{- if and (lt (atoi $port) 1024) (not $root.Values.controller.allowPrivilegedPorts) }}
-{{- fail (printf "%s port %s is below 1024: NGINX runs unprivileged, set controller.allowPrivilegedPorts=true (NET_BIND_SERVICE) or use a higher port" (upper $protocol) $port) }}
-{{- end }}
 - name: {{ include "resty-ingress.streamPortName" (dict "root" $root "port" $port "protocol" $protocol) }}
   containerPort: {{ $port }}
   protocol: {{ upper $protocol }}
@@ -50,10 +47,10 @@ RBAC in that namespace too: refused until it is supported.
 {{- end }}
 {{- end -}}
 
-{{/* Service ports, one per entry, to the named container port (nodePorts.tcp/udp by port). */}}
+{{/* Service ports of .svc (the external or internal Service block), one per entry, to the named container port (nodePorts.tcp/udp by port). */}}
 {{- define "resty-ingress.streamServicePorts" -}}
-{{- $root := . -}}
-{{- $svc := .Values.controller.service -}}
+{{- $root := .root -}}
+{{- $svc := .svc -}}
 {{- range $protocol := list "tcp" "udp" }}
 {{- range $port, $_ := index $root.Values $protocol }}
 - name: {{ include "resty-ingress.streamPortName" (dict "root" $root "port" $port "protocol" $protocol) }}

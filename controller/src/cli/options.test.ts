@@ -8,10 +8,13 @@ import type { ControllerOptions } from './options.ts';
 
 const DEFAULTS: ControllerOptions = {
   kubeconfig: null,
+  apiserverHost: null,
+  certificateAuthority: null,
   ingressClass: 'resty',
   controllerClass: 'resty-ingress.dev/controller',
   watchIngressWithoutClass: false,
   ingressClassByName: false,
+  disableCatchAll: false,
   watchNamespace: null,
   configMap: null,
   defaultSslCertificate: null,
@@ -21,6 +24,8 @@ const DEFAULTS: ControllerOptions = {
   httpsPort: 443,
   statusPort: 10246,
   healthzPort: 10254,
+  healthzHost: null,
+  healthCheckPath: '/healthz',
   bindAddress: '0.0.0.0',
   nginxPrefix: '/tmp/resty-ingress',
   workerProcesses: 'auto',
@@ -51,6 +56,7 @@ const DEFAULTS: ControllerOptions = {
     { port: 80, flag: '--http-port' }, { port: 443, flag: '--https-port' },
     { port: 10246, flag: '--status-port' }, { port: 10254, flag: '--healthz-port' },
   ],
+  flagNotices: [],
 };
 
 /** The reserved ports parseOptions must derive from the port flags of `options`. */
@@ -111,6 +117,13 @@ void describe('parseOptions', () => {
     { name: '--election-ttl 1m', argv: ['--election-ttl', '1m'], expected: { electionTtlMs: 60_000 } },
     { name: '--election-ttl 1500ms', argv: ['--election-ttl=1500ms'], expected: { electionTtlMs: 1500 } },
     { name: '--disable-leader-election', argv: ['--disable-leader-election'], expected: { disableLeaderElection: true } },
+    { name: '--disable-catch-all', argv: ['--disable-catch-all'], expected: { disableCatchAll: true } },
+    { name: '--apiserver-host and --certificate-authority', argv: ['--apiserver-host=https://10.0.0.1:6443', '--certificate-authority', '/etc/ca.crt'],
+      expected: { apiserverHost: 'https://10.0.0.1:6443', certificateAuthority: '/etc/ca.crt' } },
+    { name: '--apiserver-host over plain HTTP (a kubectl proxy beside it)', argv: ['--apiserver-host=http://127.0.0.1:8001'], expected: { apiserverHost: 'http://127.0.0.1:8001' } },
+    { name: '--healthz-host', argv: ['--healthz-host=127.0.0.1'], expected: { healthzHost: '127.0.0.1' } },
+    { name: '--healthz-host empty: --bind-address', argv: ['--healthz-host='], expected: { healthzHost: null } },
+    { name: '--health-check-path', argv: ['--health-check-path', '/live'], expected: { healthCheckPath: '/live' } },
     { name: '--disable-sync-events', argv: ['--disable-sync-events'], expected: { disableSyncEvents: true } },
     {
       name: '--validating-webhook with its certificate and key',
@@ -187,10 +200,16 @@ void describe('parseOptions', () => {
     { name: 'grace period with a unit', argv: ['--shutdown-grace-period', '15s'], flag: '--shutdown-grace-period' },
     { name: 'grace period over an hour', argv: ['--shutdown-grace-period', '3601'], flag: '--shutdown-grace-period' },
     { name: 'missing value', argv: ['--http-port'], flag: '--http-port' },
-    { name: 'unknown flag', argv: ['--enable-ssl-passthrough'], flag: '--enable-ssl-passthrough' },
+    { name: 'unknown flag', argv: ['--enable-magic'], flag: '--enable-magic' },
     { name: 'tcp services ConfigMap without a namespace', argv: ['--tcp-services-configmap', 'tcp-services'], flag: '--tcp-services-configmap' },
     { name: 'udp services ConfigMap with upper case', argv: ['--udp-services-configmap', 'ingress/UDP'], flag: '--udp-services-configmap' },
     { name: 'misspelt flag', argv: ['--ingress-clas', 'x'], flag: '--ingress-clas' },
+    { name: 'healthz host a host name', argv: ['--healthz-host=localhost'], flag: '--healthz-host' },
+    { name: 'API server without a scheme', argv: ['--apiserver-host=10.0.0.1:6443'], flag: '--apiserver-host' },
+    { name: 'API server with credentials', argv: ['--apiserver-host=https://u:p@10.0.0.1'], flag: '--apiserver-host' },
+    { name: 'health path relative', argv: ['--health-check-path=live'], flag: '--health-check-path' },
+    { name: 'health path with a query', argv: ['--health-check-path=/live?x=1'], flag: '--health-check-path' },
+    { name: 'health path taking /metrics', argv: ['--health-check-path=/metrics'], flag: '--health-check-path' },
   ];
   for (const row of badRows) {
     void it(`rejects ${row.name} with exit 2 and one line naming ${row.flag}`, () => {

@@ -9,6 +9,7 @@ import { Command, Option } from 'commander';
 import type { BuildOptions, ReservedPort } from '../model/types.ts';
 import packageJson from '../../../package.json' with { type: 'json' };
 import { CommandLineExit, parseCommand } from './command-line-exit.ts';
+import { logLevelOfVerbosity, takeIngressNginxArgs, type FlagNotice, type IngressNginxArgs } from './ingress-nginx-args.ts';
 import * as parse from './validators.ts';
 import type { LogLevel } from './validators.ts';
 
@@ -16,12 +17,17 @@ import type { LogLevel } from './validators.ts';
 export interface ControllerOptions extends BuildOptions {
   /** --kubeconfig: kubeconfig file; null = KUBECONFIG, in-cluster, or ~/.kube/config. */
   readonly kubeconfig: string | null;
+  /** --apiserver-host: the API server's URL, replacing the kubeconfig's (or in-cluster) server; null = not set. */
+  readonly apiserverHost: string | null;
+  /** --certificate-authority: CA file for --apiserver-host (read only with it); null = not set. */
+  readonly certificateAuthority: string | null;
   /**
-   * --ingress-class-by-name: also accept Ingresses whose spec.ingressClassName
-   * equals --ingress-class even when no IngressClass with our controller exists
-   * (ingress-nginx's meaning). Accepted and stored; the builder decides its use.
+   * --ingress-class-by-name: the IngressClass named --ingress-class is ours
+   * whatever its spec.controller (ingress-nginx's meaning; model/ingress-class.ts).
    */
   readonly ingressClassByName: boolean;
+  /** --disable-catch-all: Ingresses with a spec.defaultBackend are ignored (model/ingress-class.ts). */
+  readonly disableCatchAll: boolean;
   /** --watch-namespace: the only namespace watched for namespaced kinds; null = all. */
   readonly watchNamespace: string | null;
   /** --configmap: `namespace/name` of the controller's ConfigMap, or null. */
@@ -36,6 +42,10 @@ export interface ControllerOptions extends BuildOptions {
   readonly statusPort: number;
   /** --healthz-port: the controller's /healthz and /metrics server. */
   readonly healthzPort: number;
+  /** --healthz-host: the address that server binds to; null = --bind-address. */
+  readonly healthzHost: string | null;
+  /** --health-check-path: liveness answers on this path too (/healthz always). */
+  readonly healthCheckPath: string;
   /** --bind-address: address NGINX's HTTP/HTTPS listeners bind to. */
   readonly bindAddress: string;
   /** --nginx-prefix: NGINX prefix directory, holding nginx.conf, pid, temp paths and logs. */
@@ -97,6 +107,8 @@ export interface ControllerOptions extends BuildOptions {
   readonly udpServicesConfigMap: string | null;
   /** The ports above that NGINX or the controller listen on (and the webhook's), refused to TCP/UDP services. */
   readonly reservedPorts: readonly ReservedPort[];
+  /** ingress-nginx flags accepted without a flag of ours (ignored ones, --v): main logs each once. */
+  readonly flagNotices: readonly FlagNotice[];
 }
 
 /** One flag: its commander spelling, help text, default (already typed) and parser. */
@@ -113,19 +125,24 @@ const bool = (flags: string, description: string, defaultValue: boolean): FlagSp
 /** Every flag, in help order. Empty-string defaults mean "not set". */
 const FLAGS: readonly FlagSpec[] = [
   { flags: '--kubeconfig <path>', description: 'kubeconfig file; unset: KUBECONFIG, in-cluster service account, ~/.kube/config', defaultValue: '', parser: parse.parseFilePath },
+  { flags: '--apiserver-host <url>', description: 'API server URL, replacing the server of the kubeconfig or the in-cluster one (the credentials stay)', defaultValue: '', parser: parse.parseApiserverHost },
+  { flags: '--certificate-authority <path>', description: 'CA file the --apiserver-host server is checked against', defaultValue: '', parser: parse.parseFilePath },
   { flags: '--ingress-class <name>', description: 'value of the kubernetes.io/ingress.class annotation and IngressClass name this controller owns', defaultValue: 'resty', parser: parse.parseObjectName },
   { flags: '--controller-class <class>', description: 'IngressClass spec.controller value this controller owns', defaultValue: 'resty-ingress.dev/controller', parser: parse.parseControllerClass },
   bool('--watch-ingress-without-class', 'also handle Ingresses that name no class at all', false),
-  bool('--ingress-class-by-name', 'also handle Ingresses whose spec.ingressClassName equals --ingress-class, without checking the IngressClass controller', false),
+  bool('--ingress-class-by-name', 'the IngressClass named --ingress-class is ours whatever its spec.controller', false),
   { flags: '--watch-namespace <namespace>', description: 'watch only this namespace (IngressClasses stay cluster-wide); "" = all', defaultValue: '', parser: parse.parseNamespace },
   { flags: '--configmap <namespace/name>', description: 'ConfigMap with global NGINX settings', defaultValue: '', parser: parse.parseNamespacedName },
   { flags: '--default-ssl-certificate <namespace/name>', description: 'kubernetes.io/tls Secret served for unknown SNI and hosts without a valid certificate; "" = a self-signed one made at start', defaultValue: '', parser: parse.parseNamespacedName },
+  bool('--disable-catch-all', 'ignore Ingresses that have a spec.defaultBackend (no tenant can take the catch-all server)', false),
   { flags: '--default-backend-service <namespace/name>', description: 'Service answering requests no rule matches; "" = built-in 404', defaultValue: '', parser: parse.parseNamespacedName },
   { flags: '--annotations-prefix <prefix>', description: 'prefix of the annotations read from Ingresses', defaultValue: 'nginx.ingress.kubernetes.io', parser: parse.parseAnnotationsPrefix },
   { flags: '--http-port <port>', description: 'port NGINX serves HTTP on', defaultValue: 80, parser: parse.parsePort },
   { flags: '--https-port <port>', description: 'port NGINX serves HTTPS on', defaultValue: 443, parser: parse.parsePort },
   { flags: '--status-port <port>', description: 'loopback port of NGINX\'s status and configuration server', defaultValue: 10246, parser: parse.parsePort },
   { flags: '--healthz-port <port>', description: 'port of the controller\'s /healthz and /metrics', defaultValue: 10254, parser: parse.parsePort },
+  { flags: '--healthz-host <ip>', description: 'address the /healthz and /metrics server binds to; "" = --bind-address', defaultValue: '', parser: parse.parseOptionalIpAddress },
+  { flags: '--health-check-path <path>', description: 'another path liveness answers on (ingress-nginx\'s health path); /healthz always answers', defaultValue: '/healthz', parser: parse.parseHealthPath },
   { flags: '--bind-address <ip>', description: 'address NGINX\'s HTTP and HTTPS listeners bind to', defaultValue: '0.0.0.0', parser: parse.parseIpAddress },
   { flags: '--nginx-prefix <dir>', description: 'NGINX prefix directory for nginx.conf, pid, temp files and logs', defaultValue: '/tmp/resty-ingress', parser: parse.parseSafeAbsolutePath },
   { flags: '--worker-processes <n>', description: 'NGINX worker processes: "auto" (one per core) or a number', defaultValue: 'auto', parser: parse.parseWorkerProcesses },
@@ -189,13 +206,16 @@ function buildCommand(output: { out: string; err: string }): Command {
 
 const orNull = (value: string): string | null => (value === '' ? null : value);
 
-function toControllerOptions(raw: Record<string, unknown>): ControllerOptions {
+function toControllerOptions(raw: Record<string, unknown>, logLevelGiven: boolean, ingressNginx: IngressNginxArgs): ControllerOptions {
   const options: ControllerOptions = {
     kubeconfig: orNull(raw.kubeconfig as string),
+    apiserverHost: orNull(raw.apiserverHost as string),
+    certificateAuthority: orNull(raw.certificateAuthority as string),
     ingressClass: raw.ingressClass as string,
     controllerClass: raw.controllerClass as string,
     watchIngressWithoutClass: raw.watchIngressWithoutClass as boolean,
     ingressClassByName: raw.ingressClassByName as boolean,
+    disableCatchAll: raw.disableCatchAll as boolean,
     watchNamespace: orNull(raw.watchNamespace as string),
     configMap: orNull(raw.configmap as string),
     defaultSslCertificate: orNull(raw.defaultSslCertificate as string),
@@ -205,11 +225,14 @@ function toControllerOptions(raw: Record<string, unknown>): ControllerOptions {
     httpsPort: raw.httpsPort as number,
     statusPort: raw.statusPort as number,
     healthzPort: raw.healthzPort as number,
+    healthzHost: orNull(raw.healthzHost as string),
+    healthCheckPath: raw.healthCheckPath as string,
     bindAddress: raw.bindAddress as string,
     nginxPrefix: raw.nginxPrefix as string,
     workerProcesses: raw.workerProcesses as number | 'auto',
     syncRateLimit: raw.syncRateLimit as number,
-    logLevel: raw.logLevel as LogLevel,
+    // klog's --v stands for a level unless --log-level says one.
+    logLevel: logLevelGiven || ingressNginx.verbosity === null ? raw.logLevel as LogLevel : logLevelOfVerbosity(ingressNginx.verbosity),
     publishService: orNull(raw.publishService as string),
     electionId: raw.electionId as string,
     updateStatus: raw.updateStatus as boolean,
@@ -234,6 +257,7 @@ function toControllerOptions(raw: Record<string, unknown>): ControllerOptions {
     tcpServicesConfigMap: orNull(raw.tcpServicesConfigmap as string),
     udpServicesConfigMap: orNull(raw.udpServicesConfigmap as string),
     reservedPorts: [],
+    flagNotices: ingressNginx.notices,
   };
   checkWebhookCertificateFlags(options);
   for (const [i, [key, flag]] of PORT_KEYS.entries()) {
@@ -270,13 +294,16 @@ function reservedPortsOf(options: ControllerOptions): readonly ReservedPort[] {
 /**
  * Parses the user's arguments (process.argv.slice(2)) into validated options.
  * Throws CommandLineExit for --help/--version (exit 0) and for any unknown
- * flag or bad value (exit 2, a one-line message naming the flag).
+ * flag, refused ingress-nginx flag or bad value (exit 2, a one-line message
+ * naming the flag). ingress-nginx flags we have no flag for are taken first
+ * (ingress-nginx-args.ts).
  */
 export function parseOptions(argv: readonly string[]): ControllerOptions {
   const output = { out: '', err: '' };
   const command = buildCommand(output);
-  parseCommand(command, argv, output);
-  return toControllerOptions(command.opts());
+  const ingressNginx = takeIngressNginxArgs(argv, (name) => name === 'version' || hasFlag(name));
+  parseCommand(command, ingressNginx.rest, output);
+  return toControllerOptions(command.opts(), command.getOptionValueSource('logLevel') === 'cli', ingressNginx);
 }
 
 /** True when the controller has the flag `--<name>` (`resty-ingress migrate` checks Helm extraArgs with it). */

@@ -119,6 +119,28 @@ export function parseIpAddress(value: string): string {
   return value;
 }
 
+/** --apiserver-host: an http(s) URL without credentials or query ("" = not set). */
+export function parseApiserverHost(value: string): string {
+  if (value === '') return value;
+  const url = URL.canParse(value) ? new URL(value) : null;
+  if (url === null || !['http:', 'https:'].includes(url.protocol) || url.username !== '' || url.password !== '' || url.search !== '' || url.hash !== '') {
+    throw new InvalidArgumentError('Expected the API server as https://host:port (or http://).');
+  }
+  return value;
+}
+
+/** An IPv4 or IPv6 address, or "" for "not set". */
+export function parseOptionalIpAddress(value: string): string {
+  return value === '' ? value : parseIpAddress(value);
+}
+
+/** --health-check-path: an absolute URL path of plain characters, not one the healthz server already answers. */
+export function parseHealthPath(value: string): string {
+  if (!/^\/[A-Za-z0-9._~/-]{0,200}$/.test(value)) throw new InvalidArgumentError('Expected an absolute path of letters, digits, ".", "_", "~", "-" and "/".');
+  if (value === '/readyz' || value === '/metrics') throw new InvalidArgumentError(`Expected a path other than ${value}, which the healthz server answers already.`);
+  return value;
+}
+
 export function parseSafeAbsolutePath(value: string): string {
   if (!SAFE_ABSOLUTE_PATH.test(value) || value.split('/').includes('..')) {
     throw new InvalidArgumentError('Expected an absolute path of letters, digits, ".", "_", "-" and "/".');

@@ -64,6 +64,37 @@ void describe('loadKubeConfig', () => {
     assert.equal(kc.getContextObject('ctx')?.cluster, 'first');
   });
 
+  const overrides: { name: string; options: () => LoadKubeConfigOptions; server: string; caFile: string | undefined; token: string }[] = [
+    {
+      name: '--apiserver-host replaces the server, the credentials stay',
+      options: () => ({ kubeconfig: kubeconfigFile('moved', 'https://127.0.0.1:1'), apiserverHost: 'https://127.0.0.1:6443', env: {} }),
+      server: 'https://127.0.0.1:6443', caFile: undefined, token: 't',
+    },
+    {
+      name: '--certificate-authority with --apiserver-host: the CA file',
+      options: () => ({ kubeconfig: kubeconfigFile('ca', 'https://127.0.0.1:1'), apiserverHost: 'https://127.0.0.1:6443', certificateAuthority: '/etc/ca.crt', env: {} }),
+      server: 'https://127.0.0.1:6443', caFile: '/etc/ca.crt', token: 't',
+    },
+    {
+      name: '--certificate-authority alone is not read (as in ingress-nginx)',
+      options: () => ({ kubeconfig: kubeconfigFile('caonly', 'https://127.0.0.1:7443'), certificateAuthority: '/etc/ca.crt', env: {} }),
+      server: 'https://127.0.0.1:7443', caFile: undefined, token: 't',
+    },
+    {
+      name: 'an empty --apiserver-host is unset',
+      options: () => ({ kubeconfig: kubeconfigFile('empty', 'https://127.0.0.1:7443'), apiserverHost: '', env: {} }),
+      server: 'https://127.0.0.1:7443', caFile: undefined, token: 't',
+    },
+  ];
+  for (const row of overrides) {
+    void it(row.name, () => {
+      const kc = loadKubeConfig(row.options());
+      assert.equal(kc.getCurrentCluster()?.server, row.server);
+      assert.equal(kc.getCurrentCluster()?.caFile, row.caFile);
+      assert.equal(kc.getCurrentUser()?.token, row.token);
+    });
+  }
+
   const failures: { name: string; options: () => LoadKubeConfigOptions; message: RegExp }[] = [
     {
       name: 'a missing file names the flag and the path',

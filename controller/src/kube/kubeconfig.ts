@@ -22,6 +22,13 @@ export interface LoadKubeConfigOptions {
   readonly kubeconfig?: string;
   /** Environment to read KUBECONFIG / KUBERNETES_SERVICE_* from (default process.env). */
   readonly env?: Readonly<Record<string, string | undefined>>;
+  /**
+   * --apiserver-host: replaces the server of the loaded config's current cluster, whichever source it
+   * came from (client-go's override, as ingress-nginx uses it): credentials stay the source's.
+   */
+  readonly apiserverHost?: string;
+  /** --certificate-authority: the CA file that server is checked against; read only with apiserverHost, as in ingress-nginx. */
+  readonly certificateAuthority?: string;
 }
 
 /** Which source loadKubeConfig would use for these options. */
@@ -72,6 +79,20 @@ function loadMerged(kc: KubeConfig, paths: readonly string[]): void {
   }
 }
 
+/** The same config with its current cluster's server (and CA file) replaced. */
+function withServer(kc: KubeConfig, server: string, caFile: string | undefined): KubeConfig {
+  const current = kc.getCurrentCluster()?.name;
+  const replaced = new KubeConfig();
+  replaced.loadFromOptions({
+    clusters: kc.getClusters().map((cluster) => (cluster.name !== current ? cluster
+      : { ...cluster, server, ...(caFile === undefined ? {} : { caFile, caData: undefined }) })),
+    users: kc.getUsers(),
+    contexts: kc.getContexts(),
+    currentContext: kc.getCurrentContext(),
+  });
+  return replaced;
+}
+
 /**
  * Loads the KubeConfig the controller talks to the API with. Throws
  * KubeConfigError when the chosen source is unreadable or names no cluster.
@@ -87,14 +108,16 @@ export function loadKubeConfig(options: LoadKubeConfigOptions = {}): KubeConfig 
   } catch (err) {
     throw new KubeConfigError(describe(source), err instanceof Error ? err.message : String(err));
   }
-  const cluster = kc.getCurrentCluster();
-  if (cluster === null) {
+  if (kc.getCurrentCluster() === null) {
     throw new KubeConfigError(describe(source), `current context "${kc.getCurrentContext()}" names no cluster`);
   }
+  const apiserverHost = options.apiserverHost ?? '';
+  const loaded = apiserverHost === '' ? kc : withServer(kc, apiserverHost, options.certificateAuthority || undefined);
+  const cluster = loaded.getCurrentCluster();
   try {
-    new URL(cluster.server);
+    new URL(cluster?.server ?? '');
   } catch {
-    throw new KubeConfigError(describe(source), `cluster "${cluster.name}" has an invalid server URL`);
+    throw new KubeConfigError(describe(source), `cluster "${cluster?.name ?? ''}" has an invalid server URL`);
   }
-  return kc;
+  return loaded;
 }

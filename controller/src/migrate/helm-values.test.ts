@@ -61,7 +61,12 @@ void describe('checkFlag', () => {
     { name: 'a flag both have, valid value', flag: 'default-ssl-certificate', value: 'ingress-nginx/wildcard', status: 'supported' },
     { name: 'a bare boolean flag', flag: 'watch-ingress-without-class', value: '', status: 'supported' },
     { name: 'a flag both have, a value the controller refuses', flag: 'http-port', value: 'eighty', status: 'invalid-value', note: /would not start: .*--http-port/ },
-    { name: 'an ingress-nginx flag resty-ingress lacks', flag: 'enable-ssl-passthrough', value: '', status: 'not-supported', note: /ingress-nginx flag/ },
+    { name: 'an ingress-nginx flag resty-ingress refuses', flag: 'enable-ssl-passthrough', value: '', status: 'not-supported', note: /would not start .*ingress-nginx flag --enable-ssl-passthrough=true is not supported: TLS passthrough/ },
+    { name: 'a refused flag with a value', flag: 'watch-namespace-selector', value: 'team=a', status: 'not-supported', note: /would not start .*--watch-namespace-selector=team=a is not supported: watch one namespace/ },
+    { name: 'an empty string flag renders bare and needs a value, as with ingress-nginx\'s chart', flag: 'watch-namespace-selector', value: '', status: 'invalid-value', note: /--watch-namespace-selector needs a value/ },
+    { name: 'a harmless ingress-nginx flag: ignored with a warning', flag: 'profiling', value: 'true', status: 'ignored', note: /no Go profiler/ },
+    { name: 'klog verbosity: supported as a log level', flag: 'v', value: '2', status: 'supported', note: /--log-level info/ },
+    { name: 'an ingress-nginx flag we ignore, with a value pflag refuses', flag: 'sync-period', value: 'soon', status: 'invalid-value', note: /--sync-period/ },
     { name: 'a flag nobody has', flag: 'enable-magic', value: 'true', status: 'unknown', note: /neither/ },
   ];
   for (const row of rows) {

@@ -2,7 +2,8 @@
 // resty-ingress's chart reads the same values: controller.config is the whole
 // ConfigMap (the chart renders each key with its value as a string),
 // controller.extraArgs are flags (`--name=value`, bare when empty) that the
-// controller must accept or it does not start, and the class values select
+// controller must accept or it does not start (ingress-nginx's flags it has
+// none for are accepted with a warning or refused: docs/flags.md), and the class values select
 // the Ingresses. Nothing else is read: the rest (image, resources, Service, …)
 // does not decide what is served, and the ConfigMap keys ingress-nginx's chart
 // derives from other values are named in a note instead of guessed.
@@ -10,8 +11,10 @@
 import { parseDocument } from 'yaml';
 import { hasFlag, parseOptions } from '../cli/index.ts';
 import { CommandLineExit } from '../cli/command-line-exit.ts';
-import { INGRESS_NGINX_FLAGS } from '../model/features/ingress-nginx-names.ts';
+import { FLAG_STATUSES } from '../model/features/flag-statuses.ts';
+import { INGRESS_NGINX_FLAGS } from '../model/features/ingress-nginx-flags.ts';
 import { ManifestError } from './manifests.ts';
+import { streamValueNotes } from './helm-stream-values.ts';
 import type { Selection } from './options.ts';
 import type { FlagReport } from './report-types.ts';
 
@@ -34,7 +37,7 @@ const DERIVED_KEYS: readonly { readonly path: readonly string[]; readonly note: 
   { path: ['dhParam'], note: 'dhParam is not read: ssl-dh-param is not supported yet' },
 ];
 
-const READ_NOTE = 'Helm values: read controller.config (the ConfigMap), controller.extraArgs (flags), controller.ingressClass, controller.ingressClassResource.controllerValue and controller.watchIngressWithoutClass; other values do not decide what is served';
+const READ_NOTE = 'Helm values: read controller.config (the ConfigMap), controller.extraArgs (flags), tcp and udp (TCP/UDP services), controller.ingressClass, controller.ingressClassResource.controllerValue and controller.watchIngressWithoutClass; other values do not decide what is served';
 
 function at(values: unknown, path: readonly string[]): unknown {
   let value = values;
@@ -77,22 +80,28 @@ export function readHelmValues(text: string, file: string): HelmValues {
     const value = at(values, derived.path);
     if (value !== undefined && value !== null && value !== false && value !== '' && !(typeof value === 'object' && Object.keys(value).length === 0)) notes.push(derived.note);
   }
+  notes.push(...streamValueNotes(values));
   return { config, extraArgs, selection, notes };
 }
 
-/** Checks one extraArgs flag with the controller's own parser (the chart renders `--name=value`, or `--name` when empty). */
+/**
+ * Checks one extraArgs flag with the controller's own parser (the chart renders `--name=value`, or
+ * `--name` when empty), which also applies the ingress-nginx flag statuses (model/features/flag-statuses.ts).
+ */
 export function checkFlag(name: string, value: string): FlagReport {
-  if (!hasFlag(name)) {
-    const ingressNginx = INGRESS_NGINX_FLAGS.some((flag) => flag.name === name);
-    return ingressNginx
-      ? { name, value, status: 'not-supported', note: 'an ingress-nginx flag resty-ingress does not have: the controller would refuse to start (exit 2)' }
-      : { name, value, status: 'unknown', note: 'neither ingress-nginx v1.15.1 nor resty-ingress has this flag: the controller would refuse to start (exit 2)' };
+  const ingressNginx = INGRESS_NGINX_FLAGS.some((flag) => flag.name === name);
+  if (!hasFlag(name) && !ingressNginx) {
+    return { name, value, status: 'unknown', note: 'neither ingress-nginx v1.15.1 nor resty-ingress has this flag: the controller would refuse to start (exit 2)' };
   }
   try {
-    parseOptions([value === '' ? `--${name}` : `--${name}=${value}`]);
-    return { name, value, status: 'supported', note: 'accepted by resty-ingress' };
+    const notice = parseOptions([value === '' ? `--${name}` : `--${name}=${value}`]).flagNotices[0];
+    if (notice === undefined) return { name, value, status: 'supported', note: 'accepted by resty-ingress' };
+    return { name, value, status: notice.level === 'warn' ? 'ignored' : 'supported', note: notice.message };
   } catch (err) {
     if (!(err instanceof CommandLineExit)) throw err;
-    return { name, value, status: 'invalid-value', note: `the controller refuses it and would not start: ${err.output.trim().replace(/^error: /, '')}` };
+    const message = err.output.trim().replace(/^error: /, '');
+    return FLAG_STATUSES[name]?.kind === 'refused' && message.includes(' is not supported: ')
+      ? { name, value, status: 'not-supported', note: `the controller would not start (exit 2): ${message}` }
+      : { name, value, status: 'invalid-value', note: `the controller refuses it and would not start: ${message}` };
   }
 }

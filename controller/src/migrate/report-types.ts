@@ -81,8 +81,12 @@ export interface ConfigMapReport {
 export interface FlagReport {
   readonly name: string;
   readonly value: string;
-  /** supported: resty-ingress accepts it; invalid-value: it has the flag but refuses the value; not-supported: an ingress-nginx flag resty-ingress lacks; unknown: neither has it. */
-  readonly status: 'supported' | 'invalid-value' | 'not-supported' | 'unknown';
+  /**
+   * supported: resty-ingress accepts it; ignored: an ingress-nginx flag accepted with a Warning log line
+   * (harmless here); invalid-value: the value is refused; not-supported: an ingress-nginx flag resty-ingress
+   * refuses (docs/flags.md says what to do instead); unknown: neither has it.
+   */
+  readonly status: 'supported' | 'ignored' | 'invalid-value' | 'not-supported' | 'unknown';
   readonly note: string;
 }
 

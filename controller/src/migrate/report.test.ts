@@ -214,6 +214,12 @@ const rows: readonly Row[] = [
     flags: [{ name: 'enable-ssl-passthrough', value: '', status: 'not-supported', note: 'an ingress-nginx flag resty-ingress does not have' }],
     ingresses: { 'default/web': { verdict: 'not-served', why: /enable-ssl-passthrough/, paths: [false] } }, installServed: false, exitCode: 1,
   },
+  {
+    name: 'a flag the controller accepts and ignores with a warning: served',
+    objects: [nginxClass(), ...app('web')],
+    flags: [{ name: 'profiling', value: 'true', status: 'ignored', note: 'ingress-nginx flag --profiling=true is accepted and ignored: there is no Go profiler to expose' }],
+    ingresses: { 'default/web': { verdict: 'served' } }, installServed: true, exitCode: 0,
+  },
 ];
 
 function check(report: MigrateReport, row: Row): void {

@@ -67,7 +67,7 @@ function byName(a: V1Ingress, b: V1Ingress): number {
 
 function installBlockers(real: BuildResult, flags: readonly FlagReport[]): string[] {
   const closed = real.failures.filter((failure) => failure.ingress === null && failure.reason === 'ProtectionNotSupported').map((failure) => failure.message);
-  const refusedFlags = flags.filter((flag) => flag.status !== 'supported')
+  const refusedFlags = flags.filter((flag) => flag.status !== 'supported' && flag.status !== 'ignored')
     .map((flag) => `controller.extraArgs ${flag.name}: ${flag.note}`);
   return [...closed, ...refusedFlags];
 }

@@ -112,8 +112,11 @@ function addIngress(ingress: V1Ingress, rank: number, state: BuildState): void {
   const serviceUpstream = (parsed.dynamic.serviceUpstream ?? state.settings.serviceUpstream).enabled;
   if (canary?.enabled === true) {
     state.canaries.push({
-      ref: translation.ref, rank, canary, candidates: translation.candidates, stickyAffinity: affinity?.canaryBehavior !== 'legacy', serviceUpstream,
+      ref: translation.ref, rank, canary, candidates: translation.candidates, defaultBackend: translation.defaultBackend, stickyAffinity: affinity?.canaryBehavior !== 'legacy', serviceUpstream,
     });
+    // A refused spec.defaultBackend or spec.tls entry is the canary's own error to report; its valid
+    // spec.tls is not used (ingress-nginx ignores a canary's TLS too: the main Ingress's serves the host).
+    state.failures.push(...translation.lateFailures);
     return;
   }
   const clientCerts = parsed.policy.clientCerts;

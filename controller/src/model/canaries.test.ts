@@ -45,3 +45,53 @@ void describe('canary split: the weight Lua gets', () => {
     });
   }
 });
+
+/** A main Ingress whose spec.defaultBackend serves the catch-all's `/`, and a canary of it. */
+void describe('canary spec.defaultBackend: the catch-all server\'s / (as ingress-nginx merges it into the default server)', () => {
+  const services = [service('web', [{ port: 80 }]), service('web-canary', [{ port: 80 }])];
+  const canaryOf = (fixture: Parameters<typeof ingress>[1]): ReturnType<typeof ingress> =>
+    ingress('main-canary', { created: '2024-01-02T00:00:00Z', annotations: { [ann('canary')]: 'true', [ann('canary-weight')]: '30' }, ...fixture });
+  const rows: { name: string; main: Parameters<typeof ingress>[1]; canary: Parameters<typeof ingress>[1]; want: { key?: RegExp; weight?: number; failure?: RegExp } }[] = [
+    {
+      name: 'main and canary both by spec.defaultBackend: the split lands on the catch-all\'s /',
+      main: { defaultBackend: svc('web', 80) },
+      canary: { defaultBackend: svc('web-canary', 80) },
+      want: { key: / _ /u, weight: 30 },
+    },
+    {
+      name: 'the main serves the catch-all\'s / through a rule without host: the canary\'s defaultBackend attaches there',
+      main: { rules: [rule('', path('/', svc('web', 80)))] },
+      canary: { defaultBackend: svc('web-canary', 80) },
+      want: { key: / _ /u, weight: 30 },
+    },
+    {
+      name: 'no main on the catch-all: CanaryWithoutMain on spec.defaultBackend, not a silent drop',
+      main: { rules: [rule('a.test', path('/', svc('web', 80)))] },
+      canary: { defaultBackend: svc('web-canary', 80) },
+      want: { failure: /^CanaryWithoutMain spec\.defaultBackend canary spec\.defaultBackend \(the catch-all server's \/\) has no main/u },
+    },
+    {
+      name: 'a refused spec.defaultBackend of a canary is reported',
+      main: { defaultBackend: svc('web', 80) },
+      canary: { defaultBackend: { service: { name: 'Bad_Name', port: { number: 80 } } } },
+      want: { failure: /^InvalidBackend spec\.defaultBackend default backend refused/u },
+    },
+  ];
+  for (const row of rows) {
+    void it(row.name, () => {
+      const { model, failures } = buildModel(snapshot({ ingresses: [ingress('main', row.main), canaryOf(row.canary)], services }), options());
+      const described = failures.map((f) => `${f.reason} ${f.field} ${f.message}`);
+      if (row.want.failure !== undefined) {
+        assert.ok(described.some((text) => row.want.failure?.test(text)), described.join('\n'));
+        assert.deepEqual(model.routes, [], 'no split without its main');
+        return;
+      }
+      assert.deepEqual(described, []);
+      assert.equal(model.routes.length, 1);
+      assert.match(model.routes[0]?.key ?? '', row.want.key ?? /./u);
+      assert.equal(model.routes[0]?.canary?.weight, row.want.weight);
+      assert.equal(model.routes[0]?.canary?.backend, 'default-web-canary-80');
+      assert.ok(model.backends.some((backend) => backend.name === 'default-web-canary-80'), 'the canary backend is registered');
+    });
+  }
+});

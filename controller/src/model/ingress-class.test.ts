@@ -11,6 +11,8 @@ const rules = [rule('app.example.com', path('/', svc('web', 80)))];
 
 interface ClassRow {
   readonly name: string;
+  /** Give the Ingress a spec.defaultBackend (a catch-all). */
+  readonly catchAll?: boolean;
   readonly className?: string | null;
   readonly legacy?: string;
   readonly classes?: V1IngressClass[];
@@ -27,6 +29,17 @@ const rows: ClassRow[] = [
     classes: [ingressClass('public', 'k8s.io/ingress-nginx')], ours: true },
   { name: 'custom --controller-class', className: 'resty',
     classes: [ingressClass('resty', 'example.com/resty')], opts: { controllerClass: 'example.com/resty' }, ours: true },
+  { name: '--ingress-class-by-name: the class named --ingress-class, another controller', className: 'nginx',
+    classes: [ingressClass('nginx', 'example.com/other')], opts: { ingressClassByName: true }, ours: true },
+  { name: 'without --ingress-class-by-name the same class is not ours', className: 'nginx',
+    classes: [ingressClass('nginx', 'example.com/other')], ours: false },
+  { name: '--ingress-class-by-name: another class name of another controller stays not ours', className: 'other',
+    classes: [ingressClass('other', 'example.com/other')], opts: { ingressClassByName: true }, ours: false },
+  { name: 'a catch-all Ingress is ours by default', className: 'nginx', catchAll: true, ours: true },
+  { name: '--disable-catch-all: an Ingress with spec.defaultBackend is not ours', className: 'nginx', catchAll: true, opts: { disableCatchAll: true }, ours: false },
+  { name: '--disable-catch-all: a classless catch-all with --watch-ingress-without-class is not ours', className: null, catchAll: true,
+    opts: { disableCatchAll: true, watchIngressWithoutClass: true }, ours: false },
+  { name: '--disable-catch-all: an Ingress without spec.defaultBackend stays ours', className: 'nginx', opts: { disableCatchAll: true }, ours: true },
   { name: 'legacy annotation equal to --ingress-class', className: null, legacy: 'nginx', ours: true },
   { name: 'legacy annotation of another class', className: null, legacy: 'traefik', ours: false },
   { name: 'ingressClassName wins over a matching legacy annotation', className: 'ghost', legacy: 'nginx', ours: false },
@@ -46,6 +59,7 @@ void describe('class selection', () => {
       const item = ingress('app', {
         className: row.className,
         rules,
+        ...(row.catchAll === true ? { defaultBackend: svc('web', 80) } : {}),
         ...(row.legacy === undefined ? {} : { annotations: { [LEGACY_CLASS_ANNOTATION]: row.legacy } }),
       });
       const result = buildModel(snapshot({ ingresses: [item], services: [service('web', [{ port: 80 }])], ...(row.classes ? { ingressClasses: row.classes } : {}) }), options(row.opts));

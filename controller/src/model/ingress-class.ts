@@ -1,10 +1,13 @@
 // Which Ingresses are ours, with ingress-nginx's precedence so that a cluster
 // run by ingress-nginx (`nginx` / `k8s.io/ingress-nginx`) is served unchanged:
 // 1. spec.ingressClassName decides alone when set: ours iff it names an
-//    IngressClass whose spec.controller is ours (a missing class is not ours);
+//    IngressClass whose spec.controller is ours, or, with --ingress-class-by-name,
+//    whose name is --ingress-class (a missing class is not ours);
 // 2. else the legacy annotation decides alone when present;
 // 3. else (no class at all) ours iff --watch-ingress-without-class, or one of
 //    our IngressClasses is marked as the cluster default.
+// With --disable-catch-all, an Ingress with a spec.defaultBackend is never
+// ours (ingress-nginx's store leaves it out whatever its class).
 
 import type { V1Ingress, V1IngressClass } from '@kubernetes/client-node';
 import type { BuildOptions } from './types.ts';
@@ -31,7 +34,9 @@ export function indexIngressClasses(
   let ourClassIsDefault = false;
   for (const ingressClass of classes ?? []) {
     const name = ingressClass?.metadata?.name;
-    if (typeof name !== 'string' || ingressClass.spec?.controller !== options.controllerClass) continue;
+    if (typeof name !== 'string') continue;
+    const byName = options.ingressClassByName === true && name === options.ingressClass;
+    if (!byName && ingressClass.spec?.controller !== options.controllerClass) continue;
     ourClassNames.add(name);
     if (ingressClass.metadata?.annotations?.[DEFAULT_CLASS_ANNOTATION] === 'true') {
       ourClassIsDefault = true;
@@ -42,6 +47,7 @@ export function indexIngressClasses(
 
 /** True when this controller should serve the Ingress. */
 export function isOurIngress(ingress: V1Ingress, index: ClassIndex, options: BuildOptions): boolean {
+  if (options.disableCatchAll === true && ingress?.spec?.defaultBackend != null) return false;
   const className = ingress?.spec?.ingressClassName;
   if (typeof className === 'string' && className !== '') {
     return index.ourClassNames.has(className);

@@ -54,6 +54,10 @@ export interface BuildOptions {
   readonly controllerClass: string;
   /** --watch-ingress-without-class: Ingresses with no class at all are ours. */
   readonly watchIngressWithoutClass: boolean;
+  /** --ingress-class-by-name: the IngressClass named --ingress-class is ours whatever its spec.controller (absent = false). */
+  readonly ingressClassByName?: boolean;
+  /** --disable-catch-all: Ingresses with a spec.defaultBackend are not ours, as if absent (absent = false). */
+  readonly disableCatchAll?: boolean;
   /** --annotations-prefix, without the trailing slash (default `nginx.ingress.kubernetes.io`). */
   readonly annotationsPrefix: string;
   /** --default-backend-service as `namespace/name`, or null for the built-in 404. */

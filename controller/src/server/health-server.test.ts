@@ -9,7 +9,7 @@ import { startHealthServer } from './health-server.ts';
 
 interface State { pid: number | null; lua: number | null; firstLive: boolean }
 
-async function withServer(state: State, fn: (base: string, control: { shutdown(): void; syncStarted(): void; scrapes(): number; clock: { t: number } }) => Promise<void>): Promise<void> {
+async function withServer(state: State, fn: (base: string, control: { shutdown(): void; syncStarted(): void; scrapes(): number; clock: { t: number } }) => Promise<void>, healthPath?: string): Promise<void> {
   const clock = { t: 0 };
   const sources: HealthSources = {
     nginxPid: () => state.pid, luaVersion: () => Promise.resolve(state.lua), firstConfigLive: () => state.firstLive,
@@ -19,7 +19,7 @@ async function withServer(state: State, fn: (base: string, control: { shutdown()
   const registry = new Registry();
   new Gauge({ name: 'probe_gauge', help: 'x', registers: [registry] }).set(7);
   let scrapes = 0;
-  const server = await startHealthServer({ host: '127.0.0.1', port: 0, registry, checks, logger: pino({ level: 'silent' }), beforeScrape: async () => { scrapes++; } });
+  const server = await startHealthServer({ host: '127.0.0.1', port: 0, ...(healthPath === undefined ? {} : { healthPath }), registry, checks, logger: pino({ level: 'silent' }), beforeScrape: async () => { scrapes++; } });
   try {
     await fn(`http://127.0.0.1:${server.port}`, { shutdown: () => checks.beginShutdown(), syncStarted: () => checks.syncStarted(), scrapes: () => scrapes, clock });
   } finally {
@@ -47,6 +47,22 @@ void describe('health server', () => {
         assert.equal((await get(`${base}/healthz`)).status, row.live);
         assert.equal((await get(`${base}/readyz`)).status, row.ready);
       });
+    });
+  }
+
+  // Which paths answer liveness: 200 while NGINX runs, 500 once its master is gone; any other path is 404 either way.
+  const pathRows: { name: string; healthPath: string | undefined; liveness: readonly string[]; notFound: readonly string[] }[] = [
+    { name: 'no --health-check-path: only /healthz', healthPath: undefined, liveness: ['/healthz'], notFound: ['/live'] },
+    { name: '--health-check-path /live: /live and /healthz', healthPath: '/live', liveness: ['/healthz', '/live'], notFound: ['/live/', '/other'] },
+  ];
+  for (const row of pathRows) {
+    void it(row.name, async () => {
+      for (const [pid, live] of [[process.pid, 200], [null, 500]] as const) {
+        await withServer({ pid, lua: 3, firstLive: true }, async (base) => {
+          for (const path of row.liveness) assert.equal((await get(`${base}${path}`)).status, live, `${path} with NGINX ${pid === null ? 'gone' : 'up'}`);
+          for (const path of row.notFound) assert.equal((await get(`${base}${path}`)).status, 404, path);
+        }, row.healthPath);
+      }
     });
   }
 

@@ -12,6 +12,8 @@ export interface HealthServerOptions {
   readonly host: string;
   /** 0 = any free port (tests). */
   readonly port: number;
+  /** --health-check-path: liveness answers here too (ingress-nginx's one health path); /healthz always does. */
+  readonly healthPath?: string;
   readonly registry: Registry;
   readonly checks: HealthChecks;
   /** Runs before each scrape (drains per-request data from NGINX); must not reject. */
@@ -51,7 +53,7 @@ export async function startHealthServer(options: HealthServerOptions): Promise<H
         await options.beforeScrape?.();
         return send(res, 200, await registry.metrics(), registry.contentType);
       default:
-        return send(res, 404, 'not found\n');
+        return path === options.healthPath ? probe(res, checks.live) : send(res, 404, 'not found\n');
     }
   };
 

@@ -22,6 +22,8 @@ export interface ObservabilityOptions {
   /** Address and port of the healthz server (0 = any free port). */
   readonly host: string;
   readonly port: number;
+  /** --health-check-path: another path liveness answers on, besides /healthz. */
+  readonly healthPath?: string;
   /** NGINX's loopback status server, e.g. http://127.0.0.1:10246. */
   readonly statusUrl: string;
   /**
@@ -122,7 +124,7 @@ export async function startObservability(options: ObservabilityOptions): Promise
     firstConfigLive: () => firstConfigLive,
   });
   const server = await startHealthServer({
-    host: options.host, port: options.port, registry, checks, logger,
+    host: options.host, port: options.port, healthPath: options.healthPath, registry, checks, logger,
     beforeScrape: requests === null ? undefined : () => requests.tail.drain(),
   });
 

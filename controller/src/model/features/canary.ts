@@ -114,7 +114,9 @@ export const canaryFeature = defineFeature({
   doc: 'A canary Ingress sends part of the traffic of the main Ingress with the same host and path to its own '
     + 'Service: by header (always/never, an exact value or a pattern), then by cookie (always/never), then by '
     + 'weight. Applied by Lua: adding, changing or removing a canary never reloads. A canary without a main '
-    + 'Ingress is not served; one canary per main path (the oldest wins).',
+    + 'Ingress is not served; one canary per main path (the oldest wins). A canary\'s spec.defaultBackend '
+    + 'splits the catch-all server\'s / (ingress-nginx\'s default server); its spec.tls is not used (the main '
+    + 'Ingress\'s certificate serves the host, as in ingress-nginx).',
   output: { kind: 'lua' },
   defaults: { enabled: false, weight: 0, weightTotal: 100, header: null, headerValue: null, headerPattern: null, cookie: null },
   keys: [

@@ -1,15 +1,16 @@
-// The catalogue: every ingress-nginx v1.15.1 annotation and ConfigMap key with
-// exactly one status, built from the registry (what the features declare) and
+// The catalogue: every ingress-nginx v1.15.1 annotation, ConfigMap key and
+// controller flag (flag-statuses.ts) with exactly one status, built from the registry (what the features declare) and
 // names.ts (what the builder does with the rest):
 // - supported: same behaviour; names the tests that prove it;
 // - different: supported, with the documented difference;
 // - ignored: accepted and ignored because harmless here (says why);
 // - not-supported: reported — an annotation that asks for protection makes
 //   its Ingress not served (fail closed), any other is a warning.
-// docs/annotations.md, docs/configmap.md and docs/catalogue.json are
+// docs/annotations.md, docs/configmap.md, docs/flags.md and docs/catalogue.json are
 // generated from it (scripts/generate-docs.ts) and checked for staleness.
 
 import type { AnyFeature, FeatureKey } from './feature.ts';
+import { buildFlagCatalogue } from './flag-statuses.ts';
 import { INGRESS_NGINX_ANNOTATIONS, INGRESS_NGINX_CONFIG_KEYS } from './ingress-nginx-names.ts';
 import { annotationStatus, configKeyStatus, SET, UNSUPPORTED_CONFIG_KEY_REASONS } from './names.ts';
 import { FEATURES } from './registry.ts';
@@ -38,6 +39,8 @@ export interface CatalogueEntry {
 export interface Catalogue {
   readonly annotations: readonly CatalogueEntry[];
   readonly configKeys: readonly CatalogueEntry[];
+  /** Controller flags: not-supported ones are refused at start (failsClosed), unless at ingress-nginx's default. */
+  readonly flags: readonly CatalogueEntry[];
 }
 
 interface Declared {
@@ -66,7 +69,7 @@ const NOT_SERVED = 'not supported yet: an Ingress asking for it is not served (f
 const SERVED_WITHOUT = 'not supported yet: the Ingress is served without it (Warning Event, admission warning, metric)';
 const SNIPPET = 'refused: the Ingress is not served (ModSecurity and stream are not in this data plane)';
 
-/** The catalogue of annotations and ConfigMap keys, in ingress-nginx's name order. */
+/** The catalogue of annotations, ConfigMap keys and flags, in ingress-nginx's name order. */
 export function buildCatalogue(): Catalogue {
   const byAnnotation = declared((key) => key.annotation?.name);
   const byConfigKey = declared((key) => key.configKey);
@@ -93,7 +96,7 @@ export function buildCatalogue(): Catalogue {
       : reason === undefined ? 'not supported yet: ignored with a Warning log line and a metric' : `not supported (${reason}): ignored with a Warning log line and a metric`;
     return { ...base, status: 'not-supported', feature: null, note, failsClosed: closed };
   });
-  return { annotations, configKeys };
+  return { annotations, configKeys, flags: buildFlagCatalogue() };
 }
 
 /** Names our features declare that ingress-nginx v1.15.1 does not have (the catalogue test wants none unlisted). */

@@ -3,8 +3,8 @@
 // (data, not behaviour: the catalogue in catalogue.ts gives each one a status).
 // Source: kubernetes/ingress-nginx tag controller-v1.15.1 (commit 0a5901f3c64f).
 // Config keys include the documented ones (some, like jaeger-*, no longer read)
-// and the undocumented ones the ConfigMap decoder still accepts; flags include
-// the klog logging flags the binary registers alongside its own.
+// and the undocumented ones the ConfigMap decoder still accepts. The flags are
+// in ingress-nginx-flags.ts.
 export type IngressNginxScope = 'Ingress' | 'Location';
 export type IngressNginxRisk = 'Low' | 'Medium' | 'High' | 'Critical';
 /** What a name is about; `protective` groups fail closed while unsupported. */
@@ -28,12 +28,6 @@ export interface IngressNginxConfigKey {
   readonly default: string;
   readonly group: NameGroup;
   readonly protective: boolean;
-  readonly description: string;
-}
-export interface IngressNginxFlag {
-  /** Without the dashes, e.g. `ingress-class`. */
-  readonly name: string;
-  readonly default: string;
   readonly description: string;
 }
 
@@ -389,94 +383,4 @@ export const INGRESS_NGINX_CONFIG_KEYS: readonly IngressNginxConfigKey[] = Objec
   { name: 'worker-cpu-affinity', default: '', group: 'performance', protective: false, description: 'Binds worker processes to CPUs (`auto` or CPU masks).' },
   { name: 'worker-processes', default: 'auto', group: 'performance', protective: false, description: 'Number of nginx worker processes (`auto` means one per CPU; ingress-nginx\'s default is the number of CPUs).' },
   { name: 'worker-shutdown-timeout', default: '240s', group: 'performance', protective: false, description: 'Time old workers get to finish requests after a reload.' },
-]);
-
-export const INGRESS_NGINX_FLAGS: readonly IngressNginxFlag[] = Object.freeze([
-  { name: 'add_dir_header', default: 'false', description: 'klog: include the source directory in log headers.' },
-  { name: 'alsologtostderr', default: 'false', description: 'klog: copy file logs to stderr as well.' },
-  { name: 'alsologtostderrthreshold', default: '0', description: 'klog: lowest severity copied to stderr by alsologtostderr (0 = INFO).' },
-  { name: 'annotations-prefix', default: 'nginx.ingress.kubernetes.io', description: 'Prefix of the annotations the controller reads.' },
-  { name: 'apiserver-host', default: '', description: 'Kubernetes API server address; in-cluster discovery when empty.' },
-  { name: 'bucket-factor', default: '0', description: 'Growth factor for native Prometheus histograms; above 1 enables them.' },
-  { name: 'certificate-authority', default: '', description: 'CA file used to trust the API server given by --apiserver-host.' },
-  { name: 'configmap', default: '', description: 'ConfigMap (namespace/name) with global nginx settings.' },
-  { name: 'controller-class', default: 'k8s.io/ingress-nginx', description: 'IngressClass spec.controller value this controller serves.' },
-  { name: 'deep-inspect', default: 'true', description: 'Refuse Ingresses whose hosts, paths or TLS secret names look like config injection.' },
-  { name: 'default-backend-service', default: '', description: 'Service (namespace/name) answering requests that match no Ingress.' },
-  { name: 'default-server-port', default: '8181', description: 'Port of the built-in catch-all server.' },
-  { name: 'default-ssl-certificate', default: '', description: 'Secret (namespace/name) with the certificate for the catch-all HTTPS server.' },
-  { name: 'disable-catch-all', default: 'false', description: 'Ignore Ingresses that only define a default backend.' },
-  { name: 'disable-full-test', default: 'false', description: 'Admission checks only the Ingress being changed, not the whole merged config.' },
-  { name: 'disable-leader-election', default: 'false', description: 'Run without leader election.' },
-  { name: 'disable-svc-external-name', default: 'false', description: 'Refuse Services of type ExternalName as backends.' },
-  { name: 'disable-sync-events', default: 'false', description: 'Do not emit Sync events on Ingresses.' },
-  { name: 'dynamic-configuration-retries', default: '15', description: 'Attempts to push dynamic configuration before a sync fails.' },
-  { name: 'election-id', default: 'ingress-controller-leader', description: 'Name of the leader election lease.' },
-  { name: 'election-ttl', default: '30s', description: 'How long a leader lease lasts before re-election.' },
-  { name: 'enable-annotation-validation', default: 'true', description: 'Check annotation values against their expected formats.' },
-  { name: 'enable-metrics', default: 'false', description: 'Collect and expose Prometheus metrics.' },
-  { name: 'enable-ssl-chain-completion', default: 'false', description: 'Fetch missing intermediate certificates via the AIA extension.' },
-  { name: 'enable-ssl-passthrough', default: 'false', description: 'Turn on the TLS passthrough proxy (needed by the ssl-passthrough annotation).' },
-  { name: 'enable-topology-aware-routing', default: 'false', description: 'Prefer endpoints in the same zone when the Service asks for topology-aware routing.' },
-  { name: 'exclude-socket-metrics', default: '', description: 'Comma-separated request metrics that are neither computed nor exported.' },
-  { name: 'health-check-path', default: '/healthz', description: 'Path of the health endpoint.' },
-  { name: 'health-check-timeout', default: '10', description: 'Seconds a health probe may take.' },
-  { name: 'healthz-host', default: '', description: 'Address the health endpoint binds to (all when empty).' },
-  { name: 'healthz-port', default: '10254', description: 'Port of the health and metrics endpoint.' },
-  { name: 'http-port', default: '80', description: 'Port for plain HTTP traffic.' },
-  { name: 'https-port', default: '443', description: 'Port for HTTPS traffic.' },
-  { name: 'ingress-class', default: 'nginx', description: 'Deprecated class name matched against the kubernetes.io/ingress.class annotation.' },
-  { name: 'ingress-class-by-name', default: 'false', description: 'Also select IngressClasses by name, not only by controller value.' },
-  { name: 'internal-logger-address', default: '127.0.0.1:11514', description: 'Address of the internal syslog receiver.' },
-  { name: 'kubeconfig', default: '', description: 'kubeconfig file for reaching the API server.' },
-  { name: 'legacy_stderr_threshold_behavior', default: 'true', description: 'klog: ignore stderrthreshold while logtostderr is on.' },
-  { name: 'length-buckets', default: '10,20,30,40,50,60,70,80,90,100', description: 'Histogram buckets for request and response length metrics.' },
-  { name: 'log_backtrace_at', default: '', description: 'klog: emit a stack trace when logging at file:line.' },
-  { name: 'log_dir', default: '', description: 'klog: directory for log files.' },
-  { name: 'log_file', default: '', description: 'klog: single log file to write to.' },
-  { name: 'log_file_max_size', default: '1800', description: 'klog: largest log file size in MB (0 = unlimited).' },
-  { name: 'logtostderr', default: 'true', description: 'klog: log to stderr instead of files.' },
-  { name: 'max-buckets', default: '100', description: 'Maximum buckets of native Prometheus histograms.' },
-  { name: 'maxmind-edition-ids', default: 'GeoLite2-City,GeoLite2-ASN', description: 'MaxMind database editions to download.' },
-  { name: 'maxmind-license-key', default: '', description: 'MaxMind license key for downloading GeoLite2 databases.' },
-  { name: 'maxmind-mirror', default: '', description: 'Mirror URL to download MaxMind databases from.' },
-  { name: 'maxmind-retries-count', default: '1', description: 'Attempts to download the GeoIP databases.' },
-  { name: 'maxmind-retries-timeout', default: '0s', description: 'Pause between GeoIP download attempts (0s = no retry).' },
-  { name: 'metrics-per-host', default: 'true', description: 'Label request metrics with the host.' },
-  { name: 'metrics-per-undefined-host', default: 'false', description: 'Keep per-host metrics for hosts no Ingress defines.' },
-  { name: 'monitor-max-batch-size', default: '10000', description: 'Largest batch of request metrics processed at once.' },
-  { name: 'one_output', default: 'false', description: 'klog: write each entry only to its own severity file.' },
-  { name: 'post-shutdown-grace-period', default: '10', description: 'Seconds the controller waits after nginx has stopped before exiting.' },
-  { name: 'profiler-address', default: '127.0.0.1', description: 'Address of the Go profiler endpoint.' },
-  { name: 'profiler-port', default: '10245', description: 'Port of the Go profiler endpoint.' },
-  { name: 'profiling', default: 'true', description: 'Expose the Go profiler.' },
-  { name: 'publish-service', default: '', description: 'Service (namespace/name) whose address is written into Ingress status.' },
-  { name: 'publish-status-address', default: '', description: 'Fixed address(es), comma-separated, written into Ingress status.' },
-  { name: 'report-node-internal-ip-address', default: 'false', description: 'Write node internal addresses into Ingress status instead of external ones.' },
-  { name: 'report-status-classes', default: 'false', description: 'Label metrics with status classes (2xx, 3xx...) instead of codes.' },
-  { name: 'shutdown-grace-period', default: '0', description: 'Seconds to wait after a stop signal before stopping nginx.' },
-  { name: 'size-buckets', default: '10,100,1000,10000,100000,1000000,10000000', description: 'Histogram buckets for bytes-sent metrics.' },
-  { name: 'skip_headers', default: 'false', description: 'klog: omit header prefixes from log lines.' },
-  { name: 'skip_log_headers', default: 'false', description: 'klog: omit headers when opening log files.' },
-  { name: 'ssl-passthrough-proxy-port', default: '442', description: 'Internal port nginx listens on behind the TLS passthrough proxy.' },
-  { name: 'status-port', default: '10246', description: 'Local port of the Lua configuration endpoint.' },
-  { name: 'status-update-interval', default: '60', description: 'Seconds between checks whether Ingress status needs updating.' },
-  { name: 'stderrthreshold', default: '2', description: 'klog: lowest severity also sent to stderr when logging to files (2 = ERROR).' },
-  { name: 'stream-port', default: '10247', description: 'Local port of the Lua TCP/UDP configuration endpoint.' },
-  { name: 'sync-period', default: '0s', description: 'Interval for forcing a resync of the informer caches (0 disables).' },
-  { name: 'sync-rate-limit', default: '0.3', description: 'Maximum configuration syncs per second.' },
-  { name: 'tcp-services-configmap', default: '', description: 'ConfigMap (namespace/name) mapping TCP ports to Services.' },
-  { name: 'time-buckets', default: '0.005,0.01,0.025,0.05,0.1,0.25,0.5,1,2.5,5,10', description: 'Histogram buckets for request and response time metrics.' },
-  { name: 'udp-services-configmap', default: '', description: 'ConfigMap (namespace/name) mapping UDP ports to Services.' },
-  { name: 'update-status', default: 'true', description: 'Write the load balancer address into Ingress status.' },
-  { name: 'update-status-on-shutdown', default: 'true', description: 'Update Ingress status when the controller stops.' },
-  { name: 'v', default: '0', description: 'klog: log verbosity level.' },
-  { name: 'validating-webhook', default: '', description: 'Address for the admission webhook server (off when empty).' },
-  { name: 'validating-webhook-certificate', default: '', description: 'Certificate PEM file of the admission webhook.' },
-  { name: 'validating-webhook-key', default: '', description: 'Private key PEM file of the admission webhook.' },
-  { name: 'version', default: 'false', description: 'Print version information and exit.' },
-  { name: 'vmodule', default: '', description: 'klog: per-file verbosity, as pattern=N pairs.' },
-  { name: 'watch-ingress-without-class', default: 'false', description: 'Also serve Ingresses that name no class.' },
-  { name: 'watch-namespace', default: '', description: 'Only watch this namespace (all when empty).' },
-  { name: 'watch-namespace-selector', default: '', description: 'Label selector choosing the namespaces watched.' },
 ]);
