@@ -24,7 +24,8 @@ import { writeBackendTlsFiles } from './nginx/backend-tls-files.ts';
 import { referencedConfigMaps } from './model/fastcgi-params.ts';
 import { referencedHeaderConfigMaps } from './model/header-settings-build.ts';
 import { readSettings } from './model/features/parse.ts';
-import { startAdmissionWebhook, type WebhookServer } from './admission/index.ts';
+import { startAdmissionWebhook, type AdmissionWebhookOptions, type WebhookServer } from './admission/index.ts';
+import { createCertificateCluster, createCertificateManager, type CertificateManager } from './webhook-cert/index.ts';
 import { splitListenAddress } from './cli/validators.ts';
 import { sameStaticPart } from './diff/decide.ts';
 import { indexIngressClasses, isOurIngress } from './model/ingress-class.ts';
@@ -261,11 +262,14 @@ export async function startController(opts: ControllerOptions, logger: Logger, r
   reporting.start();
   // The webhook reviews against the full cluster, so it starts only after the initial lists.
   let webhook: WebhookServer | null = null;
+  let certificates: CertificateManager | null = null;
+  // A first certificate may still be starting the server when stop() runs: stop waits for it, then closes it.
+  let webhookStarting: Promise<void> | null = null;
+  let stopping = false;
   if (opts.validatingWebhook !== null) {
-    webhook = await startAdmissionWebhook({
-      ...splitListenAddress(opts.validatingWebhook),
-      certificateFile: opts.validatingWebhookCertificate ?? '',
-      keyFile: opts.validatingWebhookKey ?? '',
+    const webhookOptions = (certificate: AdmissionWebhookOptions['certificate']): AdmissionWebhookOptions => ({
+      ...splitListenAddress(opts.validatingWebhook ?? ''),
+      certificate,
       snapshot: () => store.snapshot(),
       buildOptions: opts,
       // The sync's builder: a review then translates only the Ingress it checks.
@@ -273,6 +277,31 @@ export async function startController(opts: ControllerOptions, logger: Logger, r
       logger: logger.child({ component: 'admission' }),
       onReviewed: (outcome, ms, ingress) => observability.admissionReviewed(outcome, ms, ingress),
     });
+    if (opts.validatingWebhookSecret === null) {
+      webhook = await startAdmissionWebhook(webhookOptions({ certificateFile: opts.validatingWebhookCertificate ?? '', keyFile: opts.validatingWebhookKey ?? '' }));
+    } else {
+      // The controller issues, stores and renews the certificate (no certgen Jobs); the server
+      // starts with the first one and swaps in each renewal without a restart.
+      const secret = parseObjectRef(opts.validatingWebhookSecret);
+      const service = parseObjectRef(opts.validatingWebhookService ?? '');
+      certificates = createCertificateManager({
+        cluster: createCertificateCluster(kc, secret, opts.validatingWebhookConfiguration ?? ''),
+        policy: {
+          dnsNames: [service.name, `${service.name}.${service.namespace}`, `${service.name}.${service.namespace}.svc`],
+          validityMs: opts.validatingWebhookCertificateValidityMs,
+        },
+        logger: logger.child({ component: 'webhook-cert' }),
+        warn: (stored, reason, message) => reporting.recorder.record(
+          { apiVersion: 'v1', kind: 'Secret', namespace: secret.namespace, name: secret.name, uid: stored.uid }, 'Warning', reason, message),
+        onCertificate: async ({ certPem, keyPem }) => {
+          if (stopping) return;
+          if (webhook !== null) { webhook.setCertificate(certPem, keyPem); return; }
+          webhookStarting = startAdmissionWebhook(webhookOptions({ certPem, keyPem })).then((server) => { webhook = server; });
+          await webhookStarting;
+        },
+      });
+      certificates.start();
+    }
   }
 
   return {
@@ -283,6 +312,9 @@ export async function startController(opts: ControllerOptions, logger: Logger, r
     beginShutdown: () => observability.beginShutdown(),
     async stop(): Promise<void> {
       observability.beginShutdown();
+      stopping = true;
+      certificates?.stop();
+      await webhookStarting?.catch(() => undefined);
       await webhook?.close();
       // Stop reacting first: every status write below comes back as a watch event, and a sync
       // it started would publish the address again while it is being cleared.
