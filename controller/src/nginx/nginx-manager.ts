@@ -46,6 +46,13 @@ export function createNginx(options: NginxManagerOptions): NginxManager {
   const counters = { reloads: 0, reloadFailures: 0, invalidConfigs: 0, validations: 0, restarts: 0, unvalidatedReloads: 0 };
   /** A reload without `nginx -t` failed: every apply() validates until one is confirmed. */
   let distrust = false;
+  /**
+   * The last parse NGINX took (an `nginx -t`, or a confirmed reload): a reload waits at least
+   * three times that. A big configuration on a busy machine parses for longer than the fixed
+   * timeout, and a reload given up on while the master still parses would roll the live file
+   * back under a master that then runs the new one.
+   */
+  let lastParseMs = 0;
   /** The module files the running master loaded (module-files.ts): a reload skips `nginx -t` only while they are the same. */
   let launchedModules: string | null = null;
   let lastReload: NginxStats['lastReload'] = null;
@@ -155,6 +162,7 @@ export function createNginx(options: NginxManagerOptions): NginxManager {
   ): Promise<void> => {
     await candidate.promote();
     const began = Date.now();
+    const reloadMs = Math.max(timeouts.reloadMs, 3 * lastParseMs);
     const watching = watchMaster(running.process.pid);
     watch = watching;
     const refused = watching.refused;
@@ -165,19 +173,20 @@ export function createNginx(options: NginxManagerOptions): NginxManager {
     const result = await waitForConfigVersion({
       url: versionUrl,
       version,
-      timeoutMs: timeouts.reloadMs,
+      timeoutMs: reloadMs,
       signal: AbortSignal.any([lifetime.signal, running.gone, refused]),
     });
     await tail.stop();
     const problems = endWatch();
     // One new worker answered; old ones may still accept until the master told them to quit.
-    if (result.confirmed && !(await waitForWorkersReplaced(running.process.pid, oldWorkers, timeouts.reloadMs))) {
+    if (result.confirmed && !(await waitForWorkersReplaced(running.process.pid, oldWorkers, reloadMs))) {
       logger.warn({ version, oldWorkers }, 'NGINX serves the new version but old workers still accept connections');
     }
     const durationMs = Date.now() - began;
     lastReload = { at: new Date(), ok: result.confirmed, durationMs };
     if (result.confirmed) {
       live = { conf, version };
+      lastParseMs = durationMs;
       counters.reloads += 1;
       logger.info({ version, durationMs, validateMs: validation.ms, validatedAhead: validation.ahead, validated: validation.tested, polls: result.polls }, 'NGINX reloaded');
       return;
@@ -191,7 +200,7 @@ export function createNginx(options: NginxManagerOptions): NginxManager {
         ? 'NGINX refused the configuration'
         : result.aborted
           ? 'stopped during the reload'
-          : `version ${version} not served within ${timeouts.reloadMs} ms (still ${result.lastSeen})`;
+          : `version ${version} not served within ${reloadMs} ms (still ${result.lastSeen})`;
     const detail = problems.length > 0 ? `: ${problems.join('; ')}` : '';
     throw new NginxReloadError(`NGINX reload failed, ${why}${detail}`, problems.join('\n'));
   };
@@ -206,7 +215,7 @@ export function createNginx(options: NginxManagerOptions): NginxManager {
         await mkdir(dirname(confPath), { recursive: true });
         const accessProblem = workerAccessProblem(prefix);
         if (accessProblem) logger.warn({ prefix }, accessProblem);
-        await candidate.validate(conf);
+        lastParseMs = (await candidate.validate(conf)).ms;
         await candidate.promote();
         // Synchronous last resort: on exit no graceful stop can run, but no NGINX may outlive us.
         process.off('exit', killOnExit);
@@ -229,7 +238,9 @@ export function createNginx(options: NginxManagerOptions): NginxManager {
         const modulesChanged = options?.validate === false && !distrust && moduleFilesStamp(conf) !== launchedModules;
         if (modulesChanged) logger.info({ version }, 'module files changed on disk since the master started; validating the reload with nginx -t');
         if (options?.validate !== false || distrust || modulesChanged) {
-          await reload(running, previous, conf, version, { ...await candidate.validate(conf), tested: true });
+          const validation = await candidate.validate(conf);
+          lastParseMs = Math.max(lastParseMs, validation.ms);
+          await reload(running, previous, conf, version, { ...validation, tested: true });
           distrust = false;
           return;
         }
