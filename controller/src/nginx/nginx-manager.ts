@@ -220,7 +220,10 @@ export function createNginx(options: NginxManagerOptions): NginxManager {
         // Synchronous last resort: on exit no graceful stop can run, but no NGINX may outlive us.
         process.off('exit', killOnExit);
         process.on('exit', killOnExit);
+        const launchedAt = Date.now();
         const running = await launch(version, conf);
+        // The master's first parse (init_by_lua included, which `nginx -t` may not run) is a parse too.
+        lastParseMs = Math.max(lastParseMs, Date.now() - launchedAt);
         live = { conf, version };
         logger.info({ pid: running.process.pid, version }, 'NGINX started');
       }),
