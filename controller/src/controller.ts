@@ -191,7 +191,7 @@ export async function startController(opts: ControllerOptions, logger: Logger, r
     dataplane: {
       started: () => nginx.started(),
       start: (conf, version) => nginx.start(conf, version).catch(throwAsRefusal),
-      reload: (conf, version) => nginx.apply(conf, version).catch((err: unknown) => {
+      reload: (conf, version, options) => nginx.apply(conf, version, options).catch((err: unknown) => {
         throw err instanceof NginxNotRunningError ? new RetryLater(err.message) : asRefusal(err);
       }),
       validateAhead: (conf, version) => nginx.validateAhead(conf, version),
@@ -220,6 +220,8 @@ export async function startController(opts: ControllerOptions, logger: Logger, r
     // Syncs run up to 50/s for endpoints; a reload waits 100 ms from the first
     // static change it carries, so one `kubectl apply` of several Ingresses is one reload.
     reloadSettleMs: 100,
+    // The master's parse refuses a bad file by itself: `nginx -t` first only where a change brings a snippet or PEM.
+    skipNginxTestWhenTrusted: true,
     hooks: mergeHooks(reporting.hooks, observability.syncHooks, {
       onBuilt: (built, snapshot) => {
         // The ConfigMaps our Ingresses (fastcgi-params-configmap, auth-proxy-set-headers) and the settings (proxy-set-headers, add-headers)

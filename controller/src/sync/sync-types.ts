@@ -31,8 +31,13 @@ export interface DataplaneControl {
   started(): boolean;
   /** Validate, start NGINX and confirm it serves `version`. */
   start(conf: string, version: string): Promise<void>;
-  /** Validate, reload and confirm the new workers serve `version`; throws and keeps the old config on failure. */
-  reload(conf: string, version: string): Promise<void>;
+  /**
+   * Validate, reload and confirm the new workers serve `version`; throws and keeps the old config on failure.
+   * validate false: no `nginx -t` before the HUP (the sync found the change carries no text NGINX
+   * reads unchecked: nginx-test-need.ts); a reload the master refuses is then validated, and its
+   * refusal thrown as ConfigRefused like any other.
+   */
+  reload(conf: string, version: string, options?: { readonly validate: boolean }): Promise<void>;
   /**
    * `nginx -t` a configuration ahead of its reload (absent: reload validates).
    * reload() of the same text then skips the parse. Never signals NGINX.
@@ -124,6 +129,12 @@ export interface SyncOptions {
    * share one reload. Endpoint pushes never wait.
    */
   readonly reloadSettleMs?: number;
+  /**
+   * true: a reload whose change brings no snippet or PEM NGINX has not accepted
+   * yet skips `nginx -t` (ahead and before the HUP): the master's parse checks it
+   * (nginx-test-need.ts). Default false: `nginx -t` before every reload.
+   */
+  readonly skipNginxTestWhenTrusted?: boolean;
   readonly hooks?: SyncHooks;
   readonly now?: () => number;
 }
