@@ -7,6 +7,7 @@
 import { isIP } from 'node:net';
 import type { Model, StreamService } from '../model/types.ts';
 import { RenderError } from './nginx-values.ts';
+import type { PassthroughView } from './ssl-passthrough-view.ts';
 
 /** ingress-nginx's defaults of proxy-stream-timeout, proxy-stream-next-upstream-timeout, -tries and proxy-stream-responses. */
 export const STREAM_DEFAULTS = Object.freeze({ timeoutSeconds: 600, nextUpstreamTimeoutSeconds: 600, nextUpstreamTries: 3, udpResponses: 1 });
@@ -34,6 +35,8 @@ export interface StreamView {
   readonly module: string;
   readonly servers: readonly StreamServerView[];
   readonly defaults: typeof STREAM_DEFAULTS;
+  /** --enable-ssl-passthrough: the HTTPS port's SNI router (ssl-passthrough-view.ts), else null. */
+  readonly passthrough: PassthroughView | null;
 }
 
 function endpointOf(address: string, port: number): string {
@@ -61,12 +64,12 @@ function serverOf(service: StreamService, listenAddress: string): StreamServerVi
   };
 }
 
-/** The stream view of `model`; null without TCP/UDP services. Throws RenderError when the module path is missing. */
-export function streamViewOf(model: Model, listenAddress: string, streamModule: string | undefined): StreamView | null {
+/** The stream view of `model`; null without TCP/UDP services and SSL passthrough. Throws RenderError when the module path is missing. */
+export function streamViewOf(model: Model, listenAddress: string, streamModule: string | undefined, passthrough: PassthroughView | null = null): StreamView | null {
   const streams = model.streams ?? [];
-  if (streams.length === 0) return null;
+  if (streams.length === 0 && passthrough === null) return null;
   if (streamModule === undefined) {
     throw new RenderError('InvalidOptions', 'render options: dataplane.streamModule is needed to render TCP/UDP services');
   }
-  return { module: streamModule, servers: streams.map((service) => serverOf(service, listenAddress)), defaults: STREAM_DEFAULTS };
+  return { module: streamModule, servers: streams.map((service) => serverOf(service, listenAddress)), defaults: STREAM_DEFAULTS, passthrough };
 }
