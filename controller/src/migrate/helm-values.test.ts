@@ -61,7 +61,7 @@ void describe('checkFlag', () => {
     { name: 'a flag both have, valid value', flag: 'default-ssl-certificate', value: 'ingress-nginx/wildcard', status: 'supported' },
     { name: 'a bare boolean flag', flag: 'watch-ingress-without-class', value: '', status: 'supported' },
     { name: 'a flag both have, a value the controller refuses', flag: 'http-port', value: 'eighty', status: 'invalid-value', note: /would not start: .*--http-port/ },
-    { name: 'an ingress-nginx flag resty-ingress lacks', flag: 'enable-ssl-passthrough', value: '', status: 'not-supported', note: /ingress-nginx flag/ },
+    { name: 'an ingress-nginx flag resty-ingress lacks', flag: 'enable-ssl-chain-completion', value: '', status: 'not-supported', note: /ingress-nginx flag/ },
     { name: 'a flag nobody has', flag: 'enable-magic', value: 'true', status: 'unknown', note: /neither/ },
   ];
   for (const row of rows) {

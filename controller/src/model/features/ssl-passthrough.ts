@@ -24,6 +24,7 @@ export const sslPassthroughFeature = defineFeature({
       doc: 'true: TLS connections for the Ingress\'s hosts go to the backend without being decrypted (needs --enable-ssl-passthrough).',
       difference: 'the connections go to the Service\'s ready endpoints, not its ClusterIP; the oldest Ingress of a host decides '
         + 'whether it is passthrough (ingress-nginx: any Ingress); the annotation without the flag is reported (Warning Event), not silently ignored',
+      invalid: 'ignore',
     }),
   ],
   proof: ['controller/src/model/features/ssl-passthrough.test.ts', 'controller/src/model/ssl-passthrough.test.ts', 'controller/src/render/ssl-passthrough-render.test.ts', 'e2e/ssl-passthrough.test.ts'],
