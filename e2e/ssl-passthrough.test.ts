@@ -9,7 +9,8 @@
 //   list admits 127.0.0.2 and refuses 127.0.0.3; X-Forwarded-For, X-Real-IP,
 //   X-Forwarded-Port 443); an endpoint change reaches new connections (a reload);
 // - without the flag, the annotation is reported (Warning Event) and the host is
-//   served with TLS terminated by NGINX.
+//   served with TLS terminated by NGINX;
+// - the chart: controller.extraArgs.enable-ssl-passthrough renders a flag the controller takes.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { type AddressInfo } from 'node:net';
@@ -17,6 +18,8 @@ import { test } from 'node:test';
 import { createServer as createTlsServer, type Server as TlsServer } from 'node:tls';
 import { promisify } from 'node:util';
 import { createSelfSignedCertificate, type SelfSignedCertificate } from '../controller/src/tls/self-signed.ts';
+import { parseOptions } from '../controller/src/cli/options.ts';
+import { chartControllerArgs } from './chart-controller-args.ts';
 import { appManifest, ingressManifest, startStack, waitFor, yamlDocuments } from './harness/index.ts';
 
 const run = promisify(execFile);
@@ -170,4 +173,13 @@ test('without --enable-ssl-passthrough: the annotation is reported and the host 
   }, { timeoutMs: 20_000, intervalMs: 300 });
   assert.equal(res.headers['x-forwarded-for'], '127.0.0.2');
   assert.equal((await served(port, PASS_HOST)).serial, serialOf(ours), 'NGINX terminates TLS with the Ingress\'s own certificate');
+});
+
+test('the chart: controller.extraArgs.enable-ssl-passthrough reaches the controller', async () => {
+  for (const value of ['true', '']) {
+    const args = await chartControllerArgs([`controller.extraArgs.enable-ssl-passthrough=${value}`]);
+    assert.ok(args.includes(value === '' ? '--enable-ssl-passthrough' : '--enable-ssl-passthrough=true'), args.join(' '));
+    assert.equal(parseOptions(args).enableSslPassthrough, true);
+  }
+  assert.equal(parseOptions(await chartControllerArgs([])).enableSslPassthrough, false, 'off by default');
 });
