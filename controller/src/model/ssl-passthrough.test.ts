@@ -113,6 +113,13 @@ void describe('ssl-passthrough over the cluster', () => {
     assert.ok(result.model.servers.some((server) => server.hostname === 'pass.test'), 'plain HTTP to the host is still served');
   });
 
+  void it('a TCP service on the HTTPS port is still refused: the SNI router owns it', () => {
+    const snap = snapshot({ services: [tls], endpointSlices: [tlsSlice], configMaps: [configMap({ '8443': 'default/tls:443' }, 'tcp-services', 'ingress')] });
+    const result = buildModel(snap, options({ enableSslPassthrough: true, tcpServicesConfigMap: 'ingress/tcp-services', reservedPorts: [{ port: 8443, flag: '--https-port' }] }));
+    assert.equal(result.model.streams, undefined);
+    assert.ok(result.failures.some((failure) => failure.reason === 'ReservedStreamPort'));
+  });
+
   void it('no passthrough host: the model has no sslPassthrough field', () => {
     assert.equal('sslPassthrough' in build([ingress('w', { rules: [rule('web.test', path('/', svc('web', 80)))] })]).model, false);
   });
