@@ -328,6 +328,6 @@ export function buildConfigView(model: Model, options: ResolvedRenderOptions, vi
     clientAddress: clientAddressViewOf(model, options.httpsPort, options.sslPassthrough === true),
     headerSettings: headerSettingsViewOf(model),
     snippets: globalSnippetsOf(model),
-    stream: streamViewOf(model, options.listenAddress, options.dataplane.streamModule, passthroughViewOf(model, options)),
+    stream: streamViewOf(model, options.listenAddress, options.dataplane.streamModule, passthroughViewOf(model, options, sizeServerNamesHash)),
   };
 }

@@ -78,6 +78,15 @@ void describe('SSL passthrough rendering', () => {
     });
   }
 
+  void it('nginx -t accepts 3,000 passthrough hosts with 190-character names (the SNI maps\' hash sizing)', async () => {
+    const dataplane = findDataplane();
+    const prefix = makePrefix();
+    const hosts = Array.from({ length: 3000 }, (_, i) => host(`${'x'.repeat(60)}.${'y'.repeat(60)}.${'z'.repeat(50)}-${String(i).padStart(5, '0')}.example.com`, [{ address: '10.0.0.1', port: 8443 }]));
+    const { conf } = renderConfig(withHosts(hosts), { ...goldenOptions(dataplane, prefix), sslPassthrough: true });
+    assert.match(conf, /map_hash_bucket_size \d+;/u);
+    assert.match(await checkConfig(dataplane, prefix, conf), /test is successful/u);
+  });
+
   void it('nginx -t accepts the use-proxy-protocol form', async () => {
     const dataplane = findDataplane();
     const prefix = makePrefix();

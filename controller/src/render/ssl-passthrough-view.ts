@@ -45,6 +45,8 @@ export interface PassthroughView {
   readonly passthroughSocket: string;
   /** Sorted by hostname. */
   readonly hosts: readonly PassthroughHostView[];
+  /** map_hash_max_size / map_hash_bucket_size of the SNI maps: NGINX's defaults hold no long or many names. */
+  readonly mapHash: { readonly maxSize: number; readonly bucketSize: number };
 }
 
 const HOSTNAME = /^[a-z0-9](?:[-a-z0-9]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[-a-z0-9]{0,61}[a-z0-9])?)*$/u;
@@ -76,8 +78,15 @@ function hostOf(host: PassthroughHost): PassthroughHostView {
   };
 }
 
-/** The passthrough view; null without --enable-ssl-passthrough (then Model.sslPassthrough must be absent). */
-export function passthroughViewOf(model: Model, options: ResolvedRenderOptions): PassthroughView | null {
+/**
+ * The passthrough view; null without --enable-ssl-passthrough (then Model.sslPassthrough must be absent).
+ * `sizeHash`: how the server names' hash is sized (config-view.ts), used for the SNI maps.
+ */
+export function passthroughViewOf(
+  model: Model,
+  options: ResolvedRenderOptions,
+  sizeHash: (names: readonly string[]) => { readonly maxSize: number; readonly bucketSize: number },
+): PassthroughView | null {
   const hosts = model.sslPassthrough ?? [];
   if (options.sslPassthrough !== true) {
     if (hosts.length > 0) throw new RenderError('UnsafeValue', 'model: sslPassthrough hosts need the sslPassthrough render option');
@@ -102,5 +111,6 @@ export function passthroughViewOf(model: Model, options: ResolvedRenderOptions):
     httpsSocket: sockets.https,
     passthroughSocket: sockets.passthrough,
     hosts: views,
+    mapHash: sizeHash(views.map((view) => view.hostname)),
   };
 }
