@@ -96,9 +96,11 @@ void describe('SSL passthrough rendering', () => {
 });
 
 /** The certificate's serial the server presents for `servername`, and what it sent after the handshake. */
-function handshake(port: number, servername: string, localAddress = '127.0.0.1', request = ''): Promise<{ serial: string; text: string }> {
+function handshake(port: number, servername: string, localAddress = '127.0.0.1', request = '', proxyHeader = ''): Promise<{ serial: string; text: string }> {
   return new Promise((done, fail) => {
     const tcp = tcpConnect({ port, host: '127.0.0.1', localAddress });
+    // A balancer's PROXY header goes before the ClientHello, on the bare TCP connection.
+    if (proxyHeader !== '') tcp.write(proxyHeader);
     const socket = tlsConnect({ socket: tcp, servername, rejectUnauthorized: false }, () => {
       if (request !== '') socket.write(request);
     });
@@ -111,42 +113,52 @@ function handshake(port: number, servername: string, localAddress = '127.0.0.1',
 }
 
 void describe('SSL passthrough in the real NGINX', () => {
-  void it('SNI picks the backend\'s TLS server (nothing before its ClientHello) or NGINX\'s, with the client\'s address', async () => {
-    const backendCert = createSelfSignedCertificate({ dnsNames: ['pass.test'] });
-    let firstBytes = '';
-    const tls = createTlsServer({ cert: backendCert.cert, key: backendCert.key }, (socket) => socket.end('backend\n'));
-    tls.on('tlsClientError', () => {});
-    // What the backend's TCP connection starts with (a ClientHello record, 0x16, never "PROXY"), then TLS.
-    const backend = createTcpServer((socket) => socket.once('data', (chunk: Buffer) => {
-      firstBytes ||= chunk.subarray(0, 5).toString('latin1');
-      socket.pause();
-      socket.unshift(chunk);
-      tls.emit('connection', socket);
-    }));
-    await new Promise<void>((done) => backend.listen(0, '127.0.0.1', done));
-    after(() => backend.close());
-    const [httpPort, httpsPort, statusPort] = await Promise.all([1, 2, 3].map(() => freePort()));
-    const dataplane = findDataplane();
-    const prefix = makePrefix();
-    const hosts = [host('pass.test', [{ address: '127.0.0.1', port: (backend.address() as AddressInfo).port }])];
-    const { conf } = renderConfig(withHosts(hosts), { ...goldenOptions(dataplane, prefix), httpPort, httpsPort, statusPort, sslPassthrough: true });
-    const nginx = await startNginx(dataplane, prefix, conf, `http://127.0.0.1:${statusPort}/config-version`);
-    try {
-      const passed = await handshake(httpsPort, 'pass.test');
-      assert.equal(passed.serial.replace(/^0+/u, ''), backendCert.serial.toUpperCase().replace(/^0+/u, ''), 'the backend\'s own certificate');
-      assert.equal(passed.text, 'backend\n');
-      assert.equal(firstBytes.charCodeAt(0), 0x16, `the backend's connection starts with the ClientHello, got ${JSON.stringify(firstBytes)}`);
+  const cases = [
+    { name: 'SNI picks the backend\'s TLS server (nothing before its ClientHello) or NGINX\'s, with the client\'s address', proxyProtocol: false },
+    { name: 'use-proxy-protocol: the balancer\'s header names the client on the HTTP side, and the backend still gets the bare ClientHello', proxyProtocol: true },
+  ];
+  for (const row of cases) {
+    void it(row.name, async () => {
+      const backendCert = createSelfSignedCertificate({ dnsNames: ['pass.test'] });
+      let firstBytes = '';
+      const tls = createTlsServer({ cert: backendCert.cert, key: backendCert.key }, (socket) => socket.end('backend\n'));
+      tls.on('tlsClientError', () => {});
+      // What the backend's TCP connection starts with (a ClientHello record, 0x16, never "PROXY"), then TLS.
+      const backend = createTcpServer((socket) => socket.once('data', (chunk: Buffer) => {
+        firstBytes ||= chunk.subarray(0, 5).toString('latin1');
+        socket.pause();
+        socket.unshift(chunk);
+        tls.emit('connection', socket);
+      }));
+      await new Promise<void>((done) => backend.listen(0, '127.0.0.1', done));
+      after(() => backend.close());
+      const [httpPort, httpsPort, statusPort] = await Promise.all([1, 2, 3].map(() => freePort()));
+      const dataplane = findDataplane();
+      const prefix = makePrefix();
+      const hosts = [host('pass.test', [{ address: '127.0.0.1', port: (backend.address() as AddressInfo).port }])];
+      const address = row.proxyProtocol ? { useProxyProtocol: true, realIpFrom: ['127.0.0.0/8'] } : {};
+      const { conf } = renderConfig(withHosts(hosts, address), { ...goldenOptions(dataplane, prefix), httpPort, httpsPort, statusPort, sslPassthrough: true });
+      const nginx = await startNginx(dataplane, prefix, conf, `http://127.0.0.1:${statusPort}/config-version`);
+      // With use-proxy-protocol the balancer (this test, from 127.0.0.1) names the client 192.0.2.9.
+      const header = (port: number): string => (row.proxyProtocol ? `PROXY TCP4 192.0.2.9 127.0.0.1 40000 ${port}\r\n` : '');
+      const client = row.proxyProtocol ? '192.0.2.9' : '127.0.0.2';
+      try {
+        const passed = await handshake(httpsPort, 'pass.test', '127.0.0.1', '', header(httpsPort));
+        assert.equal(passed.serial.replace(/^0+/u, ''), backendCert.serial.toUpperCase().replace(/^0+/u, ''), 'the backend\'s own certificate');
+        assert.equal(passed.text, 'backend\n');
+        assert.equal(firstBytes.charCodeAt(0), 0x16, `the backend's connection starts with the ClientHello, got ${JSON.stringify(firstBytes)}`);
 
-      const other = await handshake(httpsPort, 'other.test', '127.0.0.2', 'GET / HTTP/1.0\r\nHost: other.test\r\n\r\n');
-      assert.notEqual(other.serial, passed.serial, 'NGINX terminates other names with its own certificate');
-      assert.match(other.text, /^HTTP\/1\.1 404 /u);
-      const logged = readFileSync(join(prefix, 'access.log'), 'utf8');
-      assert.match(logged, /^127\.0\.0\.2 .*"GET \/ HTTP\/1\.0" 404 /mu, 'the access log (and every $remote_addr reader) sees the client, not the socket');
+        const other = await handshake(httpsPort, 'other.test', '127.0.0.2', 'GET / HTTP/1.0\r\nHost: other.test\r\n\r\n', header(httpsPort));
+        assert.notEqual(other.serial, passed.serial, 'NGINX terminates other names with its own certificate');
+        assert.match(other.text, /^HTTP\/1\.1 404 /u);
+        const logged = readFileSync(join(prefix, 'access.log'), 'utf8');
+        assert.match(logged, new RegExp(`^${client.replaceAll('.', '\\.')} .*"GET / HTTP/1\\.0" 404 `, 'mu'), 'the access log (and every $remote_addr reader) sees the client, not the socket');
 
-      const serious = nginx.errorLog().split('\n').filter((line) => /\[(error|alert|crit|emerg)\]/u.test(line));
-      assert.deepEqual(serious, []);
-    } finally {
-      await nginx.stop();
-    }
-  });
+        const serious = nginx.errorLog().split('\n').filter((line) => /\[(error|alert|crit|emerg)\]/u.test(line));
+        assert.deepEqual(serious, []);
+      } finally {
+        await nginx.stop();
+      }
+    });
+  }
 });
