@@ -7,7 +7,9 @@
 //   other.test` sees ours for that host on the same port, and an HTTPS request
 //   to other.test is answered by NGINX with the client's own address (an allow
 //   list admits 127.0.0.2 and refuses 127.0.0.3; X-Forwarded-For, X-Real-IP,
-//   X-Forwarded-Port 443); an endpoint change reaches new connections (a reload);
+//   X-Forwarded-Port 443); plain HTTP to the passthrough host is proxied to the
+//   backend's port over TLS (ingress-nginx's https://); an endpoint change reaches
+//   new connections (a reload);
 // - without the flag, the annotation is reported (Warning Event) and the host is
 //   served with TLS terminated by NGINX;
 // - the chart: controller.extraArgs.enable-ssl-passthrough renders a flag the controller takes.
@@ -20,7 +22,7 @@ import { promisify } from 'node:util';
 import { createSelfSignedCertificate, type SelfSignedCertificate } from '../controller/src/tls/self-signed.ts';
 import { parseOptions } from '../controller/src/cli/options.ts';
 import { chartControllerArgs } from './chart-controller-args.ts';
-import { appManifest, ingressManifest, startStack, waitFor, yamlDocuments } from './harness/index.ts';
+import { appManifest, ingressManifest, request, startStack, waitFor, yamlDocuments } from './harness/index.ts';
 
 const run = promisify(execFile);
 const PREFIX = 'nginx.ingress.kubernetes.io';
@@ -33,9 +35,10 @@ function ownAddress(pool: string): string {
   return `127.${(Number(second) + 64) % 256 || 1}.9.${10 + Math.floor(Math.random() * 200)}`;
 }
 
-/** A TLS server with its own certificate that answers `<name>` to every connection. */
+/** A TLS server with its own certificate that answers an HTTP response with body `<name>` to the first bytes of every connection. */
 async function tlsBackend(address: string, name: string, certificate: SelfSignedCertificate): Promise<{ server: TlsServer; port: number }> {
-  const server = createTlsServer({ cert: certificate.cert, key: certificate.key }, (socket) => socket.end(`${name}\n`));
+  const response = `HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: ${name.length + 1}\r\nConnection: close\r\n\r\n${name}\n`;
+  const server = createTlsServer({ cert: certificate.cert, key: certificate.key }, (socket) => socket.once('data', () => socket.end(response)));
   server.on('tlsClientError', () => {});
   await new Promise<void>((done) => server.listen(0, address, done));
   return { server, port: (server.address() as AddressInfo).port };
@@ -77,11 +80,11 @@ async function served(port: number, servername: string): Promise<{ serial: strin
 
 const serialOf = (certificate: SelfSignedCertificate): string => certificate.serial.toUpperCase().replace(/^0+/u, '');
 
-/** What the backend said after the handshake (openssl s_client prints it after the session block). */
+/** The body the backend answers inside the TLS session openssl s_client opened (it sends a blank line). */
 async function backendWords(port: number, servername: string): Promise<string> {
-  const { stdout } = await run('bash', ['-c', `openssl s_client -connect 127.0.0.1:${port} -servername ${servername} -quiet </dev/null 2>/dev/null`], { timeout: 10_000 })
+  const { stdout } = await run('bash', ['-c', `echo | openssl s_client -connect 127.0.0.1:${port} -servername ${servername} -quiet 2>/dev/null`], { timeout: 10_000 })
     .catch((error: { stdout?: string }) => ({ stdout: error.stdout ?? '' }));
-  return stdout.trim();
+  return stdout.slice(stdout.indexOf('\r\n\r\n') + 4).trim();
 }
 
 /** curl over HTTPS from `from`: status and the echo backend's view of the request headers. */
@@ -134,6 +137,14 @@ test('--enable-ssl-passthrough: the backend\'s certificate for the passthrough h
     assert.equal(allowed.headers['x-forwarded-port'], '443', 'the HTTPS listener reports 443, as without passthrough');
     const refused = await curlHttps(port, OTHER_HOST, '127.0.0.3');
     assert.equal(refused.status, 403, 'the allow list sees 127.0.0.3, not the socket or the router');
+  });
+
+  await t.test('plain HTTP to the passthrough host: NGINX proxies it to the backend\'s TLS port over TLS (ingress-nginx\'s https://)', async () => {
+    const res = await waitFor('passthrough.test over plain HTTP', async () => {
+      const got = await request(controller.http, { host: PASS_HOST }).catch(() => undefined);
+      return got?.status === 200 ? got : undefined;
+    }, { timeoutMs: 10_000, intervalMs: 300 });
+    assert.equal(res.body, 'backend\n');
   });
 
   await t.test('the passthrough Ingress\'s other paths are reported: its TLS connections all go to the backend', async () => {

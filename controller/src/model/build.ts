@@ -50,7 +50,7 @@ import { shadowedOnRegexHosts } from './regex-hosts.ts';
 import { applyServerAliases, type ServerAliasClaim } from './server-aliases.ts';
 import { applyWwwRedirects, twinHosts } from './www-redirects.ts';
 import { buildStreamServices, type StreamBuild } from './stream-services.ts';
-import { PassthroughClaims, passthroughClientAddress, resolvePassthroughTargets, withPassthroughEndpoints, type PassthroughTarget } from './ssl-passthrough.ts';
+import { PassthroughClaims, passthroughClientAddress, resolvePassthroughTargets, withPassthroughBackendProtocol, withPassthroughEndpoints, type PassthroughTarget } from './ssl-passthrough.ts';
 import type { BuildOptions, BuildResult, Failure, GlobalSettings, RoutePolicy, Server, Snapshot } from './types.ts';
 
 interface BuildState {
@@ -296,7 +296,8 @@ function buildRouting(translations: TranslationCache, snapshot: Snapshot, option
   state.failures.push(...clientAddress.failures);
   return {
     clientAuth: clientAuth.winners, passthrough: passthrough.targets,
-    servers, settings: staticSettings(clientAddress.settings), routes: aliased.routes, backends: resolved.backends, tls: state.tls, failures: state.failures,
+    // Plain HTTP to a passthrough backend's TLS port speaks TLS too (ssl-passthrough.ts).
+    servers: withPassthroughBackendProtocol(servers, passthrough.targets, state.settings), settings: staticSettings(clientAddress.settings), routes: aliased.routes, backends: resolved.backends, tls: state.tls, failures: state.failures,
   };
 }
 

@@ -3,7 +3,8 @@
 // spec.defaultBackend) gives the backend, the global default does not; other paths are
 // reported; the oldest Ingress of a host decides (a younger one that disagrees is told);
 // without --enable-ssl-passthrough the annotation is reported and nothing is passthrough;
-// wildcard and host-less rules cannot be; the endpoints are the backend's, in the model.
+// wildcard and host-less rules cannot be; the endpoints are the backend's, in the model; plain
+// HTTP proxied to a passthrough backend speaks TLS.
 
 import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
@@ -118,6 +119,17 @@ void describe('ssl-passthrough over the cluster', () => {
     const result = buildModel(snap, options({ enableSslPassthrough: true, tcpServicesConfigMap: 'ingress/tcp-services', reservedPorts: [{ port: 8443, flag: '--https-port' }] }));
     assert.equal(result.model.streams, undefined);
     assert.ok(result.failures.some((failure) => failure.reason === 'ReservedStreamPort'));
+  });
+
+  void it('plain HTTP proxied to a passthrough backend speaks TLS (ingress-nginx\'s https:// / grpcs://), other backends as before', () => {
+    const result = build([
+      ingress('p', { created: created(1), annotations: PASS, rules: [rule('pass.test', path('/', svc('tls', 443)), path('/web', svc('web', 80)))] }),
+      ingress('g', { created: created(2), annotations: { [ann('backend-protocol')]: 'GRPC' }, rules: [rule('grpc.test', path('/', svc('tls', 443)))] }),
+      ingress('f', { created: created(3), annotations: { [ann('backend-protocol')]: 'FCGI' }, rules: [rule('fcgi.test', path('/', svc('tls', 443)))] }),
+    ]);
+    const protocols = result.model.servers.flatMap((server) => server.locations.filter((location) => location.ingress !== null)
+      .map((location) => `${server.hostname}${location.path} ${location.policy.backendProtocol?.protocol ?? '-'}`));
+    assert.deepEqual(protocols.sort(), ['fcgi.test/ FCGI', 'grpc.test/ GRPCS', 'pass.test/ HTTPS', 'pass.test/web -']);
   });
 
   void it('no passthrough host: the model has no sslPassthrough field', () => {

@@ -19,7 +19,7 @@
 import { describeRef, makeWarning } from './failure.ts';
 import { CATCH_ALL_HOST } from './names.ts';
 import type { PassthroughHost } from './ssl-passthrough-types.ts';
-import type { Backend, Failure, GlobalSettings, IngressRef, Server } from './types.ts';
+import type { Backend, BackendProtocol, Failure, GlobalSettings, IngressRef, Server } from './types.ts';
 
 const FIELD = 'metadata.annotations[ssl-passthrough]';
 
@@ -151,4 +151,29 @@ export function passthroughClientAddress(settings: GlobalSettings, enabled: bool
     ...(configMap ? { configMap } : {}),
   };
   return { settings: Object.freeze({ ...settings, clientAddress: Object.freeze({ ...address, useForwardedHeaders: false, enableRealIp: false }) }), failures: [failure] };
+}
+
+const OVER_TLS: Readonly<Partial<Record<BackendProtocol, BackendProtocol>>> = { HTTP: 'HTTPS', AUTO_HTTP: 'HTTPS', GRPC: 'GRPCS' };
+
+/**
+ * A passthrough backend's port speaks TLS, so plain-HTTP requests proxied to it must too: as
+ * ingress-nginx (template.go buildProxyPass: `https://`, or `grpcs://` for GRPCS, for every
+ * location whose upstream is a passthrough one), each location routing to a passthrough backend
+ * speaks HTTPS (GRPC: GRPCS) unless its backend-protocol already says TLS or FCGI.
+ */
+export function withPassthroughBackendProtocol(servers: readonly Server[], targets: readonly PassthroughTarget[], settings: GlobalSettings): readonly Server[] {
+  if (targets.length === 0) return servers;
+  const backends = new Set(targets.map((target) => target.backend));
+  const fallback = settings.backendProtocol.protocol;
+  return servers.map((server) => {
+    let changed = false;
+    const locations = server.locations.map((location) => {
+      if (location.route.kind !== 'backend' || !backends.has(location.route.backend)) return location;
+      const upgraded = OVER_TLS[location.policy.backendProtocol?.protocol ?? fallback];
+      if (upgraded === undefined) return location;
+      changed = true;
+      return { ...location, policy: Object.freeze({ ...location.policy, backendProtocol: Object.freeze({ protocol: upgraded }) }) };
+    });
+    return changed ? { ...server, locations } : server;
+  });
 }
