@@ -119,6 +119,8 @@ export async function startController(opts: ControllerOptions, logger: Logger, r
     dataplane,
     // --enable-metrics=false: no metrics log and no per-request labels in nginx.conf.
     requestMetrics: opts.enableMetrics,
+    // --enable-ssl-passthrough: the HTTPS port belongs to stream {} (render/ssl-passthrough-view.ts).
+    sslPassthrough: opts.enableSslPassthrough === true,
   });
   // Keeps each unchanged Ingress's translation between syncs (model/ingress-translation.ts).
   const builder = createModelBuilder();

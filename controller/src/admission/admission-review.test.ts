@@ -116,8 +116,8 @@ const decisionRows: { name: string; body: unknown; allowed: boolean; message?: R
   },
   {
     name: 'an unsupported harmless annotation is allowed with a warning',
-    body: review('CREATE', candidate('new', { annotations: { [ann('ssl-passthrough')]: 'true' } })),
-    allowed: true, warning: /ssl-passthrough is not supported; the Ingress is served without it/,
+    body: review('CREATE', candidate('new', { annotations: { [ann('ssl-prefer-server-ciphers')]: 'true' } })),
+    allowed: true, warning: /ssl-prefer-server-ciphers is not supported; the Ingress is served without it/,
   },
   {
     name: 'an allow list that does not parse is denied naming key and value (never served open)',

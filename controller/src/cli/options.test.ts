@@ -52,6 +52,7 @@ const DEFAULTS: ControllerOptions = {
   shutdownGracePeriod: 0,
   tcpServicesConfigMap: null,
   udpServicesConfigMap: null,
+  enableSslPassthrough: false,
   reservedPorts: [
     { port: 80, flag: '--http-port' }, { port: 443, flag: '--https-port' },
     { port: 10246, flag: '--status-port' }, { port: 10254, flag: '--healthz-port' },
@@ -146,6 +147,7 @@ void describe('parseOptions', () => {
     { name: '--report-status-classes', argv: ['--report-status-classes'], expected: { reportStatusClasses: true } },
     { name: '--metrics-per-host=false', argv: ['--metrics-per-host=false'], expected: { metricsPerHost: false } },
     { name: '--shutdown-grace-period 15', argv: ['--shutdown-grace-period', '15'], expected: { shutdownGracePeriod: 15 } },
+    { name: '--enable-ssl-passthrough bare', argv: ['--enable-ssl-passthrough'], expected: { enableSslPassthrough: true } },
     { name: '--tcp-services-configmap', argv: ['--tcp-services-configmap', 'ingress/tcp-services'], expected: { tcpServicesConfigMap: 'ingress/tcp-services' } },
     { name: '--udp-services-configmap=', argv: ['--udp-services-configmap=ingress/udp-services'], expected: { udpServicesConfigMap: 'ingress/udp-services' } },
     { name: 'moved ports are the reserved ones', argv: ['--http-port', '8080', '--healthz-port', '9000'], expected: { httpPort: 8080, healthzPort: 9000 } },

@@ -105,6 +105,8 @@ export interface ControllerOptions extends BuildOptions {
   readonly tcpServicesConfigMap: string | null;
   /** --udp-services-configmap: `namespace/name` of the ConfigMap of UDP services, or null. */
   readonly udpServicesConfigMap: string | null;
+  /** --enable-ssl-passthrough: the ssl-passthrough annotation takes effect; the HTTPS port belongs to the stream SNI router. */
+  readonly enableSslPassthrough: boolean;
   /** The ports above that NGINX or the controller listen on (and the webhook's), refused to TCP/UDP services. */
   readonly reservedPorts: readonly ReservedPort[];
   /** ingress-nginx flags accepted without a flag of ours (ignored ones, --v): main logs each once. */
@@ -176,6 +178,8 @@ const FLAGS: readonly FlagSpec[] = [
   bool('--metrics-per-host', 'per-request metrics carry the configured host name as label "host"', true),
   { flags: '--tcp-services-configmap <namespace/name>', description: 'ConfigMap of TCP services: "<port>": "<namespace>/<service>:<port>[:PROXY][:PROXY]"; "" = none', defaultValue: '', parser: parse.parseNamespacedName },
   { flags: '--udp-services-configmap <namespace/name>', description: 'ConfigMap of UDP services: "<port>": "<namespace>/<service>:<port>"; "" = none', defaultValue: '', parser: parse.parseNamespacedName },
+  bool('--enable-ssl-passthrough', 'the HTTPS port reads each TLS connection\'s SNI: hosts with the ssl-passthrough annotation go undecrypted to their backend, the others to NGINX\'s HTTPS server (docs/ssl-passthrough.md)', false),
+  // ingress-nginx's internal port behind its Go TLS proxy; NGINX's own router needs none (a unix socket), so the value is not used.
   { flags: '--shutdown-grace-period <seconds>', description: 'seconds to keep serving after SIGTERM while /healthz fails, before NGINX quits', defaultValue: 0, parser: parse.parseSeconds },
 ];
 
@@ -256,6 +260,7 @@ function toControllerOptions(raw: Record<string, unknown>, logLevelGiven: boolea
     shutdownGracePeriod: raw.shutdownGracePeriod as number,
     tcpServicesConfigMap: orNull(raw.tcpServicesConfigmap as string),
     udpServicesConfigMap: orNull(raw.udpServicesConfigmap as string),
+    enableSslPassthrough: raw.enableSslPassthrough as boolean,
     reservedPorts: [],
     flagNotices: ingressNginx.notices,
   };

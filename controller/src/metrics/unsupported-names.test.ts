@@ -17,8 +17,8 @@ const app = (name: string, annotations: Record<string, string>): ReturnType<type
 void describe('unsupported names metrics', () => {
   const rows: { name: string; annotations: Record<string, string>; data?: Record<string, string>; want: string[] }[] = [
     { name: 'supported annotations: no series', annotations: { [ann('proxy-body-size')]: '8m' }, want: [] },
-    { name: 'an unsupported harmless annotation', annotations: { [ann('ssl-passthrough')]: 'true' },
-      want: ['resty_ingress_unsupported_annotations{namespace="default",ingress="app",annotation="nginx.ingress.kubernetes.io/ssl-passthrough"} 1'] },
+    { name: 'an unsupported harmless annotation', annotations: { [ann('ssl-prefer-server-ciphers')]: 'true' },
+      want: ['resty_ingress_unsupported_annotations{namespace="default",ingress="app",annotation="nginx.ingress.kubernetes.io/ssl-prefer-server-ciphers"} 1'] },
     { name: 'a typo', annotations: { [ann('proxy-body-sise')]: '8m' },
       want: ['resty_ingress_unsupported_annotations{namespace="default",ingress="app",annotation="nginx.ingress.kubernetes.io/proxy-body-sise"} 1'] },
     { name: 'a protective one (the Ingress is not served)', annotations: { [ann('enable-modsecurity')]: 'true' },
@@ -40,7 +40,7 @@ void describe('unsupported names metrics', () => {
   void it('a failure that is gone takes its series with it', async () => {
     const registry = new Registry();
     const metrics = createUnsupportedNameMetrics(registry);
-    metrics.update(buildModel(snapshot({ ingresses: [app('app', { [ann('ssl-passthrough')]: 'true' })], services: [web] }), options()).failures);
+    metrics.update(buildModel(snapshot({ ingresses: [app('app', { [ann('ssl-prefer-server-ciphers')]: 'true' })], services: [web] }), options()).failures);
     metrics.update(buildModel(snapshot({ ingresses: [app('app', {})], services: [web] }), options()).failures);
     assert.deepEqual(await lines(registry), []);
   });

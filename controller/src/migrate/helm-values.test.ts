@@ -70,7 +70,7 @@ void describe('checkFlag', () => {
     { name: 'a flag both have, valid value', flag: 'default-ssl-certificate', value: 'ingress-nginx/wildcard', status: 'supported' },
     { name: 'a bare boolean flag', flag: 'watch-ingress-without-class', value: '', status: 'supported' },
     { name: 'a flag both have, a value the controller refuses', flag: 'http-port', value: 'eighty', status: 'invalid-value', note: /would not start: .*--http-port/ },
-    { name: 'an ingress-nginx flag resty-ingress refuses', flag: 'enable-ssl-passthrough', value: '', status: 'not-supported', note: /would not start .*ingress-nginx flag --enable-ssl-passthrough=true is not supported: TLS passthrough/ },
+    { name: 'ssl passthrough: supported (bare, as the chart renders an empty value)', flag: 'enable-ssl-passthrough', value: '', status: 'supported', note: /accepted/ },
     { name: 'a refused flag with a value', flag: 'watch-namespace-selector', value: 'team=a', status: 'not-supported', note: /would not start .*--watch-namespace-selector=team=a is not supported: watch one namespace/ },
     { name: 'an empty string flag renders bare and needs a value, as with ingress-nginx\'s chart', flag: 'watch-namespace-selector', value: '', status: 'invalid-value', note: /--watch-namespace-selector needs a value/ },
     { name: 'a harmless ingress-nginx flag: ignored with a warning', flag: 'profiling', value: 'true', status: 'ignored', note: /no Go profiler/ },

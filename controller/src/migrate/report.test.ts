@@ -91,9 +91,9 @@ const rows: readonly Row[] = [
     exitCode: 0,
   },
   {
-    name: 'ssl-passthrough: unsupported, not a protection, served without it',
-    objects: [nginxClass(), ...app('api', { annotations: { 'ssl-passthrough': 'true' } })],
-    ingresses: { 'default/api': { verdict: 'served-with-differences', failures: ['UnsupportedAnnotation:warning'], annotations: ['ssl-passthrough:not-supported'] } },
+    name: 'ssl-prefer-server-ciphers: unsupported, not a protection, served without it',
+    objects: [nginxClass(), ...app('api', { annotations: { 'ssl-prefer-server-ciphers': 'true' } })],
+    ingresses: { 'default/api': { verdict: 'served-with-differences', failures: ['UnsupportedAnnotation:warning'], annotations: ['ssl-prefer-server-ciphers:not-supported'] } },
     exitCode: 0,
   },
   {
@@ -211,8 +211,8 @@ const rows: readonly Row[] = [
   {
     name: 'a flag the controller refuses: the install does not start',
     objects: [nginxClass(), ...app('web')],
-    flags: [{ name: 'enable-ssl-passthrough', value: '', status: 'not-supported', note: 'an ingress-nginx flag resty-ingress does not have' }],
-    ingresses: { 'default/web': { verdict: 'not-served', why: /enable-ssl-passthrough/, paths: [false] } }, installServed: false, exitCode: 1,
+    flags: [{ name: 'enable-ssl-chain-completion', value: '', status: 'not-supported', note: 'an ingress-nginx flag resty-ingress does not have' }],
+    ingresses: { 'default/web': { verdict: 'not-served', why: /enable-ssl-chain-completion/, paths: [false] } }, installServed: false, exitCode: 1,
   },
   {
     name: 'a flag the controller accepts and ignores with a warning: served',
@@ -256,7 +256,7 @@ void describe('buildReport', () => {
 
   void it('counts verdicts, paths and names in the summary', () => {
     const report = buildReport(requestOf([
-      nginxClass(), ...app('a'), ...app('b', { annotations: { 'ssl-passthrough': 'true', 'proxy-body-size': '1m' } }),
+      nginxClass(), ...app('a'), ...app('b', { annotations: { 'ssl-prefer-server-ciphers': 'true', 'proxy-body-size': '1m' } }),
       ...app('c', { annotations: { 'enable-modsecurity': 'true' } }), ...app('d', { className: 'other' }),
       configMap({ 'proxy-body-size': '8m', 'nosuch-key': 'x' }),
     ]));

@@ -50,6 +50,7 @@ import { shadowedOnRegexHosts } from './regex-hosts.ts';
 import { applyServerAliases, type ServerAliasClaim } from './server-aliases.ts';
 import { applyWwwRedirects, twinHosts } from './www-redirects.ts';
 import { buildStreamServices, type StreamBuild } from './stream-services.ts';
+import { PassthroughClaims, passthroughClientAddress, resolvePassthroughTargets, withPassthroughBackendProtocol, withPassthroughEndpoints, type PassthroughTarget } from './ssl-passthrough.ts';
 import type { BuildOptions, BuildResult, Failure, GlobalSettings, RoutePolicy, Server, Snapshot } from './types.ts';
 
 interface BuildState {
@@ -77,6 +78,8 @@ interface BuildState {
   readonly configMaps: Snapshot['configMaps'];
   /** Accepted Ingresses with server-alias, oldest first (server-aliases.ts). */
   readonly serverAliases: ServerAliasClaim[];
+  /** Which Ingress decides each host's ssl-passthrough (ssl-passthrough.ts). */
+  readonly passthrough: PassthroughClaims;
 }
 
 /** Places one Ingress's rule locations (its translation may come from an earlier build) and records it for the later phases. */
@@ -130,6 +133,7 @@ function addIngress(ingress: V1Ingress, rank: number, state: BuildState): void {
     state.clientCerts.push({ ref: translation.ref, hosts: translation.hosts, config: clientCerts });
   }
   for (const host of translation.hosts) state.table.ensure(host);
+  state.passthrough.add(translation.ref, translation.hosts, parsed.policy.sslPassthrough?.enabled === true);
   const aliases = parsed.policy.serverAlias?.names ?? [];
   if (aliases.length > 0) state.serverAliases.push({ ref: translation.ref, hosts: translation.hosts, names: aliases });
   const balancing = balancingOf(parsed.dynamic, state.settings);
@@ -211,6 +215,8 @@ interface Routing {
   readonly tls: readonly IngressTls[];
   /** The Ingress deciding each host's client certificates, for resolveClientAuth. */
   readonly clientAuth: ReturnType<typeof claimClientAuth>['winners'];
+  /** ssl-passthrough hosts and their backends, sorted by hostname; endpoints come from withPassthroughEndpoints(). */
+  readonly passthrough: readonly PassthroughTarget[];
   readonly failures: readonly Failure[];
 }
 
@@ -255,6 +261,7 @@ function buildRouting(translations: TranslationCache, snapshot: Snapshot, option
     clientCerts: [],
     configMaps: snapshot?.configMaps ?? [],
     serverAliases: [],
+    passthrough: new PassthroughClaims(options.enableSslPassthrough === true),
   };
 
   ours.forEach((ingress, rank) => {
@@ -286,9 +293,14 @@ function buildRouting(translations: TranslationCache, snapshot: Snapshot, option
   state.failures.push(...redirecting.failures);
   const servers = markClientAuthServers(redirecting.servers, clientAuth.winners);
   state.failures.push(...shadowedOnRegexHosts(servers, state.settings));
+  const passthrough = resolvePassthroughTargets(state.passthrough, servers, new Map(resolved.backends.map(({ current }) => [current.name, current])));
+  state.failures.push(...passthrough.failures);
+  const clientAddress = passthroughClientAddress(errorPages.settings, options.enableSslPassthrough === true, options.configMap);
+  state.failures.push(...clientAddress.failures);
   return {
-    clientAuth: clientAuth.winners,
-    servers, settings: staticSettings(errorPages.settings), routes: aliased.routes, backends: resolved.backends, tls: state.tls, failures: state.failures,
+    clientAuth: clientAuth.winners, passthrough: passthrough.targets,
+    // Plain HTTP to a passthrough backend's TLS port speaks TLS too (ssl-passthrough.ts).
+    servers: withPassthroughBackendProtocol(servers, passthrough.targets, state.settings), settings: staticSettings(clientAddress.settings), routes: aliased.routes, backends: resolved.backends, tls: state.tls, failures: state.failures,
   };
 }
 
@@ -319,6 +331,7 @@ function buildWith(caches: BuildCaches, snapshot: Snapshot, options: BuildOption
   const slices = indexSlices(snapshot);
   const backends = withEndpoints(routing.backends, slices, caches.endpoints);
   const streams = streamsOf(snapshot, options, slices);
+  const passthrough = withPassthroughEndpoints(routing.passthrough, backends);
   const tls = resolveTls(routing.tls, snapshot?.secrets ?? [], options);
   const clientAuth = resolveClientAuth(routing.clientAuth, snapshot?.secrets ?? []);
   const tlsState = clientAuth.state === undefined ? tls.state : { ...tls.state, clientAuth: clientAuth.state };
@@ -338,6 +351,7 @@ function buildWith(caches: BuildCaches, snapshot: Snapshot, options: BuildOption
       // Only a model with users carries the field: every other model stays as it was.
       ...(credentials.sets.length > 0 ? { credentials: credentials.sets } : {}),
       ...(streams.services.length > 0 ? { streams: streams.services } : {}),
+      ...(passthrough.length > 0 ? { sslPassthrough: passthrough } : {}),
     },
     failures: [...routing.failures, ...tls.failures, ...clientAuth.failures, ...backendTls.failures, ...credentials.failures, ...streams.failures],
   };

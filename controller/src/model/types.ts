@@ -18,8 +18,10 @@ import type {
   V1Service,
 } from '@kubernetes/client-node';
 import type { ReservedPort, StreamService } from './l4-types.ts';
+import type { PassthroughHost } from './ssl-passthrough-types.ts';
 
 export type { DynamicStream, ReservedPort, StreamProtocol, StreamProxyProtocol, StreamService } from './l4-types.ts';
+export type { PassthroughHost, SslPassthroughConfig } from './ssl-passthrough-types.ts';
 import type { FeatureConfigs, GlobalSettings } from './feature-types.ts';
 import type { ClientVerify } from './access-types.ts';
 import type { BackendAffinity, BackendHash } from './traffic-types.ts';
@@ -79,6 +81,8 @@ export interface BuildOptions {
   readonly udpServicesConfigMap?: string | null;
   /** The controller's own ports, which no TCP/UDP service may listen on (absent = none checked). */
   readonly reservedPorts?: readonly ReservedPort[];
+  /** --enable-ssl-passthrough: the ssl-passthrough annotation takes effect (model/ssl-passthrough.ts); absent = false. */
+  readonly enableSslPassthrough?: boolean;
 }
 
 /**
@@ -115,6 +119,12 @@ export interface Model {
    * the stream {} context: a new port or PROXY flag reloads); their endpoints are DYNAMIC (fed to njs).
    */
   readonly streams?: readonly StreamService[];
+  /**
+   * --enable-ssl-passthrough: the hosts whose TLS connections go undecrypted to their backend
+   * (ssl-passthrough-types.ts), sorted by hostname; absent = none (or the flag is off). STATIC,
+   * endpoints included, as streams.
+   */
+  readonly sslPassthrough?: readonly PassthroughHost[];
 }
 
 /**
@@ -247,7 +257,7 @@ export type LocationFeature = 'proxy' | 'backendProtocol' | 'rewrite' | 'sslRedi
   | 'upstreamHeaders' | 'nextUpstream' | 'accessControl' | 'cors' | 'fastcgi' | 'proxySsl' | 'clientCerts'
   | 'rateLimit' | 'satisfy' | 'externalAuth' | 'basicAuth'
   | 'proxyBuffers' | 'proxyRewrites' | 'connectionHeader'
-  | 'snippets' | 'redirect' | 'serverAlias';
+  | 'snippets' | 'redirect' | 'serverAlias' | 'sslPassthrough';
 
 /** Load-balancing algorithms Lua implements (load-balance annotation). */
 export type LoadBalance = 'round_robin' | 'ewma';

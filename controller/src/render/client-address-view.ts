@@ -30,6 +30,12 @@ export interface ClientAddressView {
   readonly forwardedHostVariable: string;
   /** The HTTPS listener's port, which X-Forwarded-Port reports as 443 (ingress-nginx's $pass_port); null without HTTPS. */
   readonly httpsPort: number | null;
+  /**
+   * SSL passthrough: HTTPS requests arrive on a unix socket from the stream router with a PROXY header
+   * naming the client (render/ssl-passthrough-view.ts): `set_real_ip_from unix:`, and the port they
+   * came to is the header's ($server_port is empty on a unix socket).
+   */
+  readonly passthroughSocket: boolean;
 }
 
 const HEADER_NAME = /^[A-Za-z][A-Za-z0-9-]{0,63}$/u;
@@ -55,7 +61,7 @@ function flag(settings: ClientAddressSettings, key: keyof ClientAddressSettings)
 }
 
 /** The view of `model.settings.clientAddress` (ingress-nginx's defaults in a model from before the feature). */
-export function clientAddressViewOf(model: Model, httpsPort: number | null): ClientAddressView {
+export function clientAddressViewOf(model: Model, httpsPort: number | null, passthrough = false): ClientAddressView {
   const settings = model.settings?.clientAddress ?? DEFAULTS;
   const forwarded = flag(settings, 'useForwardedHeaders');
   const proxyProtocol = flag(settings, 'useProxyProtocol');
@@ -65,9 +71,13 @@ export function clientAddressViewOf(model: Model, httpsPort: number | null): Cli
   if (!Array.isArray(settings.realIpFrom)) throw new RenderError('UnsafeValue', 'model: settings.clientAddress.realIpFrom must be an array');
   const forwardedForVariable = headerVariable(settings.forwardedForHeader, 'forwardedForHeader');
   const realIp = forwarded || proxyProtocol || flag(settings, 'enableRealIp');
+  if (passthrough && realIp && !proxyProtocol) {
+    // realip reads one source per request: the PROXY header of the unix socket and a header cannot chain (model/ssl-passthrough.ts drops them).
+    throw new RenderError('UnsafeValue', 'model: settings.clientAddress: use-forwarded-headers or enable-real-ip with SSL passthrough is not supported');
+  }
   return {
-    // As nginx.tmpl: PROXY protocol names the client, else forwarded-for-header.
-    realIpHeader: realIp ? (proxyProtocol ? 'proxy_protocol' : settings.forwardedForHeader) : null,
+    // As nginx.tmpl: PROXY protocol names the client, else forwarded-for-header. SSL passthrough: the unix socket's PROXY header.
+    realIpHeader: realIp || passthrough ? (proxyProtocol || passthrough ? 'proxy_protocol' : settings.forwardedForHeader) : null,
     realIpFrom: realIp ? settings.realIpFrom : [],
     proxyProtocol,
     generateRequestId: flag(settings, 'generateRequestId'),
@@ -77,5 +87,6 @@ export function clientAddressViewOf(model: Model, httpsPort: number | null): Cli
     forwardedForVariable,
     forwardedHostVariable: headerVariable(settings.forwardedHostHeader, 'forwardedHostHeader'),
     httpsPort,
+    passthroughSocket: passthrough,
   };
 }

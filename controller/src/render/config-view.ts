@@ -24,6 +24,7 @@ import { clientAddressViewOf, type ClientAddressView } from './client-address-vi
 import { headerSettingsViewOf, type HeaderSettingsView } from './header-settings-view.ts';
 import { globalSnippetsOf, type GlobalSnippetsView } from './snippet-view.ts';
 import { streamViewOf, type StreamView } from './stream-view.ts';
+import { passthroughSocketPaths, passthroughViewOf } from './ssl-passthrough-view.ts';
 
 export type { ServerView } from './server-views.ts';
 
@@ -65,8 +66,10 @@ export interface ServerNamesHash {
  * rotating or removing a certificate never changes nginx.conf.
  */
 export interface TlsView {
-  /** `listen <address:port> ssl`. */
+  /** `listen <address:port> ssl`; with SSL passthrough `unix:<dir>/https.sock` behind the stream router (ssl-passthrough-view.ts). */
   readonly listen: string;
+  /** `proxy_protocol` on that listener: use-proxy-protocol, or SSL passthrough (the router sends the client address). */
+  readonly listenProxyProtocol: boolean;
   /** The placeholder (controller's self-signed default) certificate and key files. */
   readonly certificate: string;
   readonly certificateKey: string;
@@ -252,8 +255,10 @@ function buildTlsView(model: Model, options: ResolvedRenderOptions): TlsView | n
     throw new RenderError('UnsafeValue', 'model: settings.tls.protocols must be a non-empty array');
   }
   const files = defaultCertificatePaths(options.prefix);
+  const passthrough = options.sslPassthrough === true;
   return {
-    listen: `${options.listenAddress}:${options.httpsPort}`,
+    listen: passthrough ? passthroughSocketPaths(options.prefix).https : `${options.listenAddress}:${options.httpsPort}`,
+    listenProxyProtocol: passthrough || model.settings.clientAddress?.useProxyProtocol === true,
     certificate: files.certificate,
     certificateKey: files.key,
     protocols: settings.protocols,
@@ -321,9 +326,9 @@ export function buildConfigView(model: Model, options: ResolvedRenderOptions, vi
     authCachePath: usesAuthCache(model) ? `${options.prefix}/auth_cache` : null,
     authUpstreams: authUpstreamsOf(model),
     proxyTuning: proxyTuningView(model),
-    clientAddress: clientAddressViewOf(model, options.httpsPort),
+    clientAddress: clientAddressViewOf(model, options.httpsPort, options.sslPassthrough === true),
     headerSettings: headerSettingsViewOf(model),
     snippets: globalSnippetsOf(model),
-    stream: streamViewOf(model, options.listenAddress, options.dataplane, options.prefix),
+    stream: streamViewOf(model, options.listenAddress, options.dataplane, options.prefix, passthroughViewOf(model, options, sizeServerNamesHash)),
   };
 }

@@ -20,6 +20,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Model } from '../model/types.ts';
 import { renderConfig } from './render-config.ts';
+import type { RenderOptions } from './render-options.ts';
 import { assertNginxAccepts } from './testdata/golden-check.ts';
 import { backend, deepFreeze, goldenOptions, model, proxied, server } from './testdata/model-fixtures.ts';
 
@@ -43,7 +44,10 @@ void describe('golden files', () => {
 
   for (const caseName of caseNames) {
     void it(`${caseName}: renders the golden nginx.conf and nginx -t accepts it`, async () => {
-      const { conf } = renderConfig(readModel(caseName), goldenOptions());
+      // A case's options.json (optional) changes render options, e.g. sslPassthrough.
+      const optionsPath = join(TESTDATA, caseName, 'options.json');
+      const extra = existsSync(optionsPath) ? JSON.parse(readFileSync(optionsPath, 'utf8')) as Partial<RenderOptions> : {};
+      const { conf } = renderConfig(readModel(caseName), { ...goldenOptions(), ...extra });
       const goldenPath = join(TESTDATA, caseName, 'nginx.conf');
       if (process.env.UPDATE_GOLDEN === '1') writeFileSync(goldenPath, conf);
       assert.ok(existsSync(goldenPath), `${goldenPath} missing: run with UPDATE_GOLDEN=1`);

@@ -60,11 +60,18 @@ export interface RenderOptions {
    * requests pay nothing for metrics ($resty_route stays: the balancer reads it).
    */
   readonly requestMetrics?: boolean;
+  /**
+   * --enable-ssl-passthrough (default false; needs httpsPort): the stream {} context owns the HTTPS
+   * port and the HTTP servers' TLS listener moves to a unix socket (render/ssl-passthrough-view.ts).
+   */
+  readonly sslPassthrough?: boolean;
 }
 
 /** RenderOptions with every default filled in; what the templates and the version hash see. */
-export interface ResolvedRenderOptions extends Required<Omit<RenderOptions, 'templateDir' | 'httpsPort'>> {
+export interface ResolvedRenderOptions extends Required<Omit<RenderOptions, 'templateDir' | 'httpsPort' | 'sslPassthrough'>> {
   readonly templateDir: string;
+  /** Present (true) only with --enable-ssl-passthrough, so other confs keep their version. */
+  readonly sslPassthrough?: true;
   /** null = no HTTPS listener. */
   readonly httpsPort: number | null;
 }
@@ -165,6 +172,11 @@ export function resolveRenderOptions(options: RenderOptions): ResolvedRenderOpti
   for (const field of ['streamModule', 'streamJsModule', 'streamScript'] as const) {
     if (dataplane[field] !== undefined) checkAbsolutePath(`dataplane.${field}`, dataplane[field]);
   }
+  const sslPassthrough = options.sslPassthrough ?? false;
+  if (typeof sslPassthrough !== 'boolean') invalid('sslPassthrough', sslPassthrough, 'a boolean');
+  if (sslPassthrough && (httpsPort === null || dataplane.streamModule === undefined)) {
+    invalid('sslPassthrough', sslPassthrough, 'false without httpsPort and dataplane.streamModule');
+  }
   for (const field of ['luaPackagePath', 'luaPackageCPath'] as const) {
     try {
       quoteLuaSearchPath(dataplane[field]);
@@ -193,5 +205,6 @@ export function resolveRenderOptions(options: RenderOptions): ResolvedRenderOpti
     errorLogLevel: level,
     accessLog: options.accessLog ?? true,
     requestMetrics: options.requestMetrics ?? true,
+    ...(sslPassthrough ? { sslPassthrough: true as const } : {}),
   };
 }

@@ -8,9 +8,14 @@
 import type { Model, StreamService } from '../model/types.ts';
 import { RenderError } from './nginx-values.ts';
 import { streamFeedSocketPath, type DataplaneValues } from './render-options.ts';
+import type { PassthroughView } from './ssl-passthrough-view.ts';
 
-/** ingress-nginx's defaults of proxy-stream-timeout and proxy-stream-responses. */
-export const STREAM_DEFAULTS = Object.freeze({ timeoutSeconds: 600, udpResponses: 1 });
+/**
+ * ingress-nginx's defaults of proxy-stream-timeout and proxy-stream-responses, and of
+ * proxy-stream-next-upstream-timeout and -tries (used by the SSL passthrough hop, whose
+ * endpoints are a plain upstream: njs's single peer cannot retry).
+ */
+export const STREAM_DEFAULTS = Object.freeze({ timeoutSeconds: 600, udpResponses: 1, nextUpstreamTimeoutSeconds: 600, nextUpstreamTries: 3 });
 
 /** One listener. */
 export interface StreamServerView {
@@ -37,6 +42,8 @@ export interface StreamView {
   readonly feedSocket: string;
   readonly servers: readonly StreamServerView[];
   readonly defaults: typeof STREAM_DEFAULTS;
+  /** --enable-ssl-passthrough: the HTTPS port's SNI router (ssl-passthrough-view.ts), else null. */
+  readonly passthrough: PassthroughView | null;
 }
 
 function serverOf(service: StreamService, listenAddress: string): StreamServerView {
@@ -55,13 +62,16 @@ function serverOf(service: StreamService, listenAddress: string): StreamServerVi
   };
 }
 
-/** The stream view of `model`; null without TCP/UDP services. Throws RenderError when a module or the script is missing. */
-export function streamViewOf(model: Model, listenAddress: string, dataplane: DataplaneValues, prefix: string): StreamView | null {
+/**
+ * The stream view of `model`; null without TCP/UDP services and SSL passthrough. Throws RenderError
+ * when a module or the script is missing. njs is loaded whenever stream {} is (an empty feed costs nothing).
+ */
+export function streamViewOf(model: Model, listenAddress: string, dataplane: DataplaneValues, prefix: string, passthrough: PassthroughView | null = null): StreamView | null {
   const streams = model.streams ?? [];
-  if (streams.length === 0) return null;
+  if (streams.length === 0 && passthrough === null) return null;
   const { streamModule, streamJsModule, streamScript } = dataplane;
   if (streamModule === undefined || streamJsModule === undefined || streamScript === undefined) {
-    throw new RenderError('InvalidOptions', 'render options: dataplane.streamModule, streamJsModule and streamScript are needed to render TCP/UDP services');
+    throw new RenderError('InvalidOptions', 'render options: dataplane.streamModule, streamJsModule and streamScript are needed to render TCP/UDP services and SSL passthrough');
   }
   return {
     modules: [streamModule, streamJsModule],
@@ -69,5 +79,6 @@ export function streamViewOf(model: Model, listenAddress: string, dataplane: Dat
     feedSocket: streamFeedSocketPath(prefix),
     servers: streams.map((service) => serverOf(service, listenAddress)),
     defaults: STREAM_DEFAULTS,
+    passthrough,
   };
 }

@@ -57,7 +57,7 @@ const annotationRows: { name: string; annotation: string; value: unknown; want: 
   { name: 'the OWASP rules off', annotation: 'enable-owasp-core-rules', value: '0', want: 'unsupported' },
   { name: 'external auth keepalive-share-vars: the external auth feature', annotation: 'auth-keepalive-share-vars', value: 'true', want: feature(externalAuthFeature) },
   { name: 'global auth opt-out: the external auth feature reads it', annotation: 'enable-global-auth', value: 'false', want: feature(externalAuthFeature) },
-  { name: 'not a protection', annotation: 'ssl-passthrough', value: 'true', want: 'unsupported' },
+  { name: 'not a protection', annotation: 'ssl-prefer-server-ciphers', value: 'true', want: 'unsupported' },
   { name: 'session affinity: a feature now', annotation: 'affinity', value: 'cookie', want: 'feature affinity' },
   { name: 'a rate limit: a feature now', annotation: 'limit-rps', value: '10', want: 'feature rateLimit' },
   { name: 'a rate limit\'s old alias: the same feature', annotation: 'limit-whitelist', value: '10.0.0.0/8', want: 'feature rateLimit' },

@@ -47,18 +47,18 @@ const ingressRows: {
     annotations: { [`${PREFIX}/proxy-read-timeout`]: '0', [`${PREFIX}/proxy-body-size`]: 'big' },
     failures: [`InvalidAnnotation ${annotationField('proxy-read-timeout')}`, `IgnoredInvalidAnnotation ${annotationField('proxy-body-size')} (warning)`],
   },
-  { name: 'an unsupported name: served, with a warning', annotations: { [`${PREFIX}/ssl-passthrough`]: 'true' }, warnings: [`UnsupportedAnnotation ${annotationField('ssl-passthrough')} (warning)`] },
+  { name: 'an unsupported name: served, with a warning', annotations: { [`${PREFIX}/ssl-prefer-server-ciphers`]: 'true' }, warnings: [`UnsupportedAnnotation ${annotationField('ssl-prefer-server-ciphers')} (warning)`] },
   { name: 'a typo: served, with a warning', annotations: { [`${PREFIX}/proxy-body-sise`]: '8m' }, warnings: [`UnknownAnnotation ${annotationField('proxy-body-sise')} (warning)`] },
   {
     name: 'warnings do not stop the features',
-    annotations: { [`${PREFIX}/ssl-passthrough`]: 'true', [`${PREFIX}/proxy-body-size`]: '8m', [`${PREFIX}/canary`]: 'true' },
-    warnings: [`UnsupportedAnnotation ${annotationField('ssl-passthrough')} (warning)`], features: ['canary', 'proxy'],
+    annotations: { [`${PREFIX}/ssl-prefer-server-ciphers`]: 'true', [`${PREFIX}/proxy-body-size`]: '8m', [`${PREFIX}/canary`]: 'true' },
+    warnings: [`UnsupportedAnnotation ${annotationField('ssl-prefer-server-ciphers')} (warning)`], features: ['canary', 'proxy'],
   },
   { name: 'a protection not supported fails closed', annotations: { [`${PREFIX}/enable-modsecurity`]: 'true' }, failures: [`ProtectionNotSupported ${annotationField('enable-modsecurity')}`] },
   {
     name: 'a failure keeps the warnings, after it',
-    annotations: { [`${PREFIX}/ssl-passthrough`]: 'true', [`${PREFIX}/enable-owasp-core-rules`]: 'true' },
-    failures: [`ProtectionNotSupported ${annotationField('enable-owasp-core-rules')}`, `UnsupportedAnnotation ${annotationField('ssl-passthrough')} (warning)`],
+    annotations: { [`${PREFIX}/ssl-prefer-server-ciphers`]: 'true', [`${PREFIX}/enable-owasp-core-rules`]: 'true' },
+    failures: [`ProtectionNotSupported ${annotationField('enable-owasp-core-rules')}`, `UnsupportedAnnotation ${annotationField('ssl-prefer-server-ciphers')} (warning)`],
   },
   {
     name: 'a refused value keeps the ignored ones\' warnings',
@@ -107,7 +107,7 @@ void describe('parseIngressFeatures', () => {
   }
 
   void it('the same outcome whatever the order of the keys', () => {
-    const entries = Object.entries({ 'use-regex': 'maybe', 'auth-snippet': 'x', 'ssl-passthrough': 'true', 'load-balance': 'x', 'satisfy': 'any' });
+    const entries = Object.entries({ 'use-regex': 'maybe', 'auth-snippet': 'x', 'ssl-prefer-server-ciphers': 'true', 'load-balance': 'x', 'satisfy': 'any' });
     const forward = parseAnnotations(Object.fromEntries(entries));
     assert.deepEqual(parseAnnotations(Object.fromEntries(entries.reverse())), forward);
   });

@@ -70,7 +70,7 @@ void describe('every name belongs to one module', () => {
 void describe('the registry\'s views', () => {
   void it('the location features, in registry order', () => {
     assert.deepEqual(LOCATION_FEATURES.map((feature) => feature.name), ['redirect', 'sslRedirect', 'accessControl', 'cors', 'proxy', 'proxyBuffers', 'proxyRewrites', 'connectionHeader', 'rewrite', 'backendProtocol', 'fastcgi', 'proxySsl',
-      'customErrors', 'mirror', 'upstreamHeaders', 'nextUpstream', 'clientCerts', 'rateLimit', 'satisfy', 'externalAuth', 'basicAuth', 'serverAlias', 'snippets']);
+      'customErrors', 'mirror', 'upstreamHeaders', 'nextUpstream', 'clientCerts', 'rateLimit', 'satisfy', 'externalAuth', 'basicAuth', 'serverAlias', 'sslPassthrough', 'snippets']);
   });
   void it('the dynamic features', () => assert.deepEqual(DYNAMIC_FEATURES.map((feature) => feature.name), ['loadBalance', 'upstreamHash', 'canary', 'affinity', 'serviceUpstream']));
   void it('modules, their defaults and keys are frozen', () => {

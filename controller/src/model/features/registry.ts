@@ -37,6 +37,7 @@ import { rewriteFeature } from './rewrite.ts';
 import { safetyFeature } from './safety.ts';
 import { serviceUpstreamFeature } from './service-upstream.ts';
 import { serverAliasFeature } from './server-alias.ts';
+import { sslPassthroughFeature } from './ssl-passthrough.ts';
 import { snippetsFeature } from './snippets.ts';
 import { sslRedirectFeature } from './ssl-redirect.ts';
 import { tlsSettingsFeature } from './tls-settings.ts';
@@ -86,6 +87,7 @@ export const FEATURES: readonly AnyFeature[] = Object.freeze([
   clientAddressFeature,
   headerSettingsFeature,
   serverAliasFeature,
+  sslPassthroughFeature,
   // Last: a location's snippet comes after every other feature's directives, as in ingress-nginx.
   snippetsFeature,
 ]);

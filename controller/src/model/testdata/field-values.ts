@@ -425,6 +425,7 @@ export const KEY_VALUES: Readonly<Record<string, fc.Arbitrary<string>>> = {
     fc.array(fc.oneof(fc.stringMatching(/^[a-z0-9]([a-z0-9-]{0,10}[a-z0-9])?(\.[a-z0-9]{1,8}){0,3}$/), fc.constant(`${MARKER}.test`), fc.constant(`*.${MARKER}.test`)), { minLength: 1, maxLength: 4 })
       .map((items) => items.join(', ')),
     fc.constantFrom('~^www\\d+\\.example$', 'example.*', 'a.test;return 200', 'a.test"', 'a test', 'a.test\nb', ',,', 'shop.test', 'Shop.Test'))),
+  'ssl-passthrough': boolean,
   'app-root': userValue(fc.oneof(fc.stringMatching(/^\/[-._~a-zA-Z0-9/:]{0,20}$/), fc.constant(`/${MARKER}/`),
     fc.constantFrom('foo', 'http://a.test/x', '/a$host', '/a;return 200', '/a"b', '/a b', '/a\nb', '//x', '/a?b'))),
 };
