@@ -2,8 +2,8 @@
 // next one. This is the ONE place that knows which parts of the model are
 // dynamic (applied by Lua at run time) and which need a reload: it blanks the
 // dynamic parts of both models and compares the rest. The dynamic parts are
-// the model's, not a list of features: endpoints (HTTP backends' and TCP/UDP listeners', the
-// latter fed to njs), Backend.affinity, certificates, and
+// the model's, not a list of features: endpoints (HTTP backends', TCP/UDP listeners' and SSL
+// passthrough hosts', the latter two fed to njs), Backend.affinity, certificates, and
 // Model.routes, where the builder puts the config of every feature the
 // registry declares dynamic (model/features/registry.ts). A backend that no
 // location routes to (a canary's) is dynamic as a whole.
@@ -11,7 +11,7 @@
 // May import: model/types.ts and fast-deep-equal. Nothing else of the flow.
 
 import deepEqual from 'fast-deep-equal';
-import type { Backend, BackendPatch, DynamicBackend, DynamicCertificates, DynamicCredentials, DynamicRoutes, DynamicStream, Model, StreamService } from '../model/types.ts';
+import type { Backend, BackendPatch, DynamicBackend, DynamicCertificates, DynamicCredentials, DynamicRoutes, DynamicStream, Model, PassthroughHost, StreamService } from '../model/types.ts';
 
 /** Why a decision was taken, for the sync log line and metrics. */
 export type Decision =
@@ -39,7 +39,10 @@ export interface DynamicPush {
   readonly routes: DynamicRoutes | null;
   /** The basic/digest users (the full set) when they differ from what Lua holds, else null (absent: null). */
   readonly credentials?: DynamicCredentials | null;
-  /** Every TCP/UDP listener's endpoints (the full set, for njs) when they differ from what NGINX holds, else null (absent: null). */
+  /**
+   * Every TCP/UDP listener's and SSL passthrough host's endpoints (the full set, for njs) when they
+   * differ from what NGINX holds, else null (absent: null).
+   */
   readonly streams?: readonly DynamicStream[] | null;
 }
 
@@ -92,12 +95,13 @@ export function staticPart(model: Model): Model {
     tls: NO_TLS,
     routes: [],
     ...(model.streams === undefined ? {} : { streams: model.streams.map((service) => ({ ...service, endpoints: [] })) }),
+    ...(model.sslPassthrough === undefined ? {} : { sslPassthrough: model.sslPassthrough.map((host) => ({ ...host, endpoints: [] })) }),
   };
 }
 
 // Fields of a Backend / Model that Lua applies at run time; every other field feeds nginx.conf.
 const DYNAMIC_BACKEND_FIELDS: ReadonlySet<string> = new Set(['endpoints', 'loadBalance', 'hash', 'affinity']);
-const DYNAMIC_MODEL_FIELDS: ReadonlySet<string> = new Set(['tls', 'backends', 'routes', 'settings', 'credentials', 'streams']);
+const DYNAMIC_MODEL_FIELDS: ReadonlySet<string> = new Set(['tls', 'backends', 'routes', 'settings', 'credentials', 'streams', 'sslPassthrough']);
 const DYNAMIC_STREAM_FIELDS: ReadonlySet<string> = new Set(['endpoints']);
 /**
  * The global configs (Model.settings) of the features the registry declares dynamic (output
@@ -139,7 +143,7 @@ export function sameStaticPart(a: Model, b: Model): boolean {
   // Model.credentials is present only while some Ingress has users: its arrival is no static change.
   if (('credentials' in a) !== ('credentials' in b)) return sameStaticPart(withoutCredentials(a), withoutCredentials(b));
   if (!sameOutside(a, b, DYNAMIC_MODEL_FIELDS)) return false;
-  if (!sameStreamListeners(a.streams, b.streams)) return false;
+  if (!sameStreamListeners(a.streams, b.streams) || !samePassthroughHosts(a.sslPassthrough, b.sslPassthrough)) return false;
   if (a.settings !== b.settings && !sameOutside(a.settings, b.settings, DYNAMIC_SETTINGS)) return false;
   const [backendsA, backendsB] = [routedBackends(a), routedBackends(b)];
   if (backendsA.length !== backendsB.length) return false;
@@ -157,9 +161,18 @@ function sameStreamListeners(a: readonly StreamService[] | undefined, b: readonl
   return a.every((service, i) => sameOutside(service, b[i] as StreamService, DYNAMIC_STREAM_FIELDS));
 }
 
-/** What njs receives for the TCP/UDP listeners of a model (the full set). */
+/** True when two models pass the same hosts through to the same backends (their endpoints aside). */
+function samePassthroughHosts(a: readonly PassthroughHost[] | undefined, b: readonly PassthroughHost[] | undefined): boolean {
+  if (a === b) return true;
+  if (a === undefined || b === undefined || a.length !== b.length) return false;
+  return a.every((host, i) => sameOutside(host, b[i] as PassthroughHost, DYNAMIC_STREAM_FIELDS));
+}
+
+/** What njs receives for the TCP/UDP listeners and the SSL passthrough hosts of a model (the full set). */
 export function dynamicStreams(model: Model): DynamicStream[] {
-  return (model.streams ?? []).map(({ protocol, port, endpoints }) => ({ protocol, port, endpoints }));
+  const listeners: DynamicStream[] = (model.streams ?? []).map(({ protocol, port, endpoints }) => ({ protocol, port, endpoints }));
+  const hosts = (model.sslPassthrough ?? []).map(({ hostname, endpoints }): DynamicStream => ({ protocol: 'SNI', hostname, endpoints }));
+  return hosts.length === 0 ? listeners : [...listeners, ...hosts];
 }
 
 /** The stream endpoints to feed: null when what njs holds is already this (or there is nothing to hold). */

@@ -46,12 +46,27 @@ export interface StreamService {
 }
 
 /** What njs receives for one listener (the dynamic part of a StreamService): the feed's unit. */
-export interface DynamicStream {
+export interface DynamicStreamListener {
   readonly protocol: StreamProtocol;
   readonly port: number;
   /** Round robin over these, in this order (IP addresses only). */
   readonly endpoints: readonly Endpoint[];
 }
+
+/**
+ * What njs receives for one SSL passthrough host (the dynamic part of a PassthroughHost): its
+ * endpoints, which the passthrough hop picks by the ClientHello's SNI name (docs/ssl-passthrough.md).
+ */
+export interface DynamicPassthroughPeers {
+  readonly protocol: 'SNI';
+  /** PassthroughHost.hostname: lowercase, no wildcard. */
+  readonly hostname: string;
+  /** Round robin over these, in this order (IP addresses only). */
+  readonly endpoints: readonly Endpoint[];
+}
+
+/** One entry of the stream feed: a TCP/UDP listener's endpoints or a passthrough host's. */
+export type DynamicStream = DynamicStreamListener | DynamicPassthroughPeers;
 
 /** A port NGINX or the controller already listens on, which no stream service may take. */
 export interface ReservedPort {

@@ -13,9 +13,9 @@ export interface SslPassthroughConfig {
 
 /**
  * One host whose TLS connections the stream listener on the HTTPS port sends, by the ClientHello's
- * SNI, straight to a Service's endpoints without decrypting them. STATIC as a whole (endpoints
- * included, as Model.streams): a change renders nginx.conf and reloads. The endpoints are a copy
- * of Backend `backend`'s, so a reload-free stream mechanism can later take them from there.
+ * SNI, straight to a Service's endpoints without decrypting them. STATIC but for `endpoints`,
+ * as Model.streams: the hostname is in nginx.conf (a change reloads); the endpoints are DYNAMIC,
+ * fed to njs with the TCP/UDP services' (DynamicPassthroughPeers, docs/ssl-passthrough.md).
  */
 export interface PassthroughHost {
   /** The Ingress host (lowercase, no wildcard), matched exactly against the SNI name. */
@@ -28,6 +28,9 @@ export interface PassthroughHost {
   readonly servicePort: number | string;
   /** The Ingress that made the host passthrough (the oldest naming the host). */
   readonly ingress: { readonly namespace: string; readonly name: string };
-  /** Ready endpoints of the backend, sorted; empty keeps the host (connections are closed at once). */
+  /**
+   * Ready endpoints of the backend (a copy of Backend `backend`'s), sorted; empty keeps the host
+   * (connections are closed at once). DYNAMIC: the differ blanks them and the sync feeds them to njs.
+   */
   readonly endpoints: readonly Endpoint[];
 }

@@ -20,7 +20,7 @@ import type {
 import type { ReservedPort, StreamService } from './l4-types.ts';
 import type { PassthroughHost } from './ssl-passthrough-types.ts';
 
-export type { DynamicStream, ReservedPort, StreamProtocol, StreamProxyProtocol, StreamService } from './l4-types.ts';
+export type { DynamicPassthroughPeers, DynamicStream, DynamicStreamListener, ReservedPort, StreamProtocol, StreamProxyProtocol, StreamService } from './l4-types.ts';
 export type { PassthroughHost, SslPassthroughConfig } from './ssl-passthrough-types.ts';
 import type { FeatureConfigs, GlobalSettings } from './feature-types.ts';
 import type { ClientVerify } from './access-types.ts';
@@ -121,8 +121,8 @@ export interface Model {
   readonly streams?: readonly StreamService[];
   /**
    * --enable-ssl-passthrough: the hosts whose TLS connections go undecrypted to their backend
-   * (ssl-passthrough-types.ts), sorted by hostname; absent = none (or the flag is off). STATIC,
-   * endpoints included, as streams.
+   * (ssl-passthrough-types.ts), sorted by hostname; absent = none (or the flag is off). As
+   * streams: the hosts are STATIC, their endpoints DYNAMIC (fed to njs with the streams').
    */
   readonly sslPassthrough?: readonly PassthroughHost[];
 }

@@ -22,12 +22,22 @@ void describe('feed requests', () => {
     ]), 'set 7\nTCP/9000 10.0.0.1:80 [fd00::2]:81\nUDP/53\n\n');
   });
 
+  void it('an SSL passthrough host is keyed by its SNI name', () => {
+    assert.equal(setRequest(8, [
+      { protocol: 'TCP', port: 9000, endpoints: [] },
+      { protocol: 'SNI', hostname: 'pass.example.com', endpoints: [{ address: '10.0.0.1', port: 8443 }] },
+    ]), 'set 8\nTCP/9000\nSNI/pass.example.com 10.0.0.1:8443\n\n');
+  });
+
   const refused: { name: string; call: () => unknown }[] = [
     { name: 'a host name', call: () => setRequest(1, [{ protocol: 'TCP', port: 9000, endpoints: [{ address: 'db.local', port: 80 }] }]) },
     { name: 'an IPv6 zone', call: () => setRequest(1, [{ protocol: 'TCP', port: 9000, endpoints: [{ address: 'fe80::1%eth0', port: 80 }] }]) },
     { name: 'port 0', call: () => setRequest(1, [{ protocol: 'TCP', port: 9000, endpoints: [{ address: '10.0.0.1', port: 0 }] }]) },
     { name: 'a listener port out of range', call: () => setRequest(1, [{ protocol: 'UDP', port: 65536, endpoints: [] }]) },
     { name: 'version 0', call: () => setRequest(0, []) },
+    ...['Pass.test', '*.pass.test', 'pass.test\n', 'a b', '', `${'a'.repeat(64)}.test`, 'pass..test', 'pass.test.']
+      .map((hostname) => ({ name: `passthrough host ${JSON.stringify(hostname)}`, call: () => setRequest(1, [{ protocol: 'SNI', hostname, endpoints: [] }]) })),
+    { name: 'a passthrough host\'s endpoint that is a name', call: () => setRequest(1, [{ protocol: 'SNI', hostname: 'pass.test', endpoints: [{ address: 'db.local', port: 80 }] }]) },
   ];
   for (const row of refused) void it(`refuses ${row.name}`, () => assert.throws(row.call, StreamFeedError));
 
@@ -83,6 +93,11 @@ void describe('njs refuses a feed that is not well-formed, whole', () => {
     { name: 'a listener above 65535', request: () => 'set 9\nTCP/70000 127.0.0.1:80\n\n', reason: /bad listener/u },
     { name: 'a protocol in lower case', request: () => `set 9\ntcp/${port} 127.0.0.1:80\n\n`, reason: /bad listener/u },
     { name: 'a listener twice', request: () => `set 9\nTCP/${port} 127.0.0.1:80\nTCP/${port}\n\n`, reason: /twice/u },
+    ...['SNI/', 'SNI/Pass.test', 'SNI/*.pass.test', 'SNI/pass..test', 'SNI/pass.test.', 'SNI/-pass.test', `SNI/${'a'.repeat(64)}.test`,
+      `SNI/${Array.from({ length: 64 }, () => 'abc').join('.')}`, 'sni/pass.test', 'SNI/pass.test;', 'SNI/pass_test']
+      .map((key) => ({ name: `passthrough key ${JSON.stringify(key)}`, request: () => `set 9\nTCP/${port} 127.0.0.1:80\n${key} 127.0.0.1:80\n\n`, reason: /bad listener/u })),
+    { name: 'a passthrough host twice', request: () => `set 9\nTCP/${port} 127.0.0.1:80\nSNI/pass.test\nSNI/pass.test\n\n`, reason: /twice/u },
+    { name: 'a passthrough host\'s bad peer', request: () => `set 9\nTCP/${port} 127.0.0.1:80\nSNI/pass.test unix:/tmp/x.sock\n\n`, reason: /bad peer/u },
     ...['db.local:80', 'unix:/tmp/x.sock', 'tcp-9000', '127.0.0.1', '127.0.0.1:0', '127.0.0.1:65536', '256.0.0.1:80', '01.2.3.4:80',
       '127.0.0.1:80;', '[::1]', '[zz::1]:80', '[1:2:3:4:5:6:7:8:9]:80', '[1::2::3]:80', '[fe80::1%eth0]:80', '127.0.0.1:80\u0000']
       .map((peer) => ({ name: `peer ${JSON.stringify(peer)}`, request: () => `set 9\nTCP/${port} 127.0.0.1:80 ${peer}\n\n`, reason: /bad peer/u })),

@@ -3,11 +3,13 @@
 // private sockets directory (render/render-options.ts streamFeedSocketPath) and
 // answers one request per connection, a text ending in an empty line:
 //
-//   set <version>\n<PROTOCOL>/<port>[ <address:port>…]\n…\n\n   → ok <version> | error <reason>
+//   set <version>\n<PROTOCOL>/<port>[ <address:port>…]\n…SNI/<hostname>[ <address:port>…]\n…\n\n
+//     → ok <version> | error <reason>
 //   stats\n\n → version <N>\n then `<PROTOCOL>/<port> <connections> <bytes in> <bytes out> <failed>` lines
 //
-// `set` is the FULL set: a listener it does not name loses its endpoints. njs
-// checks every line again and stores nothing of a request it refuses.
+// `set` is the FULL set: a listener (or SSL passthrough host, `SNI/<hostname>`)
+// it does not name loses its endpoints. njs checks every line again and stores
+// nothing of a request it refuses.
 
 import { connect } from 'node:net';
 import { isIP } from 'node:net';
@@ -48,15 +50,27 @@ function peerOf(address: string, port: number): string {
   return family === 6 ? `[${address}]:${port}` : `${address}:${port}`;
 }
 
+/** A passthrough host as the SNI hop looks it up: a lowercase DNS name (as ssl-passthrough-view.ts and resty_stream.js check it). */
+const HOSTNAME = /^[a-z0-9](?:[-a-z0-9]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[-a-z0-9]{0,61}[a-z0-9])?)*$/u;
+
+/** The feed key of one entry: `TCP/<port>`, `UDP/<port>` or `SNI/<hostname>`; throws on anything else. */
+function keyOf(stream: DynamicStream): string {
+  if (stream.protocol === 'SNI') {
+    if (typeof stream.hostname !== 'string' || stream.hostname.length > 253 || !HOSTNAME.test(stream.hostname)) {
+      throw new StreamFeedError(`passthrough host ${JSON.stringify(stream.hostname)} is not a lowercase DNS name`);
+    }
+    return `SNI/${stream.hostname}`;
+  }
+  if ((stream.protocol !== 'TCP' && stream.protocol !== 'UDP') || !Number.isInteger(stream.port) || stream.port < 1 || stream.port > 65535) {
+    throw new StreamFeedError(`stream listener ${JSON.stringify({ protocol: stream.protocol, port: stream.port })} is not valid`);
+  }
+  return `${stream.protocol}/${stream.port}`;
+}
+
 /** The `set` request for `streams` (the full set). */
 export function setRequest(version: number, streams: readonly DynamicStream[]): string {
   if (!Number.isSafeInteger(version) || version < 1) throw new StreamFeedError(`feed version ${version} is not a positive integer`);
-  const lines = streams.map((stream) => {
-    if ((stream.protocol !== 'TCP' && stream.protocol !== 'UDP') || !Number.isInteger(stream.port) || stream.port < 1 || stream.port > 65535) {
-      throw new StreamFeedError(`stream listener ${JSON.stringify({ protocol: stream.protocol, port: stream.port })} is not valid`);
-    }
-    return [`${stream.protocol}/${stream.port}`, ...stream.endpoints.map((endpoint) => peerOf(endpoint.address, endpoint.port))].join(' ');
-  });
+  const lines = streams.map((stream) => [keyOf(stream), ...stream.endpoints.map((endpoint) => peerOf(endpoint.address, endpoint.port))].join(' '));
   return `set ${version}\n${lines.map((line) => `${line}\n`).join('')}\n`;
 }
 

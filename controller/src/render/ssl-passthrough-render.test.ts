@@ -3,7 +3,9 @@
 // traffic through the data-plane NGINX: a passthrough SNI reaches the backend's own TLS
 // server with nothing before the ClientHello (no PROXY header), another SNI is terminated by
 // NGINX on the unix-socket listener with the client's own address in the access log, and
-// use-proxy-protocol in front of the router still names the client.
+// use-proxy-protocol in front of the router still names the client; the hop's
+// peers come from the njs feed (`SNI/<hostname>`): round robin, a new set used
+// without a reload, a dead peer skipped, a host without endpoints closed at once.
 // Fails (never skips) without the runtime: the test command runs setup first.
 
 import assert from 'node:assert/strict';
@@ -11,14 +13,17 @@ import { readFileSync } from 'node:fs';
 import { connect as tcpConnect, createServer as createTcpServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { connect as tlsConnect, createServer as createTlsServer } from 'node:tls';
 import { freePort } from '../../../lua/test/nginx-harness.ts';
 import type { Model, PassthroughHost } from '../model/types.ts';
 import { findDataplane } from '../nginx/dataplane.ts';
+import { workerPidsOf } from '../nginx/nginx-processes.ts';
+import { feedStreams } from '../nginx/stream-feed.ts';
 import { createSelfSignedCertificate } from '../tls/self-signed.ts';
 import { RenderError } from './nginx-values.ts';
 import { renderConfig } from './render-config.ts';
-import type { RenderOptions } from './render-options.ts';
+import { streamFeedSocketPath, type RenderOptions } from './render-options.ts';
 import { goldenOptions, model, PLACEHOLDER_DATAPLANE } from './testdata/model-fixtures.ts';
 import { checkConfig, makePrefix, startNginx } from './testdata/nginx-runner.ts';
 
@@ -66,7 +71,6 @@ void describe('SSL passthrough rendering', () => {
     { name: 'hosts without the option', model: withHosts([host('pass.test', [])]), options: goldenOptions(), code: 'UnsafeValue' },
     { name: 'a host that is not a DNS name', model: withHosts([host('evil";}', [])]), options: passthrough(), code: 'UnsafeValue' },
     { name: 'a wildcard host', model: withHosts([host('*.pass.test', [])]), options: passthrough(), code: 'UnsafeValue' },
-    { name: 'an endpoint that is not an IP address', model: withHosts([host('pass.test', [{ address: 'a;b', port: 443 }])]), options: passthrough(), code: 'UnsafeValue' },
     { name: 'a host twice', model: withHosts([host('pass.test', []), host('pass.test', [])]), options: passthrough(), code: 'UnsafeValue' },
     { name: 'use-forwarded-headers with passthrough', model: withHosts([], { useForwardedHeaders: true }), options: passthrough(), code: 'UnsafeValue' },
     { name: 'the option without HTTPS', model: withHosts([]), options: { ...passthrough(), httpsPort: undefined }, code: 'InvalidOptions' },
@@ -77,6 +81,15 @@ void describe('SSL passthrough rendering', () => {
       assert.throws(() => renderConfig(row.model, row.options), (error: unknown) => error instanceof RenderError && error.code === row.code);
     });
   }
+
+  void it('endpoints are not in nginx.conf: a change leaves it and its version alone (they are fed to njs)', () => {
+    const before = renderConfig(withHosts([host('pass.test', [{ address: '10.0.0.1', port: 8443 }])]), passthrough());
+    const after = renderConfig(withHosts([host('pass.test', [{ address: '10.0.0.2', port: 8443 }, { address: '10.0.0.3', port: 8443 }])]), passthrough());
+    assert.equal(after.version, before.version);
+    assert.equal(after.conf, before.conf);
+    assert.ok(!before.conf.includes('10.0.0.1'), 'no endpoint in nginx.conf');
+    assert.match(before.conf, /listen "unix:\/golden\/prefix\/sockets\/passthrough\.sock" proxy_protocol;\n(?:\s+[^\n]+\n)*?\s+proxy_pass \$resty_passthrough_peer;/u);
+  });
 
   void it('nginx -t accepts 3,000 passthrough hosts with 190-character names (the SNI maps\' hash sizing)', async () => {
     const dataplane = findDataplane();
@@ -139,6 +152,7 @@ void describe('SSL passthrough in the real NGINX', () => {
       const address = row.proxyProtocol ? { useProxyProtocol: true, realIpFrom: ['127.0.0.0/8'] } : {};
       const { conf } = renderConfig(withHosts(hosts, address), { ...goldenOptions(dataplane, prefix), httpPort, httpsPort, statusPort, sslPassthrough: true });
       const nginx = await startNginx(dataplane, prefix, conf, `http://127.0.0.1:${statusPort}/config-version`);
+      await feedStreams(streamFeedSocketPath(prefix), 1, hosts.map(({ hostname, endpoints }) => ({ protocol: 'SNI', hostname, endpoints })));
       // With use-proxy-protocol the balancer (this test, from 127.0.0.1) names the client 192.0.2.9.
       const header = (port: number): string => (row.proxyProtocol ? `PROXY TCP4 192.0.2.9 127.0.0.1 40000 ${port}\r\n` : '');
       const client = row.proxyProtocol ? '192.0.2.9' : '127.0.0.2';
@@ -161,4 +175,69 @@ void describe('SSL passthrough in the real NGINX', () => {
       }
     });
   }
+});
+
+/** A TLS server (own certificate for pass.test) answering `<name>` to every connection. */
+async function namedTls(name: string): Promise<{ close(): void; port: number }> {
+  const certificate = createSelfSignedCertificate({ dnsNames: ['pass.test'] });
+  const server = createTlsServer({ cert: certificate.cert, key: certificate.key }, (socket) => socket.end(`${name}\n`));
+  server.on('tlsClientError', () => {});
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  return { close: () => server.close(), port: (server.address() as AddressInfo).port };
+}
+
+/** The name the passthrough backend answers for SNI `servername`, '' when the connection fails. */
+function reached(port: number, servername: string): Promise<string> {
+  return new Promise((done) => {
+    let text = '';
+    const socket = tlsConnect({ port, host: '127.0.0.1', servername, rejectUnauthorized: false });
+    socket.setTimeout(5000, () => socket.destroy());
+    socket.on('data', (chunk: Buffer) => (text += chunk.toString()));
+    socket.on('close', () => done(text.trim()));
+    socket.on('error', () => undefined);
+  });
+}
+
+void describe('SSL passthrough endpoints through njs in the real NGINX', () => {
+  void it('round robin over the fed set, a new set without a reload, a dead peer skipped, none: closed at once', async () => {
+    const [a, b, c] = await Promise.all([namedTls('a'), namedTls('b'), namedTls('c')]);
+    after(() => { a.close(); b.close(); c.close(); });
+    const dead = await freePort();
+    const [httpPort, httpsPort, statusPort] = await Promise.all([1, 2, 3].map(() => freePort()));
+    const dataplane = findDataplane();
+    const prefix = makePrefix();
+    const { conf } = renderConfig(withHosts([host('pass.test', []), host('empty.test', [])]), { ...goldenOptions(dataplane, prefix), httpPort, httpsPort, statusPort, sslPassthrough: true });
+    const nginx = await startNginx(dataplane, prefix, conf, `http://127.0.0.1:${statusPort}/config-version`);
+    const socket = streamFeedSocketPath(prefix);
+    const feed = (version: number, peers: readonly number[]): Promise<void> => feedStreams(socket, version, [
+      { protocol: 'SNI', hostname: 'empty.test', endpoints: [] },
+      { protocol: 'SNI', hostname: 'pass.test', endpoints: peers.map((port) => ({ address: '127.0.0.1', port })) },
+    ]);
+    try {
+      const master = Number(readFileSync(join(prefix, 'nginx.pid'), 'utf8'));
+      const workers = workerPidsOf(master).join(',');
+      await feed(1, [a.port, b.port]);
+      const first: string[] = [];
+      for (let i = 0; i < 4; i++) first.push(await reached(httpsPort, 'pass.test'));
+      assert.deepEqual([...first].sort(), ['a', 'a', 'b', 'b'], 'round robin over both peers');
+      assert.equal(await reached(httpsPort, 'PASS.test'), first[0], 'the SNI name is matched case-blind, as NGINX\'s map');
+
+      await feed(2, [c.port]);
+      assert.equal(await reached(httpsPort, 'pass.test'), 'c', 'the new set serves the next connection');
+      assert.equal(workerPidsOf(master).join(','), workers, 'no reload: the same workers');
+
+      await feed(3, [dead, c.port]);
+      const answers: string[] = [];
+      for (let i = 0; i < 6; i++) answers.push(await reached(httpsPort, 'pass.test'));
+      assert.ok(answers.filter((answer) => answer === '').length <= 1, `the dead peer fails one connection at most, then is skipped: ${JSON.stringify(answers)}`);
+      assert.deepEqual(answers.slice(-4), ['c', 'c', 'c', 'c']);
+
+      assert.equal(await reached(httpsPort, 'empty.test'), '', 'a host without endpoints: closed at once');
+      await sleep(50);
+      const serious = nginx.errorLog().split('\n').filter((line) => /\[(alert|crit|emerg)\]|js exception/u.test(line));
+      assert.deepEqual(serious, []);
+    } finally {
+      await nginx.stop();
+    }
+  });
 });

@@ -8,25 +8,23 @@
 // client's address (client-address-view.ts trusts it from `unix:` alone);
 // NGINX's proxy_protocol is per server, not per target, so the passthrough
 // connections get their own hop, which reads the header back and sends none
-// to the backend. Both sockets sit in NGINX's private socket directory
+// to the backend. That hop takes the peer njs picks by the SNI name from the
+// endpoints the controller feeds (resty_stream.js pickSni, `SNI/<hostname>`):
+// endpoints are not in nginx.conf, so an endpoint change reloads nothing, as
+// for the TCP/UDP services (stream-view.ts). Both sockets sit in NGINX's private socket directory
 // (render-options.ts fallbackSocketPaths). Every value is checked again here:
 // the template only quotes.
 
-import { isIP } from 'node:net';
 import type { Model, PassthroughHost } from '../model/types.ts';
 import { RenderError } from './nginx-values.ts';
 import { fallbackSocketPaths, type ResolvedRenderOptions } from './render-options.ts';
 
-/** One passthrough host: the SNI name and the upstream of its endpoints. */
+/** One passthrough host: the SNI name (its endpoints are fed to njs, not rendered). */
 export interface PassthroughHostView {
-  /** The exact SNI name (map key). */
+  /** The exact SNI name (map key, and `SNI/<hostname>` in the njs feed). */
   readonly hostname: string;
-  /** `passthrough-<hostname>`: unique, as hostnames are. */
-  readonly upstream: string;
   /** `namespace/service:port`, for a comment that says where the host goes. */
   readonly target: string;
-  /** `address:port` (IPv6 in brackets); empty = no ready endpoint (a placeholder marked down). */
-  readonly endpoints: readonly string[];
 }
 
 /** The passthrough part of the stream {} context. */
@@ -57,25 +55,11 @@ export function passthroughSocketPaths(prefix: string): { readonly https: string
   return { https: `unix:${dir}/https.sock`, passthrough: `unix:${dir}/passthrough.sock` };
 }
 
-function endpointOf(address: string, port: number): string {
-  const family = isIP(address);
-  if (family === 0 || !Number.isInteger(port) || port < 1 || port > 65535) {
-    throw new RenderError('UnsafeValue', `passthrough endpoint ${JSON.stringify(`${address}:${port}`)} is not an IP address and port`);
-  }
-  return family === 6 ? `[${address}]:${port}` : `${address}:${port}`;
-}
-
 function hostOf(host: PassthroughHost): PassthroughHostView {
   if (typeof host.hostname !== 'string' || host.hostname.length > 253 || !HOSTNAME.test(host.hostname)) {
     throw new RenderError('UnsafeValue', `passthrough host ${JSON.stringify(host.hostname)} is not a lowercase DNS name`);
   }
-  if (!Array.isArray(host.endpoints)) throw new RenderError('UnsafeValue', `passthrough host ${host.hostname}: endpoints must be an array`);
-  return {
-    hostname: host.hostname,
-    upstream: `passthrough-${host.hostname}`,
-    target: `${host.namespace}/${host.service}:${host.servicePort}`,
-    endpoints: host.endpoints.map((endpoint) => endpointOf(endpoint.address, endpoint.port)),
-  };
+  return { hostname: host.hostname, target: `${host.namespace}/${host.service}:${host.servicePort}` };
 }
 
 /**

@@ -10,12 +10,8 @@ import { RenderError } from './nginx-values.ts';
 import { streamFeedSocketPath, type DataplaneValues } from './render-options.ts';
 import type { PassthroughView } from './ssl-passthrough-view.ts';
 
-/**
- * ingress-nginx's defaults of proxy-stream-timeout and proxy-stream-responses, and of
- * proxy-stream-next-upstream-timeout and -tries (used by the SSL passthrough hop, whose
- * endpoints are a plain upstream: njs's single peer cannot retry).
- */
-export const STREAM_DEFAULTS = Object.freeze({ timeoutSeconds: 600, udpResponses: 1, nextUpstreamTimeoutSeconds: 600, nextUpstreamTries: 3 });
+/** ingress-nginx's defaults of proxy-stream-timeout and proxy-stream-responses. */
+export const STREAM_DEFAULTS = Object.freeze({ timeoutSeconds: 600, udpResponses: 1 });
 
 /** One listener. */
 export interface StreamServerView {

@@ -1,6 +1,6 @@
 // What Lua applies at run time, pushed without a reload: one row per kind of
 // state in PUSH_KINDS (backends, certificates, route policies, users, and the TCP/UDP
-// endpoints njs holds in stream {}). A new kind is one more row
+// and SSL passthrough endpoints njs holds in stream {}). A new kind is one more row
 // (its part of DynamicPush comes from the differ); the push order, the sync
 // log line's `why` and the "Lua lost its state" bookkeeping follow from the
 // table.
@@ -74,10 +74,14 @@ const PUSH_KINDS: readonly PushKind[] = [
     },
   },
   {
-    // TCP/UDP endpoints, fed to njs in stream {}: a feed that fails costs TCP/UDP only.
+    // TCP/UDP and SSL passthrough endpoints, fed to njs in stream {}: a feed that fails costs those only.
     name: 'stream endpoints',
     isolated: true,
-    forget: (model) => ({ ...model, streams: (model.streams ?? []).map((service) => ({ ...service, endpoints: UNKNOWN_ENDPOINTS })) }),
+    forget: (model) => ({
+      ...model,
+      streams: (model.streams ?? []).map((service) => ({ ...service, endpoints: UNKNOWN_ENDPOINTS })),
+      ...(model.sslPassthrough === undefined ? {} : { sslPassthrough: model.sslPassthrough.map((host) => ({ ...host, endpoints: UNKNOWN_ENDPOINTS })) }),
+    }),
     carried: (push) => push.streams !== undefined && push.streams !== null,
     async send({ streams }, dataplane) {
       if (streams === undefined || streams === null) return true;

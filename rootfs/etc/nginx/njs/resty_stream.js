@@ -3,7 +3,11 @@
 // unix socket, and `js_set $resty_stream_peer` picks one per connection for
 // `proxy_pass $resty_stream_peer`. Runs in njs 0.8 (Debian trixie): no for...of.
 //
-// Zones (stream.njk): resty_stream_peers (string) "<PROTOCOL>/<port>" -> "<peer> <peer> ...",
+// SSL passthrough hosts (docs/ssl-passthrough.md) are fed the same way under "SNI/<hostname>":
+// the passthrough hop (stream-passthrough.njk) takes `$resty_passthrough_peer`, the next peer of
+// the ClientHello's SNI name.
+//
+// Zones (stream.njk): resty_stream_peers (string) "<PROTOCOL>/<port>" or "SNI/<hostname>" -> "<peer> <peer> ...",
 // "#version" -> the last feed's version; resty_stream_counters (number) round-robin turns
 // and per-listener connection and byte counters; resty_stream_down (number, timeout 10s)
 // peers whose connect failed recently, skipped while another peer is left.
@@ -20,6 +24,7 @@ var MAX_PEERS = 4096;
 var MAX_KEYS = 100000;
 
 var KEY = /^(TCP|UDP)\/([1-9][0-9]{0,4})$/;
+var SNI_KEY = /^SNI\/([a-z0-9](?:[-a-z0-9]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[-a-z0-9]{0,61}[a-z0-9])?)*)$/;
 var VERSION = /^[1-9][0-9]{0,15}$/;
 var IPV4 = /^(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])(\.(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])){3}$/;
 var HEXTET = /^[0-9a-fA-F]{1,4}$/;
@@ -29,10 +34,14 @@ function listenerKey(s) {
     return s.variables.protocol + '/' + s.variables.server_port;
 }
 
-// js_set $resty_stream_peer: the next peer of this listener in round robin, skipping
-// peers whose connect failed in the last 10 s while another one is left.
-function pick(s) {
-    var key = listenerKey(s);
+// The key of the passthrough host the ClientHello names (NGINX's map matched it case-blind).
+function sniKey(s) {
+    return 'SNI/' + String(s.variables.ssl_preread_server_name || '').toLowerCase();
+}
+
+// The next peer of `key` in round robin, skipping peers whose connect failed in the last
+// 10 s while another one is left.
+function next(key) {
     var set = ngx.shared.resty_stream_peers.get(key);
     if (!set) {
         return NO_PEER;
@@ -50,6 +59,26 @@ function pick(s) {
     return peers[turn % count];
 }
 
+// js_set $resty_stream_peer: the next peer of this listener.
+function pick(s) {
+    return next(listenerKey(s));
+}
+
+// js_set $resty_passthrough_peer: the next peer of the passthrough host the SNI names.
+function pickSni(s) {
+    return next(sniKey(s));
+}
+
+// Remembers a peer NGINX could not connect to (status 502): true when it did.
+function markDown(v) {
+    var peer = v.upstream_addr;
+    if (v.status === '502' && peer && peer !== NO_PEER && peer.indexOf(',') < 0) {
+        ngx.shared.resty_stream_down.set(peer, 1);
+        return true;
+    }
+    return false;
+}
+
 // js_set $resty_stream_observe, read by the listeners' access_log `if=` at the end of each
 // session: counts it and its bytes, remembers a peer NGINX could not connect to (status 502).
 // Returns "" so nothing is written.
@@ -60,11 +89,16 @@ function observe(s) {
     counters.incr('conns:' + key, 1, 0);
     counters.incr('rx:' + key, Number(v.bytes_received) || 0, 0);
     counters.incr('tx:' + key, Number(v.bytes_sent) || 0, 0);
-    var peer = v.upstream_addr;
-    if (v.status === '502' && peer && peer !== NO_PEER && peer.indexOf(',') < 0) {
+    if (markDown(v)) {
         counters.incr('failed:' + key, 1, 0);
-        ngx.shared.resty_stream_down.set(peer, 1);
     }
+    return '';
+}
+
+// js_set $resty_passthrough_observe, read by the passthrough hop's access_log `if=`: remembers
+// a peer NGINX could not connect to, so the next connections skip it. Returns "".
+function observeSni(s) {
+    markDown(s.variables);
     return '';
 }
 
@@ -111,7 +145,8 @@ function validPeer(text) {
     return colon > 0 && IPV4.test(text.slice(0, colon)) && validPort(text.slice(colon + 1));
 }
 
-// A feed body: `set <version>` then one line per listener `<PROTOCOL>/<port>[ <peer>...]`.
+// A feed body: `set <version>` then one line per listener `<PROTOCOL>/<port>[ <peer>...]`
+// or passthrough host `SNI/<hostname>[ <peer>...]`.
 // Returns {version, sets: [[key, value]]} or {error}.
 function parseSet(lines) {
     var version = lines[0].slice(4);
@@ -127,7 +162,7 @@ function parseSet(lines) {
         var words = lines[i].split(' ');
         var key = words[0];
         var match = KEY.exec(key);
-        if (!match || Number(match[2]) > 65535) {
+        if (match ? Number(match[2]) > 65535 : !(key.length <= 257 && SNI_KEY.test(key))) {
             return { error: 'bad listener on line ' + (i + 1) };
         }
         if (seen[key]) {
@@ -231,4 +266,4 @@ function feed(s) {
     });
 }
 
-export default { pick, observe, feed };
+export default { pick, pickSni, observe, observeSni, feed };
