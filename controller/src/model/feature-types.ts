@@ -4,6 +4,7 @@
 
 import type { AccessControlConfig, BasicAuthConfig, ClientCertsConfig, CorsConfig, CrossNamespaceSettings, ExternalAuthConfig, RateLimitConfig, SafetySettings, SatisfyConfig, SnippetsConfig } from './access-types.ts';
 import type { AccessLogSettings, ClientAddressSettings, ClientConnectionsSettings, ConnectionHeaderConfig, GzipSettings, HashSizeSettings, HeaderSettings, Http2Settings, ProxyBuffersConfig, ProxyConfig, ProxyRewritesConfig, RedirectConfig, RewriteConfig, ServerAliasConfig, SslRedirectConfig, TlsSessionSettings, TlsSettings, WorkerSettings } from './edge-types.ts';
+import type { StreamProxySettings } from './l4-types.ts';
 import type { SslPassthroughConfig } from './ssl-passthrough-types.ts';
 import type { AffinityConfig, BackendProtocolConfig, CanaryConfig, CustomErrorsConfig, FastcgiConfig, LoadBalanceConfig, MirrorConfig, NextUpstreamConfig, ProxySslConfig, ServiceUpstreamConfig, UpstreamHashConfig, UpstreamHeadersConfig } from './traffic-types.ts';
 
@@ -54,6 +55,7 @@ export interface FeatureConfigs {
   readonly redirect: RedirectConfig;
   readonly serverAlias: ServerAliasConfig;
   readonly sslPassthrough: SslPassthroughConfig;
+  readonly streamProxy: StreamProxySettings;
 }
 
 

@@ -74,3 +74,15 @@ export interface ReservedPort {
   /** The flag that set it, for the failure message, e.g. `--http-port`. */
   readonly flag: string;
 }
+
+/**
+ * The proxy settings of the stream {} context (ConfigMap only, model/features/stream-proxy.ts):
+ * ingress-nginx's proxy-stream-timeout and proxy-stream-responses. STATIC (rendered into stream.njk
+ * and stream-passthrough.njk: a change reloads).
+ */
+export interface StreamProxySettings {
+  /** `proxy_timeout` of the TCP/UDP listeners and the SSL passthrough router and hop: an NGINX time of one unit, as written (`600s`). */
+  readonly timeout: string;
+  /** `proxy_responses` of the UDP listeners: datagrams expected back per client datagram (0 = none). */
+  readonly udpResponses: number;
+}

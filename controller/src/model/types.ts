@@ -20,7 +20,7 @@ import type {
 import type { ReservedPort, StreamService } from './l4-types.ts';
 import type { PassthroughHost } from './ssl-passthrough-types.ts';
 
-export type { DynamicPassthroughPeers, DynamicStream, DynamicStreamListener, ReservedPort, StreamProtocol, StreamProxyProtocol, StreamService } from './l4-types.ts';
+export type { DynamicPassthroughPeers, DynamicStream, DynamicStreamListener, ReservedPort, StreamProtocol, StreamProxyProtocol, StreamProxySettings, StreamService } from './l4-types.ts';
 export type { PassthroughHost, SslPassthroughConfig } from './ssl-passthrough-types.ts';
 import type { FeatureConfigs, GlobalSettings } from './feature-types.ts';
 import type { ClientVerify } from './access-types.ts';

@@ -111,12 +111,14 @@ function fed(streams: readonly StreamService[]): DynamicStream[] {
   return streams.map(({ protocol, port, endpoints }) => ({ protocol, port, endpoints }));
 }
 
-/** Renders `streams`, starts NGINX on it and feeds their endpoints. */
-async function startWith(streams: readonly StreamService[]): Promise<RunningNginx & { feed(next: readonly StreamService[], version: number): Promise<void> }> {
+/** Renders `streams` (with proxy-stream-* `proxy`), starts NGINX on it and feeds their endpoints. */
+async function startWith(streams: readonly StreamService[], proxy?: Model['settings']['streamProxy']): Promise<RunningNginx & { feed(next: readonly StreamService[], version: number): Promise<void> }> {
   const [httpPort, httpsPort, statusPort] = await Promise.all([1, 2, 3].map(() => freePort()));
   const dataplane = findDataplane();
   const prefix = makePrefix();
-  const { conf } = renderConfig(withStreams(streams), { ...goldenOptions(dataplane, prefix), httpPort, httpsPort, statusPort });
+  const base = withStreams(streams);
+  const input = proxy === undefined ? base : { ...base, settings: { ...base.settings, streamProxy: proxy } };
+  const { conf } = renderConfig(input, { ...goldenOptions(dataplane, prefix), httpPort, httpsPort, statusPort });
   const nginx = await startNginx(dataplane, prefix, conf, `http://127.0.0.1:${statusPort}/config-version`);
   const feed = (next: readonly StreamService[], version: number): Promise<void> => feedStreams(streamFeedSocketPath(prefix), version, fed(next));
   try {
@@ -129,6 +131,49 @@ async function startWith(streams: readonly StreamService[]): Promise<RunningNgin
 }
 
 void describe('stream {} in the real NGINX', () => {
+  void it('proxy-stream-timeout closes an idle TCP session; proxy-stream-responses ends a UDP session after that many answers', async () => {
+    const plain = await echoServer();
+    after(() => plain.server.close());
+    // A UDP backend answering every datagram twice: with responses 2 the session takes both, then ends.
+    const udp = createSocket('udp4');
+    udp.on('message', (message, from) => { udp.send(`1:${message.toString()}`, from.port, from.address); udp.send(`2:${message.toString()}`, from.port, from.address); });
+    await new Promise<void>((done) => udp.bind(0, '127.0.0.1', done));
+    after(() => udp.close());
+    const [tcpPort, udpPort] = await Promise.all([1, 2].map(() => freePort()));
+    const nginx = await startWith([tcp(tcpPort, [{ address: '127.0.0.1', port: plain.port }]), { ...tcp(udpPort, [{ address: '127.0.0.1', port: udp.address().port }]), protocol: 'UDP' }],
+      { timeout: '1s', udpResponses: 2 });
+    try {
+      const started = Date.now();
+      const closed = await new Promise<number>((done, fail) => {
+        const socket = connect(tcpPort, '127.0.0.1', () => socket.write('hi'));
+        socket.setTimeout(5000, () => socket.destroy(new Error('the idle session was not closed within 5 s')));
+        socket.on('data', () => undefined);
+        socket.on('close', () => done(Date.now() - started));
+        socket.on('error', fail);
+      });
+      assert.ok(closed >= 900 && closed < 3000, `closed after ${closed} ms of silence (proxy_timeout 1s)`);
+
+      const client = createSocket('udp4');
+      after(() => client.close());
+      const got: string[] = [];
+      client.on('message', (message) => got.push(message.toString()));
+      const sent = Date.now();
+      client.send('q', udpPort, '127.0.0.1');
+      for (let i = 0; i < 100 && got.length < 2; i++) await sleep(20);
+      assert.deepEqual(got.sort(), ['1:q', '2:q'], 'both answers of the session reach the client');
+      const stats = await readStreamStats(streamFeedSocketPath(nginx.prefix));
+      let udpSessions = stats.listeners.find((listener) => listener.key === `UDP/${udpPort}`)?.connections ?? 0;
+      for (let i = 0; i < 25 && udpSessions === 0; i++) {
+        await sleep(20);
+        udpSessions = (await readStreamStats(streamFeedSocketPath(nginx.prefix))).listeners.find((listener) => listener.key === `UDP/${udpPort}`)?.connections ?? 0;
+      }
+      assert.equal(udpSessions, 1, 'the session ended after its 2 answers, well before the 1 s timeout would end it');
+      assert.ok(Date.now() - sent < 900, `the UDP session ended ${Date.now() - sent} ms after its datagram`);
+    } finally {
+      await nginx.stop();
+    }
+  });
+
   void it('TCP bytes in = bytes out, PROXY decoded from the client and sent to the backend, a UDP datagram answered', async () => {
     const plain = await echoServer();
     const proxied = await echoServer();

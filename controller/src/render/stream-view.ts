@@ -5,13 +5,13 @@
 // in nginx.conf, so an endpoint change reloads nothing (docs/tcp-udp-services.md).
 // Every value is checked again here: the template only quotes.
 
-import type { Model, StreamService } from '../model/types.ts';
+import type { Model, StreamProxySettings, StreamService } from '../model/types.ts';
 import { RenderError } from './nginx-values.ts';
 import { streamFeedSocketPath, type DataplaneValues } from './render-options.ts';
 import type { PassthroughView } from './ssl-passthrough-view.ts';
 
-/** ingress-nginx's defaults of proxy-stream-timeout and proxy-stream-responses. */
-export const STREAM_DEFAULTS = Object.freeze({ timeoutSeconds: 600, udpResponses: 1 });
+/** An NGINX time of one unit (model/features/stream-proxy.ts parses it; checked again here). */
+const TIME = /^\d{1,9}(?:ms|s|m|h|d)?$/u;
 
 /** One listener. */
 export interface StreamServerView {
@@ -37,9 +37,20 @@ export interface StreamView {
   /** The unix socket the controller feeds the endpoints through (streamFeedSocketPath). */
   readonly feedSocket: string;
   readonly servers: readonly StreamServerView[];
-  readonly defaults: typeof STREAM_DEFAULTS;
+  /** proxy-stream-timeout and proxy-stream-responses (the ConfigMap's, model/features/stream-proxy.ts). */
+  readonly proxy: StreamProxySettings;
   /** --enable-ssl-passthrough: the HTTPS port's SNI router (ssl-passthrough-view.ts), else null. */
   readonly passthrough: PassthroughView | null;
+}
+
+/** The stream proxy settings of `model`, checked again: they are printed as tokens. */
+export function streamProxyOf(model: Model): StreamProxySettings {
+  const proxy = model.settings.streamProxy;
+  const { timeout, udpResponses } = proxy ?? {};
+  if (typeof timeout !== 'string' || !TIME.test(timeout) || !Number.isSafeInteger(udpResponses) || (udpResponses as number) < 0 || (udpResponses as number) > 2_147_483_647) {
+    throw new RenderError('UnsafeValue', `settings.streamProxy ${JSON.stringify(proxy)} is not a time and a number of responses`);
+  }
+  return proxy;
 }
 
 function serverOf(service: StreamService, listenAddress: string): StreamServerView {
@@ -74,7 +85,7 @@ export function streamViewOf(model: Model, listenAddress: string, dataplane: Dat
     script: streamScript,
     feedSocket: streamFeedSocketPath(prefix),
     servers: streams.map((service) => serverOf(service, listenAddress)),
-    defaults: STREAM_DEFAULTS,
+    proxy: streamProxyOf(model),
     passthrough,
   };
 }

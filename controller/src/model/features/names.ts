@@ -38,6 +38,9 @@ export const HARMLESS_CONFIG_KEYS: Readonly<Record<string, string>> = Object.fre
   'http2-max-requests': 'obsolete since NGINX 1.19.7, which ignores it: keep-alive-requests bounds HTTP/2 connections too',
 });
 
+/** Why the proxy-stream-next-upstream* keys do nothing here. */
+const NO_STREAM_RETRY = 'each TCP/UDP or passthrough connection has the one peer njs picks, so NGINX has no other endpoint to retry on; a peer whose connect failed is skipped for 10 s instead, see docs/tcp-udp-services.md';
+
 /** ConfigMap keys not supported for a reason users should read in the catalogue (why, not just "not yet"). */
 export const UNSUPPORTED_CONFIG_KEY_REASONS: Readonly<Record<string, string>> = Object.freeze({
   'enable-brotli': 'the data plane has no brotli module (nginx -V lists none); use-gzip compresses',
@@ -46,6 +49,9 @@ export const UNSUPPORTED_CONFIG_KEY_REASONS: Readonly<Record<string, string>> = 
   'brotli-types': 'the data plane has no brotli module',
   'ssl-session-ticket-key': 'its key file is not written yet; tickets use keys NGINX makes at each start',
   'ssl-dh-param': 'the Secret\'s dhparam.pem is not written for NGINX yet; ECDHE ciphers need none',
+  'proxy-stream-next-upstream': NO_STREAM_RETRY,
+  'proxy-stream-next-upstream-timeout': NO_STREAM_RETRY,
+  'proxy-stream-next-upstream-tries': NO_STREAM_RETRY,
 });
 
 /**

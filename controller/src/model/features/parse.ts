@@ -10,7 +10,7 @@ import { accept, type Checked } from '../checked.ts';
 import { makeFailure, makeWarning, quoteValue } from '../failure.ts';
 import type { FeatureConfigs, Failure, GlobalSettings, IngressRef, Policy } from '../types.ts';
 import type { AnyFeature, Draft, FeatureKey, KeyRefusal, UntypedFeature } from './feature.ts';
-import { annotationStatus, configKeyStatus } from './names.ts';
+import { annotationStatus, configKeyStatus, UNSUPPORTED_CONFIG_KEY_REASONS } from './names.ts';
 import { FEATURES } from './registry.ts';
 import { riskyAnnotations } from './risk.ts';
 import { gateSnippets } from './snippet-gate.ts';
@@ -177,7 +177,8 @@ export function readSettings(configMaps: readonly V1ConfigMap[], key: string | n
       failures.push(makeFailure(null, 'ProtectionNotSupported', field,
         `ConfigMap key ${name} asks for a protection resty-ingress does not support yet; no Ingress is served until it is removed`));
     } else if (status.kind === 'unsupported' || status.kind === 'snippet') {
-      failures.push(makeWarning(null, 'UnsupportedConfigMapKey', field, `ConfigMap key ${quoteValue(name)} is not supported and is ignored`));
+      const why = UNSUPPORTED_CONFIG_KEY_REASONS[name];
+      failures.push(makeWarning(null, 'UnsupportedConfigMapKey', field, `ConfigMap key ${quoteValue(name)} is not supported${why === undefined ? '' : ` (${why})`} and is ignored`));
     } else if (status.kind === 'unknown') {
       failures.push(makeWarning(null, 'UnknownConfigMapKey', field, `unknown ConfigMap key ${quoteValue(name)} is ignored`));
     }

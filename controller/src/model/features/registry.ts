@@ -7,6 +7,7 @@ import { accessLogFeature } from './access-log.ts';
 import { gzipFeature } from './gzip.ts';
 import { hashSizesFeature } from './hash-sizes.ts';
 import { http2Feature } from './http2.ts';
+import { streamProxyFeature } from './stream-proxy.ts';
 import { tlsSessionFeature } from './tls-session.ts';
 import { workersFeature } from './workers.ts';
 import { affinityFeature } from './affinity.ts';
@@ -88,6 +89,7 @@ export const FEATURES: readonly AnyFeature[] = Object.freeze([
   headerSettingsFeature,
   serverAliasFeature,
   sslPassthroughFeature,
+  streamProxyFeature,
   // Last: a location's snippet comes after every other feature's directives, as in ingress-nginx.
   snippetsFeature,
 ]);

@@ -268,6 +268,8 @@ export const KEY_VALUES: Readonly<Record<string, fc.Arbitrary<string>>> = {
   'gzip-disable': userValue(fc.constantFrom('msie6', '', 'MSIE [4-6]\\.', `${MARKER}`, 'msie6;')),
   'use-http2': boolean,
   'http2-max-concurrent-streams': userValue(fc.oneof(integerText, bigIntegerText)),
+  'proxy-stream-timeout': userValue(fc.oneof(seconds, fc.constantFrom('600s', '10m', '1h', '7d', '8d', '500ms', '0', '1h30m', '10m0s', '600s;', `${MARKER}s`, '$x'))),
+  'proxy-stream-responses': userValue(fc.oneof(integerText, bigIntegerText, fc.constantFrom('0', '2147483647', '2147483648', '1;', 'many'))),
   'worker-processes': userValue(fc.oneof(integerText, fc.constantFrom('auto', 'AUTO', '0', '1024', '1025', 'auto;'))),
   'max-worker-connections': userValue(fc.oneof(integerText, bigIntegerText, fc.constantFrom('0', '16', '15', '1048576', '1048577'))),
   'worker-shutdown-timeout': userValue(fc.oneof(seconds, fc.constantFrom('240s', '5m', '1h', '169h', '1m30s', '10ms'))),
