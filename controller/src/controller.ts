@@ -29,7 +29,7 @@ import { sameStaticPart } from './diff/decide.ts';
 import { indexIngressClasses, isOurIngress } from './model/ingress-class.ts';
 import type { Model, Snapshot } from './model/types.ts';
 import { createClusterReporting } from './status/index.ts';
-import { mergeHooks, startObservability, type Observability } from './server/observability.ts';
+import { mergeHooks, requestMetricsOptions, startObservability, type Observability } from './server/observability.ts';
 import { ConfigRefused, createSync, RetryLater, type Sync } from './sync/sync.ts';
 import { createStreamPortCheck } from './stream-port-check.ts';
 
@@ -144,12 +144,10 @@ export async function startController(opts: ControllerOptions, logger: Logger, r
     port: opts.healthzPort,
     healthPath: opts.healthCheckPath,
     statusUrl: luaUrl,
-    requestMetrics: opts.enableMetrics,
+    ...requestMetricsOptions(opts),
     metricsLogPath: metricsLogPath(opts.nginxPrefix),
     electionId: opts.electionId,
     ingressClass: opts.ingressClass,
-    reportStatusClasses: opts.reportStatusClasses,
-    metricsPerHost: opts.metricsPerHost,
     nginxPid: () => nginx.pid(),
     liveVersion: () => nginx.liveVersion(),
     luaVersion: () => getStatus(luaUrl, { timeoutMs: 2000 }).then((s) => s.version, () => null),

@@ -10,6 +10,7 @@ import type { BuildOptions, ReservedPort } from '../model/types.ts';
 import packageJson from '../../../package.json' with { type: 'json' };
 import { CommandLineExit, parseCommand } from './command-line-exit.ts';
 import { logLevelOfVerbosity, takeIngressNginxArgs, type FlagNotice, type IngressNginxArgs } from './ingress-nginx-args.ts';
+import * as metricsFlags from './metrics-flags.ts';
 import * as parse from './validators.ts';
 import type { LogLevel } from './validators.ts';
 
@@ -88,6 +89,17 @@ export interface ControllerOptions extends BuildOptions {
   readonly reportStatusClasses: boolean;
   /** --metrics-per-host: per-request metrics carry the configured server name as label `host`. */
   readonly metricsPerHost: boolean;
+  /**
+   * --metrics-per-undefined-host: with --metrics-per-host, also count requests to hosts no Ingress
+   * defines (the catch-all server's, a wildcard server's); false drops them, as ingress-nginx.
+   */
+  readonly metricsPerUndefinedHost: boolean;
+  /** --time-buckets, --length-buckets, --size-buckets: histogram bounds, increasing; null = ingress-nginx's default. */
+  readonly timeBuckets: readonly number[] | null;
+  readonly lengthBuckets: readonly number[] | null;
+  readonly sizeBuckets: readonly number[] | null;
+  /** --exclude-socket-metrics: per-request metric names neither computed nor exported (the prefix optional). */
+  readonly excludeSocketMetrics: readonly string[];
   /** --shutdown-grace-period: seconds between SIGTERM (health checks fail at once) and NGINX quitting. */
   readonly shutdownGracePeriod: number;
   /** --tcp-services-configmap: `namespace/name` of the ConfigMap of TCP services (ingress-nginx's format), or null. */
@@ -104,8 +116,10 @@ export interface ControllerOptions extends BuildOptions {
 interface FlagSpec {
   readonly flags: string;
   readonly description: string;
-  readonly defaultValue: string | number | boolean;
-  readonly parser: (value: string) => unknown;
+  /** undefined: the flag's absence means ingress-nginx's default, which the option's user owns. */
+  readonly defaultValue: string | number | boolean | undefined;
+  /** `previous`: the value so far (the default, or what an earlier occurrence gave: slices append). */
+  readonly parser: (value: string, previous: never) => unknown;
 }
 
 const bool = (flags: string, description: string, defaultValue: boolean): FlagSpec =>
@@ -159,6 +173,11 @@ const FLAGS: readonly FlagSpec[] = [
   bool('--enable-metrics', 'per-request metrics (requests, duration and size by Ingress path); false: NGINX writes no metrics log and /metrics keeps only the controller\'s own metrics', true),
   bool('--report-status-classes', 'per-request metrics report status classes (2xx, 3xx, ...) instead of status codes', false),
   bool('--metrics-per-host', 'per-request metrics carry the configured host name as label "host"', true),
+  bool('--metrics-per-undefined-host', 'with --metrics-per-host, also count requests to hosts no Ingress defines (catch-all, wildcard servers); false drops them', false),
+  { flags: '--time-buckets <bounds>', description: 'bucket bounds of the request, response, connect and header duration histograms, increasing; default 0.005,0.01,0.025,0.05,0.1,0.25,0.5,1,2.5,5,10', defaultValue: undefined, parser: metricsFlags.parseBuckets },
+  { flags: '--length-buckets <bounds>', description: 'bucket bounds of the request and response size histograms; default 10,20,30,40,50,60,70,80,90,100', defaultValue: undefined, parser: metricsFlags.parseBuckets },
+  { flags: '--size-buckets <bounds>', description: 'bucket bounds of the bytes_sent histogram; default 10,100,1000,10000,100000,1e+06,1e+07', defaultValue: undefined, parser: metricsFlags.parseBuckets },
+  { flags: '--exclude-socket-metrics <names>', description: 'comma list of per-request metrics neither computed nor exported, e.g. nginx_ingress_controller_header_duration_seconds', defaultValue: undefined, parser: metricsFlags.parseMetricNames },
   { flags: '--tcp-services-configmap <namespace/name>', description: 'ConfigMap of TCP services: "<port>": "<namespace>/<service>:<port>[:PROXY][:PROXY]"; "" = none', defaultValue: '', parser: parse.parseNamespacedName },
   { flags: '--udp-services-configmap <namespace/name>', description: 'ConfigMap of UDP services: "<port>": "<namespace>/<service>:<port>"; "" = none', defaultValue: '', parser: parse.parseNamespacedName },
   { flags: '--shutdown-grace-period <seconds>', description: 'seconds to keep serving after SIGTERM while /healthz fails, before NGINX quits', defaultValue: 0, parser: parse.parseSeconds },
@@ -184,7 +203,7 @@ function buildCommand(output: { out: string; err: string }): Command {
     });
   for (const spec of FLAGS) {
     // A bare boolean flag (no value) is true: commander skips the parser for it.
-    command.addOption(new Option(spec.flags, spec.description).default(spec.defaultValue).argParser(spec.parser));
+    command.addOption(new Option(spec.flags, spec.description).default(spec.defaultValue).argParser(spec.parser as (value: string, previous: unknown) => unknown));
   }
   return command;
 }
@@ -233,6 +252,11 @@ function toControllerOptions(raw: Record<string, unknown>, logLevelGiven: boolea
     enableMetrics: raw.enableMetrics as boolean,
     reportStatusClasses: raw.reportStatusClasses as boolean,
     metricsPerHost: raw.metricsPerHost as boolean,
+    metricsPerUndefinedHost: raw.metricsPerUndefinedHost as boolean,
+    timeBuckets: (raw.timeBuckets as readonly number[] | undefined) ?? null,
+    lengthBuckets: (raw.lengthBuckets as readonly number[] | undefined) ?? null,
+    sizeBuckets: (raw.sizeBuckets as readonly number[] | undefined) ?? null,
+    excludeSocketMetrics: (raw.excludeSocketMetrics as readonly string[] | undefined) ?? [],
     shutdownGracePeriod: raw.shutdownGracePeriod as number,
     tcpServicesConfigMap: orNull(raw.tcpServicesConfigmap as string),
     udpServicesConfigMap: orNull(raw.udpServicesConfigmap as string),
@@ -241,6 +265,10 @@ function toControllerOptions(raw: Record<string, unknown>, logLevelGiven: boolea
   };
   if (options.validatingWebhook !== null && (options.validatingWebhookCertificate === null || options.validatingWebhookKey === null)) {
     throw CommandLineExit.usage('--validating-webhook needs --validating-webhook-certificate and --validating-webhook-key (the API server calls webhooks over HTTPS only)');
+  }
+  if (options.metricsPerUndefinedHost && !options.metricsPerHost) {
+    // ingress-nginx refuses this pair too: without the host label there is no per-host metric to keep.
+    throw CommandLineExit.usage('--metrics-per-undefined-host=true must be passed with --metrics-per-host=true');
   }
   for (const [i, [key, flag]] of PORT_KEYS.entries()) {
     const clash = PORT_KEYS.slice(0, i).find(([other]) => options[other] === options[key]);
