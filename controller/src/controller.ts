@@ -16,6 +16,7 @@ import {
 } from './nginx/index.ts';
 import { createConfigRenderer, defaultCertificatePaths, ownersOfLine } from './render/index.ts';
 import { metricsLogPath } from './render/render-options.ts';
+import { excludesUpstreamTimes } from './metrics/index.ts';
 import { createCertificatePusher } from './nginx/certificate-push.ts';
 import { postCredentials, postRoutes } from './nginx/lua-routes.ts';
 import { writeSelfSignedDefault } from './tls/default-certificate.ts';
@@ -117,6 +118,8 @@ export async function startController(opts: ControllerOptions, logger: Logger, r
     dataplane,
     // --enable-metrics=false: no metrics log and no per-request labels in nginx.conf.
     requestMetrics: opts.enableMetrics,
+    // Both histograms they feed excluded: NGINX writes "-" instead of formatting the times.
+    metricsUpstreamTimes: !excludesUpstreamTimes(opts.excludeSocketMetrics),
   });
   // Keeps each unchanged Ingress's translation between syncs (model/ingress-translation.ts).
   const builder = createModelBuilder();

@@ -55,6 +55,12 @@ const HISTOGRAM_INFO: Readonly<Record<HistogramKey, { name: string; help: string
 /** The names --exclude-socket-metrics can drop (ingress-nginx's socket collector's), without the prefix. */
 export const SOCKET_METRIC_NAMES: readonly string[] = ['requests', ...HISTOGRAMS.map((key) => HISTOGRAM_INFO[key].name)];
 
+/** Whether `exclude` names both metrics the metrics log's upstream connect and header times feed (NGINX may then skip them). */
+export function excludesUpstreamTimes(exclude: readonly string[]): boolean {
+  const names = new Set(exclude.map(socketMetricName));
+  return names.has(HISTOGRAM_INFO.connectDuration.name) && names.has(HISTOGRAM_INFO.headerDuration.name);
+}
+
 /** An --exclude-socket-metrics entry as ingress-nginx matches it: the prefix is optional. */
 export function socketMetricName(entry: string): string {
   return entry.startsWith(PREFIX) ? entry.slice(PREFIX.length) : entry;

@@ -56,6 +56,12 @@ export interface RenderOptions {
    * requests pay nothing for metrics ($resty_route stays: the balancer reads it).
    */
   readonly requestMetrics?: boolean;
+  /**
+   * The metrics log's upstream connect and header times (default true). false
+   * writes `-` in both fields (the contract's "no observation"), sparing NGINX
+   * their formatting per try: for --exclude-socket-metrics naming both histograms.
+   */
+  readonly metricsUpstreamTimes?: boolean;
 }
 
 /** RenderOptions with every default filled in; what the templates and the version hash see. */
@@ -177,5 +183,6 @@ export function resolveRenderOptions(options: RenderOptions): ResolvedRenderOpti
     errorLogLevel: level,
     accessLog: options.accessLog ?? true,
     requestMetrics: options.requestMetrics ?? true,
+    metricsUpstreamTimes: options.metricsUpstreamTimes ?? true,
   };
 }
