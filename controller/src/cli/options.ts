@@ -80,9 +80,9 @@ export interface ControllerOptions extends BuildOptions {
   readonly validatingWebhookKey: string | null;
   /**
    * --enable-metrics: per-request metrics. false = NGINX writes no metrics log and sets no labels per
-   * request, and /metrics drops nginx_ingress_controller_requests, …_request_duration_seconds,
-   * …_response_duration_seconds, …_request_size, …_response_size and resty_ingress_monitor_rejected_total
-   * (the controller's own metrics stay). --report-status-classes and --metrics-per-host then do nothing.
+   * request, and /metrics serves none of ingress-nginx's metrics (nginx_ingress_controller_*, as its
+   * dummy collector) nor resty_ingress_monitor_rejected_total; resty-ingress's own resty_ingress_* stay.
+   * The other metrics flags then do nothing.
    */
   readonly enableMetrics: boolean;
   /** --report-status-classes: per-request metrics label `status` as `2xx`/`3xx`/… instead of the code. */
@@ -170,7 +170,7 @@ const FLAGS: readonly FlagSpec[] = [
   { flags: '--validating-webhook-certificate <path>', description: 'PEM certificate of the admission webhook', defaultValue: '', parser: parse.parseFilePath },
   { flags: '--validating-webhook-key <path>', description: 'PEM private key of the admission webhook', defaultValue: '', parser: parse.parseFilePath },
   // ingress-nginx's switch. Off saves NGINX the per-request metrics work (a `set` and a buffered log line, ~0.35 µs of CPU per request).
-  bool('--enable-metrics', 'per-request metrics (requests, duration and size by Ingress path); false: NGINX writes no metrics log and /metrics keeps only the controller\'s own metrics', true),
+  bool('--enable-metrics', 'ingress-nginx\'s metrics (per-request: requests, duration and size by Ingress path; NGINX, controller, certificates); false: NGINX writes no metrics log and /metrics keeps only resty_ingress_*', true),
   bool('--report-status-classes', 'per-request metrics report status classes (2xx, 3xx, ...) instead of status codes', false),
   bool('--metrics-per-host', 'per-request metrics carry the configured host name as label "host"', true),
   bool('--metrics-per-undefined-host', 'with --metrics-per-host, also count requests to hosts no Ingress defines (catch-all, wildcard servers); false drops them', false),
