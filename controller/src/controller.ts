@@ -17,6 +17,7 @@ import {
 import { createConfigRenderer, defaultCertificatePaths, ownersOfLine } from './render/index.ts';
 import { metricsLogPath, streamFeedSocketPath } from './render/render-options.ts';
 import { feedStreams, readStreamStats } from './nginx/stream-feed.ts';
+import { excludesUpstreamTimes } from './metrics/index.ts';
 import { createCertificatePusher } from './nginx/certificate-push.ts';
 import { postCredentials, postRoutes } from './nginx/lua-routes.ts';
 import { writeSelfSignedDefault } from './tls/default-certificate.ts';
@@ -31,7 +32,7 @@ import { sameStaticPart } from './diff/decide.ts';
 import { indexIngressClasses, isOurIngress } from './model/ingress-class.ts';
 import type { Model, Snapshot } from './model/types.ts';
 import { createClusterReporting } from './status/index.ts';
-import { mergeHooks, startObservability, type Observability } from './server/observability.ts';
+import { mergeHooks, requestMetricsOptions, startObservability, type Observability } from './server/observability.ts';
 import { ConfigRefused, createSync, RetryLater, type Sync } from './sync/sync.ts';
 import { createStreamPortCheck } from './stream-port-check.ts';
 
@@ -121,6 +122,8 @@ export async function startController(opts: ControllerOptions, logger: Logger, r
     requestMetrics: opts.enableMetrics,
     // --enable-ssl-passthrough: the HTTPS port belongs to stream {} (render/ssl-passthrough-view.ts).
     sslPassthrough: opts.enableSslPassthrough === true,
+    // Both histograms they feed excluded: NGINX writes "-" instead of formatting the times.
+    metricsUpstreamTimes: !excludesUpstreamTimes(opts.excludeSocketMetrics),
   });
   // Keeps each unchanged Ingress's translation between syncs (model/ingress-translation.ts).
   const builder = createModelBuilder();
@@ -149,12 +152,10 @@ export async function startController(opts: ControllerOptions, logger: Logger, r
     port: opts.healthzPort,
     healthPath: opts.healthCheckPath,
     statusUrl: luaUrl,
-    requestMetrics: opts.enableMetrics,
+    ...requestMetricsOptions(opts),
     metricsLogPath: metricsLogPath(opts.nginxPrefix),
     electionId: opts.electionId,
     ingressClass: opts.ingressClass,
-    reportStatusClasses: opts.reportStatusClasses,
-    metricsPerHost: opts.metricsPerHost,
     nginxPid: () => nginx.pid(),
     liveVersion: () => nginx.liveVersion(),
     luaVersion: () => getStatus(luaUrl, { timeoutMs: 2000 }).then((s) => s.version, () => null),
