@@ -55,6 +55,8 @@ export interface ObservabilityOptions {
   readonly luaVersion: () => Promise<number | null>;
   /** The TCP/UDP counters njs holds (nginx/stream-feed.ts readStreamStats); absent: no resty_ingress_stream_*_total. */
   readonly streamTotals?: () => Promise<readonly StreamTotals[] | null>;
+  /** --validating-webhook is set: readiness also waits for markWebhookServing(). */
+  readonly admissionWebhook?: boolean;
 }
 
 /** The command line's metrics flags. */
@@ -90,6 +92,8 @@ export interface Observability {
   admissionReviewed(outcome: AdmissionOutcome, ms: number, ingress: IngressRef | null): void;
   /** The first full configuration is live: readiness may pass. */
   markFirstConfigLive(): void;
+  /** The admission webhook listens with its certificate: readiness may pass (when the webhook is on). */
+  markWebhookServing(): void;
   /** SIGTERM: /healthz and /readyz fail from now on. */
   beginShutdown(): void;
   close(): Promise<void>;
@@ -181,6 +185,7 @@ export async function startObservability(options: ObservabilityOptions): Promise
     unserveIngressNginxMetrics(registry);
   }
   let firstConfigLive = false;
+  let webhookServing = false;
   // A sync that returns has pushed its model's certificates (or found them unchanged): they are the served ones.
   let lastBuilt: Model | null = null;
   const { streamTotals } = options;
@@ -189,6 +194,7 @@ export async function startObservability(options: ObservabilityOptions): Promise
     nginxPid: options.nginxPid,
     luaVersion: options.luaVersion,
     firstConfigLive: () => firstConfigLive,
+    ...(options.admissionWebhook === true ? { webhookServing: () => webhookServing } : {}),
   });
   const server = await startHealthServer({
     host: options.host, port: options.port, healthPath: options.healthPath, registry, checks, logger,
@@ -232,6 +238,9 @@ export async function startObservability(options: ObservabilityOptions): Promise
     admissionReviewed: (outcome, ms, ingress) => admission.reviewed(outcome, ms, ingress),
     markFirstConfigLive(): void {
       firstConfigLive = true;
+    },
+    markWebhookServing(): void {
+      webhookServing = true;
     },
     beginShutdown: () => checks.beginShutdown(),
     async close(): Promise<void> {
