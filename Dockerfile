@@ -56,7 +56,11 @@ COPY --from=build /src/lua/resty_ingress /etc/nginx/lua/resty_ingress
 COPY --from=build /src/rootfs/etc/nginx/template /etc/nginx/template
 COPY --from=build /src/rootfs/etc/nginx/njs /etc/nginx/njs
 
-ENV NODE_ENV=production
+# The commit nginx_ingress_controller_build_info reports (`docker build --build-arg
+# RESTY_INGRESS_BUILD_COMMIT=$(git rev-parse HEAD)`); empty = "UNKNOWN", as ingress-nginx.
+ARG RESTY_INGRESS_BUILD_COMMIT=""
+ENV NODE_ENV=production \
+    RESTY_INGRESS_BUILD_COMMIT=${RESTY_INGRESS_BUILD_COMMIT}
 USER 1000:1000
 # NGINX HTTP/HTTPS (unprivileged: the Service maps 80/443), /healthz + /metrics.
 EXPOSE 8080 8443 10254

@@ -11,7 +11,7 @@ import { appManifest, ingressClassManifest, ingressManifest, request, REPO_ROOT,
 
 /** The ingress-nginx flags taken without a flag of ours, by name, with the pino level they must be logged at. */
 const NOTICED: Readonly<Record<string, number>> = {
-  'v': 30, 'profiling': 40, 'sync-period': 40, 'post-shutdown-grace-period': 40, 'time-buckets': 40,
+  'v': 30, 'profiling': 40, 'sync-period': 40, 'post-shutdown-grace-period': 40,
   'enable-topology-aware-routing': 40, 'report-node-internal-ip-address': 40, 'logtostderr': 40, 'watch-namespace-selector': 40,
 };
 

@@ -112,6 +112,14 @@ void test('stages: build in the Node 24 image, run on Debian trixie slim with it
   assert.ok(instructions.some((i) => i.stage === runtime && i.keyword === 'RUN' && /apt-get install[^&]*\btini\b/.test(i.args)), 'tini is installed');
 });
 
+void test('build_info\'s commit: the runtime stage sets RESTY_INGRESS_BUILD_COMMIT from a build arg, empty by default', () => {
+  const arg = instructions.find((i) => i.stage === runtime && i.keyword === 'ARG' && i.args.startsWith('RESTY_INGRESS_BUILD_COMMIT'));
+  assert.ok(arg, 'ARG RESTY_INGRESS_BUILD_COMMIT in the runtime stage (an ARG before FROM is not visible to ENV)');
+  assert.match(arg.args, /^RESTY_INGRESS_BUILD_COMMIT(=""|=)?$/, 'empty by default: build_info says UNKNOWN');
+  const env = instructions.filter((i) => i.stage === runtime && i.keyword === 'ENV').map((i) => i.args).join(' ');
+  assert.match(env, /(^|\s)RESTY_INGRESS_BUILD_COMMIT=\$\{RESTY_INGRESS_BUILD_COMMIT\}(\s|$)/, 'the controller reads it from the environment (metrics/build-info.ts)');
+});
+
 void test('every COPY source exists and is in the build context', () => {
   const ignored = readFileSync(join(ROOT, '.dockerignore'), 'utf8').split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#'));
   const check = (copy: CopyInstruction, source: string): void => {

@@ -17,6 +17,7 @@ import {
 import { createConfigRenderer, defaultCertificatePaths, ownersOfLine } from './render/index.ts';
 import { metricsLogPath, streamFeedSocketPath } from './render/render-options.ts';
 import { feedStreams, readStreamStats } from './nginx/stream-feed.ts';
+import { excludesUpstreamTimes } from './metrics/index.ts';
 import { createCertificatePusher } from './nginx/certificate-push.ts';
 import { postCredentials, postRoutes } from './nginx/lua-routes.ts';
 import { writeSelfSignedDefault } from './tls/default-certificate.ts';
@@ -24,14 +25,12 @@ import { writeBackendTlsFiles } from './nginx/backend-tls-files.ts';
 import { referencedConfigMaps } from './model/fastcgi-params.ts';
 import { referencedHeaderConfigMaps } from './model/header-settings-build.ts';
 import { readSettings } from './model/features/parse.ts';
-import { startAdmissionWebhook, type AdmissionWebhookOptions, type WebhookServer } from './admission/index.ts';
-import { createCertificateCluster, createCertificateManager, type CertificateManager } from './webhook-cert/index.ts';
-import { splitListenAddress } from './cli/validators.ts';
+import { startAdmissionLifecycle } from './admission-lifecycle.ts';
 import { sameStaticPart } from './diff/decide.ts';
 import { indexIngressClasses, isOurIngress } from './model/ingress-class.ts';
 import type { Model, Snapshot } from './model/types.ts';
 import { createClusterReporting } from './status/index.ts';
-import { mergeHooks, startObservability, type Observability } from './server/observability.ts';
+import { mergeHooks, requestMetricsOptions, startObservability, type Observability } from './server/observability.ts';
 import { ConfigRefused, createSync, RetryLater, type Sync } from './sync/sync.ts';
 import { createStreamPortCheck } from './stream-port-check.ts';
 
@@ -121,6 +120,8 @@ export async function startController(opts: ControllerOptions, logger: Logger, r
     requestMetrics: opts.enableMetrics,
     // --enable-ssl-passthrough: the HTTPS port belongs to stream {} (render/ssl-passthrough-view.ts).
     sslPassthrough: opts.enableSslPassthrough === true,
+    // Both histograms they feed excluded: NGINX writes "-" instead of formatting the times.
+    metricsUpstreamTimes: !excludesUpstreamTimes(opts.excludeSocketMetrics),
   });
   // Keeps each unchanged Ingress's translation between syncs (model/ingress-translation.ts).
   const builder = createModelBuilder();
@@ -149,17 +150,17 @@ export async function startController(opts: ControllerOptions, logger: Logger, r
     port: opts.healthzPort,
     healthPath: opts.healthCheckPath,
     statusUrl: luaUrl,
-    requestMetrics: opts.enableMetrics,
+    ...requestMetricsOptions(opts),
     metricsLogPath: metricsLogPath(opts.nginxPrefix),
     electionId: opts.electionId,
     ingressClass: opts.ingressClass,
-    reportStatusClasses: opts.reportStatusClasses,
-    metricsPerHost: opts.metricsPerHost,
     nginxPid: () => nginx.pid(),
     liveVersion: () => nginx.liveVersion(),
     luaVersion: () => getStatus(luaUrl, { timeoutMs: 2000 }).then((s) => s.version, () => null),
     // No stream {} running: no feed socket, nothing to read.
     streamTotals: () => readStreamStats(streamFeedSocketPath(opts.nginxPrefix)).then((stats) => stats.listeners, () => null),
+    // Ready only once the webhook serves too: the API server calls ready pods only.
+    admissionWebhook: opts.validatingWebhook !== null,
   });
   // One for every API client: an outage is one line when it starts and one when it ends.
   const availability = createApiAvailability(logger.child({ component: 'kube-api' }));
@@ -175,6 +176,19 @@ export async function startController(opts: ControllerOptions, logger: Logger, r
     },
     describeReloadError,
     onLeaderChange: (leading) => observability.metrics.setLeader(leading),
+  });
+  // The webhook's certificate is issued now, in parallel with the lists and the first configuration;
+  // the webhook serves once the lists are complete (admission-lifecycle.ts).
+  const admission = startAdmissionLifecycle({
+    opts, kc, logger,
+    snapshot: () => store.snapshot(),
+    build: builder.build,
+    onReviewed: (outcome, ms, ingress) => observability.admissionReviewed(outcome, ms, ingress),
+    warn: (stored, reason, message) => {
+      const secret = parseObjectRef(opts.validatingWebhookSecret ?? '');
+      reporting.recorder.record({ apiVersion: 'v1', kind: 'Secret', namespace: secret.namespace, name: secret.name, uid: stored.uid }, 'Warning', reason, message);
+    },
+    onServing: () => observability.markWebhookServing(),
   });
   sync = createSync({
     steps: {
@@ -258,55 +272,14 @@ export async function startController(opts: ControllerOptions, logger: Logger, r
   });
   await store.waitForInitialSync();
   await listReferencedConfigMaps(store, opts);
+  // Before the first configuration: readiness waits for both, so neither waits for the other.
+  await admission?.cachesSynced();
   listed = true;
   sync.kick();
   await sync.idle();
   if (sync.running() !== null) observability.markFirstConfigLive();
   logger.info({ version: nginx.liveVersion(), http: `${opts.bindAddress}:${opts.httpPort}` }, 'first configuration is live');
   reporting.start();
-  // The webhook reviews against the full cluster, so it starts only after the initial lists.
-  let webhook: WebhookServer | null = null;
-  let certificates: CertificateManager | null = null;
-  // A first certificate may still be starting the server when stop() runs: stop waits for it, then closes it.
-  let webhookStarting: Promise<void> | null = null;
-  let stopping = false;
-  if (opts.validatingWebhook !== null) {
-    const webhookOptions = (certificate: AdmissionWebhookOptions['certificate']): AdmissionWebhookOptions => ({
-      ...splitListenAddress(opts.validatingWebhook ?? ''),
-      certificate,
-      snapshot: () => store.snapshot(),
-      buildOptions: opts,
-      // The sync's builder: a review then translates only the Ingress it checks.
-      build: builder.build,
-      logger: logger.child({ component: 'admission' }),
-      onReviewed: (outcome, ms, ingress) => observability.admissionReviewed(outcome, ms, ingress),
-    });
-    if (opts.validatingWebhookSecret === null) {
-      webhook = await startAdmissionWebhook(webhookOptions({ certificateFile: opts.validatingWebhookCertificate ?? '', keyFile: opts.validatingWebhookKey ?? '' }));
-    } else {
-      // The controller issues, stores and renews the certificate (no certgen Jobs); the server
-      // starts with the first one and swaps in each renewal without a restart.
-      const secret = parseObjectRef(opts.validatingWebhookSecret);
-      const service = parseObjectRef(opts.validatingWebhookService ?? '');
-      certificates = createCertificateManager({
-        cluster: createCertificateCluster(kc, secret, opts.validatingWebhookConfiguration ?? ''),
-        policy: {
-          dnsNames: [service.name, `${service.name}.${service.namespace}`, `${service.name}.${service.namespace}.svc`],
-          validityMs: opts.validatingWebhookCertificateValidityMs,
-        },
-        logger: logger.child({ component: 'webhook-cert' }),
-        warn: (stored, reason, message) => reporting.recorder.record(
-          { apiVersion: 'v1', kind: 'Secret', namespace: secret.namespace, name: secret.name, uid: stored.uid }, 'Warning', reason, message),
-        onCertificate: async ({ certPem, keyPem }) => {
-          if (stopping) return;
-          if (webhook !== null) { webhook.setCertificate(certPem, keyPem); return; }
-          webhookStarting = startAdmissionWebhook(webhookOptions({ certPem, keyPem })).then((server) => { webhook = server; });
-          await webhookStarting;
-        },
-      });
-      certificates.start();
-    }
-  }
 
   return {
     nginx,
@@ -316,10 +289,7 @@ export async function startController(opts: ControllerOptions, logger: Logger, r
     beginShutdown: () => observability.beginShutdown(),
     async stop(): Promise<void> {
       observability.beginShutdown();
-      stopping = true;
-      certificates?.stop();
-      await webhookStarting?.catch(() => undefined);
-      await webhook?.close();
+      await admission?.stop();
       // Stop reacting first: every status write below comes back as a watch event, and a sync
       // it started would publish the address again while it is being cleared.
       await sync.stop();

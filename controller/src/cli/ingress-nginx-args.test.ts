@@ -33,7 +33,7 @@ void describe('pflag forms', () => {
     { name: 'klog -v5', argv: ['-v5'], notices: ['info v=5'], expected: { logLevel: 'trace' } },
     { name: 'klog --v=2', argv: ['--v=2'], notices: ['info v=2'], expected: { logLevel: 'info' } },
     { name: 'klog\'s underscore names', argv: ['--logtostderr=false', '--log_dir', '/var/log'], notices: ['warn logtostderr=false', 'warn log_dir=/var/log'] },
-    { name: 'a value that starts with a dash is still the value', argv: ['--exclude-socket-metrics', '-x'], notices: ['warn exclude-socket-metrics=-x'] },
+    { name: 'a value that starts with a dash is still the value', argv: ['--maxmind-edition-ids', '-x'], notices: ['warn maxmind-edition-ids=-x'] },
     { name: 'repeated: one notice, the last value', argv: ['--profiling=true', '--v=1', '--profiling=false'], notices: ['info v=1', 'warn profiling=false'] },
     { name: 'ours and theirs mixed, our values unchanged', argv: ['--v=2', '--watch-ingress-without-class=true', '--publish-service=ingress/svc', '--sync-period=0s'],
       notices: ['info v=2', 'warn sync-period=0s'], expected: { watchIngressWithoutClass: true, publishService: 'ingress/svc' } },
@@ -75,7 +75,7 @@ void describe('ignored: accepted, one Warning each, nothing else changes', () =>
   const rows: { name: string; arg: string; says: RegExp }[] = [
     { name: 'the Go profiler', arg: '--profiling=true', says: /no Go profiler/ },
     { name: 'klog file logging', arg: '--log_file=/tmp/x.log', says: /klog setting/ },
-    { name: 'histogram buckets', arg: '--time-buckets=0.1,1,10', says: /default buckets/ },
+    { name: 'native histograms', arg: '--bucket-factor=1.1', says: /native histograms are not exported/ },
     { name: 'GeoIP downloads', arg: '--maxmind-license-key=abc', says: /GeoIP2/ },
     { name: 'annotation validation cannot be turned off', arg: '--enable-annotation-validation=false', says: /always validated/ },
     { name: 'deep inspection cannot be turned off', arg: '--deep-inspect=false', says: /validated strictly/ },

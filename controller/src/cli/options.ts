@@ -10,6 +10,7 @@ import type { BuildOptions, ReservedPort } from '../model/types.ts';
 import packageJson from '../../../package.json' with { type: 'json' };
 import { CommandLineExit, parseCommand } from './command-line-exit.ts';
 import { logLevelOfVerbosity, takeIngressNginxArgs, type FlagNotice, type IngressNginxArgs } from './ingress-nginx-args.ts';
+import * as metricsFlags from './metrics-flags.ts';
 import * as parse from './validators.ts';
 import type { LogLevel } from './validators.ts';
 
@@ -90,15 +91,26 @@ export interface ControllerOptions extends BuildOptions {
   readonly validatingWebhookCertificateValidityMs: number;
   /**
    * --enable-metrics: per-request metrics. false = NGINX writes no metrics log and sets no labels per
-   * request, and /metrics drops nginx_ingress_controller_requests, …_request_duration_seconds,
-   * …_response_duration_seconds, …_request_size, …_response_size and resty_ingress_monitor_rejected_total
-   * (the controller's own metrics stay). --report-status-classes and --metrics-per-host then do nothing.
+   * request, and /metrics serves none of ingress-nginx's metrics (nginx_ingress_controller_*, as its
+   * dummy collector) nor resty_ingress_monitor_rejected_total; resty-ingress's own resty_ingress_* stay.
+   * The other metrics flags then do nothing.
    */
   readonly enableMetrics: boolean;
   /** --report-status-classes: per-request metrics label `status` as `2xx`/`3xx`/… instead of the code. */
   readonly reportStatusClasses: boolean;
   /** --metrics-per-host: per-request metrics carry the configured server name as label `host`. */
   readonly metricsPerHost: boolean;
+  /**
+   * --metrics-per-undefined-host: with --metrics-per-host, also count requests to hosts no Ingress
+   * defines (the catch-all server's, a wildcard server's); false drops them, as ingress-nginx.
+   */
+  readonly metricsPerUndefinedHost: boolean;
+  /** --time-buckets, --length-buckets, --size-buckets: histogram bounds, increasing; null = ingress-nginx's default. */
+  readonly timeBuckets: readonly number[] | null;
+  readonly lengthBuckets: readonly number[] | null;
+  readonly sizeBuckets: readonly number[] | null;
+  /** --exclude-socket-metrics: per-request metric names neither computed nor exported (the prefix optional). */
+  readonly excludeSocketMetrics: readonly string[];
   /** --shutdown-grace-period: seconds between SIGTERM (health checks fail at once) and NGINX quitting. */
   readonly shutdownGracePeriod: number;
   /** --tcp-services-configmap: `namespace/name` of the ConfigMap of TCP services (ingress-nginx's format), or null. */
@@ -117,8 +129,10 @@ export interface ControllerOptions extends BuildOptions {
 interface FlagSpec {
   readonly flags: string;
   readonly description: string;
-  readonly defaultValue: string | number | boolean;
-  readonly parser: (value: string) => unknown;
+  /** undefined: the flag's absence means ingress-nginx's default, which the option's user owns. */
+  readonly defaultValue: string | number | boolean | undefined;
+  /** `previous`: the value so far (the default, or what an earlier occurrence gave: slices append). */
+  readonly parser: (value: string, previous: never) => unknown;
 }
 
 const bool = (flags: string, description: string, defaultValue: boolean): FlagSpec =>
@@ -173,9 +187,14 @@ const FLAGS: readonly FlagSpec[] = [
   { flags: '--validating-webhook-service <namespace/name>', description: 'the webhook\'s Service: its DNS names go into the certificate (with --validating-webhook-secret)', defaultValue: '', parser: parse.parseNamespacedName },
   { flags: '--validating-webhook-certificate-validity <duration>', description: 'lifetime of an issued webhook certificate, renewed when a third is left (10s to 87600h)', defaultValue: '8760h', parser: parse.parseCertificateValidityMs },
   // ingress-nginx's switch. Off saves NGINX the per-request metrics work (a `set` and a buffered log line, ~0.35 µs of CPU per request).
-  bool('--enable-metrics', 'per-request metrics (requests, duration and size by Ingress path); false: NGINX writes no metrics log and /metrics keeps only the controller\'s own metrics', true),
+  bool('--enable-metrics', 'ingress-nginx\'s metrics (per-request: requests, duration and size by Ingress path; NGINX, controller, certificates); false: NGINX writes no metrics log and /metrics keeps only resty_ingress_*', true),
   bool('--report-status-classes', 'per-request metrics report status classes (2xx, 3xx, ...) instead of status codes', false),
   bool('--metrics-per-host', 'per-request metrics carry the configured host name as label "host"', true),
+  bool('--metrics-per-undefined-host', 'with --metrics-per-host, also count requests to hosts no Ingress defines (catch-all, wildcard servers); false drops them', false),
+  { flags: '--time-buckets <bounds>', description: 'bucket bounds of the request, response, connect and header duration histograms, increasing; default 0.005,0.01,0.025,0.05,0.1,0.25,0.5,1,2.5,5,10', defaultValue: undefined, parser: metricsFlags.parseBuckets },
+  { flags: '--length-buckets <bounds>', description: 'bucket bounds of the request and response size histograms; default 10,20,30,40,50,60,70,80,90,100', defaultValue: undefined, parser: metricsFlags.parseBuckets },
+  { flags: '--size-buckets <bounds>', description: 'bucket bounds of the bytes_sent histogram; default 10,100,1000,10000,100000,1e+06,1e+07', defaultValue: undefined, parser: metricsFlags.parseBuckets },
+  { flags: '--exclude-socket-metrics <names>', description: 'comma list of per-request metrics neither computed nor exported, e.g. nginx_ingress_controller_header_duration_seconds', defaultValue: undefined, parser: metricsFlags.parseMetricNames },
   { flags: '--tcp-services-configmap <namespace/name>', description: 'ConfigMap of TCP services: "<port>": "<namespace>/<service>:<port>[:PROXY][:PROXY]"; "" = none', defaultValue: '', parser: parse.parseNamespacedName },
   { flags: '--udp-services-configmap <namespace/name>', description: 'ConfigMap of UDP services: "<port>": "<namespace>/<service>:<port>"; "" = none', defaultValue: '', parser: parse.parseNamespacedName },
   bool('--enable-ssl-passthrough', 'the HTTPS port reads each TLS connection\'s SNI: hosts with the ssl-passthrough annotation go undecrypted to their backend, the others to NGINX\'s HTTPS server (docs/ssl-passthrough.md)', false),
@@ -203,7 +222,7 @@ function buildCommand(output: { out: string; err: string }): Command {
     });
   for (const spec of FLAGS) {
     // A bare boolean flag (no value) is true: commander skips the parser for it.
-    command.addOption(new Option(spec.flags, spec.description).default(spec.defaultValue).argParser(spec.parser));
+    command.addOption(new Option(spec.flags, spec.description).default(spec.defaultValue).argParser(spec.parser as (value: string, previous: unknown) => unknown));
   }
   return command;
 }
@@ -257,6 +276,11 @@ function toControllerOptions(raw: Record<string, unknown>, logLevelGiven: boolea
     enableMetrics: raw.enableMetrics as boolean,
     reportStatusClasses: raw.reportStatusClasses as boolean,
     metricsPerHost: raw.metricsPerHost as boolean,
+    metricsPerUndefinedHost: raw.metricsPerUndefinedHost as boolean,
+    timeBuckets: (raw.timeBuckets as readonly number[] | undefined) ?? null,
+    lengthBuckets: (raw.lengthBuckets as readonly number[] | undefined) ?? null,
+    sizeBuckets: (raw.sizeBuckets as readonly number[] | undefined) ?? null,
+    excludeSocketMetrics: (raw.excludeSocketMetrics as readonly string[] | undefined) ?? [],
     shutdownGracePeriod: raw.shutdownGracePeriod as number,
     tcpServicesConfigMap: orNull(raw.tcpServicesConfigmap as string),
     udpServicesConfigMap: orNull(raw.udpServicesConfigmap as string),
@@ -265,6 +289,10 @@ function toControllerOptions(raw: Record<string, unknown>, logLevelGiven: boolea
     flagNotices: ingressNginx.notices,
   };
   checkWebhookCertificateFlags(options);
+  if (options.metricsPerUndefinedHost && !options.metricsPerHost) {
+    // ingress-nginx refuses this pair too: without the host label there is no per-host metric to keep.
+    throw CommandLineExit.usage('--metrics-per-undefined-host=true must be passed with --metrics-per-host=true');
+  }
   for (const [i, [key, flag]] of PORT_KEYS.entries()) {
     const clash = PORT_KEYS.slice(0, i).find(([other]) => options[other] === options[key]);
     if (clash) throw CommandLineExit.usage(`${flag} ${options[key]} is the same port as ${clash[1]}`);

@@ -15,10 +15,10 @@ export { createCertificateExpiryMetric, DEFAULT_CERTIFICATE_HOST } from './certi
 export type { CertificateExpiryMetric, CertificateExpiryOptions } from './certificate-expiry.ts';
 export { createAdmissionMetrics, MAX_CHECKED_INGRESSES, OVERFLOW_LABEL } from './admission-metrics.ts';
 export type { AdmissionMetrics, AdmissionMetricsOptions, AdmissionOutcome } from './admission-metrics.ts';
-export { createRequestMetrics } from './request-metrics.ts';
+export { createRequestMetrics, excludesUpstreamTimes, isDefinedHost, socketMetricName, SOCKET_METRIC_NAMES } from './request-metrics.ts';
 export type { RequestMetrics, RequestMetricsOptions } from './request-metrics.ts';
-export { parseRoute, REQUEST_BUCKETS, HISTOGRAMS } from './request-aggregate.ts';
-export type { LocationLabels, ParsedPayload, RequestAggregate, RouteLabels } from './request-aggregate.ts';
+export { parseRoute, requestBuckets, REQUEST_BUCKETS, HISTOGRAMS, LENGTH_BUCKETS, SIZE_BUCKETS, TIME_BUCKETS } from './request-aggregate.ts';
+export type { BucketFlags, LocationLabels, ParsedPayload, RequestAggregate, RequestBuckets, RouteLabels } from './request-aggregate.ts';
 export { parseMetricsLog, METRIC_METHODS } from './metrics-log-lines.ts';
 export { startMetricsLogTail } from './metrics-log-tail.ts';
 export type { MetricsLogTail, MetricsLogTailOptions } from './metrics-log-tail.ts';

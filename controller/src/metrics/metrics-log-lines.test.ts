@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { bucketIndex, parseMetricsLog } from './metrics-log-lines.ts';
-import { REQUEST_BUCKETS, type HistogramKey, type RequestAggregate } from './request-aggregate.ts';
+import { REQUEST_BUCKETS, requestBuckets, type HistogramKey, type RequestAggregate } from './request-aggregate.ts';
 
 /** $resty_route: the flags and the backend, then the labels. */
 const LABELS = 'r default-web-80 shop.test default shop web /api';
@@ -223,4 +223,24 @@ void describe('helpers', () => {
     { name: 'above the last bound: overflow', bounds: [1, 2], value: 2.5, expected: 2 },
   ];
   for (const row of rows) void it(`bucketIndex: ${row.name}`, () => assert.equal(bucketIndex(row.bounds, row.value), row.expected));
+});
+
+void describe('parseMetricsLog: the --*-buckets flags\' bounds', () => {
+  const flags = requestBuckets({ time: [0.25, 2], length: [1000], size: [50, 500, 5000] });
+  // One line: request 0.3 s, upstream 0.2 s, connect 0.001 s, header 3 s, 1500 bytes in, 300 out.
+  const text = line({ requestTime: '0.3', upstreamTime: '0.2', connectTime: '0.001', headerTime: '3', requestLength: '1500', bytesSent: '300' });
+  const rows: { name: string; key: HistogramKey; slots: number[] }[] = [
+    { name: '--time-buckets: request duration in le=2', key: 'requestDuration', slots: [0, 1, 0] },
+    { name: '--time-buckets: response duration in le=0.25', key: 'responseDuration', slots: [1, 0, 0] },
+    { name: '--time-buckets: connect duration in le=0.25', key: 'connectDuration', slots: [1, 0, 0] },
+    { name: '--time-buckets: header duration overflows', key: 'headerDuration', slots: [0, 0, 1] },
+    { name: '--length-buckets: request size overflows', key: 'requestSize', slots: [0, 1] },
+    { name: '--length-buckets: response size in le=1000', key: 'responseSize', slots: [1, 0] },
+    { name: '--size-buckets: bytes_sent in le=500', key: 'bytesSent', slots: [0, 1, 0, 0] },
+  ];
+  for (const row of rows) {
+    void it(row.name, () => {
+      assert.deepEqual(parseMetricsLog(text, flags).aggregates[0]?.histograms[row.key].buckets, row.slots);
+    });
+  }
 });

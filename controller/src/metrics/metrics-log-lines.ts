@@ -15,7 +15,7 @@
 // allocation per line but the key that finds its aggregate.
 
 import {
-  HISTOGRAMS, REQUEST_BUCKETS, parseRoute, type HistogramKey, type ParsedPayload, type RequestAggregate, type RouteLabels,
+  HISTOGRAMS, REQUEST_BUCKETS, parseRoute, type HistogramKey, type ParsedPayload, type RequestAggregate, type RequestBuckets, type RouteLabels,
 } from './request-aggregate.ts';
 
 /** Methods kept as label values; anything else is "OTHER", so a client cannot mint label values. */
@@ -166,9 +166,9 @@ function readValues(text: string, end: number, scan: LineScan): boolean {
   return scan.at === end;
 }
 
-function emptyHistograms(): Record<HistogramKey, Accumulator> {
+function emptyHistograms(bounds: RequestBuckets): Record<HistogramKey, Accumulator> {
   const result = {} as Record<HistogramKey, Accumulator>;
-  for (const key of HISTOGRAMS) result[key] = { count: 0, sum: 0, buckets: new Array<number>(REQUEST_BUCKETS[key].length + 1).fill(0) };
+  for (const key of HISTOGRAMS) result[key] = { count: 0, sum: 0, buckets: new Array<number>(bounds[key].length + 1).fill(0) };
   return result;
 }
 
@@ -178,16 +178,16 @@ function observe(accumulator: Accumulator, bounds: readonly number[], value: num
   accumulator.buckets[bucketIndex(bounds, value)]++;
 }
 
-function observeLine(aggregate: Aggregate, scan: LineScan): void {
+function observeLine(aggregate: Aggregate, scan: LineScan, bounds: RequestBuckets): void {
   const { histograms } = aggregate;
-  observe(histograms.requestDuration, REQUEST_BUCKETS.requestDuration, scan.requestTime);
-  if (!Number.isNaN(scan.upstreamTime)) observe(histograms.responseDuration, REQUEST_BUCKETS.responseDuration, scan.upstreamTime);
-  if (!Number.isNaN(scan.connectTime)) observe(histograms.connectDuration, REQUEST_BUCKETS.connectDuration, scan.connectTime);
-  if (!Number.isNaN(scan.headerTime)) observe(histograms.headerDuration, REQUEST_BUCKETS.headerDuration, scan.headerTime);
-  observe(histograms.requestSize, REQUEST_BUCKETS.requestSize, scan.requestLength);
-  observe(histograms.responseSize, REQUEST_BUCKETS.responseSize, scan.bytesSent);
+  observe(histograms.requestDuration, bounds.requestDuration, scan.requestTime);
+  if (!Number.isNaN(scan.upstreamTime)) observe(histograms.responseDuration, bounds.responseDuration, scan.upstreamTime);
+  if (!Number.isNaN(scan.connectTime)) observe(histograms.connectDuration, bounds.connectDuration, scan.connectTime);
+  if (!Number.isNaN(scan.headerTime)) observe(histograms.headerDuration, bounds.headerDuration, scan.headerTime);
+  observe(histograms.requestSize, bounds.requestSize, scan.requestLength);
+  observe(histograms.responseSize, bounds.responseSize, scan.bytesSent);
   // ingress-nginx's deprecated bytes_sent: the same value as response_size, in its own buckets.
-  observe(histograms.bytesSent, REQUEST_BUCKETS.bytesSent, scan.bytesSent);
+  observe(histograms.bytesSent, bounds.bytesSent, scan.bytesSent);
 }
 
 /**
@@ -200,6 +200,11 @@ class AggregateTable {
   readonly #byRawKey = new Map<string, Aggregate | null>();
   readonly #byLabels = new Map<string, Aggregate>();
   readonly #routes = new Map<string, RouteLabels | null>();
+  readonly #bounds: RequestBuckets;
+
+  constructor(bounds: RequestBuckets) {
+    this.#bounds = bounds;
+  }
 
   /** undefined = this raw key was not seen yet: call add(). */
   find(rawKey: string): Aggregate | null | undefined {
@@ -220,7 +225,7 @@ class AggregateTable {
     const key = `${labels}\t${method}\t${status}`;
     let aggregate = this.#byLabels.get(key);
     if (!aggregate) {
-      aggregate = { location: route.location, canary: route.canary, method, status, histograms: emptyHistograms() };
+      aggregate = { location: route.location, canary: route.canary, method, status, histograms: emptyHistograms(this.#bounds) };
       this.#byLabels.set(key, aggregate);
       this.aggregates.push(aggregate);
     }
@@ -241,10 +246,11 @@ class AggregateTable {
 /**
  * Parses complete metrics-log lines (decoded one char per byte, "\n"-separated;
  * a final "\n" ends the last line) into one aggregate per location, canary,
- * method and status. Never throws.
+ * method and status, counted in `bounds` (the --*-buckets flags; the
+ * RequestMetrics that ingests the result must have the same). Never throws.
  */
-export function parseMetricsLog(text: string): ParsedPayload {
-  const table = new AggregateTable();
+export function parseMetricsLog(text: string, bounds: RequestBuckets = REQUEST_BUCKETS): ParsedPayload {
+  const table = new AggregateTable(bounds);
   const scan: LineScan = { at: 0, tab: -1, number: 0, requestTime: 0, upstreamTime: 0, requestLength: 0, bytesSent: 0, connectTime: 0, headerTime: 0 };
   let malformed = 0;
   for (let start = 0; start < text.length;) {
@@ -257,7 +263,7 @@ export function parseMetricsLog(text: string): ParsedPayload {
     // An aggregate is created only for a line that fits, as it is first seen.
     if (aggregate !== null && readValues(text, end, scan)) aggregate ??= table.add(rawKey);
     else aggregate = null;
-    if (aggregate) observeLine(aggregate, scan);
+    if (aggregate) observeLine(aggregate, scan, bounds);
     else malformed++;
     start = end + 1;
   }

@@ -11,7 +11,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { pino } from 'pino';
 import { startMetricsLogTail, type MetricsLogTail, type MetricsLogTailOptions } from './metrics-log-tail.ts';
-import type { ParsedPayload } from './request-aggregate.ts';
+import { REQUEST_BUCKETS, type ParsedPayload } from './request-aggregate.ts';
 
 /** One request line as NGINX writes it (about 60 bytes). */
 const LINE = '- default-web-80 shop.test default shop web /api\tGET\t200\t0.004\t0.003\t100\t300\t0.001\t0.002\n';
@@ -37,6 +37,7 @@ void describe('metrics log tail', () => {
     let malformed = 0;
     const logs: { level: number; msg: string }[] = [];
     const metrics = {
+      buckets: REQUEST_BUCKETS,
       ingest(payload: ParsedPayload): void {
         for (const a of payload.aggregates) requests += a.histograms.requestDuration.count;
         malformed += payload.rejected.malformed;
@@ -192,6 +193,7 @@ void describe('metrics log tail', () => {
     let t: MetricsLogTail | null = null;
     t = h.start({
       metrics: {
+        buckets: REQUEST_BUCKETS,
         ingest: (payload: ParsedPayload) => {
           for (const a of payload.aggregates) counted += a.histograms.requestDuration.count;
           if (during.length > 0 || t === null) return;
@@ -214,7 +216,7 @@ void describe('metrics log tail', () => {
 
   void it('a failing read never rejects', async () => {
     writeFileSync(h.path, '');
-    const t = h.start({ metrics: { ingest: () => { throw new Error('boom'); }, prune: () => {} } });
+    const t = h.start({ metrics: { buckets: REQUEST_BUCKETS, ingest: () => { throw new Error('boom'); }, prune: () => {} } });
     appendFileSync(h.path, lines(1));
     await t.drain();
     assert.ok(h.logs.some((l) => l.level === 40 && l.msg === 'reading the metrics log failed'));

@@ -72,7 +72,7 @@ export function startMetricsLogTail(options: MetricsLogTailOptions): MetricsLogT
   const ingest = async (file: TailedFile): Promise<number> => {
     const read = await file.readNew();
     if (read.truncated) logger.info({ path }, 'metrics log was truncated; reading it from its start');
-    const parsed = parseMetricsLog(read.text);
+    const parsed = parseMetricsLog(read.text, metrics.buckets);
     parsed.rejected.malformed += read.overlong;
     metrics.ingest(parsed);
     return read.bytes;

@@ -8,25 +8,40 @@ export const HISTOGRAMS = ['requestDuration', 'responseDuration', 'connectDurati
 export type HistogramKey = (typeof HISTOGRAMS)[number];
 
 /** ingress-nginx's --time-buckets default (Prometheus' DefBuckets). */
-const TIME_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+export const TIME_BUCKETS: readonly number[] = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 /**
  * ingress-nginx's --length-buckets default, LinearBuckets(10, 10, 10): most
  * requests land in +Inf, but dashboards and recording rules name these `le`s.
  */
-const LENGTH_BUCKETS = [10, 20, 30, 40, 50, 60, 70, 80, 90, 100];
+export const LENGTH_BUCKETS: readonly number[] = [10, 20, 30, 40, 50, 60, 70, 80, 90, 100];
 /** ingress-nginx's --size-buckets default, ExponentialBuckets(10, 10, 7). */
-const SIZE_BUCKETS = [10, 100, 1000, 10000, 100000, 1000000, 10000000];
+export const SIZE_BUCKETS: readonly number[] = [10, 100, 1000, 10000, 100000, 1000000, 10000000];
 
-/** Bucket bounds (ingress-nginx's defaults), +Inf implicit. */
-export const REQUEST_BUCKETS: Readonly<Record<HistogramKey, readonly number[]>> = {
-  requestDuration: TIME_BUCKETS,
-  responseDuration: TIME_BUCKETS,
-  connectDuration: TIME_BUCKETS,
-  headerDuration: TIME_BUCKETS,
-  requestSize: LENGTH_BUCKETS,
-  responseSize: LENGTH_BUCKETS,
-  bytesSent: SIZE_BUCKETS,
-};
+/** Each histogram's bucket bounds, increasing, +Inf implicit. */
+export type RequestBuckets = Readonly<Record<HistogramKey, readonly number[]>>;
+
+/** What --time-buckets, --length-buckets and --size-buckets give (their values are checked by the CLI). */
+export interface BucketFlags {
+  readonly time: readonly number[];
+  readonly length: readonly number[];
+  readonly size: readonly number[];
+}
+
+/** The histograms' bounds from the three flags, as ingress-nginx's socket collector assigns them. */
+export function requestBuckets(flags: BucketFlags): RequestBuckets {
+  return Object.freeze({
+    requestDuration: flags.time,
+    responseDuration: flags.time,
+    connectDuration: flags.time,
+    headerDuration: flags.time,
+    requestSize: flags.length,
+    responseSize: flags.length,
+    bytesSent: flags.size,
+  });
+}
+
+/** Bucket bounds with ingress-nginx's default flags. */
+export const REQUEST_BUCKETS: RequestBuckets = requestBuckets({ time: TIME_BUCKETS, length: LENGTH_BUCKETS, size: SIZE_BUCKETS });
 
 /** The static labels a proxied location renders into `$resty_route` (after its flags and backend). */
 export interface LocationLabels {

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Registry } from 'prom-client';
 import { parseMetricsLog } from './metrics-log-lines.ts';
+import { requestBuckets } from './request-aggregate.ts';
 import { createRequestMetrics } from './request-metrics.ts';
 
 const LABELS = 'r default-web-80 shop.test default shop web /api';
@@ -77,5 +78,64 @@ void describe('request metrics', () => {
     metrics.prune((location) => location.ingress !== 'shop');
     text = await registry.metrics();
     assert.ok(!text.includes('ingress="shop"'), 'series of a deleted Ingress are gone');
+  });
+});
+
+/** One request to a location of the server `host` ("_": the catch-all). */
+const toHost = (host: string): string => `r default-web-80 ${host} default shop web /api\tGET\t200\t0.3\t0.2\t1500\t300\t0.001\t3\n`;
+const METRIC_NAMES = ['requests', 'request_duration_seconds', 'response_duration_seconds', 'connect_duration_seconds', 'header_duration_seconds', 'request_size', 'response_size', 'bytes_sent'];
+
+void describe('request metrics: ingress-nginx\'s cardinality flags', () => {
+  const excludeRows: { name: string; exclude: string[]; gone: string[] }[] = [
+    { name: 'nothing', exclude: [], gone: [] },
+    { name: 'connect and header durations, with the prefix', exclude: ['nginx_ingress_controller_connect_duration_seconds', 'nginx_ingress_controller_header_duration_seconds'], gone: ['connect_duration_seconds', 'header_duration_seconds'] },
+    { name: 'the counter and bytes_sent, without it', exclude: ['requests', 'bytes_sent'], gone: ['requests', 'bytes_sent'] },
+    { name: 'names that are no per-request metric', exclude: ['nginx_ingress_controller_success', 'request_size_bucket', 'nginx_ingress_controller_'], gone: [] },
+    { name: 'all of them', exclude: METRIC_NAMES, gone: METRIC_NAMES },
+  ];
+  for (const row of excludeRows) {
+    void it(`--exclude-socket-metrics ${row.name}: neither registered nor fed`, async () => {
+      const registry = new Registry();
+      const metrics = createRequestMetrics(registry, { statusClasses: false, perHost: true, exclude: row.exclude });
+      metrics.ingest(parseMetricsLog(toHost('shop.test')));
+      metrics.prune(() => false);
+      metrics.ingest(parseMetricsLog(toHost('shop.test')));
+      const registered = METRIC_NAMES.filter((name) => registry.getSingleMetric(`nginx_ingress_controller_${name}`) !== undefined);
+      assert.deepEqual(METRIC_NAMES.filter((name) => !registered.includes(name)), row.gone);
+      const text = await registry.metrics();
+      for (const name of registered) assert.match(text, new RegExp(`^nginx_ingress_controller_${name}(_count)?\\{[^}]*\\} 1$`, 'mu'), name);
+    });
+  }
+
+  const hostRows: { name: string; perHost: boolean; perUndefinedHost?: boolean; counted: Record<string, boolean> }[] = [
+    { name: 'default: only hosts an Ingress defines', perHost: true, counted: { 'shop.test': true, '_': false, '*.shop.test': false } },
+    { name: 'per undefined host: all, labelled with the server', perHost: true, perUndefinedHost: true, counted: { 'shop.test': true, '_': true, '*.shop.test': true } },
+    { name: 'no host label: all (ingress-nginx drops only per host)', perHost: false, counted: { 'shop.test': true, '_': true, '*.shop.test': true } },
+  ];
+  for (const row of hostRows) {
+    for (const [host, counted] of Object.entries(row.counted)) {
+      void it(`--metrics-per-undefined-host, ${row.name}: ${host} ${counted ? 'counted' : 'dropped'}`, async () => {
+        const registry = new Registry();
+        const metrics = createRequestMetrics(registry, { statusClasses: false, perHost: row.perHost, perUndefinedHost: row.perUndefinedHost });
+        metrics.ingest(parseMetricsLog(toHost(host)));
+        const text = await registry.metrics();
+        assert.equal(/^nginx_ingress_controller_requests\{[^}]*\} 1$/mu.test(text), counted, text);
+        assert.equal(/^nginx_ingress_controller_request_duration_seconds_count\{[^}]*\} 1$/mu.test(text), counted);
+        if (counted && row.perHost) assert.ok(text.includes(`requests{host="${host === '_' ? '' : host}"`), 'the host label is the server');
+      });
+    }
+  }
+
+  void it('--*-buckets: the bounds it registers are the ones it hands the parser', async () => {
+    const registry = new Registry();
+    const buckets = requestBuckets({ time: [0.25, 2], length: [1000], size: [500] });
+    const metrics = createRequestMetrics(registry, { statusClasses: false, perHost: false, buckets });
+    assert.equal(metrics.buckets, buckets);
+    metrics.ingest(parseMetricsLog(toHost('shop.test'), metrics.buckets));
+    const text = await registry.metrics();
+    const les = (name: string): string[] => [...text.matchAll(new RegExp(`^nginx_ingress_controller_${name}_bucket\\{[^}]*le="([^"]+)"\\} \\d+$`, 'gmu'))].map((m) => m[1] ?? '');
+    assert.deepEqual([les('request_duration_seconds'), les('header_duration_seconds'), les('request_size'), les('response_size'), les('bytes_sent')],
+      [['0.25', '2', '+Inf'], ['0.25', '2', '+Inf'], ['1000', '+Inf'], ['1000', '+Inf'], ['500', '+Inf']]);
+    assert.match(text, /^nginx_ingress_controller_bytes_sent_bucket\{[^}]*le="500"\} 1$/mu);
   });
 });

@@ -65,6 +65,12 @@ export interface RenderOptions {
    * port and the HTTP servers' TLS listener moves to a unix socket (render/ssl-passthrough-view.ts).
    */
   readonly sslPassthrough?: boolean;
+  /**
+   * The metrics log's upstream connect and header times (default true). false
+   * writes `-` in both fields (the contract's "no observation"), sparing NGINX
+   * their formatting per try: for --exclude-socket-metrics naming both histograms.
+   */
+  readonly metricsUpstreamTimes?: boolean;
 }
 
 /** RenderOptions with every default filled in; what the templates and the version hash see. */
@@ -206,5 +212,6 @@ export function resolveRenderOptions(options: RenderOptions): ResolvedRenderOpti
     accessLog: options.accessLog ?? true,
     requestMetrics: options.requestMetrics ?? true,
     ...(sslPassthrough ? { sslPassthrough: true as const } : {}),
+    metricsUpstreamTimes: options.metricsUpstreamTimes ?? true,
   };
 }

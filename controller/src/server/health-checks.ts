@@ -1,7 +1,11 @@
 // What /healthz and /readyz decide. Liveness: the sync loop is not stuck,
 // the NGINX master runs and Lua holds a configuration. Readiness: all of
 // that, and the first full configuration is live — never ready while NGINX
-// serves an empty config (a known failure of ingress-nginx and Traefik).
+// serves an empty config (a known failure of ingress-nginx and Traefik) —
+// and, when the admission webhook is on, it serves with its certificate:
+// the Service sends the API server's reviews to ready pods only, and a pod
+// ready before its webhook listens fails those calls. Liveness ignores the
+// webhook: a certificate not issued yet is no reason to restart the pod.
 // Both fail once shutdown began, so load balancers stop sending traffic
 // during the grace period (ingress-nginx's behaviour).
 
@@ -13,6 +17,8 @@ export interface HealthSources {
   luaVersion(): Promise<number | null>;
   /** True once the first full configuration went live in NGINX. */
   firstConfigLive(): boolean;
+  /** True once the admission webhook serves with a certificate; absent when the webhook is off. */
+  webhookServing?(): boolean;
   readonly now?: () => number;
   /** A sync running longer than this means the loop is stuck (default 5 min). */
   readonly stuckAfterMs?: number;
@@ -64,7 +70,9 @@ export function createHealthChecks(sources: HealthSources): HealthChecks {
     async ready(): Promise<string | null> {
       const reason = await live();
       if (reason !== null) return reason;
-      return sources.firstConfigLive() ? null : 'the first configuration is not live yet';
+      if (!sources.firstConfigLive()) return 'the first configuration is not live yet';
+      if (sources.webhookServing !== undefined && !sources.webhookServing()) return 'the admission webhook is not serving yet';
+      return null;
     },
     syncStarted(): void {
       syncSince ??= now();

@@ -30,7 +30,8 @@ const refused = (instead: string): FlagStatus => ({ kind: 'refused', instead });
 const KLOG = 'a klog setting: resty-ingress writes JSON log lines to stdout, and --log-level (or --v) chooses what is logged';
 const PROFILER = 'there is no Go profiler to expose';
 const GEOIP = 'GeoIP2 databases are not downloaded: the use-geoip2 ConfigMap key is not supported';
-const BUCKETS = 'request histograms use ingress-nginx\'s default buckets';
+const METRICS_FLAGS = ['controller/src/cli/metrics-flags.test.ts', 'controller/src/server/metrics-flags.test.ts'];
+const BUCKETS = 'bounds must be increasing numbers greater than 0, written in decimal (ingress-nginx took any Go float list, and crashed on bounds out of order)';
 
 /** Every ingress-nginx flag by name (the test checks the names are ingress-nginx's, all of them). */
 export const FLAG_STATUSES: Readonly<Record<string, FlagStatus>> = Object.freeze({
@@ -56,12 +57,12 @@ export const FLAG_STATUSES: Readonly<Record<string, FlagStatus>> = Object.freeze
   'election-id': supported('controller/src/metrics/controller-metrics.test.ts', FLAGS_E2E),
   'election-ttl': different('one unit only (30s, 1m, 500ms), not Go\'s compound durations such as 1m30s, which are refused', 'e2e/status-events-admission.test.ts'),
   'enable-annotation-validation': ignored('annotation values are always validated (false does not turn it off)'),
-  'enable-metrics': different('the default is true (the chart passes metrics.enabled); false drops the per-request metrics and keeps the controller\'s own on /metrics', 'controller/src/server/observability.test.ts', 'controller/src/render/request-metrics-render.test.ts'),
+  'enable-metrics': different('the default is true (the chart passes metrics.enabled); false serves none of ingress-nginx\'s metrics, as ingress-nginx, and NGINX writes no metrics log; /metrics keeps resty-ingress\'s own (resty_ingress_*) where ingress-nginx kept its Go runtime and process metrics', 'controller/src/server/observability.test.ts', 'controller/src/render/request-metrics-render.test.ts', ...METRICS_FLAGS),
   'enable-ssl-chain-completion': ignored('certificates are served as the Secret holds them: put the intermediate certificates in tls.crt'),
   'enable-ssl-passthrough': different('the HTTPS port always belongs to the SNI router while the flag is on; use-forwarded-headers and enable-real-ip without use-proxy-protocol are dropped with a Warning (docs/ssl-passthrough.md)',
     'controller/src/model/ssl-passthrough.test.ts', 'e2e/ssl-passthrough.test.ts'),
   'enable-topology-aware-routing': ignored('every ready endpoint receives traffic whatever its zone'),
-  'exclude-socket-metrics': ignored('every request metric is exported; drop series with a relabelling rule in Prometheus'),
+  'exclude-socket-metrics': different('a value that is not a list of metric names is refused (ingress-nginx ignored it); a name that is no per-request metric excludes nothing, with one Warning log line', 'controller/src/metrics/request-metrics.test.ts', ...METRICS_FLAGS),
   'health-check-path': different('/healthz answers as well (resty-ingress\'s chart probes it); the path may not be /readyz or /metrics', 'controller/src/server/health-server.test.ts', FLAGS_E2E),
   'health-check-timeout': ignored('/healthz answers from memory; the probe\'s timeoutSeconds bounds it'),
   'healthz-host': different('an IP address, not a host name; unset, the endpoint binds to --bind-address (0.0.0.0 by default, as ingress-nginx\'s unset value)', FLAGS_E2E),
@@ -73,7 +74,7 @@ export const FLAG_STATUSES: Readonly<Record<string, FlagStatus>> = Object.freeze
   'internal-logger-address': ignored('NGINX\'s logs reach the controller through files, not a syslog listener'),
   'kubeconfig': supported('e2e/chart-rbac-controller.test.ts'),
   'legacy_stderr_threshold_behavior': ignored(KLOG),
-  'length-buckets': ignored(BUCKETS),
+  'length-buckets': different(BUCKETS, 'controller/src/metrics/metrics-log-lines.test.ts', ...METRICS_FLAGS),
   'log_backtrace_at': ignored(KLOG),
   'log_dir': ignored(KLOG),
   'log_file': ignored(KLOG),
@@ -86,7 +87,7 @@ export const FLAG_STATUSES: Readonly<Record<string, FlagStatus>> = Object.freeze
   'maxmind-retries-count': ignored(GEOIP),
   'maxmind-retries-timeout': ignored(GEOIP),
   'metrics-per-host': supported('controller/src/server/observability.test.ts'),
-  'metrics-per-undefined-host': ignored('requests to hosts no Ingress defines are counted with an empty host label, ingress-nginx\'s default; true is not honoured'),
+  'metrics-per-undefined-host': different('true labels such requests with the server that answered them ("" for the catch-all, the wildcard such as *.example.com), not the Host the client sent: clients cannot mint label values. A request through a wildcard server-alias of a named host counts as defined', 'controller/src/metrics/request-metrics.test.ts', ...METRICS_FLAGS),
   'monitor-max-batch-size': ignored('request metrics are read from NGINX\'s log in batches of their own size'),
   'one_output': ignored(KLOG),
   'post-shutdown-grace-period': ignored('the controller exits as soon as NGINX has stopped'),
@@ -98,7 +99,7 @@ export const FLAG_STATUSES: Readonly<Record<string, FlagStatus>> = Object.freeze
   'report-node-internal-ip-address': ignored('Ingress status is written from --publish-service or --publish-status-address only, never from node addresses'),
   'report-status-classes': supported('controller/src/server/observability.test.ts'),
   'shutdown-grace-period': supported('e2e/shutdown.test.ts'),
-  'size-buckets': ignored(BUCKETS),
+  'size-buckets': different(BUCKETS, 'controller/src/metrics/metrics-log-lines.test.ts', ...METRICS_FLAGS),
   'skip_headers': ignored(KLOG),
   'skip_log_headers': ignored(KLOG),
   'ssl-passthrough-proxy-port': ignored('the passthrough router reaches NGINX\'s HTTPS server on a unix socket, not a port'),
@@ -109,7 +110,7 @@ export const FLAG_STATUSES: Readonly<Record<string, FlagStatus>> = Object.freeze
   'sync-period': ignored('the informers relist after any watch error; a periodic resync adds nothing'),
   'sync-rate-limit': different('the default is 50 per second (ingress-nginx: 0.3): most syncs push endpoints without a reload', 'controller/src/sync/queue.test.ts'),
   'tcp-services-configmap': supported('controller/src/model/stream-services.test.ts', 'e2e/tcp-udp-services.test.ts'),
-  'time-buckets': ignored(BUCKETS),
+  'time-buckets': different(BUCKETS, 'controller/src/metrics/metrics-log-lines.test.ts', ...METRICS_FLAGS),
   'udp-services-configmap': supported('controller/src/model/stream-services.test.ts', 'e2e/tcp-udp-services.test.ts'),
   'update-status': supported('e2e/status-events-admission.test.ts'),
   'update-status-on-shutdown': supported('e2e/shutdown-status.test.ts'),
