@@ -13,8 +13,9 @@
 //   Ingress is served terminated, with a Warning Event saying why;
 // - SNI is matched exactly (ingress-nginx's TCPProxy.Get), so a wildcard host
 //   or a rule without a host cannot be passthrough (warning).
-// The endpoints are a copy of the backend's (withPassthroughEndpoints), so a
-// reload-free stream mechanism can later take them from the backend instead.
+// The endpoints are a copy of the backend's (withPassthroughEndpoints): the
+// differ treats them as dynamic and the sync feeds them to njs with the TCP/UDP
+// services' (`SNI/<hostname>`), so an endpoint change reloads nothing.
 
 import { describeRef, makeWarning } from './failure.ts';
 import { CATCH_ALL_HOST } from './names.ts';
