@@ -5,19 +5,9 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
 import { INGRESS_NGINX_FLAGS } from '../model/features/ingress-nginx-flags.ts';
-import { CommandLineExit } from './command-line-exit.ts';
 import { parseOptions, type ControllerOptions } from './options.ts';
+import { exitOf } from './testdata/exit-of.ts';
 
-/** parseOptions' CommandLineExit, or a failure when it does not exit. */
-function exitOf(argv: string[]): CommandLineExit {
-  try {
-    parseOptions(argv);
-  } catch (err) {
-    if (err instanceof CommandLineExit) return err;
-    throw err;
-  }
-  return assert.fail(`parseOptions(${JSON.stringify(argv)}) did not exit`);
-}
 
 const noticesOf = (options: ControllerOptions): string[] => options.flagNotices.map((notice) => `${notice.level} ${notice.flag}=${notice.value}`);
 

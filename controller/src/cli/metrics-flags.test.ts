@@ -5,8 +5,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
-import { CommandLineExit } from './command-line-exit.ts';
 import { parseOptions, type ControllerOptions } from './options.ts';
+import { exitOf } from './testdata/exit-of.ts';
 
 type MetricsFlagOptions = Pick<ControllerOptions, 'metricsPerHost' | 'metricsPerUndefinedHost' | 'timeBuckets' | 'lengthBuckets' | 'sizeBuckets' | 'excludeSocketMetrics'>;
 
@@ -19,15 +19,6 @@ function picked(options: ControllerOptions): MetricsFlagOptions {
   return { metricsPerHost, metricsPerUndefinedHost, timeBuckets, lengthBuckets, sizeBuckets, excludeSocketMetrics };
 }
 
-function exitOf(argv: string[]): CommandLineExit {
-  try {
-    parseOptions(argv);
-  } catch (err) {
-    if (err instanceof CommandLineExit) return err;
-    throw err;
-  }
-  return assert.fail(`parseOptions(${JSON.stringify(argv)}) did not exit`);
-}
 
 void describe('metrics flags', () => {
   const rows: { name: string; argv: string[]; expected: Partial<MetricsFlagOptions> }[] = [

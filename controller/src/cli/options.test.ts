@@ -5,6 +5,7 @@ import packageJson from '../../../package.json' with { type: 'json' };
 import { CommandLineExit, printCommandLineExit } from './command-line-exit.ts';
 import { helpText, parseOptions } from './options.ts';
 import type { ControllerOptions } from './options.ts';
+import { exitOf } from './testdata/exit-of.ts';
 
 const DEFAULTS: ControllerOptions = {
   kubeconfig: null,
@@ -74,16 +75,6 @@ function portsOf(options: ControllerOptions): ControllerOptions['reservedPorts']
   ];
 }
 
-/** Runs parseOptions and returns the CommandLineExit it must throw. */
-function exitOf(argv: string[]): CommandLineExit {
-  try {
-    parseOptions(argv);
-  } catch (err) {
-    if (err instanceof CommandLineExit) return err;
-    throw err;
-  }
-  return assert.fail(`parseOptions(${JSON.stringify(argv)}) did not exit`);
-}
 
 void describe('parseOptions', () => {
   void it('defaults: no flags give ingress-nginx defaults except the class names', () => {
