@@ -6,7 +6,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { request } from 'node:http';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { freePort } from '../../../lua/test/nginx-harness.ts';
@@ -16,6 +15,7 @@ import { renderConfig } from './render-config.ts';
 import { assertNginxAccepts } from './testdata/golden-check.ts';
 import { backend, goldenOptions, model, proxied, server } from './testdata/model-fixtures.ts';
 import { makePrefix, startNginx } from './testdata/nginx-runner.ts';
+import { getStatus } from './testdata/http-status.ts';
 
 const web = backend('default-web-80');
 const site = model([server('app.example.com', [proxied('/exact', 'exact', web.name)])], [web]);
@@ -54,17 +54,6 @@ void describe('metrics log without upstream times: rendered', () => {
   });
 });
 
-/** One GET through node:http (fetch() cannot set Host). */
-function get(port: number, host: string, path: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const req = request({ port, host: '127.0.0.1', path, headers: { host }, agent: false }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
 
 void describe('metrics log without upstream times: what real NGINX writes', () => {
   void it('"-" in both fields, a line the controller parses, no connect or header observation', async () => {
@@ -77,7 +66,7 @@ void describe('metrics log without upstream times: what real NGINX writes', () =
     const nginx = await startNginx(dataplane, prefix, conf, `http://127.0.0.1:${statusPort}/healthz`);
     try {
       // No endpoints were pushed: the balancer's fallback peer answers 503 (an upstream was connected).
-      assert.equal(await get(httpPort, 'app.example.com', '/exact'), 503);
+      assert.equal(await getStatus(httpPort, 'app.example.com', '/exact'), 503);
       let text = '';
       for (let i = 0; i < 60 && text === ''; i++) {
         if (i > 0) await sleep(50);

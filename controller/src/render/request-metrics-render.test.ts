@@ -10,7 +10,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
-import { request } from 'node:http';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { freePort } from '../../../lua/test/nginx-harness.ts';
@@ -19,6 +18,7 @@ import { renderConfig } from './render-config.ts';
 import { assertNginxAccepts } from './testdata/golden-check.ts';
 import { backend, goldenOptions, model, notFound, proxied, server } from './testdata/model-fixtures.ts';
 import { makePrefix, startNginx } from './testdata/nginx-runner.ts';
+import { getStatus } from './testdata/http-status.ts';
 
 const web = backend('default-web-80');
 const api = { ...backend('default-api-80'), loadBalance: 'ewma' as const };
@@ -106,17 +106,6 @@ void describe('request metrics off: rendered', () => {
   });
 });
 
-/** One GET through node:http (fetch() cannot set Host); any status will do. */
-function get(port: number, host: string, path: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const req = request({ port, host: '127.0.0.1', path, headers: { host }, agent: false }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
 
 void describe('request metrics: what real NGINX writes', () => {
   const rows: { name: string; requestMetrics: boolean }[] = [
@@ -135,7 +124,7 @@ void describe('request metrics: what real NGINX writes', () => {
       const nginx = await startNginx(dataplane, prefix, conf, `http://127.0.0.1:${statusPort}/healthz`);
       try {
         // No endpoints were pushed: the proxied location answers 503, a request all the same.
-        assert.equal(await get(httpPort, 'app.example.com', '/exact'), 503);
+        assert.equal(await getStatus(httpPort, 'app.example.com', '/exact'), 503);
         const path = join(prefix, 'metrics.log');
         // NGINX opens its logs at start, so "no file" now means no metrics log in this configuration.
         assert.equal(existsSync(path), row.requestMetrics, `metrics.log exists: ${existsSync(path)}`);
@@ -147,7 +136,7 @@ void describe('request metrics: what real NGINX writes', () => {
           text = readFileSync(path, 'utf8');
         }
         assert.match(text, /^r default-web-80 app\.example\.com default web web \/exact\tGET\t503\t/mu);
-        assert.equal(await get(httpPort, 'app.example.com', '/caf%C3%A9'), 503);
+        assert.equal(await getStatus(httpPort, 'app.example.com', '/caf%C3%A9'), 503);
         for (let i = 0; i < 60 && !text.includes('/café\t'); i++) {
           await sleep(50);
           text = readFileSync(path, 'utf8');
@@ -155,9 +144,9 @@ void describe('request metrics: what real NGINX writes', () => {
         assert.match(text, /^r default-web-80 app\.example\.com default web web \/café\tGET\t503\t/mu);
         // A 404 beside proxied locations: in the access log, not in the metrics log (the line
         // after it arriving proves it would have been written by then).
-        assert.equal(await get(httpPort, 'app.example.com', '/gone'), 404);
+        assert.equal(await getStatus(httpPort, 'app.example.com', '/gone'), 404);
         // force-ssl-redirect answers before the proxy: its line has the location's labels too.
-        assert.equal(await get(httpPort, 'app.example.com', '/secure'), 308);
+        assert.equal(await getStatus(httpPort, 'app.example.com', '/secure'), 308);
         for (let i = 0; i < 60 && !text.includes('/secure\t'); i++) {
           await sleep(50);
           text = readFileSync(path, 'utf8');
