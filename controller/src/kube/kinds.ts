@@ -2,7 +2,7 @@
 // list it (a whole collection, or one object by name), and how a raw watch event becomes the same typed object a list gives.
 
 import { CoreV1Api, DiscoveryV1Api, NetworkingV1Api } from '@kubernetes/client-node';
-import type { KubeConfig, KubernetesListObject, KubernetesObject } from '@kubernetes/client-node';
+import type { KubeConfig, KubernetesListObject, KubernetesObject, V1EndpointSlice } from '@kubernetes/client-node';
 // The package root does not re-export its serializer; the version is pinned exactly.
 import { ObjectSerializer } from '@kubernetes/client-node/dist/serializer.js';
 
@@ -52,6 +52,8 @@ export interface KindDescriptor {
    */
   readonly byName: boolean;
   readonly list: ListObjects;
+  /** Removes, in place, the fields of this kind that nothing here reads (dropUnreadFields); absent: none beyond metadata's. */
+  readonly trim?: (object: KubernetesObject) => void;
 }
 
 /** The watched kinds in a fixed order (the order the store starts them in). */
@@ -80,6 +82,7 @@ export const KINDS: readonly KindDescriptor[] = Object.freeze([
   {
     kind: 'EndpointSlice', snapshotKey: 'endpointSlices', typeName: 'V1EndpointSlice',
     apiPrefix: '/apis/discovery.k8s.io/v1', plural: 'endpointslices', namespaced: true, byName: false,
+    trim: trimEndpointSlice,
     list: (kc, scope, page) => {
       const api = kc.makeApiClient(DiscoveryV1Api);
       return scope.namespace === null
@@ -152,9 +155,35 @@ export function dropUnreadFields<T extends KubernetesObject>(object: T): T {
   return object;
 }
 
-/** A listed or watched object as the caches keep it: unread fields dropped, frozen. */
-export function cachedObject(object: KubernetesObject): KubernetesObject {
-  return deepFreeze(dropUnreadFields(object));
+/**
+ * What of an EndpointSlice nothing reads (model/endpoints.ts and
+ * cluster-index.ts read the namespace, the service-name label, addressType,
+ * ports, and each endpoint's addresses and ready condition). Per endpoint the
+ * Pod reference, node, zone and hints are most of a slice; the owner
+ * reference names the Service the label already names. An informer holds
+ * every slice of the cluster: at 50,000 endpoints that is 50,000 targetRef
+ * objects kept for nothing.
+ */
+function trimEndpointSlice(object: KubernetesObject): void {
+  const slice = object as V1EndpointSlice;
+  if (slice.metadata?.ownerReferences !== undefined) slice.metadata.ownerReferences = undefined;
+  if (!Array.isArray(slice.endpoints)) return;
+  for (const endpoint of slice.endpoints) {
+    if (endpoint === null || typeof endpoint !== 'object') continue;
+    // Assigned, not deleted (see dropUnreadFields).
+    if (endpoint.targetRef !== undefined) endpoint.targetRef = undefined;
+    if (endpoint.nodeName !== undefined) endpoint.nodeName = undefined;
+    if (endpoint.zone !== undefined) endpoint.zone = undefined;
+    if (endpoint.hints !== undefined) endpoint.hints = undefined;
+    if (endpoint.deprecatedTopology !== undefined) endpoint.deprecatedTopology = undefined;
+  }
+}
+
+/** A listed or watched object of `descriptor`'s kind as the caches keep it: unread fields dropped, frozen. */
+export function cachedObject(descriptor: KindDescriptor, object: KubernetesObject): KubernetesObject {
+  dropUnreadFields(object);
+  descriptor.trim?.(object);
+  return deepFreeze(object);
 }
 
 /**
@@ -163,5 +192,5 @@ export function cachedObject(object: KubernetesObject): KubernetesObject {
  * cached object (cachedObject).
  */
 export function decodeWatchObject(descriptor: KindDescriptor, raw: unknown): KubernetesObject {
-  return cachedObject(ObjectSerializer.deserialize(raw, descriptor.typeName) as KubernetesObject);
+  return cachedObject(descriptor, ObjectSerializer.deserialize(raw, descriptor.typeName) as KubernetesObject);
 }
