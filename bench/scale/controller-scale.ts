@@ -13,9 +13,10 @@ import { byProfile, type BenchContext, type Benchmark, type Profile } from '../l
 import { memoryOf, startControllerProcess } from '../lib/controller-process.ts';
 import { startLocalCluster } from '../lib/local-cluster.ts';
 import { metric, type BenchResult, type Metric } from '../lib/report.ts';
-import { syntheticCluster } from '../lib/synthetic-cluster.ts';
+import { appName, syntheticCluster } from '../lib/synthetic-cluster.ts';
+import { realSlice } from './real-slices.ts';
 import type { RebuildChildInput, RebuildChildOutput } from './controller-rebuild-child.ts';
-import { coldStartPhases, type ColdStartPhases } from './cold-start-phases.ts';
+import { coldStartPhases, troubleLines, type ColdStartPhases } from './cold-start-phases.ts';
 
 const CHILD = fileURLToPath(new URL('./controller-rebuild-child.ts', import.meta.url));
 const ENDPOINTS_PER_APP = 5;
@@ -45,16 +46,19 @@ interface ColdStart extends ColdStartPhases {
   readonly readyMs: number;
   readonly rssMb: number;
   readonly peakMb: number;
+  /** The controller's warnings and errors during the start (a list retried, a sync failed). */
+  readonly trouble: readonly Readonly<Record<string, unknown>>[];
 }
 
 async function coldStart(ctx: BenchContext, apps: number): Promise<ColdStart> {
   const cluster = await startLocalCluster(ctx.workDir);
   try {
-    cluster.load(syntheticCluster({ apps, endpointsPerApp: ENDPOINTS_PER_APP }));
+    const synthetic = syntheticCluster({ apps, endpointsPerApp: ENDPOINTS_PER_APP });
+    cluster.load({ ...synthetic, endpointSlices: synthetic.endpointSlices.map((slice, i) => realSlice(slice, appName(i), i)) });
     const controller = await startControllerProcess({ kubeconfigPath: cluster.kubeconfigPath, workDir: ctx.workDir, readyTimeoutMs: 600_000 });
     try {
       const memory = memoryOf(controller.pid, (p) => readFileSync(p, 'utf8'));
-      return { apps, readyMs: controller.readyMs, ...memory, ...coldStartPhases(controller.logs(), controller.readyMs) };
+      return { apps, readyMs: controller.readyMs, ...memory, ...coldStartPhases(controller.logs(), controller.readyMs), trouble: troubleLines(controller.logs()) };
     } finally {
       await controller.stop();
     }
@@ -110,7 +114,7 @@ async function runControllerScale(ctx: BenchContext): Promise<BenchResult> {
   const colds: ColdStart[] = [];
   for (const apps of params.coldStart) {
     const c = await coldStart(ctx, apps);
-    ctx.log(`cold start ${apps}: ready ${c.readyMs.toFixed(0)} ms (start-up ${c.startupMs.toFixed(0)}, lists ${c.listMs.toFixed(0)}, build ${c.buildMs.toFixed(0)}, render ${c.renderMs.toFixed(0)}, NGINX ${c.applyMs.toFixed(0)}), RSS ${c.rssMb.toFixed(0)} MB`);
+    ctx.log(`cold start ${apps}: ready ${c.readyMs.toFixed(0)} ms (start-up ${c.startupMs.toFixed(0)}, lists ${c.listMs.toFixed(0)}, build ${c.buildMs.toFixed(0)}, render ${c.renderMs.toFixed(0)}, NGINX ${c.applyMs.toFixed(0)}), RSS ${c.rssMb.toFixed(0)} MB, ${c.trouble.length} warnings/errors`);
     colds.push(c);
   }
   return {
@@ -120,6 +124,7 @@ async function runControllerScale(ctx: BenchContext): Promise<BenchResult> {
     notes: [
       `rebuild = median of ${params.iterations - 1} warm runs of the long-lived model builder + decideApply over a deep-frozen synthetic snapshot, each a route change (one Ingress path toggles); render is the reload path's (bench scale)`,
       'cold start: the real controller against the in-process local API server (same machine, same CPUs: the server\'s own encoding is part of the list time); phases from the controller\'s log lines ("watching", the first "sync" line\'s build/render/apply)',
+      'cold start: the EndpointSlices as the EndpointSlice controller writes them (Pod references, nodes, zones, owner reference, managedFields: bench/scale/real-slices.ts)',
       `every Ingress has its own host; ${ENDPOINTS_PER_APP} endpoints per Service; every tenth Ingress carries annotations; the 50,000 rows only with --scale full`,
     ],
     distributions: [],
