@@ -1,27 +1,37 @@
 # syntax=docker/dockerfile:1
-# The resty-ingress image: Node 24 runs the TypeScript sources directly (type
-# stripping, no build output), NGINX + ngx_lua come from Debian trixie's own
-# packages. scripts/dockerfile.test.ts checks this file against the code:
-# the package list is the one `npm run setup` uses, every COPY source exists,
-# and the paths the controller looks for in the image are where we put them.
+# The resty-ingress image: the controller built to JavaScript (`npm run build`,
+# tsconfig.build.json: the entry script's import closure, no tests), run by
+# the official Node 24 binary on Debian trixie slim, with NGINX + ngx_lua
+# from Debian trixie's own packages. scripts/dockerfile.test.ts checks this
+# file against the code: the package list is the one `npm run setup` uses,
+# every COPY source exists, everything the entry script imports is built and
+# copied, and the paths the controller looks for in the image are where we
+# put them. scripts/image-size.ts estimates the image's size from the same lists.
 
+# Both images are Debian trixie: the Node binary copied from the first runs on the second's libraries.
 ARG NODE_IMAGE=node:24-trixie-slim
+ARG DEBIAN_IMAGE=debian:trixie-slim
 
-# --- build: install everything, typecheck the whole project, then drop the
-# dev dependencies so the runtime stage copies production node_modules only.
+# --- build: install everything, build (and so typecheck) the shipped code,
+# then drop the dev dependencies and the files no running program reads
+# (scripts/prune-modules.ts), so the runtime stage copies only what runs.
 FROM ${NODE_IMAGE} AS build
 WORKDIR /src
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY . .
-RUN npm run typecheck && npm prune --omit=dev --no-audit --no-fund
+RUN npm run build \
+ && npm prune --omit=dev --no-audit --no-fund \
+ && node scripts/prune-modules.ts node_modules
 
-# --- runtime
-FROM ${NODE_IMAGE} AS runtime
+# --- runtime: Debian slim plus the node binary alone (the Node image's npm,
+# corepack and C headers are ~80 MB that nothing here runs).
+FROM ${DEBIAN_IMAGE} AS runtime
 # The data-plane packages are exactly scripts/dataplane-packages.txt (the file
 # the test set-up unpacks), so tests and image cannot drift apart. tini is
 # PID 1: it forwards SIGTERM to node (which drains and stops NGINX itself) and
 # reaps orphaned NGINX workers, which node as PID 1 would leave as zombies.
+# The user is uid/gid 1000, what the chart runs as.
 COPY scripts/dataplane-packages.txt /tmp/dataplane-packages.txt
 # hadolint ignore=DL3008
 RUN apt-get update \
@@ -29,21 +39,24 @@ RUN apt-get update \
     | xargs apt-get install -y --no-install-recommends tini \
  && rm -rf /var/lib/apt/lists/* /tmp/dataplane-packages.txt \
  && ln -sf /dev/stderr /var/log/nginx/error.log \
- && ln -sf /dev/stdout /var/log/nginx/access.log
+ && ln -sf /dev/stdout /var/log/nginx/access.log \
+ && groupadd --gid 1000 resty \
+ && useradd --uid 1000 --gid 1000 --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin resty
+COPY --from=build /usr/local/bin/node /usr/local/bin/node
 
 WORKDIR /app
-# package.json: "type": "module" for bin/ and the version --version prints.
-COPY --from=build /src/package.json /app/package.json
+# dist/ mirrors the repository (bin/, controller/src/, package.json with
+# "type": "module" and the version --version prints), so the code finds its
+# neighbours as in a checkout.
+COPY --from=build /src/dist/ /app/
 COPY --from=build /src/node_modules /app/node_modules
-COPY --from=build /src/bin /app/bin
-COPY --from=build /src/controller/src /app/controller/src
 # Where controller/src/nginx/dataplane.ts (systemDataplane) and
 # controller/src/controller.ts (templateDir) look when not in a checkout.
 COPY --from=build /src/lua/resty_ingress /etc/nginx/lua/resty_ingress
 COPY --from=build /src/rootfs/etc/nginx/template /etc/nginx/template
+COPY --from=build /src/rootfs/etc/nginx/njs /etc/nginx/njs
 
 ENV NODE_ENV=production
-# The official image's `node` user; the chart's runAsUser matches it.
 USER 1000:1000
 # NGINX HTTP/HTTPS (unprivileged: the Service maps 80/443), /healthz + /metrics.
 EXPOSE 8080 8443 10254

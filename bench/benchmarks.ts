@@ -7,8 +7,9 @@ import { proxyPathBenchmark } from './proxy/proxy-path.ts';
 import { rollingDeploysBenchmark } from './rolling/rolling-deploys.ts';
 import { routeChangeBenchmark } from './routes/route-change.ts';
 import { scaleBenchmark } from './scale/scale.ts';
+import { streamBenchmark } from './stream/stream-balancing.ts';
 
 export const BENCHMARKS: readonly Benchmark[] = [
-  proxyPathBenchmark, externalAuthBenchmark, propagationBenchmark, rollingDeploysBenchmark, routeChangeBenchmark, scaleBenchmark,
+  proxyPathBenchmark, externalAuthBenchmark, propagationBenchmark, rollingDeploysBenchmark, routeChangeBenchmark, scaleBenchmark, streamBenchmark,
   controllerScaleBenchmark,
 ];

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
-// Launcher for the resty-ingress controller. Node 24 runs the TypeScript
-// sources directly (type stripping), so there is no build step: main.ts parses
-// the command line and starts everything when imported.
+// Launcher for the resty-ingress controller. In a checkout Node 24 runs the
+// TypeScript sources directly (type stripping); the image runs the JavaScript
+// that `npm run build` emits from this file's imports (tsconfig.build.json).
+// main.ts parses the command line and starts everything when imported.
 //
 // `resty-ingress migrate ...` is a one-shot report (controller/src/migrate):
 // it runs as it is, without the controller's start-up below.

@@ -6,7 +6,9 @@
 // ignored, and the real controller, run with the rendered Deployment's flags
 // and the chart's ServiceAccount (RBAC enforced), serves their class `nginx`,
 // sends unmatched hosts to the chart's default backend and reports
-// per-request metrics (metrics.enabled), with its proxySetHeaders/addHeaders.
+// per-request metrics (metrics.enabled), with its proxySetHeaders/addHeaders,
+// behind the admission webhook (on by default, its certificate managed by the
+// controller).
 // The local API has no prometheus-operator CRDs and no kubelet: the
 // ServiceMonitor is switched off, the controller Deployment runs no simulated
 // pods (the real process below is the controller) and the HPA is off so the
@@ -16,7 +18,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { CHART_DIR, RELEASE, parseManifests, runHelm, type Manifest } from './chart-render.ts';
-import { appManifest, ingressManifest, request, startCluster, startController, waitFor, waitForResponse } from './harness/index.ts';
+import { appManifest, freePort, ingressManifest, request, startCluster, startController, waitFor, waitForResponse } from './harness/index.ts';
 
 const VALUES_FILE = join(CHART_DIR, 'ci/ingress-nginx-production-values.yaml');
 const ENVIRONMENT = ['controller.metrics.serviceMonitor.enabled=false', 'controller.autoscaling.enabled=false', 'controller.replicaCount=0', 'controller.shutdownGracePeriod=0'];
@@ -26,7 +28,12 @@ const SERVICE_ACCOUNT = `system:serviceaccount:${RELEASE.namespace}:resty-resty-
 interface Workload { spec: { template: { spec: { containers: { image: string; args: string[] }[] } } } }
 
 void test('an ingress-nginx production values file installs, warns, and the controller serves', async (t) => {
-  const cluster = await startCluster({ rbac: true });
+  // The admission webhook is on (the chart's default): the API server reaches its Service on a loopback port.
+  const webhookPort = await freePort();
+  const cluster = await startCluster({
+    rbac: true,
+    resolveService: (namespace, name) => (namespace === RELEASE.namespace && name === 'resty-resty-ingress-controller-admission' ? `https://127.0.0.1:${webhookPort}` : undefined),
+  });
   t.after(() => cluster.stop());
   const helmArgs = ['--namespace', RELEASE.namespace, '-f', VALUES_FILE, ...ENVIRONMENT.flatMap((v) => ['--set', v])];
   const install = await runHelm(['install', RELEASE.name, CHART_DIR, '--create-namespace', '--no-hooks', ...helmArgs], { KUBECONFIG: cluster.kubeconfig });
@@ -42,12 +49,21 @@ void test('an ingress-nginx production values file installs, warns, and the cont
   const container = controllerDeployment?.spec.template.spec.containers[0];
   assert.ok(container, 'the controller Deployment was installed');
   assert.match(container.image, /^ghcr\.io\/resty-ingress\/controller:/);
-  const args = container.args.filter((arg) => !HARNESS_FLAGS.some((flag) => arg.startsWith(`${flag}=`)));
+  const args = container.args.filter((arg) => !HARNESS_FLAGS.some((flag) => arg.startsWith(`${flag}=`)))
+    // Loopback only: the chart's `:8444` would bind every address.
+    .map((arg) => (arg.startsWith('--validating-webhook=') ? `--validating-webhook=127.0.0.1:${webhookPort}` : arg));
+  assert.ok(args.some((arg) => arg.startsWith('--validating-webhook-secret=')), 'the webhook is on, its certificate managed by the controller');
 
   const saKubeconfig = await cluster.kubeconfigFor(SERVICE_ACCOUNT);
   process.env.POD_NAMESPACE = RELEASE.namespace; // what the Deployment sets from the downward API
   const controller = await startController(cluster, { kubeconfig: saKubeconfig, args });
   t.after(() => controller.stop());
+  // Ingress writes go through the webhook (failurePolicy Fail): wait until it is trusted and listening.
+  await waitFor('the webhook caBundle', () => {
+    const config = cluster.api.store.get('validatingwebhookconfigurations.admissionregistration.k8s.io', undefined, 'resty-resty-ingress-admission') as { webhooks: { clientConfig: { caBundle?: string } }[] };
+    return config.webhooks[0].clientConfig.caBundle ? true : undefined;
+  }, { timeoutMs: 20_000, intervalMs: 100 });
+  await controller.waitForLog((e) => e.msg === 'validating webhook listening', { timeoutMs: 20_000 });
 
   await cluster.apply([
     appManifest({ name: 'shop', replicas: 2 }),

@@ -1,8 +1,9 @@
 // The real helm v4 installs charts/resty-ingress into the local API server
 // (RBAC on, helm as the admin): every object `helm template` renders for the
 // same values exists afterwards, and `helm uninstall` removes every one.
-// Hook objects (the certgen Jobs) are skipped with --no-hooks: the local
-// cluster runs no Jobs, so helm would wait for them forever. ServiceMonitor
+// --no-hooks guards against hook Jobs (the local cluster runs none, so helm
+// would wait forever); the chart has none since the controller manages the
+// webhook certificate itself. ServiceMonitor
 // and cert-manager kinds are not served by the local API (no CRDs), so those
 // CI cases are covered by the golden renders only.
 import { test } from 'node:test';
@@ -38,7 +39,7 @@ const rows: { name: string; namespaces: string[] }[] = [
   { name: 'daemonset-hostnetwork-values', namespaces: [] },
   { name: 'scope-namespace-values', namespaces: ['apps'] },
   { name: 'take-over-nginx-values', namespaces: [] },
-  { name: 'webhook-certgen-values', namespaces: [] },
+  { name: 'webhook-disabled-values', namespaces: [] },
 ];
 
 for (const row of rows) {

@@ -118,18 +118,21 @@ void test('defaultBackend: its Deployment and Service, and the controller pointe
   assert.equal(parseOptions(off.container.args).defaultBackendService, null);
 });
 
+/** The controller's traffic Services (the admission webhook's Service, on by default, carries the same component label). */
+const trafficService = (m: Manifest): boolean => m.kind === 'Service' && labelOf(m) === 'controller' && !m.metadata.name.endsWith('-admission');
+
 void test('service.internal: a second Service with its own annotations and type; external can be off', async () => {
   const both = (await render(['controller.service.internal.enabled=true', 'controller.service.internal.annotations.lb/scheme=internal', 'controller.service.internal.type=NodePort', 'controller.service.internal.nodePorts.http=31080'])).manifests
-    .filter((m) => m.kind === 'Service' && labelOf(m) === 'controller');
+    .filter(trafficService);
   assert.deepEqual(both.map((m) => m.metadata.name), ['resty-resty-ingress-controller', 'resty-resty-ingress-controller-internal']);
   const internal = both[1] as unknown as { metadata: { annotations: Record<string, string> }; spec: ServiceSpec };
   assert.deepEqual(internal.metadata.annotations, { 'lb/scheme': 'internal' });
   assert.equal(internal.spec.type, 'NodePort');
   assert.equal(internal.spec.ports.find((p) => p.name === 'http')?.nodePort, 31080);
-  const withoutAnnotations = (await render(['controller.service.internal.enabled=true'])).manifests.filter((m) => m.kind === 'Service' && labelOf(m) === 'controller');
+  const withoutAnnotations = (await render(['controller.service.internal.enabled=true'])).manifests.filter(trafficService);
   assert.equal(withoutAnnotations.length, 1, 'no internal Service without annotations (as ingress-nginx)');
   const internalOnly = (await render(['controller.service.external.enabled=false', 'controller.service.internal.enabled=true', 'controller.service.internal.annotations.a=b'])).manifests
-    .filter((m) => m.kind === 'Service' && labelOf(m) === 'controller');
+    .filter(trafficService);
   assert.deepEqual(internalOnly.map((m) => m.metadata.name), ['resty-resty-ingress-controller-internal']);
 });
 

@@ -15,8 +15,11 @@ const SERVICE_ACCOUNT = `system:serviceaccount:${RELEASE.namespace}:resty-resty-
 // The harness picks free ports and a temp prefix: the chart's values for these would collide.
 const HARNESS_FLAGS = ['--http-port', '--https-port', '--healthz-port', '--status-port', '--nginx-prefix'];
 // No simulated controller pods: the real controller runs as a process below;
-// no shutdown grace period, so stopping it stays quick.
-const VALUES = ['controller.replicaCount=0', 'controller.shutdownGracePeriod=0'];
+// no shutdown grace period, so stopping it stays quick. The admission webhook
+// (on by default) and its grants run in webhook-certificate.test.ts, which
+// makes its Service reachable from the API server; here it would refuse
+// every Ingress (failurePolicy Fail, nothing answering).
+const VALUES = ['controller.replicaCount=0', 'controller.shutdownGracePeriod=0', 'controller.admissionWebhooks.enabled=false'];
 
 async function chartControllerArgs(): Promise<string[]> {
   const manifests = parseManifests(await renderChart({ name: 'default', valuesFile: null }, VALUES));

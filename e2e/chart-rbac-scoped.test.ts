@@ -21,9 +21,11 @@ const SERVICE_ACCOUNT = `system:serviceaccount:${RELEASE.namespace}:${FULLNAME}`
 const CONFIGMAP = `${FULLNAME}-controller`;
 const WATCHED = 'apps';
 // No simulated controller pods (the real controller runs as a process below), no shutdown
-// grace; a ClusterIP Service, whose address status publishes at once.
+// grace; a ClusterIP Service, whose address status publishes at once. The admission webhook
+// (on by default) runs in webhook-certificate.test.ts, where the API server can reach it;
+// here it would refuse every Ingress (failurePolicy Fail, nothing answering).
 const VALUES = [
-  'controller.replicaCount=0', 'controller.shutdownGracePeriod=0', 'controller.service.type=ClusterIP',
+  'controller.replicaCount=0', 'controller.shutdownGracePeriod=0', 'controller.service.type=ClusterIP', 'controller.admissionWebhooks.enabled=false',
   'controller.scope.enabled=true', `controller.scope.namespace=${WATCHED}`,
   'controller.config.proxy-body-size=1k',
 ];

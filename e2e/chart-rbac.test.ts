@@ -2,8 +2,10 @@
 // exactly these permissions (list/watch what it reads, its own ConfigMap by
 // name only, patch Ingress status, create/patch Events, its own Lease and
 // published Service by name) and nothing else, in every mode. Nothing grants
-// Namespaces, and no ConfigMap right is ever without a name. The certgen
-// Jobs' account is checked too.
+// Namespaces, and no ConfigMap right is ever without a name. The admission
+// webhook (on by default) adds only its own Secret and its own
+// ValidatingWebhookConfiguration, both by name: the chart creates the Secret
+// empty, so the controller never gets `create` on Secrets.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { RELEASE, chartCases, parseManifests, renderChart, type ChartCase } from './chart-render.ts';
@@ -41,13 +43,20 @@ const STREAM_CONFIGMAPS: Readonly<Record<string, readonly string[]>> = {
 };
 const ingressClasses = lines('cluster', 'networking.k8s.io/ingressclasses', ['list', 'watch']);
 const publishedService = lines(own, 'core/services', ['get'], SERVICE);
-const allNamespaces: string[] = [
+const ADMISSION = `${FULLNAME}-admission`;
+/** The webhook's certificate, managed by the controller: its Secret and its ValidatingWebhookConfiguration only. */
+const webhookCertificate = [
+  ...lines(own, 'core/secrets', ['get', 'update'], ADMISSION),
+  ...lines('cluster', 'admissionregistration.k8s.io/validatingwebhookconfigurations', ['get', 'update'], ADMISSION),
+];
+const withoutWebhook: string[] = [
   ...watched('cluster'),
   ...ingressClasses,
   ...leaderElection(own),
   ...ownConfigMap,
   ...publishedService,
 ];
+const allNamespaces: string[] = [...withoutWebhook, ...webhookCertificate];
 
 const caseNamed = (name: string): ChartCase => {
   const found = chartCases().find((c) => c.name === name);
@@ -57,23 +66,24 @@ const caseNamed = (name: string): ChartCase => {
 
 const rows: { name: string; chartCase: ChartCase; sets?: string[]; want: string[] }[] = [
   { name: 'default: every namespace, cluster-wide reads', chartCase: caseNamed('default'), want: allNamespaces },
-  { name: 'the webhook adds nothing to the controller', chartCase: caseNamed('webhook-certgen-values'), want: allNamespaces },
+  { name: 'the webhook off: no Secret or webhook grant', chartCase: caseNamed('webhook-disabled-values'), want: withoutWebhook },
+  { name: 'cert-manager makes the certificate: the controller only reads it from files', chartCase: caseNamed('webhook-certmanager-values'), want: withoutWebhook },
   {
     name: 'scope: the watched namespace\'s reads and writes there; the own ConfigMap and its Events in the release namespace; only IngressClasses cluster-wide',
     chartCase: caseNamed('scope-namespace-values'),
-    want: [...ingressClasses, ...watched('ns:apps'), ...leaderElection(own), ...ownConfigMap, ...events(own)],
+    want: [...ingressClasses, ...watched('ns:apps'), ...leaderElection(own), ...ownConfigMap, ...events(own), ...webhookCertificate],
   },
   {
     name: 'scope with the published Service: read by name in the release namespace',
     chartCase: caseNamed('default'),
     sets: ['controller.scope.enabled=true', 'controller.scope.namespace=apps'],
-    want: [...ingressClasses, ...watched('ns:apps'), ...leaderElection(own), ...ownConfigMap, ...events(own), ...publishedService],
+    want: [...ingressClasses, ...watched('ns:apps'), ...leaderElection(own), ...ownConfigMap, ...events(own), ...publishedService, ...webhookCertificate],
   },
   {
     name: 'scope on the release namespace itself: everything namespaced there',
     chartCase: caseNamed('default'),
     sets: ['controller.scope.enabled=true'],
-    want: [...ingressClasses, ...watched(own), ...leaderElection(own), ...ownConfigMap, ...publishedService],
+    want: [...ingressClasses, ...watched(own), ...leaderElection(own), ...ownConfigMap, ...publishedService, ...webhookCertificate],
   },
   {
     name: 'a published Service in another namespace is readable there, by name only',
@@ -136,11 +146,10 @@ for (const chartCase of chartCases()) {
   });
 }
 
-void test('certgen Jobs: only the admission Secret and their own webhook', async () => {
-  const manifests = parseManifests(await renderChart(caseNamed('webhook-certgen-values')));
-  const admission = `${FULLNAME}-admission`;
-  assert.deepEqual(grantsOf(manifests, { namespace: RELEASE.namespace, name: admission }), [
-    ...lines('cluster', 'admissionregistration.k8s.io/validatingwebhookconfigurations', ['get', 'update'], admission),
-    ...lines(own, 'core/secrets', ['get', 'create']),
-  ].sort());
+void test('no chart case has Jobs or hooks: nothing runs the retired certgen image', async () => {
+  for (const chartCase of chartCases()) {
+    const manifests = parseManifests(await renderChart(chartCase));
+    assert.deepEqual(manifests.filter((m) => m.kind === 'Job' || m.metadata.annotations?.['helm.sh/hook']).map((m) => `${m.kind} ${m.metadata.name}`), [], chartCase.name);
+    assert.doesNotMatch(JSON.stringify(manifests), /kube-webhook-certgen/, chartCase.name);
+  }
 });

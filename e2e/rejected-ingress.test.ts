@@ -50,6 +50,10 @@ test('an Ingress NGINX refuses is left out; every other one is applied', async (
   assert.deepEqual(blamed.map((e) => `${e.involvedObject.name}: ${e.reason}`), [], 'no other Ingress is blamed');
   assert.equal(await metricValue(metrics, REJECTED_SERIES), 1);
   assert.ok(controller.logs().some((l) => l.msg === 'NGINX refused an Ingress; it is left out, the others are applied' && l.ingress === 'default/tenant'));
+  // The tenant's Ingress carries no snippet, so its reload was signalled without nginx -t: the
+  // master's own parse refused it (the old workers kept serving: the load below), the version was
+  // not confirmed, and nginx -t ran only then, to find the Ingress at fault.
+  assert.ok(controller.logs().some((l) => l.msg === 'a reload without nginx -t was not confirmed; validating it'), 'the master refused the unvalidated reload');
 
   // The tenant fixes it: the changed Ingress is tried again, and served.
   const fixedAt = Date.now();

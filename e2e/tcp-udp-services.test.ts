@@ -6,7 +6,8 @@
 // controller's own HTTP port skipped with Warning Events on the ConfigMap
 // while the good ones serve, as is one on a port another process holds (NGINX
 // could not bind it: without the check the whole reload would fail), and an endpoint change followed by new
-// connections (through a reload: the mechanism of docs/tcp-udp-services.md).
+// connections without a reload (fed to njs: docs/tcp-udp-services.md), fed again
+// after NGINX is killed and restarted, and the per-listener counters in /metrics.
 // The "pods" are servers of this process on a loopback address, published
 // with selector-less Services and EndpointSlices.
 import assert from 'node:assert/strict';
@@ -139,6 +140,20 @@ test('TCP and UDP services: echo, PROXY protocol, a datagram, bad entries skippe
 
   assert.equal(await waitFor('the UDP service answers', () => udpAsk(udpPort, 'query').catch(() => undefined), { timeoutMs: 10_000, intervalMs: 200 }), 'dns:query');
 
+  // Per-listener counters in /metrics (kept by njs when a session ends): the 100 kB echo's bytes both ways.
+  assert.ok(controller.metricsUrl !== undefined, 'the controller serves /metrics');
+  const labels = `protocol="TCP",port="${tcpPort}",namespace="default",service="echo"`;
+  const counted = await waitFor('the echo listener\'s counters', async () => {
+    const text = await (await fetch(controller.metricsUrl ?? '')).text();
+    const value = (name: string, extra = ''): number => Number(new RegExp(`^${name}\\{${labels}${extra}[^}]*\\} (\\d+)$`, 'mu').exec(text)?.[1] ?? 0);
+    const row = { connections: value('resty_ingress_stream_connections_total'), in: value('resty_ingress_stream_bytes_total', ',direction="in"'),
+      out: value('resty_ingress_stream_bytes_total', ',direction="out"'), udp: /^resty_ingress_stream_connections_total\{protocol="UDP",[^}]*service="dns"[^}]*\} [1-9]/mu.test(text) };
+    return row.in >= payload.length ? row : undefined;
+  }, { timeoutMs: 10_000, intervalMs: 200 });
+  assert.ok(counted.connections >= 1, `connections counted: ${JSON.stringify(counted)}`);
+  assert.ok(counted.out >= 'first:'.length + payload.length, `bytes to the client counted: ${JSON.stringify(counted)}`);
+  assert.ok(counted.udp, 'the UDP session is counted');
+
   // The bad entry and the one on the HTTP port: skipped, each with a Warning on the ConfigMap.
   const warnings = await waitFor('Warning Events on the TCP services ConfigMap', async () => {
     const events = await cluster.events('involvedObject.name=tcp-services,type=Warning');
@@ -155,12 +170,22 @@ test('TCP and UDP services: echo, PROXY protocol, a datagram, bad entries skippe
   assert.equal(res.status, 404);
   await res.arrayBuffer();
 
-  // The endpoint moves to another backend: new connections reach it (after a reload).
+  // The endpoint moves to another backend: new connections reach it, fed to njs without a reload.
   const reloadsBefore = controller.reloadCount();
   await cluster.apply(serviceManifest('echo', 'TCP', 9000, 'echo', address, second.port));
   await waitFor('new connections reach the new endpoint', async () => {
     const moved = await exchange(tcpPort, 'again\n', 'again\n').catch(() => '');
     return moved === 'second:again\n' ? true : undefined;
   }, { timeoutMs: 20_000, intervalMs: 200 });
-  assert.ok(controller.reloadCount() > reloadsBefore, 'a stream endpoint change is applied by a reload (docs/tcp-udp-services.md)');
+  assert.equal(controller.reloadCount(), reloadsBefore, 'a stream endpoint change reloads nothing (njs, docs/tcp-udp-services.md)');
+
+  // NGINX killed: the restarted one starts with empty njs dicts, and the controller feeds them again.
+  const master = controller.nginxMasterPid();
+  assert.ok(master !== null, 'an NGINX master runs');
+  process.kill(master, 'SIGKILL');
+  await waitFor('the restarted NGINX serves the TCP service again', async () => {
+    const restarted = controller.nginxMasterPid();
+    if (restarted === null || restarted === master) return undefined;
+    return (await exchange(tcpPort, 'back\n', 'back\n').catch(() => '')) === 'second:back\n' ? true : undefined;
+  }, { timeoutMs: 20_000, intervalMs: 200 });
 });

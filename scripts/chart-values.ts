@@ -144,8 +144,12 @@ export const SCHEMA_OVERRIDES: Readonly<Record<string, Schema>> = {
   'controller.metrics.service.servicePort': port,
   'controller.metrics.service.nodePort': portOrEmpty,
   'controller.metrics.service.externalTrafficPolicy': trafficPolicy,
-  // Owned by the admission webhook's values (they document themselves in values.yaml).
-  'controller.admissionWebhooks': { type: 'object' },
+  'controller.admissionWebhooks.failurePolicy': { enum: ['Fail', 'Ignore'] },
+  'controller.admissionWebhooks.port': port,
+  'controller.admissionWebhooks.service.servicePort': port,
+  'controller.admissionWebhooks.service.type': serviceType(false),
+  // A Go duration the controller's --validating-webhook-certificate-validity takes (10s to 87600h).
+  'controller.admissionWebhooks.certificateValidity': { type: 'string', pattern: '^[0-9]+(\\.[0-9]+)?(ms|s|m|h)?$' },
   'controller.autoscaling.minReplicas': { type: 'integer', minimum: 1 },
   'controller.autoscaling.maxReplicas': { type: 'integer', minimum: 1 },
   'controller.autoscaling.targetCPUUtilizationPercentage': percentOrEmpty,

@@ -1,12 +1,12 @@
 // The Dockerfile checked without a Docker engine: the data-plane package
 // list is the one `npm run setup` unpacks (same file, same filtering), every
 // COPY source exists, the entrypoint exists, everything the controller
-// imports at run time is copied (and is a production dependency), and the
-// paths the code looks for in the image are where the Dockerfile puts them.
+// imports at run time is built and copied (and is a production dependency),
+// and the paths the code looks for in the image are where the Dockerfile puts them.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, posix } from 'node:path';
 import { parse as parseYaml } from 'yaml';
@@ -22,14 +22,28 @@ const copies = copyInstructions(instructions);
 const stages = [...new Set(instructions.map((i) => i.stage))].filter((s) => s !== ''); // '' = ARGs before the first FROM
 const runtime = stages.at(-1) ?? '';
 const buildDir = lastInStage(instructions, 'build', 'WORKDIR') ?? '';
+const buildConfig = JSON.parse(readFileSync(join(ROOT, 'tsconfig.build.json'), 'utf8')) as { files: string[]; compilerOptions: { outDir: string; rootDir: string } };
+const OUT_DIR = buildConfig.compilerOptions.outDir;
+/** Made inside the build stage, not in the context: npm ci's modules, npm run build's output. */
+const BUILT_IN_IMAGE = new Set(['node_modules', OUT_DIR]);
+/** Taken from the build stage's base image (the official Node image), not from the context. */
+const FROM_NODE_IMAGE = new Set(['/usr/local/bin/node']);
 
-/** The repo path an image path in the runtime stage came from, via the COPY that put it there. */
+/** A COPY source is a directory (its contents are copied, not itself) when it says so or is one in the repo. */
+function isDirectory(repoPath: string, source: string): boolean {
+  if (source.endsWith('/') || BUILT_IN_IMAGE.has(repoPath)) return true;
+  return existsSync(join(ROOT, repoPath)) && statSync(join(ROOT, repoPath)).isDirectory();
+}
+
+/** The repo path (or path in the build output) an image path in the runtime stage came from, via the COPY that put it there. */
 function sourceOf(imagePath: string): string | null {
   for (const copy of copies.filter((c) => c.stage === runtime).reverse()) {
     for (const source of copy.sources) {
-      const dest = copy.sources.length > 1 || copy.destination.endsWith('/') ? posix.join(copy.destination, posix.basename(source)) : copy.destination;
+      const repoSource = posix.normalize(copy.from === 'build' ? posix.relative(buildDir, source) : source).replace(/\/$/, '');
+      const dest = isDirectory(repoSource, source) || (copy.sources.length === 1 && !copy.destination.endsWith('/'))
+        ? copy.destination.replace(/\/$/, '') || '/'
+        : posix.join(copy.destination, posix.basename(source));
       if (imagePath !== dest && !imagePath.startsWith(`${dest.replace(/\/$/, '')}/`)) continue;
-      const repoSource = copy.from === 'build' ? posix.relative(buildDir, source) : source;
       return posix.join(repoSource, posix.relative(dest, imagePath));
     }
   }
@@ -77,12 +91,18 @@ void test('the Dockerfile filter and parsePackageList read any list alike', () =
   for (const row of rows) assert.deepEqual(runFilter(row.text), parsePackageList(row.text), row.name);
 });
 
-void test('stages: typecheck in a build stage, runtime on Node 24 trixie-slim, non-root, tini as PID 1', () => {
+void test('stages: build in the Node 24 image, run on Debian trixie slim with its node binary, non-root, tini as PID 1', () => {
   assert.deepEqual(stages, ['build', 'runtime']);
   const runs = instructions.filter((i) => i.stage === 'build' && i.keyword === 'RUN').map((i) => i.args).join('\n');
-  for (const step of ['npm ci', 'npm run typecheck', 'npm prune --omit=dev']) assert.ok(runs.includes(step), step);
-  const nodeImage = instructions.find((i) => i.keyword === 'ARG' && i.args.startsWith('NODE_IMAGE='))?.args;
-  assert.equal(nodeImage, 'NODE_IMAGE=node:24-trixie-slim');
+  for (const step of ['npm ci', 'npm run build', 'npm prune --omit=dev']) assert.ok(runs.includes(step), step);
+  const arg = (name: string): string | undefined => instructions.find((i) => i.keyword === 'ARG' && i.args.startsWith(`${name}=`))?.args.slice(name.length + 1);
+  assert.equal(arg('NODE_IMAGE'), 'node:24-trixie-slim');
+  // The node binary runs on the runtime's glibc and libstdc++: both images must be the same Debian release.
+  assert.equal(arg('DEBIAN_IMAGE'), 'debian:trixie-slim');
+  const from = (stage: string): string => instructions.find((i) => i.stage === stage && i.keyword === 'FROM')?.args.split(/\s+/)[0] ?? '';
+  assert.equal(from('build'), '${NODE_IMAGE}');
+  assert.equal(from(runtime), '${DEBIAN_IMAGE}');
+  assert.ok(copies.some((c) => c.stage === runtime && c.from === 'build' && c.sources.includes('/usr/local/bin/node') && c.destination === '/usr/local/bin/node'), 'node comes from the Node image');
   const user = lastInStage(instructions, runtime, 'USER') ?? '';
   const chartValues = parseYaml(readFileSync(join(ROOT, 'charts/resty-ingress/values.yaml'), 'utf8')) as { controller: { image: { runAsUser: number; runAsGroup: number } } };
   assert.equal(user, `${chartValues.controller.image.runAsUser}:${chartValues.controller.image.runAsGroup}`, 'USER is numeric, non-root and what the chart runs as');
@@ -94,28 +114,33 @@ void test('stages: typecheck in a build stage, runtime on Node 24 trixie-slim, n
 
 void test('every COPY source exists and is in the build context', () => {
   const ignored = readFileSync(join(ROOT, '.dockerignore'), 'utf8').split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#'));
-  const builtInImage = new Set(['node_modules']); // made by `npm ci` in the build stage
   const check = (copy: CopyInstruction, source: string): void => {
-    const repoPath = copy.from === 'build' ? posix.relative(buildDir, source) : source;
     if (copy.from !== null && copy.from !== 'build') assert.fail(`COPY --from=${copy.from} is not a stage this test knows`);
-    if (repoPath === '.' || builtInImage.has(repoPath)) return;
+    if (copy.from === 'build' && FROM_NODE_IMAGE.has(source)) return;
+    const repoPath = posix.normalize(copy.from === 'build' ? posix.relative(buildDir, source) : source).replace(/\/$/, '');
+    if (repoPath === '.' || BUILT_IN_IMAGE.has(repoPath)) return;
     assert.ok(existsSync(join(ROOT, repoPath)), `COPY source ${repoPath} exists`);
     assert.ok(!ignored.some((pattern) => repoPath === pattern || repoPath.startsWith(`${pattern}/`)), `${repoPath} is not .dockerignored`);
   };
   for (const copy of copies) for (const source of copy.sources) check(copy, source);
 });
 
-void test('the entrypoint script and everything it imports are in the image', () => {
+void test('the entrypoint script is the build\'s entry, and everything it imports is built and copied', () => {
   const entrypoint = argumentList(lastInStage(instructions, runtime, 'ENTRYPOINT') ?? '');
   const script = entrypoint[3];
   assert.ok(script?.startsWith('/'), 'the entrypoint names its script by absolute path');
   const workdir = lastInStage(instructions, runtime, 'WORKDIR') ?? '/';
-  const scriptSource = sourceOf(script);
-  assert.ok(scriptSource && existsSync(join(ROOT, scriptSource)), `${script} comes from a file in the repo`);
-  const { files, packages } = importClosure(ROOT, scriptSource);
+  // The build emits <outDir>/<path>.js for each <path>.ts or .js of the entry's import closure
+  // (rootDir '.', so the output mirrors the repository), and package.json as it is.
+  assert.equal(buildConfig.compilerOptions.rootDir, '.');
+  const built = (file: string): string => posix.join(OUT_DIR, file.replace(/\.ts$/, '.js'));
+  const entry = buildConfig.files[0] ?? '';
+  assert.deepEqual(buildConfig.files, [entry], 'the build starts from one entry script');
+  assert.equal(sourceOf(script), built(entry), `${script} is the build of ${entry}`);
+  const { files, packages } = importClosure(ROOT, entry);
   for (const file of [...files, 'package.json']) {
-    const inImage = posix.join(workdir, file);
-    assert.equal(sourceOf(inImage), file, `${file} is copied to ${inImage}`);
+    const inImage = posix.join(workdir, file.replace(/\.ts$/, '.js'));
+    assert.equal(sourceOf(inImage), built(file), `${file} is built and copied to ${inImage}`);
   }
   const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
   for (const name of packages) assert.ok(name in manifest.dependencies, `${name} is a production dependency (npm prune --omit=dev keeps it)`);
@@ -137,6 +162,9 @@ void test('the paths the controller expects in the image are where the Dockerfil
   const cpathDir = /^([^?;]+)\/\?\.so/.exec(system.luaPackageCPath)?.[1] ?? '';
   assert.ok(existsSync(join(unpacked, cpathDir, 'cjson.so')), `cjson.so in ${cpathDir}`);
   assert.ok(existsSync(join(unpacked, 'usr/share/lua/5.1/resty/core.lua')), 'lua-resty-core on the lua_package_path');
+  // TCP/UDP services: the stream modules (njs included) and the njs script stream {} imports.
+  for (const path of [system.streamModule, system.streamJsModule]) assert.ok(existsSync(join(unpacked, path)), `${path} is in the packages`);
+  assert.equal(sourceOf(system.streamScript), 'rootfs/etc/nginx/njs/resty_stream.js');
 });
 
 // Lint with dockerfile-utils (the Dockerfile language server's validator, from

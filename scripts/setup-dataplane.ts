@@ -6,6 +6,7 @@ import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { libDir, multiarch } from '../controller/src/nginx/multiarch.ts';
 
 const run = promisify(execFile);
 
@@ -15,8 +16,6 @@ const DEBIAN_SUITES = new Set([
   'oldoldstable', 'oldstable', 'stable', 'testing', 'unstable',
 ]);
 const TARGET_SUITE = 'trixie';
-const LOADER = 'usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2';
-const LIB_DIR = 'usr/lib/x86_64-linux-gnu';
 const STAMP = '.resty-packages';
 
 /** One apt source file as read from /etc/apt. */
@@ -91,21 +90,26 @@ function readMachineSources(): AptSourceFile[] {
   return files;
 }
 
-/** The argv that runs the unpacked nginx through the runtime's own loader. */
+function loaderPath(dataplaneRoot: string): string {
+  return join(dataplaneRoot, libDir(), multiarch().loader);
+}
+
+/** The argv that runs the unpacked nginx through the runtime's own loader (this machine's architecture). */
 export function nginxCommand(dataplaneRoot: string): string[] {
-  return [join(dataplaneRoot, LOADER), '--library-path', join(dataplaneRoot, LIB_DIR), join(dataplaneRoot, 'usr/sbin/nginx')];
+  return [loaderPath(dataplaneRoot), '--library-path', join(dataplaneRoot, libDir()), join(dataplaneRoot, 'usr/sbin/nginx')];
 }
 
 /** `nginx -V` output of the unpacked runtime; throws when it does not run. */
 export async function nginxVersion(dataplaneRoot: string): Promise<string> {
-  const loader = join(dataplaneRoot, LOADER);
+  const loader = loaderPath(dataplaneRoot);
   if (!existsSync(loader)) throw new Error(`dataplane: loader missing at ${loader}`);
   const [cmd, ...args] = nginxCommand(dataplaneRoot);
   const { stdout, stderr } = await run(cmd, [...args, '-V']);
   return stdout + stderr;
 }
 
-function aptOptions(aptDir: string): string[] {
+export function aptOptions(aptDir: string, arch: string): string[] {
+  const { dpkgArch } = multiarch(arch);
   const opts: Record<string, string> = {
     'Dir::Etc::SourceList': join(aptDir, 'sources.list'),
     'Dir::Etc::SourceParts': join(aptDir, 'sources.list.d'),
@@ -114,8 +118,8 @@ function aptOptions(aptDir: string): string[] {
     'Dir::State::Lists': join(aptDir, 'lists'),
     'Dir::State::Status': join(aptDir, 'status'),
     'Dir::Cache': join(aptDir, 'cache'),
-    'APT::Architecture': 'amd64',
-    'APT::Architectures': 'amd64',
+    'APT::Architecture': dpkgArch,
+    'APT::Architectures': dpkgArch,
   };
   // As root apt drops to the _apt user, who may not write our folders; run as ourselves.
   if (process.getuid?.() === 0) opts['APT::Sandbox::User'] = 'root';
@@ -131,12 +135,15 @@ function writeAptConfig(aptDir: string, mirrors: readonly DebianMirror[]): void 
   writeFileSync(join(aptDir, 'status'), '');
 }
 
-async function downloadAndUnpack(root: string, packages: readonly string[], target: string): Promise<void> {
+/**
+ * Downloads `packages` for Node's `arch` from the machine's Debian mirrors (trixie) with a private
+ * apt configuration in `aptDir`, and unpacks them into `target` (replaced whole once all are unpacked).
+ */
+export async function downloadAndUnpack(aptDir: string, packages: readonly string[], target: string, arch: string = process.arch): Promise<void> {
   const mirrors = parseDebianMirrors(readMachineSources());
   if (mirrors.length === 0) throw new Error('dataplane: no Debian mirror found in /etc/apt sources');
-  const aptDir = join(root, '.cache/apt');
   writeAptConfig(aptDir, mirrors);
-  const opts = aptOptions(aptDir);
+  const opts = aptOptions(aptDir, arch);
   await run('apt-get', [...opts, '-q', 'update'], { maxBuffer: 16 << 20 });
   const debDir = join(aptDir, 'debs');
   rmSync(debDir, { recursive: true, force: true });
@@ -169,7 +176,7 @@ export async function ensureDataplane(root: string): Promise<{ dataplaneRoot: st
       // a broken unpack: fall through and redo it
     }
   }
-  await downloadAndUnpack(root, packages, target);
+  await downloadAndUnpack(join(root, '.cache/apt'), packages, target);
   const version = await nginxVersion(target);
   if (!version.includes('nginx/1.26.')) throw new Error(`dataplane: unexpected nginx -V output: ${firstLine(version)}`);
   writeFileSync(stampPath, stamp);

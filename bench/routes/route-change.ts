@@ -105,7 +105,7 @@ async function addRoutesUnder(
 }
 
 /** Where a route change's time goes, from the controller's log lines after line `from`: the static-change syncs and the reloads. */
-function reloadBreakdown(controller: ControllerProcess, from: number): { buildMs: number; renderMs: number; validateMs: number; reloadMs: number; validatedAhead: number } {
+function reloadBreakdown(controller: ControllerProcess, from: number): { buildMs: number; renderMs: number; validateMs: number; reloadMs: number; validatedAhead: number; unvalidated: number } {
   const lines = controller.logs().slice(from);
   const field = (msg: string, name: string, where: (l: Record<string, unknown>) => boolean = () => true): number =>
     median(lines.filter((l) => l.msg === msg && where(l)).map((l) => Number(l[name])).filter(Number.isFinite));
@@ -115,11 +115,18 @@ function reloadBreakdown(controller: ControllerProcess, from: number): { buildMs
     buildMs: field('sync', 'buildMs', staticSync), renderMs: field('sync', 'renderMs', staticSync),
     validateMs: field('NGINX reloaded', 'validateMs'), reloadMs: field('NGINX reloaded', 'durationMs'),
     validatedAhead: lines.filter((l) => l.msg === 'NGINX reloaded' && l.validatedAhead === true).length,
+    unvalidated: lines.filter((l) => l.msg === 'NGINX reloaded' && l.validated === false).length,
   };
 }
 
+/** BENCH_ROUTES_APPS=10000 runs the profile with that many Ingresses present (the scale figures of docs/performance.md). */
+function withAppsFromEnv(params: RouteParams): RouteParams {
+  const apps = Number(process.env.BENCH_ROUTES_APPS);
+  return Number.isInteger(apps) && apps > 0 ? { ...params, apps } : params;
+}
+
 async function runRouteChange(ctx: BenchContext): Promise<BenchResult> {
-  const params = byProfile(ctx, PARAMS);
+  const params = withAppsFromEnv(byProfile(ctx, PARAMS));
   const backendPort = await freePort();
   const backends = await startBackends(ctx.dataplane, ctx.workDir, loopbackAddresses(FIRST_BACKEND, 4), backendPort, ctx.loadCpu);
   const cluster = await startLocalCluster(ctx.workDir);
@@ -170,6 +177,7 @@ async function runRouteChange(ctx: BenchContext): Promise<BenchResult> {
         metric('  build, render (median), while the change settles', 'ms', breakdown.buildMs, breakdown.renderMs, 'render'),
         metric('  nginx -t (median), run while the change settles when validated ahead', 'ms', breakdown.validateMs, null, '—'),
         metric('  reloads whose nginx -t ran while the change settled (validated ahead)', '', breakdown.validatedAhead, reloads, 'reloads'),
+        metric('  reloads without nginx -t (the change carried no snippet or PEM: the master\'s parse checks it)', '', breakdown.unvalidated, reloads, 'reloads'),
         metric('  of which HUP → new workers serve the new version (median)', 'ms', breakdown.reloadMs, null, '—'),
         metric('failed requests on other hosts during the reloads', 'req', failed, 0, 'none', { on: 'value', op: '==', target: 0 }),
         metric('keep-alive connections closed under a racing request (read errors)', 'req', wrk.errors.read + steadyWrk.errors.read, null, 'NGINX reload behaviour'),

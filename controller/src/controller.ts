@@ -15,7 +15,8 @@ import {
   type NginxManager,
 } from './nginx/index.ts';
 import { createConfigRenderer, defaultCertificatePaths, ownersOfLine } from './render/index.ts';
-import { metricsLogPath } from './render/render-options.ts';
+import { metricsLogPath, streamFeedSocketPath } from './render/render-options.ts';
+import { feedStreams, readStreamStats } from './nginx/stream-feed.ts';
 import { createCertificatePusher } from './nginx/certificate-push.ts';
 import { postCredentials, postRoutes } from './nginx/lua-routes.ts';
 import { writeSelfSignedDefault } from './tls/default-certificate.ts';
@@ -23,7 +24,8 @@ import { writeBackendTlsFiles } from './nginx/backend-tls-files.ts';
 import { referencedConfigMaps } from './model/fastcgi-params.ts';
 import { referencedHeaderConfigMaps } from './model/header-settings-build.ts';
 import { readSettings } from './model/features/parse.ts';
-import { startAdmissionWebhook, type WebhookServer } from './admission/index.ts';
+import { startAdmissionWebhook, type AdmissionWebhookOptions, type WebhookServer } from './admission/index.ts';
+import { createCertificateCluster, createCertificateManager, type CertificateManager } from './webhook-cert/index.ts';
 import { splitListenAddress } from './cli/validators.ts';
 import { sameStaticPart } from './diff/decide.ts';
 import { indexIngressClasses, isOurIngress } from './model/ingress-class.ts';
@@ -128,6 +130,7 @@ export async function startController(opts: ControllerOptions, logger: Logger, r
   // A TCP/UDP port NGINX could not bind is left out before the reload (stream-port-check.ts).
   const streamPorts = createStreamPortCheck(opts.bindAddress, { TCP: opts.tcpServicesConfigMap, UDP: opts.udpServicesConfigMap });
   let backendTlsKept = new Set<string>();
+  let streamFeedVersion = 0;
   let referencesFrom: { ingresses: Snapshot['ingresses'] | null; classes: Snapshot['ingressClasses'] | null; allow: boolean; headers: string } = { ingresses: null, classes: null, allow: false, headers: '' };
   const nginx = createNginx({
     dataplane,
@@ -153,6 +156,8 @@ export async function startController(opts: ControllerOptions, logger: Logger, r
     nginxPid: () => nginx.pid(),
     liveVersion: () => nginx.liveVersion(),
     luaVersion: () => getStatus(luaUrl, { timeoutMs: 2000 }).then((s) => s.version, () => null),
+    // No stream {} running: no feed socket, nothing to read.
+    streamTotals: () => readStreamStats(streamFeedSocketPath(opts.nginxPrefix)).then((stats) => stats.listeners, () => null),
   });
   // One for every API client: an outage is one line when it starts and one when it ends.
   const availability = createApiAvailability(logger.child({ component: 'kube-api' }));
@@ -186,7 +191,7 @@ export async function startController(opts: ControllerOptions, logger: Logger, r
     dataplane: {
       started: () => nginx.started(),
       start: (conf, version) => nginx.start(conf, version).catch(throwAsRefusal),
-      reload: (conf, version) => nginx.apply(conf, version).catch((err: unknown) => {
+      reload: (conf, version, options) => nginx.apply(conf, version, options).catch((err: unknown) => {
         throw err instanceof NginxNotRunningError ? new RetryLater(err.message) : asRefusal(err);
       }),
       validateAhead: (conf, version) => nginx.validateAhead(conf, version),
@@ -198,12 +203,25 @@ export async function startController(opts: ControllerOptions, logger: Logger, r
       pushCertificates: async (certificates) => { await certificatePusher.push(certificates); },
       pushRoutes: async (routes) => { await postRoutes(luaUrl, routes); },
       pushCredentials: async (credentials) => { await postCredentials(luaUrl, credentials); },
+      // TCP/UDP endpoints to njs (stream-feed.ts); no socket = NGINX runs no stream {} yet.
+      pushStreams: async (streams) => {
+        try {
+          await feedStreams(streamFeedSocketPath(opts.nginxPrefix), ++streamFeedVersion, streams);
+          return true;
+        } catch (err) {
+          const code = (err as { code?: unknown }).code;
+          if (code === 'ENOENT' || code === 'ECONNREFUSED') return false;
+          throw err;
+        }
+      },
     },
     logger: logger.child({ component: 'sync' }),
     minIntervalMs: 1000 / opts.syncRateLimit,
     // Syncs run up to 50/s for endpoints; a reload waits 100 ms from the first
     // static change it carries, so one `kubectl apply` of several Ingresses is one reload.
     reloadSettleMs: 100,
+    // The master's parse refuses a bad file by itself: `nginx -t` first only where a change brings a snippet or PEM.
+    skipNginxTestWhenTrusted: true,
     hooks: mergeHooks(reporting.hooks, observability.syncHooks, {
       onBuilt: (built, snapshot) => {
         // The ConfigMaps our Ingresses (fastcgi-params-configmap, auth-proxy-set-headers) and the settings (proxy-set-headers, add-headers)
@@ -246,11 +264,14 @@ export async function startController(opts: ControllerOptions, logger: Logger, r
   reporting.start();
   // The webhook reviews against the full cluster, so it starts only after the initial lists.
   let webhook: WebhookServer | null = null;
+  let certificates: CertificateManager | null = null;
+  // A first certificate may still be starting the server when stop() runs: stop waits for it, then closes it.
+  let webhookStarting: Promise<void> | null = null;
+  let stopping = false;
   if (opts.validatingWebhook !== null) {
-    webhook = await startAdmissionWebhook({
-      ...splitListenAddress(opts.validatingWebhook),
-      certificateFile: opts.validatingWebhookCertificate ?? '',
-      keyFile: opts.validatingWebhookKey ?? '',
+    const webhookOptions = (certificate: AdmissionWebhookOptions['certificate']): AdmissionWebhookOptions => ({
+      ...splitListenAddress(opts.validatingWebhook ?? ''),
+      certificate,
       snapshot: () => store.snapshot(),
       buildOptions: opts,
       // The sync's builder: a review then translates only the Ingress it checks.
@@ -258,6 +279,31 @@ export async function startController(opts: ControllerOptions, logger: Logger, r
       logger: logger.child({ component: 'admission' }),
       onReviewed: (outcome, ms, ingress) => observability.admissionReviewed(outcome, ms, ingress),
     });
+    if (opts.validatingWebhookSecret === null) {
+      webhook = await startAdmissionWebhook(webhookOptions({ certificateFile: opts.validatingWebhookCertificate ?? '', keyFile: opts.validatingWebhookKey ?? '' }));
+    } else {
+      // The controller issues, stores and renews the certificate (no certgen Jobs); the server
+      // starts with the first one and swaps in each renewal without a restart.
+      const secret = parseObjectRef(opts.validatingWebhookSecret);
+      const service = parseObjectRef(opts.validatingWebhookService ?? '');
+      certificates = createCertificateManager({
+        cluster: createCertificateCluster(kc, secret, opts.validatingWebhookConfiguration ?? ''),
+        policy: {
+          dnsNames: [service.name, `${service.name}.${service.namespace}`, `${service.name}.${service.namespace}.svc`],
+          validityMs: opts.validatingWebhookCertificateValidityMs,
+        },
+        logger: logger.child({ component: 'webhook-cert' }),
+        warn: (stored, reason, message) => reporting.recorder.record(
+          { apiVersion: 'v1', kind: 'Secret', namespace: secret.namespace, name: secret.name, uid: stored.uid }, 'Warning', reason, message),
+        onCertificate: async ({ certPem, keyPem }) => {
+          if (stopping) return;
+          if (webhook !== null) { webhook.setCertificate(certPem, keyPem); return; }
+          webhookStarting = startAdmissionWebhook(webhookOptions({ certPem, keyPem })).then((server) => { webhook = server; });
+          await webhookStarting;
+        },
+      });
+      certificates.start();
+    }
   }
 
   return {
@@ -268,6 +314,9 @@ export async function startController(opts: ControllerOptions, logger: Logger, r
     beginShutdown: () => observability.beginShutdown(),
     async stop(): Promise<void> {
       observability.beginShutdown();
+      stopping = true;
+      certificates?.stop();
+      await webhookStarting?.catch(() => undefined);
       await webhook?.close();
       // Stop reacting first: every status write below comes back as a watch event, and a sync
       // it started would publish the address again while it is being cleared.

@@ -7,7 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
-import { startApiServer, type ApiServer } from '../cluster/apiserver/index.ts';
+import { startApiServer, type ApiServer, type ServiceResolver } from '../cluster/apiserver/index.ts';
 import { startEchoHost } from '../cluster/echo/echo-host.ts';
 import { startSimulator, type PodInfo, type Simulator } from '../cluster/simulator/index.ts';
 import { randomLoopbackPool } from './network.ts';
@@ -63,6 +63,8 @@ export interface ClusterOptions {
   readonly readyDelayMs?: number;
   /** Pods' echo servers in a child process (one for all), not in the test's: for load the test process also generates. */
   readonly podsInChildProcess?: boolean;
+  /** Where the API server sends a webhook's calls to a Service (Service IPs do not route here): base URL or undefined. */
+  readonly resolveService?: ServiceResolver;
 }
 
 /** The fields of a core/v1 Event the tests read. */
@@ -102,7 +104,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
   try {
     const dir = await mkdtemp(join(tmpdir(), 'resty-e2e-cluster-'));
     cleanups.push(() => rm(dir, { recursive: true, force: true }));
-    const api = await startApiServer({ rbac: options.rbac === true });
+    const api = await startApiServer({ rbac: options.rbac === true, resolveService: options.resolveService });
     cleanups.push(() => api.stop());
     const kubeconfig = await api.writeKubeconfig(join(dir, 'kubeconfig'));
     const kc = new KubeConfig();

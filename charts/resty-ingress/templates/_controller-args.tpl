@@ -46,9 +46,7 @@ set healthz-port or default-backend-service there).
 {{- include "resty-ingress.controller.flag" (dict "root" $root "name" (index $flag 0) "value" (index $flag 1)) }}
 {{- end }}
 {{- if .Values.controller.admissionWebhooks.enabled }}
-- --validating-webhook=:{{ .Values.controller.admissionWebhooks.port }}
-- --validating-webhook-certificate=/usr/local/certificates/tls.crt
-- --validating-webhook-key=/usr/local/certificates/tls.key
+{{ include "resty-ingress.admission.args" . }}
 {{- end }}
 {{- range $key, $value := .Values.controller.extraArgs }}
 {{- if or (kindIs "invalid" $value) (eq (toString $value) "") }}

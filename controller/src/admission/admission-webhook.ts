@@ -12,9 +12,11 @@ import { startWebhookServer, type ReviewOutcome, type WebhookServer } from './we
 export interface AdmissionWebhookOptions {
   readonly host: string;
   readonly port: number;
-  /** --validating-webhook-certificate / --validating-webhook-key: PEM files. */
-  readonly certificateFile: string;
-  readonly keyFile: string;
+  /**
+   * --validating-webhook-certificate / --validating-webhook-key: PEM files; or the PEM itself,
+   * when the controller manages the certificate (--validating-webhook-secret).
+   */
+  readonly certificate: { readonly certificateFile: string; readonly keyFile: string } | { readonly certPem: string; readonly keyPem: string };
   readonly snapshot: () => Snapshot;
   readonly buildOptions: BuildOptions;
   /** How to build the model a review checks; default buildModel (one-shot). */
@@ -24,14 +26,15 @@ export interface AdmissionWebhookOptions {
   readonly onReviewed?: (outcome: ReviewOutcome, ms: number, ingress: IngressRef | null) => void;
 }
 
-/** Reads the certificate files (a clear error naming the file if one cannot be read) and starts serving. */
+/** Reads the certificate files if given (a clear error naming the file if one cannot be read) and starts serving. */
 export async function startAdmissionWebhook(options: AdmissionWebhookOptions): Promise<WebhookServer> {
   const read = (path: string, flag: string): Promise<string> => readFile(path, 'utf8').catch((err: unknown) => {
     throw new Error(`${flag} ${path}: ${err instanceof Error ? err.message : String(err)}`);
   });
-  const [certPem, keyPem] = await Promise.all([
-    read(options.certificateFile, '--validating-webhook-certificate'),
-    read(options.keyFile, '--validating-webhook-key'),
+  const source = options.certificate;
+  const [certPem, keyPem] = 'certPem' in source ? [source.certPem, source.keyPem] : await Promise.all([
+    read(source.certificateFile, '--validating-webhook-certificate'),
+    read(source.keyFile, '--validating-webhook-key'),
   ]);
   const { logger } = options;
   return startWebhookServer({

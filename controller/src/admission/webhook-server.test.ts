@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { X509Certificate } from 'node:crypto';
 import { connect } from 'node:tls';
 import { after, before, describe, it } from 'node:test';
 
@@ -123,5 +124,33 @@ void describe('webhook server: requests in flight', () => {
     }
     assert.equal(after.status, 200, after.text);
     assert.ok(outcomes.includes('error') && outcomes.includes('allowed'));
+  });
+});
+
+void describe('webhook server certificate renewal', () => {
+  /** The serial of the certificate a new TLS connection is served, trusting only `ca`. */
+  const servedSerial = (port: number, ca: string): Promise<string> => new Promise((resolve, reject) => {
+    const socket = connect({ host: '127.0.0.1', port, ca, servername: 'localhost' }, () => {
+      resolve(socket.getPeerX509Certificate()?.serialNumber ?? '');
+      socket.destroy();
+    });
+    socket.on('error', reject);
+  });
+
+  void it('setCertificate: new connections get the new certificate, without a restart', async () => {
+    const first = await makeServingCert('127.0.0.1');
+    const second = await makeServingCert('127.0.0.1');
+    const server = await startWebhookServer({
+      host: '127.0.0.1', port: 0, certPem: first.cert, keyPem: first.key, logger: pino({ level: 'silent' }), review: () => ALLOWED,
+    });
+    try {
+      const serialOf = (pem: string): string => new X509Certificate(pem).serialNumber;
+      assert.equal(await servedSerial(server.port, first.cert), serialOf(first.cert));
+      server.setCertificate(second.cert, second.key);
+      assert.equal(await servedSerial(server.port, second.cert), serialOf(second.cert));
+      await assert.rejects(servedSerial(server.port, first.cert), /self-signed|unable to verify|certificate/i, 'the old one is no longer served');
+    } finally {
+      await server.close();
+    }
   });
 });

@@ -49,6 +49,8 @@ export interface WebhookServerOptions {
 
 export interface WebhookServer {
   readonly port: number;
+  /** Serves a new certificate to connections opened from now on (renewal without a restart). */
+  setCertificate(certPem: string, keyPem: string): void;
   close(): Promise<void>;
 }
 
@@ -160,6 +162,7 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
   logger.info({ address: `${options.host}:${port}`, path: WEBHOOK_PATH }, 'validating webhook listening');
   return {
     port,
+    setCertificate: (certPem, keyPem) => server.setSecureContext({ cert: certPem, key: keyPem }),
     close: () => new Promise<void>((resolve) => {
       server.close(() => resolve());
       server.closeAllConnections();

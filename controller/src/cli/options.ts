@@ -78,6 +78,17 @@ export interface ControllerOptions extends BuildOptions {
   readonly validatingWebhookCertificate: string | null;
   readonly validatingWebhookKey: string | null;
   /**
+   * --validating-webhook-secret: `namespace/name` of the Secret holding the webhook's certificate, which
+   * the controller then manages (issues, stores, renews; webhook-cert/); null = certificate files.
+   */
+  readonly validatingWebhookSecret: string | null;
+  /** --validating-webhook-configuration: the ValidatingWebhookConfiguration whose caBundle the controller keeps. */
+  readonly validatingWebhookConfiguration: string | null;
+  /** --validating-webhook-service: `namespace/name` of the webhook's Service; its DNS names go into the certificate. */
+  readonly validatingWebhookService: string | null;
+  /** --validating-webhook-certificate-validity: lifetime of an issued serving certificate (renewed with a third left). */
+  readonly validatingWebhookCertificateValidityMs: number;
+  /**
    * --enable-metrics: per-request metrics. false = NGINX writes no metrics log and sets no labels per
    * request, and /metrics drops nginx_ingress_controller_requests, …_request_duration_seconds,
    * …_response_duration_seconds, …_request_size, …_response_size and resty_ingress_monitor_rejected_total
@@ -155,6 +166,10 @@ const FLAGS: readonly FlagSpec[] = [
   { flags: '--validating-webhook <[ip]:port>', description: 'serve the validating admission webhook (HTTPS) on this address, e.g. :8443; "" = off', defaultValue: '', parser: parse.parseListenAddress },
   { flags: '--validating-webhook-certificate <path>', description: 'PEM certificate of the admission webhook', defaultValue: '', parser: parse.parseFilePath },
   { flags: '--validating-webhook-key <path>', description: 'PEM private key of the admission webhook', defaultValue: '', parser: parse.parseFilePath },
+  { flags: '--validating-webhook-secret <namespace/name>', description: 'Secret where the controller keeps the webhook certificate it issues and renews (instead of --validating-webhook-certificate/-key)', defaultValue: '', parser: parse.parseNamespacedName },
+  { flags: '--validating-webhook-configuration <name>', description: 'ValidatingWebhookConfiguration whose caBundle the controller keeps (with --validating-webhook-secret)', defaultValue: '', parser: parse.parseObjectName },
+  { flags: '--validating-webhook-service <namespace/name>', description: 'the webhook\'s Service: its DNS names go into the certificate (with --validating-webhook-secret)', defaultValue: '', parser: parse.parseNamespacedName },
+  { flags: '--validating-webhook-certificate-validity <duration>', description: 'lifetime of an issued webhook certificate, renewed when a third is left (10s to 87600h)', defaultValue: '8760h', parser: parse.parseCertificateValidityMs },
   // ingress-nginx's switch. Off saves NGINX the per-request metrics work (a `set` and a buffered log line, ~0.35 µs of CPU per request).
   bool('--enable-metrics', 'per-request metrics (requests, duration and size by Ingress path); false: NGINX writes no metrics log and /metrics keeps only the controller\'s own metrics', true),
   bool('--report-status-classes', 'per-request metrics report status classes (2xx, 3xx, ...) instead of status codes', false),
@@ -230,6 +245,11 @@ function toControllerOptions(raw: Record<string, unknown>, logLevelGiven: boolea
     validatingWebhook: orNull(raw.validatingWebhook as string),
     validatingWebhookCertificate: orNull(raw.validatingWebhookCertificate as string),
     validatingWebhookKey: orNull(raw.validatingWebhookKey as string),
+    validatingWebhookSecret: orNull(raw.validatingWebhookSecret as string),
+    validatingWebhookConfiguration: orNull(raw.validatingWebhookConfiguration as string),
+    validatingWebhookService: orNull(raw.validatingWebhookService as string),
+    validatingWebhookCertificateValidityMs: typeof raw.validatingWebhookCertificateValidity === 'string'
+      ? parse.parseCertificateValidityMs(raw.validatingWebhookCertificateValidity) : raw.validatingWebhookCertificateValidity as number,
     enableMetrics: raw.enableMetrics as boolean,
     reportStatusClasses: raw.reportStatusClasses as boolean,
     metricsPerHost: raw.metricsPerHost as boolean,
@@ -239,14 +259,28 @@ function toControllerOptions(raw: Record<string, unknown>, logLevelGiven: boolea
     reservedPorts: [],
     flagNotices: ingressNginx.notices,
   };
-  if (options.validatingWebhook !== null && (options.validatingWebhookCertificate === null || options.validatingWebhookKey === null)) {
-    throw CommandLineExit.usage('--validating-webhook needs --validating-webhook-certificate and --validating-webhook-key (the API server calls webhooks over HTTPS only)');
-  }
+  checkWebhookCertificateFlags(options);
   for (const [i, [key, flag]] of PORT_KEYS.entries()) {
     const clash = PORT_KEYS.slice(0, i).find(([other]) => options[other] === options[key]);
     if (clash) throw CommandLineExit.usage(`${flag} ${options[key]} is the same port as ${clash[1]}`);
   }
   return Object.freeze({ ...options, reservedPorts: reservedPortsOf(options) });
+}
+
+/** The webhook's certificate comes from files or from the Secret the controller manages: exactly one. */
+function checkWebhookCertificateFlags(options: ControllerOptions): void {
+  const files = options.validatingWebhookCertificate !== null || options.validatingWebhookKey !== null;
+  const managed = options.validatingWebhookSecret !== null;
+  if (managed && files) {
+    throw CommandLineExit.usage('--validating-webhook-secret and --validating-webhook-certificate/--validating-webhook-key exclude each other: the controller manages the certificate, or reads it from files');
+  }
+  if (managed && (options.validatingWebhookConfiguration === null || options.validatingWebhookService === null)) {
+    throw CommandLineExit.usage('--validating-webhook-secret needs --validating-webhook-configuration (whose caBundle to keep) and --validating-webhook-service (the names to certify)');
+  }
+  if (managed && options.validatingWebhook === null) throw CommandLineExit.usage('--validating-webhook-secret needs --validating-webhook (the address to serve on)');
+  if (options.validatingWebhook !== null && !managed && (options.validatingWebhookCertificate === null || options.validatingWebhookKey === null)) {
+    throw CommandLineExit.usage('--validating-webhook needs --validating-webhook-certificate and --validating-webhook-key, or --validating-webhook-secret (the API server calls webhooks over HTTPS only)');
+  }
 }
 
 /** The ports no TCP/UDP service may take: every port flag, and the webhook's when it is on. */

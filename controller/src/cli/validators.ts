@@ -195,3 +195,13 @@ export function splitListenAddress(value: string): { host: string; port: number 
   const host = value.slice(0, at).replace(/^\[|\]$/g, '');
   return { host: host === '' ? '0.0.0.0' : host, port: Number(value.slice(at + 1)) };
 }
+
+const HOUR_MS = 3_600_000;
+
+/** A certificate lifetime (`8760h`, `90m`, `30s`): 10 s (tests) to ten years. */
+export function parseCertificateValidityMs(value: string): number {
+  const match = DURATION.exec(value);
+  const ms = match ? Number(match[1]) * DURATION_UNIT_MS[match[2] ?? 's'] : Number.NaN;
+  if (!(ms >= 10_000) || ms > 87_600 * HOUR_MS) throw new InvalidArgumentError('Expected a duration such as 8760h or 720h (10s to 87600h).');
+  return ms;
+}

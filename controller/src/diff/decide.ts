@@ -2,7 +2,8 @@
 // next one. This is the ONE place that knows which parts of the model are
 // dynamic (applied by Lua at run time) and which need a reload: it blanks the
 // dynamic parts of both models and compares the rest. The dynamic parts are
-// the model's, not a list of features: endpoints, Backend.affinity, certificates, and
+// the model's, not a list of features: endpoints (HTTP backends' and TCP/UDP listeners', the
+// latter fed to njs), Backend.affinity, certificates, and
 // Model.routes, where the builder puts the config of every feature the
 // registry declares dynamic (model/features/registry.ts). A backend that no
 // location routes to (a canary's) is dynamic as a whole.
@@ -10,7 +11,7 @@
 // May import: model/types.ts and fast-deep-equal. Nothing else of the flow.
 
 import deepEqual from 'fast-deep-equal';
-import type { Backend, BackendPatch, DynamicBackend, DynamicCertificates, DynamicCredentials, DynamicRoutes, Model } from '../model/types.ts';
+import type { Backend, BackendPatch, DynamicBackend, DynamicCertificates, DynamicCredentials, DynamicRoutes, DynamicStream, Model, StreamService } from '../model/types.ts';
 
 /** Why a decision was taken, for the sync log line and metrics. */
 export type Decision =
@@ -38,6 +39,8 @@ export interface DynamicPush {
   readonly routes: DynamicRoutes | null;
   /** The basic/digest users (the full set) when they differ from what Lua holds, else null (absent: null). */
   readonly credentials?: DynamicCredentials | null;
+  /** Every TCP/UDP listener's endpoints (the full set, for njs) when they differ from what NGINX holds, else null (absent: null). */
+  readonly streams?: readonly DynamicStream[] | null;
 }
 
 /** What NGINX currently runs, as far as the controller knows. */
@@ -88,12 +91,14 @@ export function staticPart(model: Model): Model {
     // Certificates, rotations and the host map live in Lua only.
     tls: NO_TLS,
     routes: [],
+    ...(model.streams === undefined ? {} : { streams: model.streams.map((service) => ({ ...service, endpoints: [] })) }),
   };
 }
 
 // Fields of a Backend / Model that Lua applies at run time; every other field feeds nginx.conf.
 const DYNAMIC_BACKEND_FIELDS: ReadonlySet<string> = new Set(['endpoints', 'loadBalance', 'hash', 'affinity']);
-const DYNAMIC_MODEL_FIELDS: ReadonlySet<string> = new Set(['tls', 'backends', 'routes', 'settings', 'credentials']);
+const DYNAMIC_MODEL_FIELDS: ReadonlySet<string> = new Set(['tls', 'backends', 'routes', 'settings', 'credentials', 'streams']);
+const DYNAMIC_STREAM_FIELDS: ReadonlySet<string> = new Set(['endpoints']);
 /**
  * The global configs (Model.settings) of the features the registry declares dynamic (output
  * `lua`: decide.test.ts checks the two lists agree): they reach Lua through the backends and
@@ -134,6 +139,7 @@ export function sameStaticPart(a: Model, b: Model): boolean {
   // Model.credentials is present only while some Ingress has users: its arrival is no static change.
   if (('credentials' in a) !== ('credentials' in b)) return sameStaticPart(withoutCredentials(a), withoutCredentials(b));
   if (!sameOutside(a, b, DYNAMIC_MODEL_FIELDS)) return false;
+  if (!sameStreamListeners(a.streams, b.streams)) return false;
   if (a.settings !== b.settings && !sameOutside(a.settings, b.settings, DYNAMIC_SETTINGS)) return false;
   const [backendsA, backendsB] = [routedBackends(a), routedBackends(b)];
   if (backendsA.length !== backendsB.length) return false;
@@ -142,6 +148,25 @@ export function sameStaticPart(a: Model, b: Model): boolean {
     // A builder hands on the same Backend object while its Service and slices are unchanged.
     return backend === other || (other !== undefined && sameOutside(backend, other, DYNAMIC_BACKEND_FIELDS));
   });
+}
+
+/** True when two models listen on the same TCP/UDP ports the same way (their endpoints aside). */
+function sameStreamListeners(a: readonly StreamService[] | undefined, b: readonly StreamService[] | undefined): boolean {
+  if (a === b) return true;
+  if (a === undefined || b === undefined || a.length !== b.length) return false;
+  return a.every((service, i) => sameOutside(service, b[i] as StreamService, DYNAMIC_STREAM_FIELDS));
+}
+
+/** What njs receives for the TCP/UDP listeners of a model (the full set). */
+export function dynamicStreams(model: Model): DynamicStream[] {
+  return (model.streams ?? []).map(({ protocol, port, endpoints }) => ({ protocol, port, endpoints }));
+}
+
+/** The stream endpoints to feed: null when what njs holds is already this (or there is nothing to hold). */
+function streamsToPush(held: Model | null, next: Model): DynamicStream[] | null {
+  const wanted = dynamicStreams(next);
+  if (held === null) return wanted.length === 0 ? null : wanted;
+  return deepEqual(dynamicStreams(held), wanted) ? null : wanted;
 }
 
 /** The model whose dynamic part Lua holds, or null when unknown (nothing pushed, or NGINX lost it). */
@@ -213,8 +238,9 @@ export function decideApply(running: RunningState, next: Model): Decision {
     certificates,
     routes: routesToPush(held, next),
     credentials: credentialsToPush(held, next),
+    streams: streamsToPush(held, next),
   };
   if (running.model === null || !sameStaticPart(running.model, next)) return { kind: 'reload', ...push };
-  if (changed.length === 0 && certificates === null && push.routes === null && push.credentials === null) return { kind: 'skip' };
+  if (changed.length === 0 && certificates === null && push.routes === null && push.credentials === null && push.streams === null) return { kind: 'skip' };
   return { kind: 'dynamic', ...push };
 }

@@ -2,8 +2,7 @@
 // protocol has, and which ConfigMap entries were refused and why
 // (model/stream-services.ts: failures carrying `configMap`). Reset on every
 // build, so a refused entry's series lives exactly as long as its failure.
-// Per-service connection and byte counters need a stream access log the
-// controller tails, which is not there yet (docs/tcp-udp-services.md).
+// The per-listener connection and byte counters are stream-counters.ts.
 
 import { Gauge, type Registry } from 'prom-client';
 import type { BuildResult } from '../model/types.ts';

@@ -18,8 +18,8 @@ export interface StreamProxyProtocol {
 
 /**
  * One listener of the stream {} context: one ConfigMap entry that passed every check.
- * STATIC as a whole (endpoints included): a change renders nginx.conf and reloads, because
- * Debian has no stream-lua module to balance at run time (docs/tcp-udp-services.md).
+ * STATIC but for `endpoints`: port, protocol and PROXY flags are in nginx.conf (a change
+ * reloads); the endpoints are DYNAMIC, fed to njs in NGINX (DynamicStream, docs/tcp-udp-services.md).
  */
 export interface StreamService {
   /** The port NGINX listens on: the entry's key, 1..65535, never one of the controller's own ports. */
@@ -39,8 +39,17 @@ export interface StreamService {
   readonly proxyProtocol: StreamProxyProtocol;
   /**
    * Ready endpoints of the Service port (EndpointSlices), sorted by address then port. Empty
-   * (scaled to zero, none ready) keeps the listener: connections are closed at once.
+   * (scaled to zero, none ready) keeps the listener: connections are closed at once. DYNAMIC:
+   * the differ blanks them and the sync feeds them to njs, never a reload.
    */
+  readonly endpoints: readonly Endpoint[];
+}
+
+/** What njs receives for one listener (the dynamic part of a StreamService): the feed's unit. */
+export interface DynamicStream {
+  readonly protocol: StreamProtocol;
+  readonly port: number;
+  /** Round robin over these, in this order (IP addresses only). */
   readonly endpoints: readonly Endpoint[];
 }
 

@@ -19,7 +19,7 @@ import type {
 } from '@kubernetes/client-node';
 import type { ReservedPort, StreamService } from './l4-types.ts';
 
-export type { ReservedPort, StreamProtocol, StreamProxyProtocol, StreamService } from './l4-types.ts';
+export type { DynamicStream, ReservedPort, StreamProtocol, StreamProxyProtocol, StreamService } from './l4-types.ts';
 import type { FeatureConfigs, GlobalSettings } from './feature-types.ts';
 import type { ClientVerify } from './access-types.ts';
 import type { BackendAffinity, BackendHash } from './traffic-types.ts';
@@ -111,8 +111,8 @@ export interface Model {
   readonly credentials?: readonly CredentialSet[];
   /**
    * The TCP/UDP services of --tcp-services-configmap / --udp-services-configmap (l4-types.ts),
-   * sorted by protocol (TCP first) then port; absent = none. STATIC, endpoints included: rendered
-   * into the stream {} context, so any change reloads (no stream-lua in Debian).
+   * sorted by protocol (TCP first) then port; absent = none. Listeners are STATIC (rendered into
+   * the stream {} context: a new port or PROXY flag reloads); their endpoints are DYNAMIC (fed to njs).
    */
   readonly streams?: readonly StreamService[];
 }

@@ -33,7 +33,12 @@ export interface CandidateConf {
    * parse (a cancelled one is neither counted as refused nor remembered).
    */
   validate(conf: string, cancel?: AbortSignal): Promise<Validation>;
-  /** Renames the validated candidate over the live file. */
+  /**
+   * Writes `conf` as the candidate without `nginx -t` (a reload that lets the
+   * master's own parse be the check: nginx-manager.ts); promote() then renames it.
+   */
+  stage(conf: string): Promise<void>;
+  /** Renames the validated (or staged) candidate over the live file. */
   promote(): Promise<void>;
 }
 
@@ -68,6 +73,10 @@ export function createCandidateConf(options: CandidateOptions): CandidateConf {
         }
         throw err;
       }
+    },
+    async stage(conf) {
+      checked = null;
+      await writeFileAtomic(candidatePath, conf);
     },
     async promote() {
       checked = null;

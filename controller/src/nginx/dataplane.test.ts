@@ -6,6 +6,7 @@ import { createServer, connect, type AddressInfo } from 'node:net';
 import { after, describe, it } from 'node:test';
 import { freePort, startNginx } from '../../../lua/test/nginx-harness.ts';
 import { findDataplane, repoRoot } from './dataplane.ts';
+import { multiarch } from './multiarch.ts';
 
 const unpacked = join(repoRoot(), '.cache/dataplane');
 
@@ -14,7 +15,7 @@ void describe('findDataplane', () => {
     {
       name: 'explicit root runs nginx through the tree\'s own loader',
       root: unpacked,
-      expectCommand: (c) => c.length === 4 && c[0].endsWith('ld-linux-x86-64.so.2') && c[3] === join(unpacked, 'usr/sbin/nginx'),
+      expectCommand: (c) => c.length === 4 && c[0].endsWith(multiarch().loader) && c[3] === join(unpacked, 'usr/sbin/nginx'),
       expectLua: join(repoRoot(), 'lua'),
     },
     {
@@ -43,6 +44,8 @@ void describe('findDataplane', () => {
         assert.ok(dp.luaPackageCPath.endsWith('/lua/5.1/?.so;;'));
         assert.deepEqual(dp.modules.map((m) => m.split('/').pop()), ['ndk_http_module.so', 'ngx_http_lua_module.so']);
         assert.equal(dp.streamModule.split('/').pop(), 'ngx_stream_module.so');
+        assert.equal(dp.streamJsModule.split('/').pop(), 'ngx_stream_js_module.so');
+        assert.equal(dp.streamScript.split('/').pop(), 'resty_stream.js');
       } finally {
         if (saved === undefined) delete process.env.RESTY_DATAPLANE_ROOT;
         else process.env.RESTY_DATAPLANE_ROOT = saved;
@@ -53,7 +56,7 @@ void describe('findDataplane', () => {
   void it('a root without a runtime is a clear error', () => {
     const empty = mkdtempSync(join(tmpdir(), 'no-dataplane-'));
     after(() => rmSync(empty, { recursive: true, force: true }));
-    assert.throws(() => findDataplane({ root: empty }), /no ld-linux-x86-64\.so\.2 under .*npm run setup/);
+    assert.throws(() => findDataplane({ root: empty }), new RegExp(`no ${multiarch().loader.replaceAll('.', '\\.')} under .*npm run setup`));
   });
 });
 

@@ -24,6 +24,8 @@ export interface NginxManagerOptions {
   readonly prefix: string;
   /** The live configuration file; default <prefix>/nginx.conf. */
   readonly confPath?: string;
+  /** The `error_log` file of the configuration (the rendered one's: <prefix>/error.log, the default), read during reloads. */
+  readonly errorLogPath?: string;
   readonly logger: Logger;
   /** The status server's config-version URL, e.g. http://127.0.0.1:<statusPort>/config-version. */
   readonly versionUrl: () => string;
@@ -46,13 +48,28 @@ export interface NginxStats {
   /** Restarts after the master exited unexpectedly. */
   readonly restarts: number;
   readonly lastReload: { readonly at: Date; readonly ok: boolean; readonly durationMs: number } | null;
+  /** Reloads signalled without `nginx -t` before them (apply() with validate: false). */
+  readonly unvalidatedReloads: number;
+}
+
+/** How apply() checks a configuration before the SIGHUP. */
+export interface ApplyOptions {
+  /**
+   * false: no `nginx -t` before the HUP; the master's own parse is the check
+   * (it refuses a bad file and keeps the old workers; the config version is
+   * not confirmed). For configurations built only from validated values.
+   * When such a reload fails, `nginx -t` runs on the same text, so a refusal
+   * is the NginxConfigError a validated reload throws, and every apply()
+   * validates again until a reload is confirmed. Default true.
+   */
+  readonly validate?: boolean;
 }
 
 export interface NginxManager {
   /** Validates `conf`, starts the master on it and waits until it serves `version`. */
   start(conf: string, version: string): Promise<void>;
   /** Validates `conf` (NginxConfigError), reloads and confirms `version` (NginxReloadError); on failure the old configuration keeps serving. */
-  apply(conf: string, version: string): Promise<void>;
+  apply(conf: string, version: string, options?: ApplyOptions): Promise<void>;
   /**
    * Runs `nginx -t` on a configuration that is about to be applied, so that
    * apply() of the same text reloads without parsing it again (or throws the

@@ -6,24 +6,27 @@
 import { mkdir } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { waitForConfigVersion } from './config-version.ts';
+import { tailErrorLog } from './error-log-tail.ts';
 import { createCandidateConf, type Validation } from './candidate-conf.ts';
 import { removeStaleSockets, writeFileAtomic } from './nginx-conf-files.ts';
-import { NginxNotRunningError, NginxReloadError, NginxStartError } from './nginx-errors.ts';
+import { NginxConfigError, NginxNotRunningError, NginxReloadError, NginxStartError } from './nginx-errors.ts';
 import type { NginxLogLine } from './nginx-log.ts';
 import { watchMaster, type MasterWatch } from './master-watch.ts';
+import { moduleFilesStamp } from './module-files.ts';
 import { spawnMaster, type MasterProcess } from './master-process.ts';
 import { waitForGroupGone, waitForWorkersReplaced, workerPidsOf } from './nginx-processes.ts';
 import { createRestartPolicy } from './restart-policy.ts';
 import { workerAccessProblem } from './worker-access.ts';
 import {
   DEFAULT_TIMEOUTS,
+  type ApplyOptions,
   type NginxManager,
   type NginxManagerOptions,
   type NginxStats,
   type NginxTimeouts,
 } from './nginx-manager-types.ts';
 
-export type { NginxManager, NginxManagerOptions, NginxStats, NginxTimeouts } from './nginx-manager-types.ts';
+export type { ApplyOptions, NginxManager, NginxManagerOptions, NginxStats, NginxTimeouts } from './nginx-manager-types.ts';
 
 interface Running {
   readonly process: MasterProcess;
@@ -37,9 +40,21 @@ export function createNginx(options: NginxManagerOptions): NginxManager {
   const { dataplane, logger, versionUrl } = options;
   const prefix = resolve(options.prefix);
   const confPath = resolve(options.confPath ?? join(prefix, 'nginx.conf'));
+  const errorLogPath = resolve(options.errorLogPath ?? join(prefix, 'error.log'));
   const timeouts: NginxTimeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
   const lifetime = new AbortController();
-  const counters = { reloads: 0, reloadFailures: 0, invalidConfigs: 0, validations: 0, restarts: 0 };
+  const counters = { reloads: 0, reloadFailures: 0, invalidConfigs: 0, validations: 0, restarts: 0, unvalidatedReloads: 0 };
+  /** A reload without `nginx -t` failed: every apply() validates until one is confirmed. */
+  let distrust = false;
+  /**
+   * The last parse NGINX took (an `nginx -t`, or a confirmed reload): a reload waits at least
+   * three times that. A big configuration on a busy machine parses for longer than the fixed
+   * timeout, and a reload given up on while the master still parses would roll the live file
+   * back under a master that then runs the new one.
+   */
+  let lastParseMs = 0;
+  /** The module files the running master loaded (module-files.ts): a reload skips `nginx -t` only while they are the same. */
+  let launchedModules: string | null = null;
   let lastReload: NginxStats['lastReload'] = null;
   let live: { conf: string; version: string } | null = null;
   let master: Running | null = null;
@@ -82,9 +97,10 @@ export function createNginx(options: NginxManagerOptions): NginxManager {
     restarts.schedule();
   };
 
-  /** Spawns a master on the live file and waits until it serves `version`. */
-  const launch = async (version: string): Promise<Running> => {
+  /** Spawns a master on the live file (holding `conf`) and waits until it serves `version`. */
+  const launch = async (version: string, conf: string): Promise<Running> => {
     await removeStaleSockets(prefix);
+    launchedModules = moduleFilesStamp(conf);
     const child = spawnMaster({ dataplane, prefix, confPath, logger, onLine });
     const goneController = new AbortController();
     const running: Running = { process: child, gone: goneController.signal, confirmed: false };
@@ -128,7 +144,7 @@ export function createNginx(options: NginxManagerOptions): NginxManager {
         if (deadGroup !== null && !(await waitForGroupGone(deadGroup, 2_000))) {
           logger.warn({ pgid: deadGroup }, 'processes of the dead NGINX master linger');
         }
-        const running = await launch(live.version);
+        const running = await launch(live.version, live.conf);
         counters.restarts += 1;
         logger.info({ pid: running.process.pid, version: live.version }, 'NGINX restarted with the last good configuration');
         return true;
@@ -142,31 +158,37 @@ export function createNginx(options: NginxManagerOptions): NginxManager {
     previous: { conf: string; version: string },
     conf: string,
     version: string,
-    validation: Validation,
+    validation: Validation & { readonly tested: boolean },
   ): Promise<void> => {
     await candidate.promote();
     const began = Date.now();
-    watch = watchMaster(running.process.pid);
-    const refused = watch.refused;
+    const reloadMs = Math.max(timeouts.reloadMs, 3 * lastParseMs);
+    const watching = watchMaster(running.process.pid);
+    watch = watching;
+    const refused = watching.refused;
+    // The running master logs a refusal to its error_log file, not to the stderr we read.
+    const tail = await tailErrorLog(errorLogPath, (line) => watching.onLine(line));
     const oldWorkers = workerPidsOf(running.process.pid);
     running.process.signal('SIGHUP');
     const result = await waitForConfigVersion({
       url: versionUrl,
       version,
-      timeoutMs: timeouts.reloadMs,
+      timeoutMs: reloadMs,
       signal: AbortSignal.any([lifetime.signal, running.gone, refused]),
     });
+    await tail.stop();
     const problems = endWatch();
     // One new worker answered; old ones may still accept until the master told them to quit.
-    if (result.confirmed && !(await waitForWorkersReplaced(running.process.pid, oldWorkers, timeouts.reloadMs))) {
+    if (result.confirmed && !(await waitForWorkersReplaced(running.process.pid, oldWorkers, reloadMs))) {
       logger.warn({ version, oldWorkers }, 'NGINX serves the new version but old workers still accept connections');
     }
     const durationMs = Date.now() - began;
     lastReload = { at: new Date(), ok: result.confirmed, durationMs };
     if (result.confirmed) {
       live = { conf, version };
+      lastParseMs = durationMs;
       counters.reloads += 1;
-      logger.info({ version, durationMs, validateMs: validation.ms, validatedAhead: validation.ahead, polls: result.polls }, 'NGINX reloaded');
+      logger.info({ version, durationMs, validateMs: validation.ms, validatedAhead: validation.ahead, validated: validation.tested, polls: result.polls }, 'NGINX reloaded');
       return;
     }
     // Keep the invariant: the live file is what NGINX (still) runs.
@@ -178,7 +200,7 @@ export function createNginx(options: NginxManagerOptions): NginxManager {
         ? 'NGINX refused the configuration'
         : result.aborted
           ? 'stopped during the reload'
-          : `version ${version} not served within ${timeouts.reloadMs} ms (still ${result.lastSeen})`;
+          : `version ${version} not served within ${reloadMs} ms (still ${result.lastSeen})`;
     const detail = problems.length > 0 ? `: ${problems.join('; ')}` : '';
     throw new NginxReloadError(`NGINX reload failed, ${why}${detail}`, problems.join('\n'));
   };
@@ -193,16 +215,19 @@ export function createNginx(options: NginxManagerOptions): NginxManager {
         await mkdir(dirname(confPath), { recursive: true });
         const accessProblem = workerAccessProblem(prefix);
         if (accessProblem) logger.warn({ prefix }, accessProblem);
-        await candidate.validate(conf);
+        lastParseMs = (await candidate.validate(conf)).ms;
         await candidate.promote();
         // Synchronous last resort: on exit no graceful stop can run, but no NGINX may outlive us.
         process.off('exit', killOnExit);
         process.on('exit', killOnExit);
-        const running = await launch(version);
+        const launchedAt = Date.now();
+        const running = await launch(version, conf);
+        // The master's first parse (init_by_lua included, which `nginx -t` may not run) is a parse too.
+        lastParseMs = Math.max(lastParseMs, Date.now() - launchedAt);
         live = { conf, version };
         logger.info({ pid: running.process.pid, version }, 'NGINX started');
       }),
-    apply: (conf, version) => {
+    apply: (conf, version, options?: ApplyOptions) => {
       if (ahead && ahead.conf !== conf) ahead.cancel.abort();
       return serialize(async () => {
         const running = master;
@@ -213,7 +238,30 @@ export function createNginx(options: NginxManagerOptions): NginxManager {
         if (version === previous.version) {
           throw new Error(`version ${JSON.stringify(version)} is already live: a changed configuration needs a new version`);
         }
-        await reload(running, previous, conf, version, await candidate.validate(conf));
+        const modulesChanged = options?.validate === false && !distrust && moduleFilesStamp(conf) !== launchedModules;
+        if (modulesChanged) logger.info({ version }, 'module files changed on disk since the master started; validating the reload with nginx -t');
+        if (options?.validate !== false || distrust || modulesChanged) {
+          const validation = await candidate.validate(conf);
+          lastParseMs = Math.max(lastParseMs, validation.ms);
+          await reload(running, previous, conf, version, { ...validation, tested: true });
+          distrust = false;
+          return;
+        }
+        await candidate.stage(conf);
+        counters.unvalidatedReloads += 1;
+        try {
+          await reload(running, previous, conf, version, { ms: 0, ahead: false, tested: false });
+        } catch (err) {
+          if (!(err instanceof NginxReloadError)) throw err;
+          // The master kept the old workers. Whether the text itself is at fault, and where, is
+          // what `nginx -t` says: its refusal is the error a validated reload would have thrown.
+          distrust = true;
+          logger.warn({ version, err: err.message }, 'a reload without nginx -t was not confirmed; validating it');
+          await candidate.validate(conf).catch((refusal: unknown) => {
+            throw refusal instanceof NginxConfigError ? refusal : err;
+          });
+          throw err;
+        }
       });
     },
     validateAhead: (conf, version) => {

@@ -277,12 +277,13 @@ function blocksOf(model: Model): BlocksView {
  * `views`: a long-lived renderer's, to reuse what the last render made.
  */
 /**
- * The options as the view holds them: the stream module's path only matters with TCP/UDP
- * services, and then it is in `stream.module`; elsewhere it must not change the version.
+ * The options as the view holds them: the stream modules' and script's paths only matter with
+ * TCP/UDP services, and then they are in `stream`; elsewhere they must not change the version.
  */
 function withoutStreamModule(options: Omit<ResolvedRenderOptions, 'templateDir'>): Omit<ResolvedRenderOptions, 'templateDir'> {
-  if (options.dataplane.streamModule === undefined) return options;
-  const { streamModule: _module, ...dataplane } = options.dataplane;
+  const { streamModule, streamJsModule, streamScript } = options.dataplane;
+  if (streamModule === undefined && streamJsModule === undefined && streamScript === undefined) return options;
+  const { streamModule: _module, streamJsModule: _js, streamScript: _script, ...dataplane } = options.dataplane;
   return { ...options, dataplane };
 }
 
@@ -323,6 +324,6 @@ export function buildConfigView(model: Model, options: ResolvedRenderOptions, vi
     clientAddress: clientAddressViewOf(model, options.httpsPort),
     headerSettings: headerSettingsViewOf(model),
     snippets: globalSnippetsOf(model),
-    stream: streamViewOf(model, options.listenAddress, options.dataplane.streamModule),
+    stream: streamViewOf(model, options.listenAddress, options.dataplane, options.prefix),
   };
 }

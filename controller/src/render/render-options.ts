@@ -12,6 +12,10 @@ export interface DataplaneValues {
   readonly modules: readonly string[];
   /** Absolute path of ngx_stream_module.so, loaded only when the model has TCP/UDP services (absent: none can be rendered). */
   readonly streamModule?: string;
+  /** Absolute path of ngx_stream_js_module.so (njs), loaded with the stream module: it picks the TCP/UDP endpoints. */
+  readonly streamJsModule?: string;
+  /** Absolute path of resty_stream.js, the njs module stream {} imports. */
+  readonly streamScript?: string;
   /** Value for `lua_package_path` (our lua/ dir first, ending in `;;`). */
   readonly luaPackagePath: string;
   /** Value for `lua_package_cpath` (cjson). */
@@ -92,6 +96,14 @@ export function fallbackSocketPaths(prefix: string): { readonly dir: string; rea
   return { dir, unavailable: `${dir}/unavailable.sock`, httpsRedirect: `${dir}/https-redirect.sock` };
 }
 
+/**
+ * The unix socket of the stream endpoint feed (stream.njk, njs): in the same directory as the
+ * fallback sockets, so only NGINX's workers' user (the controller's) can connect to it.
+ */
+export function streamFeedSocketPath(prefix: string): string {
+  return `${fallbackSocketPaths(prefix).dir}/stream-feed.sock`;
+}
+
 /** A unix socket path's limit on Linux (sun_path, 108 bytes with its NUL). */
 const MAX_SOCKET_PATH_BYTES = 107;
 
@@ -150,7 +162,9 @@ export function resolveRenderOptions(options: RenderOptions): ResolvedRenderOpti
     invalid('dataplane.modules', dataplane?.modules, 'an array of absolute paths');
   }
   dataplane.modules.forEach((module, i) => checkAbsolutePath(`dataplane.modules[${i}]`, module));
-  if (dataplane.streamModule !== undefined) checkAbsolutePath('dataplane.streamModule', dataplane.streamModule);
+  for (const field of ['streamModule', 'streamJsModule', 'streamScript'] as const) {
+    if (dataplane[field] !== undefined) checkAbsolutePath(`dataplane.${field}`, dataplane[field]);
+  }
   for (const field of ['luaPackagePath', 'luaPackageCPath'] as const) {
     try {
       quoteLuaSearchPath(dataplane[field]);
@@ -171,6 +185,8 @@ export function resolveRenderOptions(options: RenderOptions): ResolvedRenderOpti
     dataplane: {
       modules: [...dataplane.modules],
       ...(dataplane.streamModule === undefined ? {} : { streamModule: dataplane.streamModule }),
+      ...(dataplane.streamJsModule === undefined ? {} : { streamJsModule: dataplane.streamJsModule }),
+      ...(dataplane.streamScript === undefined ? {} : { streamScript: dataplane.streamScript }),
       luaPackagePath: dataplane.luaPackagePath,
       luaPackageCPath: dataplane.luaPackageCPath,
     },

@@ -1,20 +1,21 @@
 // What stream.njk renders: the stream {} context of the TCP/UDP services
-// (Model.streams). One server per listen port, one plain upstream per server
-// holding its endpoints: Debian ships no stream-lua module, so endpoints are
-// in nginx.conf and an endpoint change reloads (docs/tcp-udp-services.md).
+// (Model.streams). One server per listen port whose `proxy_pass` takes the peer
+// njs picks (`$resty_stream_peer`, rootfs/etc/nginx/njs/resty_stream.js) from
+// the endpoints the controller feeds through a unix socket: endpoints are not
+// in nginx.conf, so an endpoint change reloads nothing (docs/tcp-udp-services.md).
 // Every value is checked again here: the template only quotes.
 
-import { isIP } from 'node:net';
 import type { Model, StreamService } from '../model/types.ts';
 import { RenderError } from './nginx-values.ts';
+import { streamFeedSocketPath, type DataplaneValues } from './render-options.ts';
 
-/** ingress-nginx's defaults of proxy-stream-timeout, proxy-stream-next-upstream-timeout, -tries and proxy-stream-responses. */
-export const STREAM_DEFAULTS = Object.freeze({ timeoutSeconds: 600, nextUpstreamTimeoutSeconds: 600, nextUpstreamTries: 3, udpResponses: 1 });
+/** ingress-nginx's defaults of proxy-stream-timeout and proxy-stream-responses. */
+export const STREAM_DEFAULTS = Object.freeze({ timeoutSeconds: 600, udpResponses: 1 });
 
-/** One listener and its upstream. */
+/** One listener. */
 export interface StreamServerView {
-  /** `tcp-<port>` / `udp-<port>`: unique, since a port has one entry per protocol. */
-  readonly upstream: string;
+  /** `TCP/<port>` / `UDP/<port>`: the key of its endpoints in the njs dict (resty_stream.js listenerKey). */
+  readonly key: string;
   /** `<address>:<port>` NGINX listens on (the public listen address, as the HTTP servers). */
   readonly listen: string;
   readonly udp: boolean;
@@ -24,24 +25,18 @@ export interface StreamServerView {
   readonly encodeProxyProtocol: boolean;
   /** `namespace/service:port`, for a comment that says where the port goes. */
   readonly target: string;
-  /** `address:port` (IPv6 in brackets); empty = no ready endpoint (a placeholder marked down). */
-  readonly endpoints: readonly string[];
 }
 
 /** The stream {} context, or null when the model has no TCP/UDP service. */
 export interface StreamView {
-  /** load_module path of ngx_stream_module.so. */
-  readonly module: string;
+  /** load_module paths of ngx_stream_module.so, then ngx_stream_js_module.so. */
+  readonly modules: readonly string[];
+  /** resty_stream.js, for js_import. */
+  readonly script: string;
+  /** The unix socket the controller feeds the endpoints through (streamFeedSocketPath). */
+  readonly feedSocket: string;
   readonly servers: readonly StreamServerView[];
   readonly defaults: typeof STREAM_DEFAULTS;
-}
-
-function endpointOf(address: string, port: number): string {
-  const family = isIP(address);
-  if (family === 0 || !Number.isInteger(port) || port < 1 || port > 65535) {
-    throw new RenderError('UnsafeValue', `stream endpoint ${JSON.stringify(`${address}:${port}`)} is not an IP address and port`);
-  }
-  return family === 6 ? `[${address}]:${port}` : `${address}:${port}`;
 }
 
 function serverOf(service: StreamService, listenAddress: string): StreamServerView {
@@ -51,22 +46,28 @@ function serverOf(service: StreamService, listenAddress: string): StreamServerVi
   }
   const udp = protocol === 'UDP';
   return {
-    upstream: `${udp ? 'udp' : 'tcp'}-${port}`,
+    key: `${protocol}/${port}`,
     listen: `${listenAddress}:${port}`,
     udp,
     decodeProxyProtocol: !udp && service.proxyProtocol.decode === true,
     encodeProxyProtocol: !udp && service.proxyProtocol.encode === true,
     target: `${service.namespace}/${service.service}:${service.servicePort}`,
-    endpoints: service.endpoints.map((endpoint) => endpointOf(endpoint.address, endpoint.port)),
   };
 }
 
-/** The stream view of `model`; null without TCP/UDP services. Throws RenderError when the module path is missing. */
-export function streamViewOf(model: Model, listenAddress: string, streamModule: string | undefined): StreamView | null {
+/** The stream view of `model`; null without TCP/UDP services. Throws RenderError when a module or the script is missing. */
+export function streamViewOf(model: Model, listenAddress: string, dataplane: DataplaneValues, prefix: string): StreamView | null {
   const streams = model.streams ?? [];
   if (streams.length === 0) return null;
-  if (streamModule === undefined) {
-    throw new RenderError('InvalidOptions', 'render options: dataplane.streamModule is needed to render TCP/UDP services');
+  const { streamModule, streamJsModule, streamScript } = dataplane;
+  if (streamModule === undefined || streamJsModule === undefined || streamScript === undefined) {
+    throw new RenderError('InvalidOptions', 'render options: dataplane.streamModule, streamJsModule and streamScript are needed to render TCP/UDP services');
   }
-  return { module: streamModule, servers: streams.map((service) => serverOf(service, listenAddress)), defaults: STREAM_DEFAULTS };
+  return {
+    modules: [streamModule, streamJsModule],
+    script: streamScript,
+    feedSocket: streamFeedSocketPath(prefix),
+    servers: streams.map((service) => serverOf(service, listenAddress)),
+    defaults: STREAM_DEFAULTS,
+  };
 }

@@ -13,6 +13,7 @@ import {
   registerNginxProcessMetrics, registerNginxStatusMetrics, startMetricsLogTail,
   type AdmissionOutcome, type ControllerMetrics, type LocationLabels, type MetricsLogTail, type RequestMetrics,
 } from '../metrics/index.ts';
+import { registerStreamCounters, type StreamTotals } from '../metrics/stream-counters.ts';
 import type { BuildResult, IngressRef, Model } from '../model/types.ts';
 import type { SyncDetail, SyncHooks, SyncResult } from '../sync/sync.ts';
 import { createHealthChecks } from './health-checks.ts';
@@ -45,6 +46,8 @@ export interface ObservabilityOptions {
   readonly nginxPid: () => number | null;
   readonly liveVersion: () => string | null;
   readonly luaVersion: () => Promise<number | null>;
+  /** The TCP/UDP counters njs holds (nginx/stream-feed.ts readStreamStats); absent: no resty_ingress_stream_*_total. */
+  readonly streamTotals?: () => Promise<readonly StreamTotals[] | null>;
 }
 
 export interface Observability {
@@ -125,6 +128,8 @@ export async function startObservability(options: ObservabilityOptions): Promise
   let firstConfigLive = false;
   // A sync that returns has pushed its model's certificates (or found them unchanged): they are the served ones.
   let lastBuilt: Model | null = null;
+  const { streamTotals } = options;
+  if (streamTotals !== undefined) registerStreamCounters(registry, { read: streamTotals, streams: () => lastBuilt?.streams ?? [] });
   const checks = createHealthChecks({
     nginxPid: options.nginxPid,
     luaVersion: options.luaVersion,

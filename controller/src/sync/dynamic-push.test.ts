@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import type { DynamicPush } from '../diff/decide.ts';
 import type { DynamicCertificates, DynamicRoutes, Model } from '../model/types.ts';
 import { createDynamicPusher, pushReason } from './dynamic-push.ts';
-import type { DataPlane, SyncDetail } from './sync-types.ts';
+import type { DataplaneControl, SyncDetail } from './sync-types.ts';
 
 const CERTIFICATES: DynamicCertificates = { certificates: [], hosts: {}, defaultCertificate: null };
 const ROUTES: DynamicRoutes = { routes: [] };
@@ -16,7 +16,7 @@ function push(changed: string[], certificates: DynamicCertificates | null, patch
 const detail = (): SyncDetail => ({ why: '', changed: [], buildMs: 0, renderMs: 0, applyMs: 0 });
 
 /** A data plane that records the calls; `fail` makes the next call throw. */
-function recorder(): DataPlane & { calls: string[]; fail: boolean } {
+function recorder(): DataplaneControl & { calls: string[]; fail: boolean } {
   const dp = {
     calls: [] as string[],
     fail: false,
@@ -41,6 +41,7 @@ void describe('dynamic push', () => {
     { name: 'neither', push: push([], null), why: 'no change' },
     { name: 'a canary split changed', push: push([], null, null, ROUTES), why: 'routes' },
     { name: 'an auth Secret changed', push: { ...push([], null), credentials: { sets: [] } }, why: 'credentials' },
+    { name: 'a TCP backend scaled', push: { ...push([], null), streams: [] }, why: 'stream endpoints' },
   ];
   for (const row of reasons) void it(`why: ${row.name}`, () => assert.equal(pushReason(row.push), row.why));
 
@@ -84,4 +85,31 @@ void describe('dynamic push', () => {
     pusher.reset();
     assert.equal(pusher.lost(), true);
   });
+
+  const STREAM_MODEL = {
+    servers: [], backends: [], tls: { certificates: [], hosts: [], defaultCertificate: null }, routes: [],
+    streams: [{ port: 9000, protocol: 'TCP', namespace: 'default', service: 'echo', servicePort: 80, proxyProtocol: { decode: false, encode: false }, endpoints: [{ address: '10.0.0.1', port: 80 }] }],
+  } as unknown as Model;
+  const STREAMS = [{ protocol: 'TCP' as const, port: 9000, endpoints: [{ address: '10.0.0.1', port: 80 }] }];
+  const streamRows: { name: string; answer: () => Promise<boolean>; held: 'all' | 'not the streams'; deferred: boolean }[] = [
+    { name: 'fed: njs holds them', answer: async () => true, held: 'all', deferred: false },
+    { name: 'no stream {} running yet (no feed socket): fed again on the next sync, no error', answer: async () => false, held: 'not the streams', deferred: false },
+    { name: 'njs refused them: everything else applied, the sync retries', answer: async () => { throw new Error('error bad peer'); }, held: 'not the streams', deferred: true },
+  ];
+  for (const row of streamRows) {
+    void it(`stream endpoints: ${row.name}`, async () => {
+      const dp = recorder();
+      const pusher = createDynamicPusher({ ...dp, pushStreams: async (streams) => { dp.calls.push(`streams ${streams.length}`); return await row.answer(); } });
+      await pusher.push({ ...push(['a'], null), streams: STREAMS }, STREAM_MODEL, detail());
+      assert.deepEqual(dp.calls, ['POST a', 'streams 1']);
+      assert.equal(pusher.lost(), false);
+      const held = pusher.held();
+      assert.ok(held !== null);
+      assert.equal(held.backends, STREAM_MODEL.backends);
+      if (row.held === 'all') assert.equal(held, STREAM_MODEL);
+      else assert.notDeepEqual(held.streams?.[0]?.endpoints, STREAM_MODEL.streams?.[0]?.endpoints);
+      if (row.deferred) assert.throws(() => pusher.throwDeferred(), /stream endpoints not pushed .*error bad peer/u);
+      else pusher.throwDeferred();
+    });
+  }
 });

@@ -1,12 +1,13 @@
 // What Lua applies at run time, pushed without a reload: one row per kind of
-// state in PUSH_KINDS (backends, certificates, route policies). A new kind is one more row
+// state in PUSH_KINDS (backends, certificates, route policies, users, and the TCP/UDP
+// endpoints njs holds in stream {}). A new kind is one more row
 // (its part of DynamicPush comes from the differ); the push order, the sync
 // log line's `why` and the "Lua lost its state" bookkeeping follow from the
 // table.
 
 import type { DynamicPush } from '../diff/decide.ts';
 import type { Model } from '../model/types.ts';
-import type { DataPlane, SyncDetail } from './sync-types.ts';
+import type { DataplaneControl, SyncDetail } from './sync-types.ts';
 
 /** One kind of dynamic state. */
 interface PushKind {
@@ -19,9 +20,18 @@ interface PushKind {
   readonly isolated?: boolean;
   /** True when `push` carries a change of this kind. */
   carried(push: DynamicPush): boolean;
-  /** Sends it (or nothing, when it did not change). */
-  send(push: DynamicPush, dataplane: DataPlane, detail: SyncDetail): Promise<void>;
+  /**
+   * Sends it (or nothing, when it did not change). Resolves false when the data plane cannot take
+   * it yet (stream endpoints before the first configuration with a stream {}): it is then pushed
+   * again on the next sync, which the end of the reload kicks.
+   */
+  send(push: DynamicPush, dataplane: DataplaneControl, detail: SyncDetail): Promise<boolean | void>;
+  /** For an isolated kind: `model` with this kind's part marked as not held, so the differ sends it again. */
+  forget?(model: Model): Model;
 }
+
+/** Not a TLS state any model has: the differ pushes the certificates again. */
+const UNKNOWN_TLS: Model['tls'] = Object.freeze({ certificates: [], hosts: [], defaultCertificate: '\u0000not pushed' });
 
 /** In push order. */
 const PUSH_KINDS: readonly PushKind[] = [
@@ -41,6 +51,7 @@ const PUSH_KINDS: readonly PushKind[] = [
     // the default certificate); it never holds back endpoints, routes or a reload.
     name: 'certificates',
     isolated: true,
+    forget: (model) => ({ ...model, tls: UNKNOWN_TLS }),
     carried: (push) => push.certificates !== null,
     async send({ certificates }, dataplane) {
       if (certificates !== null) await dataplane.pushCertificates(certificates);
@@ -62,7 +73,22 @@ const PUSH_KINDS: readonly PushKind[] = [
       if (credentials !== undefined && credentials !== null) await dataplane.pushCredentials?.(credentials);
     },
   },
+  {
+    // TCP/UDP endpoints, fed to njs in stream {}: a feed that fails costs TCP/UDP only.
+    name: 'stream endpoints',
+    isolated: true,
+    forget: (model) => ({ ...model, streams: (model.streams ?? []).map((service) => ({ ...service, endpoints: UNKNOWN_ENDPOINTS })) }),
+    carried: (push) => push.streams !== undefined && push.streams !== null,
+    async send({ streams }, dataplane) {
+      if (streams === undefined || streams === null) return true;
+      if (dataplane.pushStreams === undefined) return false;
+      return await dataplane.pushStreams(streams);
+    },
+  },
 ];
+
+/** Not an endpoint list any model has: the differ feeds the stream endpoints again. */
+const UNKNOWN_ENDPOINTS: Model['backends'][number]['endpoints'] = Object.freeze([Object.freeze({ address: '\u0000not pushed', port: 0 })]);
 
 /** What a dynamic push carries, for the sync log line: `endpoints`, `certificates`, `routes`, or several joined by `and`. */
 export function pushReason(push: DynamicPush): string {
@@ -84,10 +110,7 @@ export interface DynamicPusher {
   throwDeferred(): void;
 }
 
-/** Not a TLS state any model has: the differ pushes the certificates again. */
-const UNKNOWN_TLS: Model['tls'] = Object.freeze({ certificates: [], hosts: [], defaultCertificate: '\u0000not pushed' });
-
-export function createDynamicPusher(dataplane: DataPlane): DynamicPusher {
+export function createDynamicPusher(dataplane: DataplaneControl): DynamicPusher {
   let held: Model | null = null;
   let lost = false;
   let deferred: { readonly kind: string; readonly err: unknown } | null = null;
@@ -95,6 +118,7 @@ export function createDynamicPusher(dataplane: DataPlane): DynamicPusher {
     async push(push, model, detail): Promise<void> {
       held = null;
       deferred = null;
+      let holds = model;
       try {
         for (const kind of PUSH_KINDS) {
           if (!kind.isolated) {
@@ -102,13 +126,14 @@ export function createDynamicPusher(dataplane: DataPlane): DynamicPusher {
             continue;
           }
           try {
-            await kind.send(push, dataplane, detail);
+            if ((await kind.send(push, dataplane, detail)) === false) holds = kind.forget?.(holds) ?? holds;
           } catch (err) {
-            deferred = { kind: kind.name, err };
+            deferred ??= { kind: kind.name, err };
+            holds = kind.forget?.(holds) ?? holds;
           }
         }
         lost = false;
-        held = deferred === null ? model : { ...model, tls: UNKNOWN_TLS };
+        held = holds;
       } catch (err) {
         lost = true; // unknown state: the next sync pushes everything again
         throw err;

@@ -9,7 +9,7 @@ import { pino } from 'pino';
 import { DEFAULT_SETTINGS } from '../model/features/parse.ts';
 import type { Failure, IngressRef, Model, Snapshot } from '../model/types.ts';
 import { REJECTED_BY_NGINX, rejectionMessage } from './ingress-isolation.ts';
-import { ConfigRefused, createSync, type DataPlane } from './sync.ts';
+import { ConfigRefused, createSync, type DataplaneControl } from './sync.ts';
 
 const BAD = 'test/nginx-refuses';
 
@@ -68,7 +68,7 @@ function harness(options: { ownedLines?: boolean; holdMs?: number } = {}) {
     tested.push(version);
     nginxTest(conf, world);
   };
-  const dataplane: DataPlane = {
+  const dataplane: DataplaneControl = {
     started: () => started,
     async start(conf, version) { check(conf, version); started = true; live.push(version); },
     async reload(conf, version) { check(conf, version); live.push(version); },

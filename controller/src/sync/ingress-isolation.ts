@@ -26,7 +26,7 @@ const MESSAGE_MAX = 200;
 
 export interface IngressIsolationOptions {
   readonly steps: SyncSteps;
-  /** DataPlane.validate; absent: nothing is left out (a refused configuration fails for everyone). */
+  /** DataplaneControl.validate; absent: nothing is left out (a refused configuration fails for everyone). */
   readonly validate?: (conf: string, version: string) => Promise<void>;
   /** The model NGINX runs: the last configuration it accepted, or null. */
   readonly running: () => Model | null;

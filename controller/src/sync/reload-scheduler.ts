@@ -48,8 +48,8 @@ export interface ReloadSchedulerOptions {
   render(model: Model): { conf: string; version: string };
   /** Validate, reload and confirm `model`'s configuration; throws (RetryLater, Superseded or a real failure) and NGINX keeps the old one. */
   reload(conf: string, version: string, model: Model): Promise<void>;
-  /** `nginx -t` ahead of the reload (absent: the reload validates). */
-  validateAhead?(conf: string, version: string): Promise<void>;
+  /** `nginx -t` ahead of the reload of `model` (absent: the reload validates). */
+  validateAhead?(conf: string, version: string, model: Model): Promise<void>;
   /** Asks for a sync: a window closed, a reload ended, a hold or a wait is over. */
   kick(): void;
   onReloaded?(model: Model): void;
@@ -123,7 +123,7 @@ export function createReloadScheduler(options: ReloadSchedulerOptions): ReloadSc
   const validateAhead = (model: Model): void => {
     if (validating || reloading || !options.validateAhead) return;
     const { conf, version } = render(model);
-    validating = options.validateAhead(conf, version)
+    validating = options.validateAhead(conf, version, model)
       .catch((err: unknown) => logger.debug({ err, version }, 'validation ahead failed; the reload reports it'))
       .finally(() => { validating = null; });
   };

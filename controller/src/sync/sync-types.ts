@@ -4,7 +4,7 @@
 
 import type { V1Ingress } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
-import type { BackendPatch, BuildResult, DynamicBackend, DynamicCertificates, DynamicCredentials, DynamicRoutes, Failure, IngressRef, Model, Snapshot } from '../model/types.ts';
+import type { BackendPatch, BuildResult, DynamicBackend, DynamicCertificates, DynamicCredentials, DynamicRoutes, DynamicStream, Failure, IngressRef, Model, Snapshot } from '../model/types.ts';
 
 /**
  * `nginx -t` refused a configuration (start, reload or validate throw it): NGINX's
@@ -26,13 +26,18 @@ export class ConfigRefused extends Error {
 }
 
 /** What the sync needs from the data plane (implemented by main over nginx/). */
-export interface DataPlane {
+export interface DataplaneControl {
   /** True once NGINX runs some configuration. */
   started(): boolean;
   /** Validate, start NGINX and confirm it serves `version`. */
   start(conf: string, version: string): Promise<void>;
-  /** Validate, reload and confirm the new workers serve `version`; throws and keeps the old config on failure. */
-  reload(conf: string, version: string): Promise<void>;
+  /**
+   * Validate, reload and confirm the new workers serve `version`; throws and keeps the old config on failure.
+   * validate false: no `nginx -t` before the HUP (the sync found the change carries no text NGINX
+   * reads unchecked: nginx-test-need.ts); a reload the master refuses is then validated, and its
+   * refusal thrown as ConfigRefused like any other.
+   */
+  reload(conf: string, version: string, options?: { readonly validate: boolean }): Promise<void>;
   /**
    * `nginx -t` a configuration ahead of its reload (absent: reload validates).
    * reload() of the same text then skips the parse. Never signals NGINX.
@@ -57,6 +62,12 @@ export interface DataPlane {
   pushRoutes(routes: DynamicRoutes): Promise<void>;
   /** POST every basic/digest user set to Lua (only when they changed or Lua lost them). Absent: none is pushed. */
   pushCredentials?(credentials: DynamicCredentials): Promise<void>;
+  /**
+   * Feed every TCP/UDP listener's endpoints to njs (only when they changed or NGINX lost them).
+   * Resolves false when NGINX runs no stream {} yet (no feed socket): fed again after the reload.
+   * Absent: never fed.
+   */
+  pushStreams?(streams: readonly DynamicStream[]): Promise<boolean>;
 }
 
 /** The pure steps, handed in by main. */
@@ -107,7 +118,7 @@ export interface SyncHooks {
 
 export interface SyncOptions {
   readonly steps: SyncSteps;
-  readonly dataplane: DataPlane;
+  readonly dataplane: DataplaneControl;
   readonly logger: Logger;
   readonly minIntervalMs: number;
   /** The longest a configuration that failed to reload is not retried unless it changes (ms; the first wait is 1 s, doubling). */
@@ -118,6 +129,12 @@ export interface SyncOptions {
    * share one reload. Endpoint pushes never wait.
    */
   readonly reloadSettleMs?: number;
+  /**
+   * true: a reload whose change brings no snippet or PEM NGINX has not accepted
+   * yet skips `nginx -t` (ahead and before the HUP): the master's parse checks it
+   * (nginx-test-need.ts). Default false: `nginx -t` before every reload.
+   */
+  readonly skipNginxTestWhenTrusted?: boolean;
   readonly hooks?: SyncHooks;
   readonly now?: () => number;
 }

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { pino } from 'pino';
-import { createSync, RetryLater, type DataPlane } from './sync.ts';
+import { createSync, RetryLater, type DataplaneControl } from './sync.ts';
 import { DEFAULT_SETTINGS } from '../model/features/parse.ts';
 import type { Backend, BackendPatch, DynamicBackend, DynamicCertificates, DynamicRoutes, Model, Snapshot } from '../model/types.ts';
 
@@ -27,7 +27,7 @@ function model(paths: string[], addresses: string[]): Model {
 }
 
 /** A data plane that records what it was asked to do, in order. */
-function fakeDataplane(): DataPlane & { log: string[]; certificatePushes: DynamicCertificates[]; routePushes: DynamicRoutes[]; failReload: boolean; busyReloads: number; holdReload: Promise<void> | null; failPush: number; failCertificates: number } {
+function fakeDataplane(): DataplaneControl & { log: string[]; certificatePushes: DynamicCertificates[]; routePushes: DynamicRoutes[]; failReload: boolean; busyReloads: number; holdReload: Promise<void> | null; failPush: number; failCertificates: number } {
   let started = false;
   const dp = {
     log: [] as string[],

@@ -12,11 +12,12 @@ import { decideApply } from '../diff/decide.ts';
 import type { BuildResult, Model } from '../model/types.ts';
 import { createDynamicPusher, pushReason } from './dynamic-push.ts';
 import { createIngressIsolation } from './ingress-isolation.ts';
+import { nginxTestNeeded } from './nginx-test-need.ts';
 import { createSyncQueue } from './queue.ts';
 import { createReloadScheduler, Superseded, type ReloadPlan } from './reload-scheduler.ts';
 import type { Sync, SyncDetail, SyncOptions, SyncResult } from './sync-types.ts';
 
-export type { DataPlane, Sync, SyncDetail, SyncHooks, SyncOptions, SyncResult, SyncSteps } from './sync-types.ts';
+export type { DataplaneControl, Sync, SyncDetail, SyncHooks, SyncOptions, SyncResult, SyncSteps } from './sync-types.ts';
 export { ConfigRefused } from './sync-types.ts';
 export { RetryLater } from './reload-scheduler.ts';
 
@@ -64,12 +65,20 @@ export function createSync(options: SyncOptions): Sync {
     return built;
   });
   const pusher = createDynamicPusher(dataplane);
+  const testNeeded = (model: Model): boolean => options.skipNginxTestWhenTrusted !== true || nginxTestNeeded(scheduler.running(), model);
   const scheduler = createReloadScheduler({
     settleMs: options.reloadSettleMs ?? 0,
     holdMs: options.badConfigHoldMs ?? 30_000,
     render: (model) => steps.render(model),
-    reload: (conf, version, model) => isolation.guard(model, conf, () => dataplane.reload(conf, version)),
-    validateAhead: dataplane.validateAhead?.bind(dataplane),
+    // `nginx -t` only where the change brings text NGINX reads unchecked; else the master's parse checks it.
+    reload: (conf, version, model) => {
+      const validate = testNeeded(model);
+      return isolation.guard(model, conf, () => dataplane.reload(conf, version, { validate }));
+    },
+    validateAhead: dataplane.validateAhead === undefined ? undefined
+      : async (conf, version, model) => {
+        if (testNeeded(model)) await dataplane.validateAhead?.(conf, version);
+      },
     kick: () => queue.kick(),
     onReloaded: (model) => hooks.onReloaded?.(model),
     onReloadFailed: (err, model) => hooks.onReloadFailed?.(err, model),

@@ -11,7 +11,8 @@ import { call } from './testing.ts';
 interface Review { request: { uid: string; operation: string; object: { metadata: { annotations?: Record<string, string> } } | null; userInfo: { username: string } } }
 
 void test('validating webhooks see matching writes and can deny them', async () => {
-  const cert = await makeServingCert('127.0.0.1');
+  // Named for the Service reference below (admission.ingress.svc) and for 127.0.0.1 (the URL one).
+  const cert = await makeServingCert('admission.ingress.svc');
   const reviews: Review['request'][] = [];
   const webhook = createServer({ key: cert.key, cert: cert.cert }, (req, res) => {
     const chunks: Buffer[] = [];
@@ -63,5 +64,39 @@ void test('validating webhooks see matching writes and can deny them', async () 
   } finally {
     await server.stop();
     await new Promise<void>((r) => webhook.close(() => r()));
+  }
+});
+
+void test('a Service\'s webhook must present a certificate for <service>.<namespace>.svc, as with a real API server', async () => {
+  const rows = [
+    { name: 'certificate for the Service name', host: 'admission.ingress.svc', want: 201 },
+    { name: 'certificate for the address only', host: '127.0.0.1', want: 500 },
+  ];
+  for (const row of rows) {
+    const cert = await makeServingCert(row.host);
+    const webhook = createServer({ key: cert.key, cert: cert.cert }, (req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const review = JSON.parse(Buffer.concat(chunks).toString()) as Review;
+        res.setHeader('Content-Type', 'application/json');
+        res.end(JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response: { uid: review.request.uid, allowed: true } }));
+      });
+    });
+    await new Promise<void>((r) => webhook.listen(0, '127.0.0.1', r));
+    const base = `https://127.0.0.1:${(webhook.address() as AddressInfo).port}`;
+    const server = await startApiServer({ resolveService: (ns, name) => (ns === 'ingress' && name === 'admission' ? base : undefined) });
+    try {
+      server.store.create('validatingwebhookconfigurations.admissionregistration.k8s.io', { metadata: { name: 'resty' }, webhooks: [{
+        name: 'by-service.resty.test', clientConfig: { service: { namespace: 'ingress', name: 'admission', path: '/v' }, caBundle: Buffer.from(cert.cert).toString('base64') },
+        rules: [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['configmaps'] }],
+      }] });
+      const res = await call(server, 'POST', '/api/v1/namespaces/default/configmaps', { body: { metadata: { name: 'c' } } });
+      assert.equal(res.status, row.want, `${row.name}: ${JSON.stringify(res.body)}`);
+      if (row.want === 500) assert.match(String(res.body.message), /failed calling webhook "by-service\.resty\.test".*admission\.ingress\.svc/, row.name);
+    } finally {
+      await server.stop();
+      await new Promise<void>((r) => webhook.close(() => r()));
+    }
   }
 });

@@ -3,7 +3,9 @@
 // resources, scope, namespace/object selectors) match the request gets an
 // admission.k8s.io/v1 AdmissionReview; a denial fails the write with the
 // webhook's message. Calls go to clientConfig.url, or to a Service through
-// the resolveService option (Service IPs do not route on this machine).
+// the resolveService option (Service IPs do not route on this machine); as
+// the real API server, a Service's webhook must present a certificate for
+// <service>.<namespace>.svc, whatever address it is reached at.
 import { randomUUID } from 'node:crypto';
 import { request as httpsRequest } from 'node:https';
 import { request as httpRequest } from 'node:http';
@@ -49,10 +51,14 @@ function labelsOf(obj: JsonObject | null): Record<string, string> {
   return labels as Record<string, string>;
 }
 
-function post(url: string, body: string, caPem: string | undefined, timeoutMs: number): Promise<JsonObject> {
+/** Where to send a review, and (for a Service) the name its certificate must carry. */
+interface Target { readonly url: string; readonly servername?: string }
+
+function post(target: Target, body: string, caPem: string | undefined, timeoutMs: number): Promise<JsonObject> {
   return new Promise((resolve, reject) => {
-    const send = url.startsWith('https:') ? httpsRequest : httpRequest;
-    const req = send(url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, timeout: timeoutMs, ...(caPem ? { ca: caPem } : {}) }, (res) => {
+    const send = target.url.startsWith('https:') ? httpsRequest : httpRequest;
+    const tls = { ...(caPem ? { ca: caPem } : {}), ...(target.servername ? { servername: target.servername } : {}) };
+    const req = send(target.url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, timeout: timeoutMs, ...tls }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => {
@@ -117,7 +123,7 @@ export class Admission {
       };
       let answer: JsonObject;
       try {
-        answer = await post(this.urlOf(hook), JSON.stringify(review), this.caOf(hook), Number(hook.timeoutSeconds ?? 10) * 1000);
+        answer = await post(this.targetOf(hook), JSON.stringify(review), this.caOf(hook), Number(hook.timeoutSeconds ?? 10) * 1000);
       } catch (err) {
         if (hook.failurePolicy === 'Ignore') continue;
         throw new ApiError(500, 'InternalError', `Internal error occurred: failed calling webhook "${name}": ${(err as Error).message}`);
@@ -136,13 +142,13 @@ export class Admission {
     return warnings;
   }
 
-  private urlOf(hook: JsonObject): string {
+  private targetOf(hook: JsonObject): Target {
     const config = isObject(hook.clientConfig) ? hook.clientConfig : {};
-    if (typeof config.url === 'string') return config.url;
+    if (typeof config.url === 'string') return { url: config.url };
     const svc = isObject(config.service) ? config.service : {};
     const base = this.resolveService(String(svc.namespace ?? ''), String(svc.name ?? ''), Number(svc.port ?? 443));
     if (!base) throw new Error(`service ${String(svc.namespace)}/${String(svc.name)} cannot be reached from this API server`);
-    return base + String(svc.path ?? '/');
+    return { url: base + String(svc.path ?? '/'), servername: `${String(svc.name)}.${String(svc.namespace)}.svc` };
   }
 
   private caOf(hook: JsonObject): string | undefined {

@@ -23,4 +23,5 @@ export { ApiError, type StatusObject } from './errors.ts';
 export { KINDS, findResource, apiVersionOf, type KindInfo } from './kinds.ts';
 export type { WatchEvent, WatchSink } from './watch.ts';
 export type { UserInfo } from './rbac.ts';
+export type { ServiceResolver } from './admission.ts';
 export type { Json, JsonObject } from './patch.ts';

@@ -13,7 +13,7 @@ import type { FeatureConfigs } from '../types.ts';
 
 export type FeatureName = keyof FeatureConfigs;
 
-/** COMPAT.md's scope: the Ingress as a whole, or the paths of the Ingress that carries it. */
+/** The catalogue's scope (docs/annotations.md): the Ingress as a whole, or the paths of the Ingress that carries it. */
 export type AnnotationScope = 'ingress' | 'location';
 
 /** ingress-nginx's own risk rating of an annotation. */

@@ -22,7 +22,11 @@ export function materialize(conf: string, dataplane: Dataplane, prefix: string):
   let real = swap(conf, placeholderModules, realModules);
   // Loaded only by a conf with TCP/UDP services.
   const placeholderStream = `load_module "${PLACEHOLDER_DATAPLANE.streamModule}";`;
-  if (real.includes(placeholderStream)) real = real.replace(placeholderStream, `load_module "${dataplane.streamModule}";`);
+  if (real.includes(placeholderStream)) {
+    real = real.replace(placeholderStream, `load_module "${dataplane.streamModule}";`);
+    real = swap(real, `load_module "${PLACEHOLDER_DATAPLANE.streamJsModule}";`, `load_module "${dataplane.streamJsModule}";`);
+    real = swap(real, `"${PLACEHOLDER_DATAPLANE.streamScript}"`, `"${dataplane.streamScript}"`);
+  }
   real = swap(real, `"${PLACEHOLDER_DATAPLANE.luaPackagePath}"`, `"${dataplane.luaPackagePath}"`);
   real = swap(real, `"${PLACEHOLDER_DATAPLANE.luaPackageCPath}"`, `"${dataplane.luaPackageCPath}"`);
   return swap(real, GOLDEN_PREFIX, prefix);

@@ -17,6 +17,8 @@ export const DEFAULT_PROXY: ProxyConfig = MODEL_DEFAULTS.proxy;
 export const PLACEHOLDER_DATAPLANE: DataplaneValues = {
   modules: ['/golden/dataplane/modules/ndk_http_module.so', '/golden/dataplane/modules/ngx_http_lua_module.so'],
   streamModule: '/golden/dataplane/modules/ngx_stream_module.so',
+  streamJsModule: '/golden/dataplane/modules/ngx_stream_js_module.so',
+  streamScript: '/golden/njs/resty_stream.js',
   luaPackagePath: '/golden/lua/?.lua;;',
   luaPackageCPath: '/golden/lib/?.so;;',
 };
