@@ -84,6 +84,13 @@ test('bench --smoke: every benchmark completes and writes well-formed results', 
     assert.deepEqual(streamP99?.goal, { on: 'value', op: '<', target: 100 }, 'stream: the propagation goal');
     assert.ok(typeof streamP99?.value === 'number' && typeof streamP99.reference === 'number', 'stream: propagation measured on both sides');
     assert.equal(stream.find((m) => m.name.startsWith('NGINX reloaded during'))?.value, 0, 'stream: no reload for njs endpoint changes');
+    // Controller at scale: the cold start split into its phases, the rebuild measured; no 50,000 row without --scale full.
+    const controllerRows = summary.results.find((r) => r.id === 'controller')?.metrics ?? [];
+    for (const prefix of ['cold start to ready', '  initial lists', '  first build', '  first render', '  NGINX start', 'controller RSS at ready', 'rebuild: build + diff']) {
+      const row = controllerRows.find((m) => m.name.startsWith(prefix));
+      assert.ok(typeof row?.value === 'number' && Number.isFinite(row.value) && row.value >= 0, `controller: ${prefix} measured (${row?.value})`);
+    }
+    assert.ok(!controllerRows.some((m) => m.name.includes('50,000')), 'controller: the 50,000 rows only with --scale full');
     // External auth: both added-latency rows valued (every request 200, one subrequest per protected request), beside the plain route's figure.
     const externalAuth = summary.results.find((r) => r.id === 'external-auth')?.metrics ?? [];
     assert.deepEqual(externalAuth.map((m) => m.referenceLabel), ['plain route p50, same run', 'plain route p99, same run']);

@@ -1,6 +1,7 @@
 // The benchmarks `npm run bench` runs, in order. Each file owns one.
 import { externalAuthBenchmark } from './external-auth/external-auth.ts';
 import type { Benchmark } from './lib/context.ts';
+import { controllerScaleBenchmark } from './scale/controller-scale.ts';
 import { propagationBenchmark } from './propagation/propagation.ts';
 import { proxyPathBenchmark } from './proxy/proxy-path.ts';
 import { rollingDeploysBenchmark } from './rolling/rolling-deploys.ts';
@@ -10,4 +11,5 @@ import { streamBenchmark } from './stream/stream-balancing.ts';
 
 export const BENCHMARKS: readonly Benchmark[] = [
   proxyPathBenchmark, externalAuthBenchmark, propagationBenchmark, rollingDeploysBenchmark, routeChangeBenchmark, scaleBenchmark, streamBenchmark,
+  controllerScaleBenchmark,
 ];

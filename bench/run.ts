@@ -4,7 +4,7 @@
 // <id>-latency.svg}. Benchmarks measure; a missed goal is printed as
 // "MISSED GOAL" but never changes the exit code (2 only for bad arguments).
 //
-//   node bench/run.ts [--quick | --smoke] [--only proxy,propagation,...] [--out DIR]
+//   node bench/run.ts [--quick | --smoke] [--scale full] [--only proxy,propagation,...] [--out DIR]
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,6 +18,7 @@ import { hasTaskset } from './lib/wrk.ts';
 
 interface RunArgs {
   readonly profile: Profile;
+  readonly scale: 'default' | 'full';
   readonly only: readonly string[] | null;
   readonly outDir: string;
 }
@@ -27,19 +28,21 @@ const RESULTS_DIR = fileURLToPath(new URL('./results', import.meta.url));
 /** Parses the command line; throws an Error with a usage message on bad input. */
 export function parseRunArgs(argv: readonly string[], now = new Date()): RunArgs {
   let profile: Profile = 'full';
+  let scale: 'default' | 'full' = 'default';
   let only: string[] | null = null;
   let outDir = join(RESULTS_DIR, now.toISOString().replace(/[:.]/g, '-'));
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === '--quick') profile = 'quick';
     else if (arg === '--smoke') profile = 'smoke';
+    else if (arg === '--scale' && (argv[i + 1] === 'full' || argv[i + 1] === 'default')) scale = argv[++i] === 'full' ? 'full' : 'default';
     else if (arg === '--only' && argv[i + 1] !== undefined) only = (argv[++i] ?? '').split(',').filter(Boolean);
     else if (arg === '--out' && argv[i + 1] !== undefined) outDir = argv[++i] ?? outDir;
-    else throw new Error(`unknown argument ${JSON.stringify(arg)}; usage: node bench/run.ts [--quick|--smoke] [--only ${BENCHMARKS.map((b) => b.id).join(',')}] [--out DIR]`);
+    else throw new Error(`unknown argument ${JSON.stringify(arg)}; usage: node bench/run.ts [--quick|--smoke] [--scale full] [--only ${BENCHMARKS.map((b) => b.id).join(',')}] [--out DIR]`);
   }
   const unknown = (only ?? []).filter((id) => !BENCHMARKS.some((b) => b.id === id));
   if (unknown.length > 0) throw new Error(`unknown benchmark ${unknown.join(', ')}; known: ${BENCHMARKS.map((b) => b.id).join(', ')}`);
-  return { profile, only, outDir };
+  return { profile, scale, only, outDir };
 }
 
 /** A benchmark that threw still gets a row, so a broken benchmark is visible in the table. */
@@ -72,7 +75,7 @@ async function main(): Promise<void> {
     // to the renamed file, metrics.log.old, which nobody reads).
     chmodSync(workDir, 0o755);
     const ctx: BenchContext = {
-      profile: args.profile, workDir, dataplane, serverCpu: pin ? 0 : null, loadCpu: pin ? 1 : null,
+      profile: args.profile, scale: args.scale, workDir, dataplane, serverCpu: pin ? 0 : null, loadCpu: pin ? 1 : null,
       log: (message) => process.stderr.write(`[${bench.id} ${((Date.now() - startedAt) / 1000).toFixed(0)}s] ${message}\n`),
     };
     ctx.log(`starting: ${bench.title} (${args.profile})`);

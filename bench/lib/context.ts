@@ -9,6 +9,8 @@ export const PROFILES: readonly Profile[] = ['full', 'quick', 'smoke'];
 
 export interface BenchContext {
   readonly profile: Profile;
+  /** `--scale full`: also the 50,000-Ingress rows (minutes and ~1 GB each); default: without them. */
+  readonly scale?: 'default' | 'full';
   /** A fresh temp folder for this benchmark's prefixes and files; removed afterwards. */
   readonly workDir: string;
   readonly dataplane: Dataplane;

@@ -1,13 +1,12 @@
 // The six kinds the controller watches: where each lives in the API, how to
 // list it (a whole collection, or one object by name), and how a raw watch event becomes the same typed object a list gives.
 
-import { CoreV1Api, DiscoveryV1Api, NetworkingV1Api } from '@kubernetes/client-node';
-import type { KubeConfig, KubernetesListObject, KubernetesObject } from '@kubernetes/client-node';
-// The package root does not re-export its serializer; the version is pinned exactly.
-import { ObjectSerializer } from '@kubernetes/client-node/dist/serializer.js';
+import type { KubeConfig, KubernetesListObject, KubernetesObject, V1EndpointSlice } from '@kubernetes/client-node';
 
 import type { Snapshot } from '../model/types.ts';
 import type { ListPage } from './paged-list.ts';
+import { listRawPage } from './raw-list.ts';
+import { decoderFor } from './typed-decoder.ts';
 
 /** The Kubernetes kinds the store watches. */
 export type KindName = 'Ingress' | 'IngressClass' | 'Service' | 'EndpointSlice' | 'Secret' | 'ConfigMap';
@@ -22,16 +21,6 @@ export interface ListScope {
 
 /** Lists one page of the objects of one kind in a scope. */
 type ListObjects = (kc: KubeConfig, scope: ListScope, page: ListPage) => Promise<KubernetesListObject<KubernetesObject>>;
-
-interface ListParams { limit: number; _continue?: string; fieldSelector?: string }
-
-/** A ListPage and the scope's field selector as the generated clients' list parameters. */
-function listParams(scope: ListScope, page: ListPage): ListParams {
-  const params: ListParams = { limit: page.limit };
-  if (page.continueToken !== undefined) params._continue = page.continueToken;
-  if (scope.fieldSelector !== undefined) params.fieldSelector = scope.fieldSelector;
-  return params;
-}
 
 /** Everything the store needs to know about one kind. */
 export interface KindDescriptor {
@@ -52,61 +41,51 @@ export interface KindDescriptor {
    */
   readonly byName: boolean;
   readonly list: ListObjects;
+  /** Removes, in place, the fields of this kind that nothing here reads (dropUnreadFields); absent: none beyond metadata's. */
+  readonly trim?: (object: KubernetesObject) => void;
+}
+
+type KindFields = Omit<KindDescriptor, 'list'>;
+
+/** A kind's descriptor with its list: the raw page, decoded (raw-list.ts). */
+function kind(fields: KindFields): KindDescriptor {
+  return {
+    ...fields,
+    list: (kc, scope, page) => listRawPage(kc, fields.typeName, { path: collectionPath(fields, scope.namespace), fieldSelector: scope.fieldSelector }, page),
+  };
 }
 
 /** The watched kinds in a fixed order (the order the store starts them in). */
 export const KINDS: readonly KindDescriptor[] = Object.freeze([
-  {
+  kind({
     kind: 'Ingress', snapshotKey: 'ingresses', typeName: 'V1Ingress',
     apiPrefix: '/apis/networking.k8s.io/v1', plural: 'ingresses', namespaced: true, byName: false,
-    list: (kc, scope, page) => {
-      const api = kc.makeApiClient(NetworkingV1Api);
-      return scope.namespace === null ? api.listIngressForAllNamespaces(listParams(scope, page)) : api.listNamespacedIngress({ namespace: scope.namespace, ...listParams(scope, page) });
-    },
-  },
-  {
+  }),
+  kind({
     kind: 'IngressClass', snapshotKey: 'ingressClasses', typeName: 'V1IngressClass',
     apiPrefix: '/apis/networking.k8s.io/v1', plural: 'ingressclasses', namespaced: false, byName: false,
-    list: (kc, scope, page) => kc.makeApiClient(NetworkingV1Api).listIngressClass(listParams(scope, page)),
-  },
-  {
+  }),
+  kind({
     kind: 'Service', snapshotKey: 'services', typeName: 'V1Service',
     apiPrefix: '/api/v1', plural: 'services', namespaced: true, byName: false,
-    list: (kc, scope, page) => {
-      const api = kc.makeApiClient(CoreV1Api);
-      return scope.namespace === null ? api.listServiceForAllNamespaces(listParams(scope, page)) : api.listNamespacedService({ namespace: scope.namespace, ...listParams(scope, page) });
-    },
-  },
-  {
+  }),
+  kind({
     kind: 'EndpointSlice', snapshotKey: 'endpointSlices', typeName: 'V1EndpointSlice',
     apiPrefix: '/apis/discovery.k8s.io/v1', plural: 'endpointslices', namespaced: true, byName: false,
-    list: (kc, scope, page) => {
-      const api = kc.makeApiClient(DiscoveryV1Api);
-      return scope.namespace === null
-        ? api.listEndpointSliceForAllNamespaces(listParams(scope, page))
-        : api.listNamespacedEndpointSlice({ namespace: scope.namespace, ...listParams(scope, page) });
-    },
-  },
-  {
+    trim: trimEndpointSlice,
+  }),
+  kind({
     kind: 'Secret', snapshotKey: 'secrets', typeName: 'V1Secret',
     apiPrefix: '/api/v1', plural: 'secrets', namespaced: true, byName: false,
-    list: (kc, scope, page) => {
-      const api = kc.makeApiClient(CoreV1Api);
-      return scope.namespace === null ? api.listSecretForAllNamespaces(listParams(scope, page)) : api.listNamespacedSecret({ namespace: scope.namespace, ...listParams(scope, page) });
-    },
-  },
-  {
+  }),
+  kind({
     kind: 'ConfigMap', snapshotKey: 'configMaps', typeName: 'V1ConfigMap',
     apiPrefix: '/api/v1', plural: 'configmaps', namespaced: true, byName: true,
-    list: (kc, scope, page) => {
-      const api = kc.makeApiClient(CoreV1Api);
-      return scope.namespace === null ? api.listConfigMapForAllNamespaces(listParams(scope, page)) : api.listNamespacedConfigMap({ namespace: scope.namespace, ...listParams(scope, page) });
-    },
-  },
-] satisfies KindDescriptor[]);
+  }),
+]);
 
 /** The collection URL to list and watch: namespaced when a namespace is given and the kind is namespaced. */
-export function collectionPath(descriptor: KindDescriptor, namespace: string | null): string {
+export function collectionPath(descriptor: Pick<KindDescriptor, 'namespaced' | 'apiPrefix' | 'plural'>, namespace: string | null): string {
   if (descriptor.namespaced && namespace !== null) {
     return `${descriptor.apiPrefix}/namespaces/${encodeURIComponent(namespace)}/${descriptor.plural}`;
   }
@@ -152,9 +131,35 @@ export function dropUnreadFields<T extends KubernetesObject>(object: T): T {
   return object;
 }
 
-/** A listed or watched object as the caches keep it: unread fields dropped, frozen. */
-export function cachedObject(object: KubernetesObject): KubernetesObject {
-  return deepFreeze(dropUnreadFields(object));
+/**
+ * What of an EndpointSlice nothing reads (model/endpoints.ts and
+ * cluster-index.ts read the namespace, the service-name label, addressType,
+ * ports, and each endpoint's addresses and ready condition). Per endpoint the
+ * Pod reference, node, zone and hints are most of a slice; the owner
+ * reference names the Service the label already names. An informer holds
+ * every slice of the cluster: at 50,000 endpoints that is 50,000 targetRef
+ * objects kept for nothing.
+ */
+function trimEndpointSlice(object: KubernetesObject): void {
+  const slice = object as V1EndpointSlice;
+  if (slice.metadata?.ownerReferences !== undefined) slice.metadata.ownerReferences = undefined;
+  if (!Array.isArray(slice.endpoints)) return;
+  for (const endpoint of slice.endpoints) {
+    if (endpoint === null || typeof endpoint !== 'object') continue;
+    // Assigned, not deleted (see dropUnreadFields).
+    if (endpoint.targetRef !== undefined) endpoint.targetRef = undefined;
+    if (endpoint.nodeName !== undefined) endpoint.nodeName = undefined;
+    if (endpoint.zone !== undefined) endpoint.zone = undefined;
+    if (endpoint.hints !== undefined) endpoint.hints = undefined;
+    if (endpoint.deprecatedTopology !== undefined) endpoint.deprecatedTopology = undefined;
+  }
+}
+
+/** A listed or watched object of `descriptor`'s kind as the caches keep it: unread fields dropped, frozen. */
+export function cachedObject(descriptor: KindDescriptor, object: KubernetesObject): KubernetesObject {
+  dropUnreadFields(object);
+  descriptor.trim?.(object);
+  return deepFreeze(object);
 }
 
 /**
@@ -163,5 +168,5 @@ export function cachedObject(object: KubernetesObject): KubernetesObject {
  * cached object (cachedObject).
  */
 export function decodeWatchObject(descriptor: KindDescriptor, raw: unknown): KubernetesObject {
-  return cachedObject(ObjectSerializer.deserialize(raw, descriptor.typeName) as KubernetesObject);
+  return cachedObject(descriptor, decoderFor(descriptor.typeName)(raw) as KubernetesObject);
 }

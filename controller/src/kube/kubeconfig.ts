@@ -6,6 +6,8 @@ import { delimiter } from 'node:path';
 
 import { KubeConfig } from '@kubernetes/client-node';
 
+import { reuseConnections } from './connection-reuse.ts';
+
 /** Raised when no usable kubeconfig can be loaded; the message says which source failed. */
 export class KubeConfigError extends Error {
   readonly source: string;
@@ -119,5 +121,5 @@ export function loadKubeConfig(options: LoadKubeConfigOptions = {}): KubeConfig 
   } catch {
     throw new KubeConfigError(describe(source), `cluster "${cluster?.name ?? ''}" has an invalid server URL`);
   }
-  return loaded;
+  return reuseConnections(loaded);
 }

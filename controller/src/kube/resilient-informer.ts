@@ -87,7 +87,7 @@ export function startResilientInformer(kc: KubeConfig, options: ResilientInforme
     const pages = listAllPages((page) => descriptor.list(kc, { namespace, fieldSelector }, page), options.listPageSize);
     const list = await withTimeout(pages, listTimeoutMs, `list ${descriptor.kind}`);
     availability.reached();
-    list.items.forEach(cachedObject);
+    for (const item of list.items) cachedObject(descriptor, item);
     return list;
   };
   const watch = new BoundedWatch(kc, {
