@@ -1,16 +1,13 @@
 // The ConfigMap keys of stream-proxy.ts (ingress-nginx v1.15.1: config.go's defaults,
 // nginx.tmpl's stream servers). No annotation sets them. Each row: what a value gives, or
 // that it is refused (the default stays, with a failure). Rendering and traffic:
-// render/stream-render.test.ts and render/ssl-passthrough-render.test.ts. The
+// render/stream-render.test.ts, render/ssl-passthrough-render.test.ts and the property
+// test render/stream-proxy-properties.test.ts. The
 // proxy-stream-next-upstream* keys stay reported as not supported (names.test.ts).
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import fc from 'fast-check';
-import { renderConfig } from '../../render/render-config.ts';
-import { goldenOptions, model } from '../../render/testdata/model-fixtures.ts';
-import { valuesOf } from '../testdata/field-values.ts';
-import type { StreamProxySettings, StreamService } from '../types.ts';
+import type { StreamProxySettings } from '../types.ts';
 import { streamProxyFeature } from './stream-proxy.ts';
 import { readConfigMap, testDefaults, testValueRows, type ValueRow } from './testing.ts';
 
@@ -49,24 +46,4 @@ void describe('proxy-stream-next-upstream*: nothing to retry with njs\'s single 
       assert.deepEqual(read.settings.streamProxy, streamProxyFeature.defaults);
     });
   }
-});
-
-const UDP: StreamService = {
-  port: 5353, protocol: 'UDP', namespace: 'default', service: 'dns', servicePort: 53, proxyProtocol: { decode: false, encode: false }, endpoints: [],
-};
-
-void describe('stream proxy: any ConfigMap value (property)', () => {
-  void it('reaches stream {} and the passthrough servers as one token of its grammar, or keeps the default', () => {
-    fc.assert(fc.property(valuesOf('proxy-stream-timeout'), valuesOf('proxy-stream-responses'), (timeout, responses) => {
-      const { settings } = readConfigMap({ 'proxy-stream-timeout': timeout, 'proxy-stream-responses': responses });
-      const { conf } = renderConfig({ ...model([], []), settings, streams: [UDP] }, { ...goldenOptions(), sslPassthrough: true });
-      const timeouts = conf.split('\n').filter((line) => line.includes('proxy_timeout'));
-      assert.equal(timeouts.length, 3, 'the UDP listener, the passthrough router and its hop');
-      for (const line of timeouts) assert.match(line, /^\s+proxy_timeout "\d{1,9}(?:ms|s|m|h|d)?";$/u);
-      assert.ok(timeouts.every((line) => line.includes(`"${settings.streamProxy.timeout}"`)));
-      const answers = conf.split('\n').filter((line) => line.includes('proxy_responses'));
-      assert.deepEqual(answers.map((line) => line.trim()), [`proxy_responses ${settings.streamProxy.udpResponses};`]);
-      assert.ok(settings.streamProxy.udpResponses >= 0 && settings.streamProxy.udpResponses <= 2_147_483_647);
-    }), { numRuns: 200 });
-  });
 });

@@ -46,5 +46,5 @@ export const streamProxyFeature = defineFeature({
       doc: 'Datagrams a UDP backend sends back per client datagram before NGINX ends the session (NGINX proxy_responses; 0: none expected).',
     }),
   ],
-  proof: ['controller/src/model/features/stream-proxy.test.ts', 'controller/src/render/stream-render.test.ts', 'controller/src/render/ssl-passthrough-render.test.ts'],
+  proof: ['controller/src/model/features/stream-proxy.test.ts', 'controller/src/render/stream-proxy-properties.test.ts', 'controller/src/render/stream-render.test.ts', 'controller/src/render/ssl-passthrough-render.test.ts'],
 });
