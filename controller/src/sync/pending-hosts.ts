@@ -38,14 +38,19 @@ const CATCH_ALL = '_';
 const PLAIN_HOST = /^[a-z0-9][a-z0-9.-]{0,252}$/u;
 const BALANCER_PASS = 'proxy_pass http://upstream_balancer';
 
-/** Every name a running server answers. */
+const servedMemo = new WeakMap<Model, ReadonlySet<string>>();
+
+/** Every name a running server answers (once per running model: endpoint syncs at 10,000 hosts reuse it). */
 function servedNames(model: Model): ReadonlySet<string> {
+  const known = servedMemo.get(model);
+  if (known !== undefined) return known;
   const names = new Set<string>();
   for (const server of model.servers) {
     names.add(server.hostname);
     for (const alias of server.aliases ?? []) names.add(alias);
     if (server.wwwRedirectFrom !== undefined) names.add(server.wwwRedirectFrom);
   }
+  servedMemo.set(model, names);
   return names;
 }
 
