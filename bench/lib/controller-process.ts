@@ -33,14 +33,15 @@ export interface ControllerProcessOptions {
 /** Spawns the controller and resolves once its first configuration is live. */
 export async function startControllerProcess(opts: ControllerProcessOptions): Promise<ControllerProcess> {
   // Distinct: the kernel can hand out a port just released twice in a row (the controller then refuses to start).
-  // HTTPS too: its default, 443, may be taken by another NGINX on the machine.
+  // A free HTTPS port too: the default (443) may be taken on a shared machine, and NGINX would not start.
   const [httpPort, statusPort, healthzPort, httpsPort] = await freePorts(4) as [number, number, number, number];
   const prefix = join(opts.workDir, 'controller-nginx');
   mkdirSync(prefix, { recursive: true });
   const args = [
     join(repoRoot(), 'bin/resty-ingress.js'), '--kubeconfig', opts.kubeconfigPath,
-    '--http-port', String(httpPort), '--https-port', String(httpsPort), '--status-port', String(statusPort), '--healthz-port', String(healthzPort),
+    '--http-port', String(httpPort), '--status-port', String(statusPort), '--healthz-port', String(healthzPort),
     '--bind-address', '127.0.0.1', '--nginx-prefix', prefix, '--worker-processes', String(opts.workerProcesses ?? 2),
+    ...(opts.extraArgs?.includes('--https-port') === true ? [] : ['--https-port', String(httpsPort)]),
     ...(opts.extraArgs ?? []),
   ];
   const started = performance.now();

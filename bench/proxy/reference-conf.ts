@@ -25,7 +25,7 @@ export interface SideSpec {
 // The one upstream every proxied location passes to (docs/CONTRACTS.md, NGINX ⇄ Lua).
 const BALANCER_UPSTREAM = /upstream (upstream_balancer) \{\n([\s\S]*?)\n(\s*)\}/g;
 const PROXY_PASS_TARGETS = /proxy_pass https?:\/\/(upstream_balancer\w*);/g;
-const REQUEST_PATH_LUA = /^\s*(rewrite|access|log|header_filter|body_filter|init_worker)_by_lua_block \{.*\}\s*$\n/gm;
+const REQUEST_PATH_LUA = /^\s*(server_rewrite|rewrite|access|log|header_filter|body_filter|init_worker)_by_lua_block \{.*\}\s*$\n/gm;
 // A location that answers 404 itself asks Lua first (ssl-redirect); without Lua it is a plain 404.
 const LUA_NOT_FOUND = /^(\s*)rewrite_by_lua_block \{ resty_ingress\.not_found_https\(.*\) \}\s*$/gm;
 const METRICS_LOG_FORMAT = /^\s*log_format resty_metrics .*\n/gm;

@@ -19,7 +19,7 @@ import { metricsLogPath, streamFeedSocketPath } from './render/render-options.ts
 import { feedStreams, readStreamStats } from './nginx/stream-feed.ts';
 import { excludesUpstreamTimes } from './metrics/index.ts';
 import { createCertificatePusher } from './nginx/certificate-push.ts';
-import { postCredentials, postRoutes } from './nginx/lua-routes.ts';
+import { applyPending, postCredentials, postRoutes } from './nginx/lua-routes.ts';
 import { writeSelfSignedDefault } from './tls/default-certificate.ts';
 import { writeBackendTlsFiles } from './nginx/backend-tls-files.ts';
 import { referencedConfigMaps } from './model/fastcgi-params.ts';
@@ -219,6 +219,8 @@ export async function startController(opts: ControllerOptions, logger: Logger, r
       pushCertificates: async (certificates) => { await certificatePusher.push(certificates); },
       pushRoutes: async (routes) => { await postRoutes(luaUrl, routes); },
       pushCredentials: async (credentials) => { await postCredentials(luaUrl, credentials); },
+      // New plain hosts the catch-all serves until their reload (sync/pending-hosts.ts).
+      pushPending: async (pending) => { await applyPending(luaUrl, pending); },
       // TCP/UDP endpoints to njs (stream-feed.ts); no socket = NGINX runs no stream {} yet.
       pushStreams: async (streams) => {
         try {

@@ -18,6 +18,7 @@ local store = require("resty_ingress.store")
 local validate = require("resty_ingress.validate")
 local certificate_api = require("resty_ingress.certificate_api")
 local routes_api = require("resty_ingress.routes_api")
+local pending_api = require("resty_ingress.pending_api")
 local client_auth_state = require("resty_ingress.client_auth_state")
 local client_auth_api = require("resty_ingress.client_auth_api")
 local credentials_api = require("resty_ingress.credentials_api")
@@ -167,6 +168,11 @@ local endpoints = {
     ["/configuration/routes"] = {
         GET = get_routes,
         POST = post_routes,
+    },
+    -- New plain hosts the catch-all serves until their reload (pending_api.lua, pending.lua).
+    ["/configuration/pending"] = {
+        GET = function() return respond(200, store.pending() or pending_api.EMPTY, "application/json") end,
+        POST = function() return push(pending_api.parse, store.replace_pending, 201) end,
     },
     -- Basic/digest users (credentials_api.lua): hashes go in, only ids and counts come out.
     ["/configuration/credentials"] = {

@@ -13,6 +13,7 @@ local default_backend = require("resty_ingress.default_backend")
 local client_auth = require("resty_ingress.client_auth")
 local auth_signin = require("resty_ingress.auth_signin")
 local auth = require("resty_ingress.auth")
+local pending = require("resty_ingress.pending")
 
 local _M = {}
 
@@ -37,6 +38,7 @@ function _M.entry_points()
         auth_signin = auth_signin.redirect,
         -- access_by_lua only in locations with basic/digest authentication: see auth.lua.
         auth = auth.check,
+        pending = pending.serve,
     }
 end
 

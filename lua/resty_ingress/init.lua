@@ -23,6 +23,8 @@ local MODULES = {
     "resty_ingress.route",
     "resty_ingress.balancer",
     "resty_ingress.routes_api",
+    "resty_ingress.pending_api",
+    "resty_ingress.pending",
     "resty_ingress.configuration",
     "resty_ingress.worker",
     "resty_ingress.entry_points",

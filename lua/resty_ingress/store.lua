@@ -18,6 +18,8 @@
 --                      stamps of those names only, not of every backend
 --   routes             canonical JSON of every route policy ({"routes":[...]})
 --   routes_version     store version that last changed `routes`
+--   pending            canonical JSON of the pending hosts ({"hosts":[...]}, pending_api.lua)
+--   pending_version    store version that last changed `pending`
 --   worker:<id>        "<pid> <applied version>" of worker slot <id>
 local shared_dict = require("resty_ingress.shared_dict")
 local concat = table.concat
@@ -191,19 +193,33 @@ end
 -- the backends its policies name, and GET /configuration/status covers both.
 -- The change log entry is empty (no backend changed); an unchanged text
 -- keeps routes_version, so workers keep their policies and route memo.
-function _M.replace_routes(text)
+local function replace_text(name, text)
     local shared = dict()
     local version = (shared:get("version") or 0) + 1
-    if shared:get("routes") ~= text then
-        local ok, err = put(shared, "routes", text)
+    if shared:get(name) ~= text then
+        local ok, err = put(shared, name, text)
         if ok then
-            ok, err = put(shared, "routes_version", version)
+            ok, err = put(shared, name .. "_version", version)
         end
         if not ok then
             return nil, err
         end
     end
     return publish(shared, version, NO_CHANGE)
+end
+
+function _M.replace_routes(text)
+    return replace_text("routes", text)
+end
+
+-- Writes the full set of pending hosts (pending_api.lua's canonical text), as replace_routes.
+function _M.replace_pending(text)
+    return replace_text("pending", text)
+end
+
+-- The stored pending hosts' text, or nil before any POST.
+function _M.pending()
+    return dict():get("pending")
 end
 
 -- The stored route policies' text, or nil before any POST.

@@ -16,6 +16,8 @@ local balancer = require("resty_ingress.balancer")
 local route = require("resty_ingress.route")
 local canary = require("resty_ingress.canary")
 local routes_api = require("resty_ingress.routes_api")
+local pending = require("resty_ingress.pending")
+local pending_api = require("resty_ingress.pending_api")
 local https_redirect = require("resty_ingress.https_redirect")
 
 local pairs = pairs
@@ -33,6 +35,7 @@ local applied_names_version = -1
 -- The last store version this worker held whole, as it reports it.
 local complete_version = 0
 local applied_routes_version = 0 -- nothing pushed = no policy, as the balancer starts
+local applied_pending_version = 0 -- nothing pushed = no pending host
 local names = {}
 local stamps = {} -- name -> stamp applied; also the set of backends this worker holds
 local failed = {} -- name -> true: stored, but this worker could not apply it
@@ -122,6 +125,18 @@ function _M.apply()
         if apply_routes(dict:get("routes")) then
             applied_routes_version = routes_version
         else
+            routes_whole = false
+        end
+    end
+    -- Pending hosts (pending.lua) after the backends their routes name.
+    local pending_version = dict:get("pending_version") or 0
+    if pending_version ~= applied_pending_version then
+        local hosts, err = pending_api.compile(dict:get("pending") or pending_api.EMPTY)
+        if hosts then
+            pending.set_hosts(hosts)
+            applied_pending_version = pending_version
+        else
+            ngx_log(ERR, "applying pending hosts: ", err)
             routes_whole = false
         end
     end

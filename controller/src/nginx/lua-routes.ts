@@ -3,7 +3,8 @@
 // each time (lua/resty_ingress/routes.lua).
 
 import type { DynamicCredentials, DynamicRoutes } from '../model/types.ts';
-import type { LuaClientOptions } from './lua-client.ts';
+import type { DynamicPending } from '../sync/pending-hosts.ts';
+import { waitForWorkers, type LuaClientOptions } from './lua-client.ts';
 import { postDocument } from './lua-request.ts';
 
 /** POSTs every route policy; resolves with the route store version. */
@@ -14,4 +15,14 @@ export async function postRoutes(baseUrl: string, routes: DynamicRoutes, opts: L
 /** POSTs every basic/digest user set (lua/resty_ingress/credentials_api.lua); resolves with the store version. */
 export async function postCredentials(baseUrl: string, credentials: DynamicCredentials, opts: LuaClientOptions = {}): Promise<number> {
   return postDocument(baseUrl, '/configuration/credentials', credentials, opts);
+}
+
+/**
+ * POSTs every pending host (sync/pending-hosts.ts, lua/resty_ingress/pending_api.lua), then waits until
+ * every worker holds them: the catch-all serves them from then on. Resolves with the store version.
+ */
+export async function applyPending(baseUrl: string, pending: DynamicPending, opts: LuaClientOptions = {}): Promise<number> {
+  const version = await postDocument(baseUrl, '/configuration/pending', pending, opts);
+  await waitForWorkers(baseUrl, version, opts);
+  return version;
 }

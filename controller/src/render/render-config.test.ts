@@ -49,6 +49,8 @@ const cases: RenderCase[] = [
     model: model([], []),
     blocks: {
       'location "/"': ['return 404;'],
+      // New plain hosts until their reload (pending-hosts.njk): a bare proxy, nothing of the catch-all's locations.
+      'location @resty_pending': ['proxy_pass http://upstream_balancer;'],
     },
     absent: ['proxy_pass http://upstream_balancer;\n        }\n    }\n}'],
   },
@@ -206,6 +208,13 @@ void describe('renderConfig: proxy settings equal to the defaults are inherited 
   }
 });
 
+const PENDING_HOSTS = `        server_rewrite_by_lua_block { resty_ingress.pending() }
+
+        location @resty_pending {
+            proxy_pass http://upstream_balancer;
+        }
+`;
+
 void describe('renderConfig: what each model renders', () => {
   for (const row of cases) {
     void it(row.name, () => {
@@ -220,7 +229,11 @@ void describe('renderConfig: what each model renders', () => {
           from = at + directive.length;
         }
       }
-      for (const text of row.absent ?? []) assert.ok(!conf.includes(text), `unexpected "${text}"`);
+      // The catch-all's pending-host location (pending-hosts.njk) is in every configuration: checked above and below.
+      const withoutPending = conf.replace(PENDING_HOSTS, '');
+      for (const text of row.absent ?? []) assert.ok(!withoutPending.includes(text), `unexpected "${text}"`);
+      assert.equal(conf.split(PENDING_HOSTS).length, 2, 'the catch-all, and only it, serves pending hosts');
+      assert.ok(serverBlock(conf, '_').includes(PENDING_HOSTS));
       assert.ok(block(conf, 'location = /config-version').includes(`return 200 "${version}";`));
       assert.match(block(conf, 'server'), /listen "127\.0\.0\.1:10246";/u, 'the status server comes first');
       const catchAll = conf.indexOf('server_name "_";');

@@ -2,6 +2,7 @@
 // its options and hooks, and what it reports per sync. The implementation is
 // sync.ts (which re-exports these).
 
+import type { DynamicPending } from './pending-hosts.ts';
 import type { V1Ingress } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { BackendPatch, BuildResult, DynamicBackend, DynamicCertificates, DynamicCredentials, DynamicRoutes, DynamicStream, Failure, IngressRef, Model, Snapshot } from '../model/types.ts';
@@ -68,6 +69,11 @@ export interface DataplaneControl {
    * Absent: never fed.
    */
   pushStreams?(streams: readonly DynamicStream[]): Promise<boolean>;
+  /**
+   * POST the new plain hosts the catch-all serves until their reload (sync/pending-hosts.ts), the full
+   * set, and wait until every worker holds it; after the backends they name. Absent: none is pushed.
+   */
+  pushPending?(pending: DynamicPending): Promise<void>;
 }
 
 /** The pure steps, handed in by main. */
@@ -88,7 +94,8 @@ export interface SyncDetail {
   /**
    * `static change` (nginx.conf differs; `static change (settling)` while its reload waits), else what
    * was pushed without a reload: `endpoints`, `certificates` or `endpoints and certificates`;
-   * `data plane empty` (NGINX lost its state: everything pushed again), or `no change`.
+   * `data plane empty` (NGINX lost its state: everything pushed again), `pending hosts` (their reload was
+   * confirmed: the set Lua serves them by shrank), or `no change`.
    */
   why: string;
   /** Backends whose dynamic part changed, sorted (empty for skip). */
@@ -99,6 +106,8 @@ export interface SyncDetail {
   applyMs: number;
   /** How the backends went to Lua: the full set (POST) or only the changes (PATCH); absent when nothing was pushed. */
   push?: 'full' | 'patch';
+  /** New hosts the catch-all serves until this reload (sync/pending-hosts.ts), when the set was pushed; absent otherwise. */
+  pending?: number;
 }
 
 export interface SyncHooks {

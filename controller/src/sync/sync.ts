@@ -13,6 +13,8 @@ import type { BuildResult, Model } from '../model/types.ts';
 import { createDynamicPusher, pushReason } from './dynamic-push.ts';
 import { createIngressIsolation } from './ingress-isolation.ts';
 import { nginxTestNeeded } from './nginx-test-need.ts';
+import { pendingHosts, type DynamicPending } from './pending-hosts.ts';
+import { createPendingPush } from './pending-push.ts';
 import { createSyncQueue } from './queue.ts';
 import { createReloadScheduler, Superseded, type ReloadPlan } from './reload-scheduler.ts';
 import type { Sync, SyncDetail, SyncOptions, SyncResult } from './sync-types.ts';
@@ -65,6 +67,16 @@ export function createSync(options: SyncOptions): Sync {
     return built;
   });
   const pusher = createDynamicPusher(dataplane);
+  // New plain hosts served by the catch-all until the reload that renders them is confirmed (pending-hosts.ts).
+  const pendingPush = createPendingPush(dataplane.pushPending?.bind(dataplane), logger);
+  let pendingMemo: { running: Model | null; model: Model; pending: DynamicPending } | null = null;
+  const pendingOf = (model: Model): DynamicPending => {
+    const running = scheduler.running();
+    if (pendingMemo?.running !== running || pendingMemo.model !== model) {
+      pendingMemo = { running, model, pending: pendingHosts(running, model) };
+    }
+    return pendingMemo.pending;
+  };
   const testNeeded = (model: Model): boolean => options.skipNginxTestWhenTrusted !== true || nginxTestNeeded(scheduler.running(), model);
   const scheduler = createReloadScheduler({
     settleMs: options.reloadSettleMs ?? 0,
@@ -112,18 +124,30 @@ export function createSync(options: SyncOptions): Sync {
     const lost = pusher.lost();
     const decision = decideApply({ model: scheduler.target(), dataplaneEmpty: lost, pushed: pusher.held() }, model);
     if (decision.kind !== 'reload') scheduler.unchanged(model);
-    if (decision.kind === 'skip') return 'skip';
+    // Only when NGINX runs: its first configuration has every host.
+    const pending = dataplane.started() ? pendingOf(model) : null;
+    if (decision.kind === 'skip') {
+      // The reload that rendered pending hosts was confirmed: they leave the set.
+      if (pending === null || !pendingPush.changed(pending)) return 'skip';
+      detail.why = 'pending hosts';
+      await pendingPush.push(pending);
+      detail.applyMs = lap();
+      return 'dynamic';
+    }
     detail.changed = decision.changed;
     const push = (): Promise<void> => pusher.push(decision, model, detail);
     if (decision.kind === 'dynamic') {
       detail.why = lost ? 'data plane empty' : pushReason(decision);
       await push();
+      if (pending !== null) await pendingPush.push(pending);
       detail.applyMs = lap();
       return 'dynamic';
     }
     detail.why = 'static change';
     if (!dataplane.started()) return start(model, detail, lap, push);
     await push(); // new backends are known before any reload, as always
+    // New plain hosts are served now, through the catch-all, while the reload settles and runs.
+    if (pending !== null && await pendingPush.push(pending)) detail.pending = pending.hosts.length;
     detail.applyMs = lap();
     const plan = scheduler.plan(model);
     detail.renderMs = lap();
@@ -139,7 +163,7 @@ export function createSync(options: SyncOptions): Sync {
     hooks.onSynced?.(result, ms, detail);
     // At most 20 names: one rolling deploy must not make a megabyte log line.
     const line = { result, why: detail.why, changed: detail.changed.slice(0, 20), changedCount: detail.changed.length,
-      ms, buildMs: detail.buildMs, renderMs: detail.renderMs, applyMs: detail.applyMs, push: detail.push };
+      ms, buildMs: detail.buildMs, renderMs: detail.renderMs, applyMs: detail.applyMs, push: detail.push, pending: detail.pending };
     if (result !== 'skip') logger.info(line, 'sync');
     else logger.debug(line, 'sync');
     pusher.throwDeferred(); // certificates refused: the rest is applied; retried with backoff
@@ -155,6 +179,7 @@ export function createSync(options: SyncOptions): Sync {
     },
     dataplaneReset(): void {
       pusher.reset();
+      pendingPush.reset();
       queue.kick();
     },
     async idle(): Promise<void> {

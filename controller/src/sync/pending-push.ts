@@ -1,0 +1,42 @@
+// Keeps Lua's pending hosts (pending-hosts.ts, lua/resty_ingress/pending.lua)
+// equal to what the sync computed: the full set is POSTed only when it
+// changed. A push that fails costs the pending hosts only (they wait for
+// their reload, as before): it is logged, never thrown, and sent again on the
+// next sync, so it can hold back neither endpoints nor a reload.
+import type { DynamicPending } from './pending-hosts.ts';
+import { NO_PENDING } from './pending-hosts.ts';
+import type { SyncOptions } from './sync-types.ts';
+
+export interface PendingPush {
+  /** True when `pending` differs from what Lua holds. */
+  changed(pending: DynamicPending): boolean;
+  /** Sends `pending` when it changed; resolves true when it was sent and every worker holds it. */
+  push(pending: DynamicPending): Promise<boolean>;
+  /** NGINX lost its dynamic state: it holds no pending host. */
+  reset(): void;
+}
+
+export function createPendingPush(send: ((pending: DynamicPending) => Promise<void>) | undefined, logger: SyncOptions['logger']): PendingPush {
+  // What Lua holds, as JSON; null = unknown (send again). NGINX starts with none.
+  let held: string | null = JSON.stringify(NO_PENDING);
+  const textOf = (pending: DynamicPending): string => JSON.stringify(pending);
+  return {
+    changed: (pending) => send !== undefined && textOf(pending) !== held,
+    async push(pending): Promise<boolean> {
+      const text = textOf(pending);
+      if (send === undefined || text === held) return false;
+      held = null;
+      try {
+        await send(pending);
+        held = text;
+        return true;
+      } catch (err) {
+        logger.warn({ err, hosts: pending.hosts.length }, 'pending hosts not pushed: new hosts wait for their reload');
+        return false;
+      }
+    },
+    reset(): void {
+      held = null;
+    },
+  };
+}
