@@ -5,11 +5,12 @@ import { controllerScaleBenchmark } from './scale/controller-scale.ts';
 import { propagationBenchmark } from './propagation/propagation.ts';
 import { proxyPathBenchmark } from './proxy/proxy-path.ts';
 import { rollingDeploysBenchmark } from './rolling/rolling-deploys.ts';
+import { churnBenchmark } from './routes/churn.ts';
 import { routeChangeBenchmark } from './routes/route-change.ts';
 import { scaleBenchmark } from './scale/scale.ts';
 import { streamBenchmark } from './stream/stream-balancing.ts';
 
 export const BENCHMARKS: readonly Benchmark[] = [
-  proxyPathBenchmark, externalAuthBenchmark, propagationBenchmark, rollingDeploysBenchmark, routeChangeBenchmark, scaleBenchmark, streamBenchmark,
+  proxyPathBenchmark, externalAuthBenchmark, propagationBenchmark, rollingDeploysBenchmark, routeChangeBenchmark, churnBenchmark, scaleBenchmark, streamBenchmark,
   controllerScaleBenchmark,
 ];
