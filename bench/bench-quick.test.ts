@@ -103,6 +103,18 @@ test('bench --smoke: every benchmark completes and writes well-formed results', 
     assert.equal(rise?.length, 1, 'rolling: one latency goal row');
     assert.deepEqual(rise[0]?.goal, { on: 'value', op: '<', target: 1.5 }, 'rolling: the goal is on the per-round ratio');
     assert.ok(carriesInterval(rise?.[0]), 'rolling: the goal row carries its interval');
+    // Churn: every change timed, reloads counted against changes, NGINX workers found under the controller (one generation at least).
+    const churn = summary.results.find((r) => r.id === 'churn')?.metrics ?? [];
+    const churnRow = (prefix: string): Metric | undefined => churn.find((m) => m.name.startsWith(prefix));
+    assert.deepEqual(churnRow('change → served, p99')?.goal, { on: 'value', op: '<', target: 1000 }, 'churn: the p99 goal');
+    for (const prefix of ['change → served (first 200', '  new plain host', '  new host whose Ingress', '  server-alias added']) {
+      const row = churnRow(prefix);
+      assert.ok(typeof row?.value === 'number' && row.value > 0, `churn: ${prefix} measured (${row?.value})`);
+    }
+    const reloadRow = churnRow('reloads done vs changes');
+    assert.ok(typeof reloadRow?.value === 'number' && reloadRow.value >= 1 && reloadRow.reference === 3, `churn: reloads ${reloadRow?.value} for 3 changes`);
+    const generations = churnRow('NGINX worker generations alive at once')?.value;
+    assert.ok(typeof generations === 'number' && generations >= 1, `churn: worker generations seen (${generations})`);
     assert.match(readFileSync(join(out, 'results.md'), 'utf8'), /^\| bench \| measured \|/);
   } finally {
     rmSync(out, { recursive: true, force: true });

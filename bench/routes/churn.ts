@@ -1,6 +1,7 @@
 // Benchmark: reloads under churn. With N Ingresses live and a saturating load
 // on some of them, one change per second: even changes add an Ingress for a
-// new plain host (served first from Lua, then rendered by a reload), odd
+// new host (plain: served first from Lua, then rendered by a reload; every
+// tenth with annotations: the reload serves it), odd
 // ones add a server-alias to an existing Ingress (a name only a reload can
 // serve). Each change is timed to the first 200 that reflects it; the row
 // shows whether reloads are coalesced (reloads vs changes), how many NGINX
@@ -60,7 +61,8 @@ function withEnv(params: ChurnParams): ChurnParams {
   };
 }
 
-interface Change { readonly kind: 'new host' | 'alias'; readonly host: string; apply(): void }
+/** 'new annotated host': appIngress gives every tenth app annotations, so its host is not plain and waits for the reload. */
+interface Change { readonly kind: 'new host' | 'new annotated host' | 'alias'; readonly host: string; apply(): void }
 
 /** Change k: a new plain-host Ingress (its Service and slice created beforehand), or a server-alias on an existing Ingress. */
 function changeAt(k: number, params: ChurnParams, cluster: LocalCluster, backends: Backends): Change {
@@ -68,7 +70,8 @@ function changeAt(k: number, params: ChurnParams, cluster: LocalCluster, backend
     const app = clusterOn(backends, 1, params.apps + k);
     for (const service of app.services) cluster.api.store.create('services', asJson(service));
     for (const slice of app.endpointSlices) cluster.api.store.create('endpointslices.discovery.k8s.io', asJson(slice));
-    return { kind: 'new host', host: appHost(params.apps + k), apply: () => { for (const ingress of app.ingresses) cluster.api.store.create(INGRESSES, asJson(ingress)); } };
+    const kind = app.ingresses.some((i) => i.metadata?.annotations !== undefined) ? 'new annotated host' : 'new host';
+    return { kind, host: appHost(params.apps + k), apply: () => { for (const ingress of app.ingresses) cluster.api.store.create(INGRESSES, asJson(ingress)); } };
   }
   const target = appName(LOADED_HOSTS + (k % Math.max(1, params.apps - LOADED_HOSTS)));
   return {
@@ -118,6 +121,7 @@ async function runChurn(ctx: BenchContext): Promise<BenchResult> {
     const workers = sampleWorkers(live.pid);
     await sleep(1000);
     const reloadsBefore = live.reloads();
+    const logsBefore = live.logs().length;
     const timed: Promise<number>[] = [];
     let census;
     try {
@@ -147,6 +151,7 @@ async function runChurn(ctx: BenchContext): Promise<BenchResult> {
         metric('change → served, p99', 'ms', all.p99, 1000, 'goal', { on: 'value', op: '<', target: 1000 }),
         metric('change → served, max', 'ms', all.max, 1000, 'goal p99'),
         metric('  new plain host (served first from Lua), p99', 'ms', summarize(of('new host')).p99, 1000, 'goal p99'),
+        metric('  new host whose Ingress has annotations (needs the reload), p99', 'ms', summarize(of('new annotated host')).p99, 1000, 'goal p99'),
         metric('  server-alias added (needs the reload), p99', 'ms', summarize(of('alias')).p99, 1000, 'goal p99'),
         metric('reloads done vs changes (coalescing)', '', reloads, params.changes, 'changes'),
         metric('NGINX worker generations alive at once, max', '', census.generations, null, '—'),
@@ -156,12 +161,13 @@ async function runChurn(ctx: BenchContext): Promise<BenchResult> {
         metric('latency p99 of other traffic during the churn', 'ms', latencyAt(load, 99), null, '—'),
       ],
       notes: [
-        `changes ${params.intervalMs} ms apart, each timed from the API write to the first 200 for its host through NGINX (10 ms probes), not waiting for the previous one; even changes create an Ingress for a new plain host, odd ones add ${ALIAS} to an existing Ingress; each in ms: ${times.map((t) => t.toFixed(0)).join(', ')}`,
+        `changes ${params.intervalMs} ms apart, each timed from the API write to the first 200 for its host through NGINX (10 ms probes), not waiting for the previous one; even changes create an Ingress for a new host (plain, but every tenth app's Ingress carries two annotations: then it waits for the reload), odd ones add ${ALIAS} to an existing Ingress; each in ms: ${times.map((t) => t.toFixed(0)).join(', ')}`,
         `other traffic: wrk, 10 connections over ${hosts.length} existing hosts, no pause, ${Math.round(load.requestsPerSecond)} req/s; errors ${JSON.stringify(load.errors)}; read = an old worker closed an idle keep-alive connection at a reload (see the routes row)`,
         `worker census: /proc every 100 ms (${census.samples} samples), NGINX workers under the controller grouped by start time (a generation = one reload's workers), max ${census.workers} workers at once with 2 worker processes per generation`,
       ],
       distributions: [toDistribution('other traffic during churn', load)],
-      raw: { times, kinds: changes.map((c) => c.kind), reloads, census, load },
+      // The controller's sync and reload lines of the window: where a slow change waited.
+      raw: { times, kinds: changes.map((c) => c.kind), reloads, census, load, controllerLines: live.logs().slice(logsBefore).filter((l) => l.msg === 'sync' || l.msg === 'NGINX reloaded') },
     };
   } finally {
     await controller?.stop();
