@@ -81,19 +81,23 @@ void describe('pendingHosts: which new hosts the catch-all serves before their r
   });
 });
 
-/** A data plane recording pushes and reloads in order; reloads wait for `release()`. */
-function recordingDataplane(): DataplaneControl & { log: string[]; release(): void } {
+/** A data plane recording pushes and reloads in order; reloads wait for `release()` (`release(false)`: NGINX refuses it). */
+function recordingDataplane(): DataplaneControl & { log: string[]; release(ok?: boolean): void } {
   let started = false;
   const log: string[] = [];
-  let release: () => void = () => undefined;
+  let release: (ok: boolean) => void = () => undefined;
   return {
     log,
-    release: () => release(),
+    release: (ok = true) => release(ok),
     started: () => started,
     async start() { started = true; },
     async reload(_conf, version) {
       log.push(`reload ${version} started`);
-      await new Promise<void>((done) => { release = done; });
+      const ok = await new Promise<boolean>((done) => { release = done; });
+      if (!ok) {
+        log.push(`reload ${version} refused`);
+        throw new Error('nginx: [emerg] refused');
+      }
       log.push(`reload ${version} confirmed`);
     },
     async pushBackends() { log.push('backends'); },
@@ -127,6 +131,30 @@ void describe('sync: pending hosts pushed with the reload that renders them, dro
     dp.release();
     await sync.idle();
     assert.deepEqual(dp.log.slice(3), ['reload _+old.test+new.test+*.wild.test confirmed', 'pending []']);
+    await sync.stop();
+  });
+
+  void it('a refused reload withdraws its pending hosts: the last good configuration stays whole', async () => {
+    const dp = recordingDataplane();
+    let state = model([server('old.test')]);
+    const sync = createSync({
+      steps: {
+        snapshot: () => ({ ingresses: [], ingressClasses: [], services: [], endpointSlices: [], secrets: [], configMaps: [] }),
+        build: () => ({ model: state, failures: [] }),
+        render: (m) => ({ conf: 'conf', version: m.servers.map((s) => s.hostname).join('+') }),
+      },
+      dataplane: dp, logger: pino({ level: 'silent' }), minIntervalMs: 0, reloadSettleMs: 0, badConfigHoldMs: 60_000,
+    });
+    sync.kick();
+    await sync.idle();
+    dp.log.length = 0;
+    state = model([server('old.test'), server('new.test')]);
+    sync.kick();
+    for (let i = 0; i < 100 && !dp.log.some((line) => line.endsWith('started')); i++) await new Promise((done) => setTimeout(done, 5));
+    dp.release(false);
+    for (let i = 0; i < 100 && dp.log.at(-1) !== 'pending []'; i++) await new Promise((done) => setTimeout(done, 5));
+    assert.deepEqual(dp.log.filter((line) => line.startsWith('pending') || line.includes('refused')),
+      ['pending [new.test]', 'reload _+old.test+new.test refused', 'pending []']);
     await sync.stop();
   });
 });

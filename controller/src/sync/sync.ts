@@ -13,7 +13,7 @@ import type { BuildResult, Model } from '../model/types.ts';
 import { createDynamicPusher, pushReason } from './dynamic-push.ts';
 import { createIngressIsolation } from './ingress-isolation.ts';
 import { nginxTestNeeded } from './nginx-test-need.ts';
-import { pendingHosts, type DynamicPending } from './pending-hosts.ts';
+import { NO_PENDING, pendingHosts, type DynamicPending } from './pending-hosts.ts';
 import { createPendingPush } from './pending-push.ts';
 import { createSyncQueue } from './queue.ts';
 import { createReloadScheduler, Superseded, type ReloadPlan } from './reload-scheduler.ts';
@@ -70,7 +70,11 @@ export function createSync(options: SyncOptions): Sync {
   // New plain hosts served by the catch-all until the reload that renders them is confirmed (pending-hosts.ts).
   const pendingPush = createPendingPush(dataplane.pushPending?.bind(dataplane), logger);
   let pendingMemo: { running: Model | null; model: Model; pending: DynamicPending } | null = null;
+  // A refused reload keeps the last good configuration whole: no new host goes live through Lua
+  // either until a reload is confirmed again.
+  let reloadRefused = false;
   const pendingOf = (model: Model): DynamicPending => {
+    if (reloadRefused) return NO_PENDING;
     const running = scheduler.running();
     if (pendingMemo?.running !== running || pendingMemo.model !== model) {
       pendingMemo = { running, model, pending: pendingHosts(running, model) };
@@ -92,8 +96,14 @@ export function createSync(options: SyncOptions): Sync {
         if (testNeeded(model)) await dataplane.validateAhead?.(conf, version);
       },
     kick: () => queue.kick(),
-    onReloaded: (model) => hooks.onReloaded?.(model),
-    onReloadFailed: (err, model) => hooks.onReloadFailed?.(err, model),
+    onReloaded: (model) => {
+      reloadRefused = false;
+      hooks.onReloaded?.(model);
+    },
+    onReloadFailed: (err, model) => {
+      reloadRefused = true;
+      hooks.onReloadFailed?.(err, model);
+    },
     logger,
     now,
   });
