@@ -159,6 +159,7 @@ test('session affinity by cookie, without reloads', async (t) => {
       const ready = cluster.pods('fragile').filter((p) => p.state === 'ready');
       return ready.length === 2 ? ready : undefined;
     });
+    const logsBefore = controller.logs().length;
     await cluster.apply([
       manualService('fragile-manual', pods),
       ingressManifest({
@@ -173,7 +174,8 @@ test('session affinity by cookie, without reloads', async (t) => {
       if (got.setCookie !== null) sessions.set(got.pod, got);
       return sessions.size === 2 ? true : undefined;
     }, { timeoutMs: 15_000 });
-    // The new host reloaded once; the changes below must not.
+    // The new host reloaded once (it may answer through Lua before that reload: wait for it); the changes below must not.
+    await controller.waitForReload(logsBefore);
     const reloadsBefore = controller.reloadCount();
     // The pod dies; the Service's endpoints (written by hand) still name it, as before a real controller notices.
     await cluster.kubectlOk(['scale', 'deployment', 'fragile', '--replicas=1']);

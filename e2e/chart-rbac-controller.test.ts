@@ -9,7 +9,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { CHART_DIR, RELEASE, parseManifests, renderChart, runHelm } from './chart-render.ts';
-import { appManifest, ingressManifest, sleep, startCluster, startController, waitFor, waitForResponse, type Cluster, type LogEntry } from './harness/index.ts';
+import { appManifest, ingressManifest, sleep, startCluster, startController, waitFor, waitForResponse, type Cluster, isForbidden } from './harness/index.ts';
 
 const SERVICE_ACCOUNT = `system:serviceaccount:${RELEASE.namespace}:resty-resty-ingress`;
 // The harness picks free ports and a temp prefix: the chart's values for these would collide.
@@ -42,7 +42,7 @@ function read(cluster: Cluster, resource: string, namespace: string, name: strin
 const eventsAbout = (cluster: Cluster, ingress: string, type: string): unknown[] => cluster.api.store.list('events', { namespace: 'default' }).items
   .filter((e) => (e.involvedObject as { name?: string } | undefined)?.name === ingress && e.type === type);
 
-const forbidden = (entry: LogEntry): boolean => /\b403\b|forbidden/i.test(JSON.stringify(entry));
+const forbidden = isForbidden;
 
 void test('serve, status, events and leases with exactly the chart RBAC and never a 403', async (t) => {
   const cluster = await startCluster({ rbac: true });

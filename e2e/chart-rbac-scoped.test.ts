@@ -14,7 +14,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CHART_DIR, RELEASE, runHelm } from './chart-render.ts';
 import { chartControllerArgs } from './chart-controller-args.ts';
-import { appManifest, ingressManifest, request, startCluster, startController, waitFor, waitForResponse, type LogEntry } from './harness/index.ts';
+import { appManifest, ingressManifest, request, startCluster, startController, waitFor, waitForResponse, isForbidden } from './harness/index.ts';
 
 const FULLNAME = 'resty-resty-ingress';
 const SERVICE_ACCOUNT = `system:serviceaccount:${RELEASE.namespace}:${FULLNAME}`;
@@ -31,7 +31,7 @@ const VALUES = [
 ];
 const KB2 = 'x'.repeat(2048);
 
-const forbidden = (entry: LogEntry): boolean => /\b403\b|forbidden/i.test(JSON.stringify(entry));
+const forbidden = isForbidden;
 
 /** What the controller's account may and may not do, through the real kubectl. */
 const ACCESS: { name: string; args: string[]; allowed: boolean }[] = [

@@ -17,7 +17,7 @@ import { connect } from 'node:tls';
 import { test } from 'node:test';
 import { CHART_DIR, RELEASE, runHelm } from './chart-render.ts';
 import { chartControllerArgs } from './chart-controller-args.ts';
-import { appManifest, freePorts, ingressManifest, startCluster, startController, waitFor, type Cluster, type ControllerHandle, type LogEntry } from './harness/index.ts';
+import { appManifest, freePorts, ingressManifest, startCluster, startController, waitFor, type Cluster, type ControllerHandle, isForbidden } from './harness/index.ts';
 
 const FULLNAME = 'resty-resty-ingress';
 const SERVICE = `${FULLNAME}-controller-admission`;
@@ -53,7 +53,7 @@ const servedSerial = (port: number, ca: string): Promise<string> => new Promise(
 
 const serialOf = (pem: string | undefined): string => new X509Certificate(pem ?? '').serialNumber;
 const count = (replicas: readonly ControllerHandle[], msg: string): number => replicas.reduce((n, r) => n + r.logs().filter((e) => e.msg === msg).length, 0);
-const forbidden = (entry: LogEntry): boolean => /\b403\b|forbidden/i.test(JSON.stringify(entry));
+const forbidden = isForbidden;
 
 const invalidIngress = (name: string): string => ingressManifest({
   name, host: 'bad.test', paths: [{ path: '/', service: 'shop' }], annotations: { 'nginx.ingress.kubernetes.io/load-balance': 'fastest' },

@@ -17,7 +17,7 @@ export { request, type HttpResponse, type RequestOptions } from './http.ts';
 export { loadLoop, type LoadOptions, type LoadReport, type LoadSample } from './load.ts';
 export { loadLoopInWorker } from './load-worker.ts';
 export { appManifest, ingressClassManifest, ingressManifest, yamlDocuments, type AppInput, type IngressInput, type IngressPathInput } from './manifests.ts';
-export { collectLogs, parseLogLine, type LogCollector, type LogEntry, type LogMatcher } from './log-collector.ts';
+export { collectLogs, isForbidden, parseLogLine, type LogCollector, type LogEntry, type LogMatcher } from './log-collector.ts';
 export { nginxProcessesOf, listProcesses, mastersOf, signalAll, type ProcessInfo } from './processes.ts';
 export { freePort, freePorts, isPortFree, probeTcp, randomLoopbackPool } from './network.ts';
 export { sleep, waitFor, waitForResponse, runCleanups } from './wait.ts';

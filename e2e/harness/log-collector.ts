@@ -80,3 +80,13 @@ export function collectLogs(streams: readonly Readable[], onEntry?: (entry: LogE
     },
   };
 }
+
+/**
+ * A controller log line about a request the API server refused (RBAC): client-node's error text
+ * (`HTTP-Code: 403`), a status field of 403, or the Status body's `Forbidden`. Not any "403" in
+ * the line: a sync that took 403 ms is not a denial.
+ */
+export function isForbidden(entry: LogEntry): boolean {
+  const text = JSON.stringify(entry);
+  return /forbidden|HTTP-Code: 403\b/i.test(text) || /"(?:code|statusCode|status)":403\b/.test(text);
+}
