@@ -9,11 +9,12 @@
 -- hashes never leave NGINX.
 local cjson_safe = require("cjson.safe")
 local json_body = require("resty_ingress.json_body")
+local validate = require("resty_ingress.validate")
 local shared_dict = require("resty_ingress.shared_dict")
+local unknown_field = validate.unknown_field
 
 local type = type
 local pairs = pairs
-local tostring = tostring
 local str_find = string.find
 local str_format = string.format
 
@@ -35,15 +36,6 @@ local SET_FIELDS = { id = true, type = true, realm = true, users = true }
 local _M = {}
 
 _M.EMPTY = '{"version":0,"sets":[]}'
-
-local function unknown_field(object, known)
-    for name in pairs(object) do
-        if not known[name] then
-            return tostring(name)
-        end
-    end
-    return nil
-end
 
 local function check_users(users, kind, where)
     if type(users) ~= "table" then

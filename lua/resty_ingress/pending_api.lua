@@ -14,9 +14,9 @@
 local cjson_safe = require("cjson.safe")
 local json_body = require("resty_ingress.json_body")
 local validate = require("resty_ingress.validate")
+local unknown_field = validate.unknown_field
 
 local type = type
-local pairs = pairs
 local tostring = tostring
 local concat = table.concat
 local sort = table.sort
@@ -39,15 +39,6 @@ local HOST_FIELDS = { host = true, paths = true }
 local PATH_FIELDS = { path = true, match = true, key = true }
 
 local _M = {}
-
-local function unknown_field(object, known)
-    for name in pairs(object) do
-        if not known[name] then
-            return tostring(name)
-        end
-    end
-    return nil
-end
 
 local function check_path(entry, where)
     if type(entry) ~= "table" then

@@ -15,9 +15,9 @@ local cjson_safe = require("cjson.safe")
 local json_body = require("resty_ingress.json_body")
 local validate = require("resty_ingress.validate")
 local canary = require("resty_ingress.canary")
+local unknown_field = validate.unknown_field
 
 local type = type
-local pairs = pairs
 local tostring = tostring
 local concat = table.concat
 local str_find = string.find
@@ -49,15 +49,6 @@ local CANARY_FIELDS = {
 }
 
 local _M = {}
-
-local function unknown_field(object, known)
-    for name in pairs(object) do
-        if not known[name] then
-            return tostring(name)
-        end
-    end
-    return nil
-end
 
 local function is_integer(value, min, max)
     return type(value) == "number" and value == math_floor(value) and value >= min and value <= max

@@ -52,6 +52,17 @@ local function is_sequence(value)
 end
 _M.is_sequence = is_sequence
 
+-- The first key of `object` that `known` (name -> true) does not list, as text; nil when none.
+-- Configuration bodies are strict: a misspelt field is refused, never ignored.
+function _M.unknown_field(object, known)
+    for name in pairs(object) do
+        if not known[name] then
+            return tostring(name)
+        end
+    end
+    return nil
+end
+
 local function is_name(name)
     return type(name) == "string" and #name > 0 and #name <= MAX_NAME_LEN
            and not str_find(name, "[^A-Za-z0-9._-]")
