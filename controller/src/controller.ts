@@ -220,7 +220,7 @@ export async function startController(opts: ControllerOptions, logger: Logger, r
       pushRoutes: async (routes) => { await postRoutes(luaUrl, routes); },
       pushCredentials: async (credentials) => { await postCredentials(luaUrl, credentials); },
       // New plain hosts the catch-all serves until their reload (sync/pending-hosts.ts).
-      pushPending: async (pending) => { await applyPending(luaUrl, pending); },
+      pushPending: (pending) => applyPending(luaUrl, pending),
       // TCP/UDP endpoints to njs (stream-feed.ts); no socket = NGINX runs no stream {} yet.
       pushStreams: async (streams) => {
         try {

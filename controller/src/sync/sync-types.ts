@@ -73,7 +73,13 @@ export interface DataplaneControl {
    * POST the new plain hosts the catch-all serves until their reload (sync/pending-hosts.ts), the full
    * set, and wait until every worker holds it; after the backends they name. Absent: none is pushed.
    */
-  pushPending?(pending: DynamicPending): Promise<void>;
+  pushPending?(pending: DynamicPending): Promise<PendingPushTiming | void>;
+}
+
+/** Where a pending push's time went (for the sync log line): the POST, then until every worker held the set. */
+export interface PendingPushTiming {
+  readonly postMs: number;
+  readonly workersMs: number;
 }
 
 /** The pure steps, handed in by main. */
@@ -108,6 +114,15 @@ export interface SyncDetail {
   push?: 'full' | 'patch';
   /** New hosts the catch-all serves until this reload (sync/pending-hosts.ts), when the set was pushed; absent otherwise. */
   pending?: number;
+  /** That push: the POST, then until every worker held the set (ms; from the data plane, when it says). */
+  pendingPostMs?: number;
+  pendingWorkersMs?: number;
+  /**
+   * When the first object change this sync carries was seen (the informer's event: epoch ms of `now`), and how
+   * many changes it coalesced; absent for the sync's own kicks (a window closed, a reload ended, a retry).
+   */
+  kickedAt?: number;
+  kicks?: number;
 }
 
 export interface SyncHooks {

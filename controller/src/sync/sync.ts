@@ -157,7 +157,12 @@ export function createSync(options: SyncOptions): Sync {
     if (!dataplane.started()) return start(model, detail, lap, push);
     await push(); // new backends are known before any reload, as always
     // New plain hosts are served now, through the catch-all, while the reload settles and runs.
-    if (pending !== null && await pendingPush.push(pending)) detail.pending = pending.hosts.length;
+    const timing = pending === null ? null : await pendingPush.push(pending);
+    if (pending !== null && timing !== null) {
+      detail.pending = pending.hosts.length;
+      detail.pendingPostMs = timing.postMs;
+      detail.pendingWorkersMs = timing.workersMs;
+    }
     detail.applyMs = lap();
     const plan = scheduler.plan(model);
     detail.renderMs = lap();
@@ -165,15 +170,24 @@ export function createSync(options: SyncOptions): Sync {
     return RESULT_OF_PLAN[plan];
   };
 
+  // The object changes (outside kicks) the next sync carries: when the first was seen, how many.
+  let kicked: { at: number; count: number } | null = null;
   const queue = createSyncQueue(async () => {
     const started = now();
     const detail: SyncDetail = { why: 'no change', changed: [], buildMs: 0, renderMs: 0, applyMs: 0 };
+    if (kicked !== null) {
+      detail.kickedAt = kicked.at;
+      detail.kicks = kicked.count;
+      kicked = null;
+    }
     const result = await syncOnce(detail);
     const ms = now() - started;
     hooks.onSynced?.(result, ms, detail);
     // At most 20 names: one rolling deploy must not make a megabyte log line.
     const line = { result, why: detail.why, changed: detail.changed.slice(0, 20), changedCount: detail.changed.length,
-      ms, buildMs: detail.buildMs, renderMs: detail.renderMs, applyMs: detail.applyMs, push: detail.push, pending: detail.pending };
+      ms, buildMs: detail.buildMs, renderMs: detail.renderMs, applyMs: detail.applyMs, push: detail.push, pending: detail.pending,
+      pendingPostMs: detail.pendingPostMs, pendingWorkersMs: detail.pendingWorkersMs,
+      waitedMs: detail.kickedAt === undefined ? undefined : started - detail.kickedAt, kickedAt: detail.kickedAt, kicks: detail.kicks };
     if (result !== 'skip') logger.info(line, 'sync');
     else logger.debug(line, 'sync');
     pusher.throwDeferred(); // certificates refused: the rest is applied; retried with backoff
@@ -184,6 +198,7 @@ export function createSync(options: SyncOptions): Sync {
 
   return {
     kick(): void {
+      kicked = kicked === null ? { at: now(), count: 1 } : { at: kicked.at, count: kicked.count + 1 };
       builds.invalidate();
       queue.kick();
     },
