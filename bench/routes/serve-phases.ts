@@ -86,5 +86,5 @@ export function describePhases(phase: ServePhases | null): string {
   const ms = (value: number | null): string => (value === null ? 'queued' : value.toFixed(0));
   return `${phase.total.toFixed(0)} ms = informer ${ms(phase.informerMs)} + queue ${ms(phase.queueMs)} + build ${ms(phase.buildMs)}`
     + ` + backends ${ms(phase.backendsMs)} + pending POST ${ms(phase.postMs)} + workers ${ms(phase.workersMs)} + probe ${ms(phase.probeMs)}`
-    + ` (${phase.via}; ${phase.kicks} change${phase.kicks === 1 ? '' : 's'} in the sync)`;
+    + ` (${phase.via}, ${phase.kicks} change${phase.kicks === 1 ? '' : 's'} in the sync)`;
 }

@@ -125,6 +125,8 @@ export async function startController(opts: ControllerOptions, logger: Logger, r
   });
   // Keeps each unchanged Ingress's translation between syncs (model/ingress-translation.ts).
   const builder = createModelBuilder();
+  // The sync's preview of added Ingresses (sync/pending-preview.ts) builds them alone: its own caches.
+  const previewBuilder = createModelBuilder();
   // NGINX's HTTPS listener needs a certificate file before it starts; Lua replaces it per SNI.
   const placeholder = writeSelfSignedDefault(defaultCertificatePaths(opts.nginxPrefix));
   logger.info({ serial: placeholder.serial }, 'self-signed default certificate written');
@@ -197,6 +199,7 @@ export async function startController(opts: ControllerOptions, logger: Logger, r
       // No exclusion is no option: the admission webhook's builds (same builder) then share the routing cache.
       build: (snapshot, exclude) => streamPorts.check(
         builder.build(snapshot, { ...opts, now: Date.now(), exclude: exclude.size > 0 ? exclude : undefined }), sync?.running() ?? null),
+      preview: (snapshot) => previewBuilder.build(snapshot, { ...opts, now: Date.now() }),
       // The proxy-ssl-secret files the conf names exist before any `nginx -t` reads it.
       render: (model) => {
         backendTlsKept = writeBackendTlsFiles(opts.nginxPrefix, model.backendTls, backendTlsKept);

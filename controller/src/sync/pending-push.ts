@@ -12,6 +12,8 @@ export interface PendingPush {
   changed(pending: DynamicPending): boolean;
   /** Sends `pending` when it changed; resolves with its timing when it was sent and every worker holds it, else null. */
   push(pending: DynamicPending): Promise<PendingPushTiming | null>;
+  /** The set Lua holds, or null when unknown (a push failed, or NGINX lost its state). */
+  current(): DynamicPending | null;
   /** NGINX lost its dynamic state: it holds no pending host. */
   reset(): void;
 }
@@ -21,6 +23,7 @@ const UNTIMED: PendingPushTiming = Object.freeze({ postMs: Number.NaN, workersMs
 export function createPendingPush(send: ((pending: DynamicPending) => Promise<PendingPushTiming | void>) | undefined, logger: SyncOptions['logger']): PendingPush {
   // What Lua holds, as JSON; null = unknown (send again). NGINX starts with none.
   let held: string | null = JSON.stringify(NO_PENDING);
+  let heldSet: DynamicPending | null = NO_PENDING;
   const textOf = (pending: DynamicPending): string => JSON.stringify(pending);
   return {
     changed: (pending) => send !== undefined && textOf(pending) !== held,
@@ -28,17 +31,21 @@ export function createPendingPush(send: ((pending: DynamicPending) => Promise<Pe
       const text = textOf(pending);
       if (send === undefined || text === held) return null;
       held = null;
+      heldSet = null;
       try {
         const timing = await send(pending);
         held = text;
+        heldSet = pending;
         return timing ?? UNTIMED;
       } catch (err) {
         logger.warn({ err, hosts: pending.hosts.length }, 'pending hosts not pushed: new hosts wait for their reload');
         return null;
       }
     },
+    current: () => heldSet,
     reset(): void {
       held = null;
+      heldSet = null;
     },
   };
 }

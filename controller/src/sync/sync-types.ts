@@ -88,6 +88,11 @@ export interface SyncSteps {
   /** Builds as if the `exclude` Ingress objects were absent (NGINX refused them). No side effects: see SyncHooks.onBuilt. */
   build(snapshot: Snapshot, exclude: ReadonlySet<V1Ingress>): BuildResult;
   render(model: Model): { conf: string; version: string };
+  /**
+   * Builds a snapshot's model with a builder of its own (never the one `build` uses): the sync previews the
+   * hosts of added Ingresses with it before the full build (pending-preview.ts). Absent: no preview.
+   */
+  preview?(snapshot: Snapshot): BuildResult;
   /** The Ingresses that produced line `line` of `conf`, rendered from `model` (absent: none is known; the sync bisects). */
   owners?(model: Model, conf: string, line: number): readonly IngressRef[];
 }
@@ -114,7 +119,15 @@ export interface SyncDetail {
   push?: 'full' | 'patch';
   /** New hosts the catch-all serves until this reload (sync/pending-hosts.ts), when the set was pushed; absent otherwise. */
   pending?: number;
-  /** That push: the POST, then until every worker held the set (ms; from the data plane, when it says). */
+  /**
+   * New hosts pushed ahead of the full build (preview-push.ts), and that preview's time: in all, the build of
+   * the added Ingresses alone, their backends' push (the pending push's parts are pendingPostMs, pendingWorkersMs).
+   */
+  preview?: number;
+  previewMs?: number;
+  previewBuildMs?: number;
+  previewBackendsMs?: number;
+  /** That push (or the preview's): the POST, then until every worker held the set (ms; from the data plane, when it says). */
   pendingPostMs?: number;
   pendingWorkersMs?: number;
   /**

@@ -9,12 +9,13 @@
 // endpoint-only changes keep flowing while NGINX validates and reloads.
 
 import { decideApply } from '../diff/decide.ts';
-import type { BuildResult, Model } from '../model/types.ts';
+import type { BuildResult, Model, Snapshot } from '../model/types.ts';
 import { createDynamicPusher, pushReason } from './dynamic-push.ts';
 import { createIngressIsolation } from './ingress-isolation.ts';
 import { nginxTestNeeded } from './nginx-test-need.ts';
 import { NO_PENDING, pendingHosts, type DynamicPending } from './pending-hosts.ts';
 import { createPendingPush } from './pending-push.ts';
+import { createPreviewPush } from './preview-push.ts';
 import { createSyncQueue } from './queue.ts';
 import { createReloadScheduler, Superseded, type ReloadPlan } from './reload-scheduler.ts';
 import type { Sync, SyncDetail, SyncOptions, SyncResult } from './sync-types.ts';
@@ -30,12 +31,26 @@ const RESULT_OF_PLAN: Readonly<Record<ReloadPlan, SyncResult>> = {
   started: 'reload',
 };
 
-/** `build` (over a fresh snapshot), run again only after an outside change or an exclusion (invalidate()). */
-function memoizedBuild(build: () => BuildResult): { build(): BuildResult; invalidate(): void } {
-  let last: BuildResult | null = null;
+/**
+ * `build` over a snapshot, run again only after an outside change or an exclusion (invalidate()). Knows the last
+ * build and its snapshot even once invalidated (the preview compares the next snapshot with them).
+ */
+function memoizedBuild(build: (snapshot: Snapshot) => BuildResult, take: () => Snapshot): {
+  stale(): boolean; build(snapshot?: Snapshot): BuildResult; invalidate(): void; last(): { snapshot: Snapshot; model: Model } | null;
+} {
+  let memo: BuildResult | null = null;
+  let last: { snapshot: Snapshot; model: Model } | null = null;
   return {
-    build: () => (last ??= build()),
-    invalidate: () => { last = null; },
+    stale: () => memo === null,
+    build: (snapshot) => {
+      if (memo !== null) return memo;
+      const taken = snapshot ?? take();
+      memo = build(taken);
+      last = { snapshot: taken, model: memo.model };
+      return memo;
+    },
+    invalidate: () => { memo = null; },
+    last: () => last,
   };
 }
 
@@ -60,12 +75,11 @@ export function createSync(options: SyncOptions): Sync {
   });
   // An outside kick (an object changed) builds again; the sync's own kicks (a window closed,
   // a reload ended, a retry) reuse the last build.
-  const builds = memoizedBuild(() => {
-    const snapshot = steps.snapshot();
+  const builds = memoizedBuild((snapshot) => {
     const built = isolation.build(snapshot);
     hooks.onBuilt?.(built, snapshot);
     return built;
-  });
+  }, () => steps.snapshot());
   const pusher = createDynamicPusher(dataplane);
   // New plain hosts served by the catch-all until the reload that renders them is confirmed (pending-hosts.ts).
   const pendingPush = createPendingPush(dataplane.pushPending?.bind(dataplane), logger);
@@ -81,6 +95,11 @@ export function createSync(options: SyncOptions): Sync {
     }
     return pendingMemo.pending;
   };
+  // New plain hosts of added Ingresses go to Lua before the build of the whole model (pending-preview.ts).
+  const preview = createPreviewPush({
+    build: steps.preview?.bind(steps), dataplane, pusher, pendingPush, logger, now,
+    running: () => scheduler.running(), target: () => scheduler.target(), built: () => builds.last()?.model ?? null, refused: () => reloadRefused,
+  });
   const testNeeded = (model: Model): boolean => options.skipNginxTestWhenTrusted !== true || nginxTestNeeded(scheduler.running(), model);
   const scheduler = createReloadScheduler({
     settleMs: options.reloadSettleMs ?? 0,
@@ -128,7 +147,13 @@ export function createSync(options: SyncOptions): Sync {
 
   const syncOnce = async (detail: SyncDetail): Promise<SyncResult> => {
     const lap = stopwatch(now);
-    const { model, failures } = builds.build();
+    // An outside change: its snapshot is previewed first, then built whole.
+    const snapshot = builds.stale() ? steps.snapshot() : undefined;
+    if (snapshot !== undefined) {
+      await preview(builds.last()?.snapshot ?? null, snapshot, detail);
+      lap(); // the preview's time is its own field (previewMs)
+    }
+    const { model, failures } = builds.build(snapshot);
     detail.buildMs = lap();
     hooks.onFailures?.(failures);
     const lost = pusher.lost();
@@ -186,6 +211,7 @@ export function createSync(options: SyncOptions): Sync {
     // At most 20 names: one rolling deploy must not make a megabyte log line.
     const line = { result, why: detail.why, changed: detail.changed.slice(0, 20), changedCount: detail.changed.length,
       ms, buildMs: detail.buildMs, renderMs: detail.renderMs, applyMs: detail.applyMs, push: detail.push, pending: detail.pending,
+      preview: detail.preview, previewMs: detail.previewMs, previewBuildMs: detail.previewBuildMs, previewBackendsMs: detail.previewBackendsMs,
       pendingPostMs: detail.pendingPostMs, pendingWorkersMs: detail.pendingWorkersMs,
       waitedMs: detail.kickedAt === undefined ? undefined : started - detail.kickedAt, kickedAt: detail.kickedAt, kicks: detail.kicks };
     if (result !== 'skip') logger.info(line, 'sync');
