@@ -147,6 +147,46 @@ void describe('sync: the hosts of added Ingresses reach Lua before the build of 
     ]);
   });
 
+  void it('an object change while the preview pushes is built by the next sync (the snapshot taken before it is not kept)', async () => {
+    const log: string[] = [];
+    const dp = recordingDataplane(log);
+    let state = snapshot([ingress('old.test')]);
+    const toModel = (s: Snapshot): Model => model(s.ingresses.map(hostOf));
+    let changed = false;
+    const sync = createSync({
+      steps: {
+        snapshot: () => state,
+        build: (s) => { log.push(`build [${s.ingresses.map(hostOf).join(',')}]`); return { model: toModel(s), failures: [] }; },
+        preview: (s) => ({ model: toModel(s), failures: [] }),
+        render: (m) => ({ conf: 'conf', version: m.servers.map((s) => s.hostname).join('+') }),
+      },
+      dataplane: {
+        ...dp,
+        async patchBackends(patch) {
+          await dp.patchBackends?.(patch);
+          if (changed) return;
+          changed = true; // the informer delivers another Ingress while the preview waits for Lua
+          state = snapshot([...state.ingresses, ingress('later.test')], state);
+          sync.kick();
+        },
+      },
+      logger: pino({ level: 'silent' }), minIntervalMs: 0, reloadSettleMs: 0,
+    });
+    sync.kick();
+    await sync.idle();
+    state = snapshot([...state.ingresses, ingress('new.test')], state);
+    sync.kick();
+    for (let i = 0; i < 200 && !log.some((line) => line.includes('later.test') && line.endsWith('started')); i++) {
+      dp.release();
+      await new Promise((done) => setTimeout(done, 5));
+    }
+    dp.release();
+    await sync.idle();
+    await sync.stop();
+    assert.ok(log.includes('build [old.test,new.test,later.test]'), log.join('\n'));
+    assert.ok(log.some((line) => line.includes('+later.test') && line.endsWith('confirmed')), log.join('\n'));
+  });
+
   void it('without a preview step the order is as before', async () => {
     assert.deepEqual((await run((s) => snapshot([...s.ingresses, ingress('new.test')], s), false)).slice(0, 3), [
       'build [old.test,new.test]', 'backends patch [be-new.test]', 'pending [new.test]',

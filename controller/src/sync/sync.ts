@@ -33,25 +33,38 @@ const RESULT_OF_PLAN: Readonly<Record<ReloadPlan, SyncResult>> = {
 
 /**
  * `build` over a snapshot, run again only after an outside change or an exclusion (invalidate()). Knows the last
- * build and its snapshot even once invalidated (the preview compares the next snapshot with them).
+ * build and its snapshot even once invalidated (the preview compares the next snapshot with them). A snapshot
+ * taken before an invalidate() is built but not kept: the sync may await between taking and building it.
  */
 function memoizedBuild(build: (snapshot: Snapshot) => BuildResult, take: () => Snapshot): {
-  stale(): boolean; build(snapshot?: Snapshot): BuildResult; invalidate(): void; last(): { snapshot: Snapshot; model: Model } | null;
+  stale(): boolean; take(): Taken; build(taken?: Taken): BuildResult; invalidate(): void; last(): { snapshot: Snapshot; model: Model } | null;
 } {
   let memo: BuildResult | null = null;
   let last: { snapshot: Snapshot; model: Model } | null = null;
+  let generation = 0;
   return {
     stale: () => memo === null,
-    build: (snapshot) => {
+    take: () => ({ snapshot: take(), generation }),
+    build: (taken) => {
       if (memo !== null) return memo;
-      const taken = snapshot ?? take();
-      memo = build(taken);
-      last = { snapshot: taken, model: memo.model };
-      return memo;
+      const { snapshot, generation: takenIn } = taken ?? { snapshot: take(), generation };
+      const result = build(snapshot);
+      last = { snapshot, model: result.model };
+      if (takenIn === generation) memo = result;
+      return result;
     },
-    invalidate: () => { memo = null; },
+    invalidate: () => {
+      memo = null;
+      generation++;
+    },
     last: () => last,
   };
+}
+
+/** A snapshot and the memo generation it was taken in. */
+interface Taken {
+  readonly snapshot: Snapshot;
+  readonly generation: number;
 }
 
 /** Milliseconds since the previous lap (or since it was made). */
@@ -148,12 +161,12 @@ export function createSync(options: SyncOptions): Sync {
   const syncOnce = async (detail: SyncDetail): Promise<SyncResult> => {
     const lap = stopwatch(now);
     // An outside change: its snapshot is previewed first, then built whole.
-    const snapshot = builds.stale() ? steps.snapshot() : undefined;
-    if (snapshot !== undefined) {
-      await preview(builds.last()?.snapshot ?? null, snapshot, detail);
+    const taken = builds.stale() ? builds.take() : undefined;
+    if (taken !== undefined) {
+      await preview(builds.last()?.snapshot ?? null, taken.snapshot, detail);
       lap(); // the preview's time is its own field (previewMs)
     }
-    const { model, failures } = builds.build(snapshot);
+    const { model, failures } = builds.build(taken);
     detail.buildMs = lap();
     hooks.onFailures?.(failures);
     const lost = pusher.lost();
