@@ -11,7 +11,7 @@ import type { ControllerOptions } from './cli/index.ts';
 import { createApiAvailability, createStore, loadKubeConfig, parseObjectRef, type Store } from './kube/index.ts';
 import { createModelBuilder } from './model/index.ts';
 import {
-  applyBackends, applyPatch, createNginx, findDataplane, getStatus, NginxConfigError, NginxError, nginxProblems, NginxNotRunningError, problemText, repoRoot,
+  applyBackends, applyPatch, createNginx, patchBackends, findDataplane, getStatus, NginxConfigError, NginxError, nginxProblems, NginxNotRunningError, problemText, repoRoot,
   type NginxManager,
 } from './nginx/index.ts';
 import { createConfigRenderer, defaultCertificatePaths, ownersOfLine } from './render/index.ts';
@@ -217,7 +217,7 @@ export async function startController(opts: ControllerOptions, logger: Logger, r
       validate: (conf) => nginx.validate(conf).catch(throwAsRefusal),
       // Applied = every live worker holds it, not just Lua's store (lua-client.ts, waitForWorkers).
       pushBackends: async (backends) => { await applyBackends(luaUrl, backends); },
-      patchBackends: async (patch) => { await applyPatch(luaUrl, patch); },
+      patchBackends: async (patch, options) => { await (options?.stored === true ? patchBackends(luaUrl, patch) : applyPatch(luaUrl, patch)); },
       // Only what changed, in PATCHes far below the endpoint's body limit (certificate-push.ts).
       pushCertificates: async (certificates) => { await certificatePusher.push(certificates); },
       pushRoutes: async (routes) => { await postRoutes(luaUrl, routes); },

@@ -99,7 +99,7 @@ function recordingDataplane(log: string[]): DataplaneControl & { release(): void
       log.push(`reload ${version} confirmed`);
     },
     async pushBackends() { log.push('backends (full)'); },
-    async patchBackends(patch) { log.push(`backends patch [${patch.set.map((b) => b.name).join(',')}]`); },
+    async patchBackends(patch, options) { log.push(`backends patch [${patch.set.map((b) => b.name).join(',')}]${options?.stored === true ? ' stored' : ''}`); },
     async pushCertificates() { /* not recorded */ },
     async pushRoutes() { /* not recorded */ },
     async pushPending(pending) { log.push(`pending [${pending.hosts.map((h) => h.host).join(',')}]`); },
@@ -133,9 +133,9 @@ void describe('sync: the hosts of added Ingresses reach Lua before the build of 
     return log;
   };
 
-  void it('an added plain Ingress: its backend, then its host, then the full build (which pushes nothing more for it)', async () => {
+  void it('an added plain Ingress: its backend (stored: the pending push waits for both), its host, then the full build (which pushes nothing more for it)', async () => {
     assert.deepEqual(await run((s) => snapshot([...s.ingresses, ingress('new.test')], s)), [
-      'backends patch [be-new.test]', 'pending [new.test]', 'build [old.test,new.test]', 'reload _+old.test+new.test started',
+      'backends patch [be-new.test] stored', 'pending [new.test]', 'build [old.test,new.test]', 'reload _+old.test+new.test started',
       'reload _+old.test+new.test confirmed', 'pending []',
     ]);
   });
@@ -162,8 +162,8 @@ void describe('sync: the hosts of added Ingresses reach Lua before the build of 
       },
       dataplane: {
         ...dp,
-        async patchBackends(patch) {
-          await dp.patchBackends?.(patch);
+        async patchBackends(patch, options) {
+          await dp.patchBackends?.(patch, options);
           if (changed) return;
           changed = true; // the informer delivers another Ingress while the preview waits for Lua
           state = snapshot([...state.ingresses, ingress('later.test')], state);

@@ -58,7 +58,9 @@ export function createPreviewPush(options: PreviewPushOptions): PreviewPush {
     const previewed = now();
     if (preview.backends.length > 0) {
       try {
-        await dataplane.patchBackends({ set: preview.backends.map(toDynamicBackend), remove: [] });
+        // Stored is enough: workers apply the backends before the pending hosts of a later version
+        // (worker.lua), and the pending push below waits until every worker holds that version.
+        await dataplane.patchBackends({ set: preview.backends.map(toDynamicBackend), remove: [] }, { stored: true });
       } catch (err) {
         pusher.reset(); // unknown: the sync's push sends the full set
         logger.warn({ err, hosts: preview.hosts }, 'backends of new hosts not pushed ahead: they wait for the sync\'s build');

@@ -55,8 +55,10 @@ export interface DataplaneControl {
   /**
    * PATCH only what changed since the state last pushed (absent: every push
    * is a full POST). Used only while that state is known to be in Lua.
+   * Resolves once every worker holds it; `stored`: once Lua stored it (a push
+   * right after it, whose own wait covers both, follows: pending hosts).
    */
-  patchBackends?(patch: BackendPatch): Promise<void>;
+  patchBackends?(patch: BackendPatch, options?: { readonly stored: boolean }): Promise<void>;
   /** POST every certificate and the host map to Lua (only when they changed or Lua lost them). */
   pushCertificates(certificates: DynamicCertificates): Promise<void>;
   /** POST every route policy (canary splits) to Lua (only when they changed or Lua lost them); after the backends they name. */
