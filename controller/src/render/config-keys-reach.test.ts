@@ -22,7 +22,7 @@ import type { BuildResult } from '../model/types.ts';
 import { createConfigRenderer } from './render-config.ts';
 import { goldenOptions } from './testdata/model-fixtures.ts';
 
-/** Keys another key must enable before they do anything (matched by name prefix). */
+/** Keys another key must enable before they do anything (matched by name prefix, the longest wins). */
 const CONTEXT: Readonly<Record<string, Readonly<Record<string, string>>>> = {
   'gzip-': { 'use-gzip': 'true' },
   'proxy-real-ip-cidr': { 'use-forwarded-headers': 'true' },
@@ -31,6 +31,12 @@ const CONTEXT: Readonly<Record<string, Readonly<Record<string, string>>>> = {
   'no-auth-locations': { 'global-auth-url': 'http://auth.example/verify' },
   'allow-snippet-annotations': { 'annotations-risk-level': 'Critical' },
   'annotations-risk-level': { 'allow-snippet-annotations': 'true' },
+  'disable-proxy-intercept-errors': { 'custom-http-errors': '404' },
+  'global-auth-cache-duration': { 'global-auth-url': 'http://auth.example/verify', 'global-auth-cache-key': '$remote_user' },
+  'global-auth-signin-redirect-param': { 'global-auth-url': 'http://auth.example/verify', 'global-auth-signin': 'https://login.example/start' },
+  'proxy-protocol-header-timeout': { 'use-proxy-protocol': 'true' },
+  'proxy-redirect-from': { 'proxy-redirect-to': 'https://public.example/' },
+  'proxy-redirect-to': { 'proxy-redirect-from': 'http://internal.example/' },
 };
 
 /** Keys that accept nothing but their default, and why (the catalogue says so too). */
@@ -40,20 +46,24 @@ const DEFAULT_ONLY: Readonly<Record<string, string>> = {
 };
 
 /** Values the generators may not draw, each meaningful for some key. */
-const EXTRA_VALUES = ['true', 'Critical', 'probeword', 'ingress/custom-headers', 'ingress/response-headers', '30s', 'msie6'];
+const EXTRA_VALUES = ['true', 'Critical', 'probeword', 'ingress/custom-headers', 'ingress/response-headers', '30s', 'msie6', '/'];
 
 /**
- * One plain Ingress (Service with a ClusterIP, one endpoint), a TCP service, the header
+ * One rate-limited Ingress (Service with a ClusterIP, one endpoint), a TCP and a UDP service, the header
  * ConfigMaps, and a probe Ingress that asks for what only the builder decides: a snippet, a
  * word of the blocklist, FastCGI parameters from another namespace.
  */
 function build(data: Readonly<Record<string, string>>, passthrough: boolean): BuildResult {
   const web = service('web', [{ port: 80 }]);
+  const dns = service('dns', [{ port: 53 }]);
   const maps: V1ConfigMap[] = [configMap({ ...data }), configMap({ 'X-Custom': 'on' }, 'custom-headers'), configMap({ 'X-Response': 'on' }, 'response-headers'),
-    configMap({ 9000: 'default/web:80' }, 'tcp'), configMap({ SCRIPT_FILENAME: '/app/index.php' }, 'params', 'other')];
+    configMap({ 9000: 'default/web:80' }, 'tcp'), configMap({ 5353: 'default/dns:53' }, 'udp'), configMap({ SCRIPT_FILENAME: '/app/index.php' }, 'params', 'other')];
   return buildModel(snapshot({
     ingresses: [
-      ingress('app', { rules: [rule('a.example', path('/', svc('web', 80)))], annotations: passthrough ? { [ann('ssl-passthrough')]: 'true' } : {} }),
+      ingress('app', {
+        rules: [rule('a.example', path('/', svc('web', 80)))],
+        annotations: { [ann('limit-rps')]: '5', [ann('limit-connections')]: '5', ...passthrough ? { [ann('ssl-passthrough')]: 'true' } : {} },
+      }),
       ingress('probe', {
         rules: [rule('probe.example', path('/', svc('web', 80)))],
         annotations: { [ann('configuration-snippet')]: 'add_header X-Probe "probeword";' },
@@ -63,10 +73,11 @@ function build(data: Readonly<Record<string, string>>, passthrough: boolean): Bu
         annotations: { [ann('backend-protocol')]: 'FCGI', [ann('fastcgi-params-configmap')]: 'other/params' },
       }),
     ],
-    services: [{ ...web, spec: { ...web.spec, clusterIP: '10.96.0.5' } }],
-    endpointSlices: [slice('web-1', 'web', [{ port: 80 }], [{ addresses: ['10.0.0.1'] }])],
+    services: [{ ...web, spec: { ...web.spec, clusterIP: '10.96.0.5' } }, { ...dns, spec: { ...dns.spec, ports: [{ port: 53, protocol: 'UDP' }] } }],
+    endpointSlices: [slice('web-1', 'web', [{ port: 80 }], [{ addresses: ['10.0.0.1'] }]),
+      { ...slice('dns-1', 'dns', [], [{ addresses: ['10.0.1.1'] }]), ports: [{ port: 53, protocol: 'UDP' }] }],
     configMaps: maps,
-  }), options({ configMap: 'ingress/resty-ingress', tcpServicesConfigMap: 'ingress/tcp', enableSslPassthrough: passthrough }));
+  }), options({ configMap: 'ingress/resty-ingress', tcpServicesConfigMap: 'ingress/tcp', udpServicesConfigMap: 'ingress/udp', enableSslPassthrough: passthrough }));
 }
 
 /** What the controller does with a build, the settings left out (every key changes those by construction). */
@@ -80,7 +91,11 @@ const SUPPORTED = buildCatalogue().configKeys.filter((entry) => entry.status ===
 void describe('every supported ConfigMap key reaches what the controller does', () => {
   const renderer = createConfigRenderer(goldenOptions());
   const passthroughRenderer = createConfigRenderer({ ...goldenOptions(), sslPassthrough: true });
-  const render = (result: BuildResult): string => (result.model.sslPassthrough === undefined ? renderer : passthroughRenderer).render(result.model).conf;
+  // The config version hashes the whole view, settings included: it is left out, or every key would count.
+  const render = (result: BuildResult): string => {
+    const { conf, version } = (result.model.sslPassthrough === undefined ? renderer : passthroughRenderer).render(result.model);
+    return conf.replaceAll(version, '<version>');
+  };
 
   it('the catalogue has supported keys to check', () => {
     assert.ok(SUPPORTED.length > 100, `${SUPPORTED.length} supported keys`);
@@ -88,7 +103,8 @@ void describe('every supported ConfigMap key reaches what the controller does', 
 
   for (const name of SUPPORTED) {
     void it(name, () => {
-      const context = Object.entries(CONTEXT).find(([prefix]) => name.startsWith(prefix))?.[1] ?? {};
+      // The longest matching prefix: global-auth-cache-duration's own context, not global-auth-'s.
+      const context = Object.entries(CONTEXT).filter(([prefix]) => name.startsWith(prefix)).sort(([a], [b]) => b.length - a.length)[0]?.[1] ?? {};
       // proxy-protocol-header-timeout bounds the PROXY header read by the SSL-passthrough proxy only, as in ingress-nginx.
       const passthrough = name === 'proxy-protocol-header-timeout';
       const base = effect(build(context, passthrough), render);
