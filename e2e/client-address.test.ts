@@ -11,6 +11,7 @@
 //   from the trusted peer and not from another, rate limits count it; the client's
 //   X-Forwarded-Proto/-Port/-Host, the HTTPS redirect going to that host (without its port);
 // - enable-real-ip alone: the address, not the other forwarded headers;
+// - forwarded-for-header: the address from the header it names;
 // - use-proxy-protocol: curl --haproxy-protocol (v1) on both listeners, and a PROXY header (v1
 //   and the binary v2) naming another address, which the allow list then sees, only from a
 //   trusted peer;
@@ -193,6 +194,17 @@ test('client address and the headers a backend receives', async (t) => {
     assert.equal(res.headers['x-forwarded-for'], FORWARDED, 'the address alone: compute-full-forwarded-for needs use-forwarded-headers');
     assert.equal(res.headers['x-forwarded-proto'], 'http');
     assert.equal(res.headers['x-forwarded-host'], HOST);
+  });
+
+  await t.test('forwarded-for-header: the address comes from the header it names (a CDN\'s), X-Forwarded-For is then ignored', async () => {
+    await configure({ 'use-forwarded-headers': 'true', 'proxy-real-ip-cidr': '127.0.0.2', 'forwarded-for-header': 'CF-Connecting-IP' },
+      'the address read from CF-Connecting-IP', async () => (await curl(http, HOST, { from: '127.0.0.2', headers: { 'CF-Connecting-IP': FORWARDED } })).headers['x-real-ip'] === FORWARDED);
+    assert.equal((await curl(http, ACL_HOST, { from: '127.0.0.2', headers: { 'CF-Connecting-IP': FORWARDED } })).status, 200);
+    assert.equal((await curl(http, ACL_HOST, { from: '127.0.0.2', headers: { 'X-Forwarded-For': FORWARDED } })).status, 403, 'X-Forwarded-For no longer names the client');
+    assert.equal((await curl(http, ACL_HOST, { from: '127.0.0.1', headers: { 'CF-Connecting-IP': FORWARDED } })).status, 403, 'an untrusted peer');
+    const res = await curl(http, HOST, { from: '127.0.0.2', headers: { 'CF-Connecting-IP': FORWARDED, 'X-Forwarded-For': '6.6.6.6' } });
+    assert.equal(res.headers['x-forwarded-for'], FORWARDED);
+    assert.equal(res.headers['x-original-forwarded-for'], FORWARDED, 'ingress-nginx sends the named header on as X-Original-Forwarded-For');
   });
 
   await t.test('use-forwarded-headers with use-proxy-protocol: refused aloud, the defaults serve', async () => {
