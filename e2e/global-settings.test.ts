@@ -2,6 +2,8 @@
 // kubectl re-renders NGINX (HSTS max-age, redirect code) — and the HTTPS
 // listener negotiates HTTP/2. ssl-session-ticket-key: the controller writes the
 // key file, and a session ticket outlives a reload (NGINX's own keys do not).
+// ssl-dh-param: a Secret's dhparam.pem lets a client that offers only a DHE
+// cipher connect.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -106,5 +108,20 @@ test('the ConfigMap re-renders NGINX when edited; HTTPS speaks HTTP/2', async (t
     const files = readdirSync(dir);
     assert.equal(files.length, 1, files.join(' '));
     assert.deepEqual(readFileSync(join(dir, files[0]!)), key);
+  });
+
+  await t.test('ssl-dh-param: the Secret\'s dhparam.pem lets a DHE-only client in; a missing Secret is reported', async () => {
+    const dheOnly = async (): Promise<string> => (await run('curl', ['-sk', '--tls-max', '1.2', '--ciphers', 'DHE-RSA-AES128-GCM-SHA256', '--resolve', `site.test:${port}:127.0.0.1`,
+      '-o', '/dev/null', '-w', '%{http_code}', `https://site.test:${port}/`]).catch((error: { code?: number }) => ({ stdout: `curl exit ${error.code}` }))).stdout;
+    assert.match(await dheOnly(), /^curl exit /u, 'no parameters: no DHE cipher');
+    const from = controller.logs().length;
+    await cluster.apply(configMap({ 'ssl-dh-param': 'default/dhparam' }));
+    await controller.waitForLog((l) => JSON.stringify(l).includes('Secret default/dhparam: not found'), { timeoutMs: 10_000, from });
+    const pem = readFileSync(new URL('../controller/src/model/testdata/ffdhe2048.pem', import.meta.url));
+    await cluster.apply(yamlDocuments([{ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'dhparam', namespace: 'default' }, data: { 'dhparam.pem': pem.toString('base64') } }]));
+    await waitFor('a DHE-only client served', async () => (await dheOnly()) === '200' || undefined, { timeoutMs: 15_000 });
+    const files = readdirSync(join(controller.prefix, 'tls-session')).filter((name) => name.startsWith('dhparam-'));
+    assert.equal(files.length, 1, files.join(' '));
+    assert.equal(readFileSync(join(controller.prefix, 'tls-session', files[0]!), 'utf8'), pem.toString('utf8'));
   });
 });

@@ -1,6 +1,6 @@
-// Writes the ssl-session-ticket-key file the rendered nginx.conf names
-// (model/tls-session-files.ts) before NGINX reads it: `nginx -t` and the reload
-// load it. As the proxy-ssl-secret files (backend-tls-files.ts): the folder is
+// Writes the ssl-session-ticket-key and ssl-dh-param files the rendered
+// nginx.conf names (model/tls-session-files.ts) before NGINX reads them: `nginx
+// -t` and the reload load them. As the proxy-ssl-secret files (backend-tls-files.ts): the folder is
 // 0700 and the file 0600, owned by the controller's user, which runs the NGINX
 // master that reads it; named by fingerprint and written atomically; a file no
 // model of the last two writes names is removed (the running configuration may
@@ -8,22 +8,22 @@
 
 import { chmodSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { ticketKeyFile, tlsSessionDir } from '../model/tls-session-files.ts';
+import { tlsSessionDir, tlsSessionFiles } from '../model/tls-session-files.ts';
 import type { TlsSessionSettings } from '../model/types.ts';
 
-/** Writes the ticket key file of `settings` under `prefix`; returns the names written, to keep on the next call. */
-export function writeTlsSessionFiles(prefix: string, settings: Pick<TlsSessionSettings, 'ticketKey'> | undefined, keep: ReadonlySet<string> = new Set()): Set<string> {
+/** Writes the files of `settings` under `prefix`; returns the names written, to keep on the next call. */
+export function writeTlsSessionFiles(prefix: string, settings: Pick<TlsSessionSettings, 'ticketKey' | 'dhParam'> | undefined, keep: ReadonlySet<string> = new Set()): Set<string> {
   const dir = tlsSessionDir(prefix);
-  const file = ticketKeyFile(prefix, settings);
+  const files = tlsSessionFiles(prefix, settings);
   const written = new Set<string>();
-  if (file === null && keep.size === 0) {
+  if (files.length === 0 && keep.size === 0) {
     rmSync(dir, { recursive: true, force: true });
     return written;
   }
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   chmodSync(dir, 0o700);
   const present = new Set(readdirSync(dir));
-  if (file !== null) {
+  for (const file of files) {
     const name = basename(file.path);
     written.add(name);
     if (!present.has(name)) {

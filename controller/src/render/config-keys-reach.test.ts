@@ -11,6 +11,7 @@
 // (gzip-level needs use-gzip) gets that key in its context. The two keys that
 // accept only their default are listed with the reason, and checked to be so.
 import { strict as assert } from 'node:assert';
+import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import type { V1ConfigMap } from '@kubernetes/client-node';
@@ -45,12 +46,16 @@ const DEFAULT_ONLY: Readonly<Record<string, string>> = {
   'strict-validate-path-type': 'the safeguard cannot be turned off: only "true" is accepted',
 };
 
+/** A Secret with DH parameters, for ssl-dh-param (RFC 7919's public ffdhe2048 group). */
+const DH_SECRET = { metadata: { namespace: 'ingress', name: 'dhparam' },
+  data: { 'dhparam.pem': readFileSync(new URL('../model/testdata/ffdhe2048.pem', import.meta.url)).toString('base64') } };
+
 /** Values the generators may not draw, each meaningful for some key. */
-const EXTRA_VALUES = ['true', 'Critical', 'probeword', 'ingress/custom-headers', 'ingress/response-headers', '30s', 'msie6', '/'];
+const EXTRA_VALUES = ['true', 'Critical', 'probeword', 'ingress/custom-headers', 'ingress/response-headers', '30s', 'msie6', '/', 'ingress/dhparam'];
 
 /**
  * One rate-limited Ingress (Service with a ClusterIP, one endpoint), a TCP and a UDP service, the header
- * ConfigMaps, and a probe Ingress that asks for what only the builder decides: a snippet, a
+ * ConfigMaps, a Secret with DH parameters, and a probe Ingress that asks for what only the builder decides: a snippet, a
  * word of the blocklist, FastCGI parameters from another namespace.
  */
 function build(data: Readonly<Record<string, string>>, passthrough: boolean): BuildResult {
@@ -77,6 +82,7 @@ function build(data: Readonly<Record<string, string>>, passthrough: boolean): Bu
     endpointSlices: [slice('web-1', 'web', [{ port: 80 }], [{ addresses: ['10.0.0.1'] }]),
       { ...slice('dns-1', 'dns', [], [{ addresses: ['10.0.1.1'] }]), ports: [{ port: 53, protocol: 'UDP' }] }],
     configMaps: maps,
+    secrets: [DH_SECRET],
   }), options({ configMap: 'ingress/resty-ingress', tcpServicesConfigMap: 'ingress/tcp', udpServicesConfigMap: 'ingress/udp', enableSslPassthrough: passthrough }));
 }
 

@@ -7,7 +7,8 @@
 
 import type { AccessLogSettings, GzipSettings, HashSizeSettings, Http2Settings, Model, TlsSessionSettings, WorkerSettings } from '../model/types.ts';
 import { parseTicketKey } from '../model/features/tls-session.ts';
-import { ticketKeyFile } from '../model/tls-session-files.ts';
+import { readDhParams } from '../model/dh-params.ts';
+import { dhParamFile, ticketKeyFile } from '../model/tls-session-files.ts';
 import { RenderError } from './nginx-values.ts';
 import type { ErrorLogLevel, ResolvedRenderOptions } from './render-options.ts';
 
@@ -30,6 +31,8 @@ export interface HttpTuningView {
   readonly tlsSession: TlsSessionSettings;
   /** ssl-session-ticket-key: the file the controller writes (model/tls-session-files.ts), or null. */
   readonly ticketKeyPath: string | null;
+  /** ssl-dh-param: the parameters' file the controller writes, or null. */
+  readonly dhParamPath: string | null;
 }
 
 export interface MainView {
@@ -83,6 +86,14 @@ function ticketKeyPathOf(tlsSession: TlsSessionSettings, prefix: string): string
   return ticketKeyFile(prefix, tlsSession)?.path ?? null;
 }
 
+/** The DH parameters' file path; parameters the model did not rebuild from validated numbers stop the render. */
+function dhParamPathOf(tlsSession: TlsSessionSettings, prefix: string): string | null {
+  const pem = tlsSession.dhParam;
+  if (pem === undefined || pem === null) return null;
+  if (typeof pem !== 'string' || !readDhParams(pem).ok) throw new RenderError('UnsafeValue', 'model: settings.tlsSession.dhParam is not valid DH parameters');
+  return dhParamFile(prefix, tlsSession)?.path ?? null;
+}
+
 /** The http-level view of `model`'s settings (`prefix`: where the ticket key file is). */
 export function httpTuningView(model: Model, prefix: string): HttpTuningView {
   const gzip = required<GzipSettings>(model.settings?.gzip, 'gzip');
@@ -102,6 +113,7 @@ export function httpTuningView(model: Model, prefix: string): HttpTuningView {
     skipUrls: accessLog.skipUrls ?? [],
     tlsSession,
     ticketKeyPath: ticketKeyPathOf(tlsSession, prefix),
+    dhParamPath: dhParamPathOf(tlsSession, prefix),
   };
 }
 

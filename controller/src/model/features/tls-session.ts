@@ -4,13 +4,14 @@
 // ssl-reject-handshake, in the catch-all server (tls-default-server.njk), and
 // ssl-session-ticket-key, whose keys the controller writes to a file NGINX reads
 // (model/tls-session-files.ts), so that replicas sharing the ConfigMap resume
-// each other's tickets. ssl-dh-param needs a Secret's file: not supported
-// (catalogued).
+// each other's tickets, and ssl-dh-param, the Secret whose dhparam.pem the build
+// reads (model/dh-params.ts) and the controller writes beside it.
 
 import { createSecureContext } from 'node:tls';
 import { accept, refuse, type Checked } from '../checked.ts';
 import type { TlsSessionSettings } from '../types.ts';
 import { defineFeature, field } from './feature.ts';
+import { parseObjectReference } from './object-ref.ts';
 import { parseBoolean } from './values.ts';
 
 const SIZE_SCALE: Readonly<Record<string, number>> = Object.freeze({ '': 1, k: 1024, m: 1024 ** 2 });
@@ -53,6 +54,11 @@ export function parseTicketKey(value: string): Checked<string | null> {
   return bytes === 48 || bytes === 80 ? accept(text) : refuse(`expected the base64 of 48 or 80 bytes, got ${bytes} bytes`);
 }
 
+/** ssl-dh-param: `namespace/name` of a Secret (ingress-nginx looks it up by that key); empty: none. */
+function parseDhParamSecret(value: string): Checked<string | null> {
+  return value.trim() === '' ? accept(null) : parseObjectReference(value, false);
+}
+
 /** True when OpenSSL (Node's, the same 3.x family as NGINX's) knows every curve of `list`. */
 function opensslKnowsCurves(list: string): boolean {
   try {
@@ -75,7 +81,7 @@ export const tlsSessionFeature = defineFeature({
   title: 'TLS sessions',
   doc: 'TLS session cache and tickets, record buffer size, key-exchange curves, TLS 1.3 early data and refusing unknown host names on the HTTPS listener (ConfigMap only).',
   output: { kind: 'global' },
-  defaults: { cache: true, cacheSize: '10m', timeout: '10m', tickets: false, bufferSize: '4k', ecdhCurve: 'auto', earlyData: false, rejectHandshake: false, ticketKey: null },
+  defaults: { cache: true, cacheSize: '10m', timeout: '10m', tickets: false, bufferSize: '4k', ecdhCurve: 'auto', earlyData: false, rejectHandshake: false, ticketKey: null, dhParamSecret: null, dhParam: null },
   keys: [
     field<TlsSessionSettings, 'cache'>('cache', parseBoolean, { configKey: 'ssl-session-cache', defaultText: 'true', doc: 'A session cache shared by the workers.' }),
     field<TlsSessionSettings, 'cacheSize'>('cacheSize', parseCacheSize, { configKey: 'ssl-session-cache-size', defaultText: '10m', doc: 'Size of the session cache (about 4000 sessions per megabyte).' }),
@@ -89,6 +95,12 @@ export const tlsSessionFeature = defineFeature({
       doc: 'The keys that encrypt session tickets (ssl_session_ticket_key), base64 of 48 or 80 random bytes: replicas with the same key resume each other\'s tickets.',
       difference: 'a key of another size keeps the default (ingress-nginx writes it and NGINX refuses the reload); a refused value is never quoted in logs or Events',
     }),
+    field<TlsSessionSettings, 'dhParamSecret'>('dhParamSecret', parseDhParamSecret, {
+      configKey: 'ssl-dh-param', defaultText: '',
+      doc: 'namespace/name of a Secret whose dhparam.pem (openssl dhparam 4096) gives NGINX the Diffie-Hellman parameters the DHE ciphers of ssl-ciphers need (ssl_dhparam); '
+        + 'a missing Secret or key leaves NGINX without them, with an error.',
+      difference: 'dhparam.pem must be one DH PARAMETERS block of 1024 to 8192 bits (ingress-nginx writes any content, and NGINX then refuses the reload)',
+    }),
     field<TlsSessionSettings, 'bufferSize'>('bufferSize', parseBufferSize, { configKey: 'ssl-buffer-size', defaultText: '4k', doc: 'Size of the buffer for sending data (ssl_buffer_size).' }),
     field<TlsSessionSettings, 'ecdhCurve'>('ecdhCurve', parseEcdhCurve, { configKey: 'ssl-ecdh-curve', defaultText: 'auto', doc: 'Curves for ECDHE, e.g. X25519:prime256v1, or auto.' }),
     field<TlsSessionSettings, 'earlyData'>('earlyData', parseBoolean, { configKey: 'ssl-early-data', defaultText: 'false', doc: 'TLS 1.3 early data (0-RTT; requests may be replayed).' }),
@@ -97,6 +109,6 @@ export const tlsSessionFeature = defineFeature({
     }),
   ],
   proof: ['controller/src/model/features/http-tuning.test.ts', 'controller/src/model/features/tls-session.test.ts', 'controller/src/render/http-tuning-render.test.ts',
-    'controller/src/render/tls-ticket-key.test.ts',
+    'controller/src/render/tls-ticket-key.test.ts', 'controller/src/model/dh-params.test.ts', 'controller/src/render/dh-param-render.test.ts',
     'controller/src/nginx/tls-session-files.test.ts'],
 });

@@ -289,6 +289,8 @@ export const KEY_VALUES: Readonly<Record<string, fc.Arbitrary<string>>> = {
   )),
   'ssl-early-data': boolean,
   'ssl-reject-handshake': boolean,
+  // A Secret reference: found or not (the generated clusters hold none with dhparam.pem), or no valid name.
+  'ssl-dh-param': userValue(fc.constantFrom('ingress/dhparam', 'default/dh-params', 'dhparam', 'a/b/c', `${MARKER}/x`, 'Ingress/DH', '/dh', 'ingress/')),
   // Base64 of 48 or 80 bytes (NGINX's two sizes), of other sizes, unpadded, with spaces or a marker.
   'ssl-session-ticket-key': userValue(fc.oneof(
     fc.tuple(fc.constantFrom(48, 80, 47, 49, 79, 81, 0, 32), fc.uint8Array({ minLength: 81, maxLength: 81 }))
