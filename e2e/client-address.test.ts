@@ -108,12 +108,14 @@ test('client address and the headers a backend receives', async (t) => {
   const acl = ingressManifest({ name: 'acl', host: ACL_HOST, annotations: { [`${PREFIX}/allowlist-source-range`]: `${FORWARDED}/32` }, paths: [{ path: '/', service: 'web' }] });
   const secure = ingressManifest({ name: 'sec', host: SECURE_HOST, paths: [{ path: '/', service: 'web' }] })
     .replace(/^spec:\n/mu, `spec:\n  tls:\n    - hosts: [${SECURE_HOST}]\n      secretName: hdr-tls\n`);
+  // A rewrite-target location of the TLS host: its HTTPS redirect is answered by Lua (route flag "e"), not the redirect server.
+  const rewritten = ingressManifest({ name: 'sec-rw', host: SECURE_HOST, annotations: { [`${PREFIX}/rewrite-target`]: '/' }, paths: [{ path: '/rw', service: 'web' }] });
   const limited = ingressManifest({ name: 'rl', host: LIMITED_HOST, annotations: { [`${PREFIX}/limit-rps`]: '1' }, paths: [{ path: '/', service: 'web' }] });
   const { cluster, controller } = await startStack(t, { controller: { args: ['--configmap', 'default/resty-config'] } });
   const http = { url: controller.http, https: false, port: controller.ports.http };
   const https = { url: '', https: true, port: controller.ports.https };
   const accessLog = (): string[] => { try { return readFileSync(join(controller.prefix, 'access.log'), 'utf8').split('\n'); } catch { return []; } };
-  await cluster.apply([configMap({}), appManifest({ name: 'web', replicas: 1 }), secret, site, acl, limited, secure].join('---\n'));
+  await cluster.apply([configMap({}), appManifest({ name: 'web', replicas: 1 }), secret, site, acl, limited, secure, rewritten].join('---\n'));
   await waitFor('both hosts are served', async () => ((await curl(http, HOST)).status === 200 && (await curl(http, ACL_HOST)).status === 403) || undefined, { timeoutMs: 20_000 });
   /** Applies the ConfigMap, then waits until `probe` holds. */
   const configure = async (data: Record<string, string>, what: string, probe: () => Promise<boolean>): Promise<void> => {
@@ -218,8 +220,10 @@ test('client address and the headers a backend receives', async (t) => {
   });
 
   await t.test('use-forwarded-headers: ssl-redirect trusts X-Forwarded-Proto (no loop behind a TLS-terminating balancer) and goes to X-Forwarded-Host', async () => {
+    // Until the old workers are gone a request may still reach one: wait until the steered redirect is seen too.
     await configure({ 'use-forwarded-headers': 'true', 'proxy-real-ip-cidr': '127.0.0.2/32' }, 'forwarded headers trusted again',
-      async () => (await curl(http, SECURE_HOST, { headers: { 'X-Forwarded-Proto': 'https' } })).status === 200);
+      async () => (await curl(http, SECURE_HOST, { headers: { 'X-Forwarded-Proto': 'https' } })).status === 200
+        && (await curl(http, SECURE_HOST, { headers: { 'X-Forwarded-Host': 'probe.example' } })).location === 'https://probe.example/');
     assert.equal((await curl(http, SECURE_HOST, { headers: { 'X-Forwarded-Proto': 'https' } })).status, 200);
     assert.equal((await curl(http, SECURE_HOST, { headers: { 'X-Forwarded-Proto': 'http' } })).status, 308);
     assert.equal((await curl(http, SECURE_HOST)).status, 308);
@@ -228,6 +232,11 @@ test('client address and the headers a backend receives', async (t) => {
     assert.deepEqual([steered.status, steered.location], [308, 'https://public.example/a/?b=1']);
     const own = await curl(http, SECURE_HOST, { path: '/a/' });
     assert.deepEqual([own.status, own.location], [308, `https://${SECURE_HOST}/a`]);
+    // The same when Lua answers the redirect (a rewrite-target location): the forwarded host, validated as a host name.
+    const lua = await curl(http, SECURE_HOST, { headers: { 'X-Forwarded-Host': 'public.example:8443' }, path: '/rw/x?y=1' });
+    assert.deepEqual([lua.status, lua.location], [308, 'https://public.example/rw/x?y=1']);
+    const odd = await curl(http, SECURE_HOST, { headers: { 'X-Forwarded-Host': 'a b' }, path: '/rw' });
+    assert.deepEqual([odd.status, odd.location], [308, `https://${SECURE_HOST}/rw`], 'not a host name: the request\'s own host');
   });
 
   await t.test('use-forwarded-headers: rate limits count the forwarded client, not the trusted peer', async () => {
