@@ -15,7 +15,7 @@
 // Canary Ingresses place nothing of their own: after phase 3 each attaches
 // to its main locations (canaries.ts) as a dynamic route policy.
 
-import { BackendRegistry, withEndpoints } from './backends.ts';
+import { BackendRegistry, withEndpoints, type ResolvedBackend } from './backends.ts';
 import { indexServices, indexSlices } from './cluster-index.ts';
 import { withGlobalErrorBackend } from './custom-error-backends.ts';
 import { EndpointCache } from './endpoints.ts';
@@ -38,12 +38,15 @@ import { withHeaderConfigMaps } from './header-settings-build.ts';
 import { resolveCredentials, type ResolvedCredentials } from './credentials.ts';
 import { ServerTable } from './server-table.ts';
 import { addIngress, type BuildState, type Routing } from './routing-state.ts';
+import { deltaRouting, hasTies, indexIngress, reachesAcross, type RoutingRecord } from './routing-delta.ts';
 import { shadowedOnRegexHosts } from './regex-hosts.ts';
 import { applyServerAliases } from './server-aliases.ts';
 import { applyWwwRedirects } from './www-redirects.ts';
 import { buildStreamServices, type StreamBuild } from './stream-services.ts';
 import { PassthroughClaims, passthroughClientAddress, resolvePassthroughTargets, withPassthroughBackendProtocol, withPassthroughEndpoints } from './ssl-passthrough.ts';
-import type { BuildOptions, BuildResult, GlobalSettings, Snapshot } from './types.ts';
+import type { V1Ingress } from '@kubernetes/client-node';
+import type { IngressTls } from './tls-hosts.ts';
+import type { BuildOptions, BuildResult, Failure, GlobalSettings, Snapshot } from './types.ts';
 
 function describeError(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
@@ -53,7 +56,11 @@ function describeError(error: unknown): string {
 export interface ModelBuilder {
   /** The same result buildModel() gives for this snapshot and these options. */
   build(snapshot: Snapshot, options: BuildOptions): BuildResult;
+  /** How the last build got its routing: the last one's, updated for the changed Ingresses, or built in full. */
+  lastRouting(): RoutingSource;
 }
+
+export type RoutingSource = 'reused' | 'incremental' | 'full';
 
 /**
  * A builder for a long-lived caller (the sync loop). Its cache is keyed by
@@ -62,8 +69,15 @@ export interface ModelBuilder {
  * new object.
  */
 export function createModelBuilder(): ModelBuilder {
-  const caches = newCaches();
-  return { build: (snapshot, options) => buildWith(caches, snapshot, options) };
+  const caches = newCaches(true);
+  return { build: (snapshot, options) => buildWith(caches, snapshot, options), lastRouting: () => caches.source };
+}
+
+/** An index of one EndpointSlices array, and the resolved backends given their endpoints from it. */
+interface SlicesSeen {
+  readonly source: unknown;
+  readonly index: ReturnType<typeof indexSlices>;
+  readonly done: WeakSet<ResolvedBackend>;
 }
 
 /** What a builder keeps between builds, each keyed by the (frozen) objects it was made from. */
@@ -72,19 +86,27 @@ interface BuildCaches {
   readonly endpoints: EndpointCache;
   /** The last build's routing and what it was made from. */
   routing: { readonly inputs: RoutingInputs; readonly routing: Routing } | null;
+  /** A long-lived builder keeps what the next build needs to update the routing in place of a full build (routing-delta.ts). */
+  readonly incremental: boolean;
+  /** What the last routing build left for that, or null. */
+  record: RoutingRecord | null;
+  /** How the last build got its routing. */
+  source: RoutingSource;
+  /** The last build's slice index (slicesOf). */
+  slices?: SlicesSeen;
   /** The last proxy-ssl resolution and its inputs (by identity): an endpoint sync walks no location for it. */
   backendTls: { readonly servers: unknown; readonly secrets: unknown; readonly allow: boolean; readonly prefix: string; readonly result: ResolvedBackendTls } | null;
   /** The last build's basic/digest users and the routing and Secrets they were read from. */
   credentials?: { readonly routing: Routing; readonly secrets: unknown; readonly result: ResolvedCredentials };
 }
 
-function newCaches(): BuildCaches {
-  return { translations: new TranslationCache(), endpoints: new EndpointCache(), routing: null, backendTls: null };
+function newCaches(incremental: boolean): BuildCaches {
+  return { translations: new TranslationCache(), endpoints: new EndpointCache(), routing: null, incremental, record: null, source: 'full', backendTls: null };
 }
 
 /** Builds the NGINX model from a snapshot. Pure: no I/O, no clock; never mutates the snapshot. */
 export function buildModel(snapshot: Snapshot, options: BuildOptions): BuildResult {
-  return buildWith(newCaches(), snapshot, options);
+  return buildWith(newCaches(false), snapshot, options);
 }
 
 /** What a Routing depends on: compared by identity (the store hands on unchanged kinds' frozen arrays), options by value. */
@@ -111,7 +133,13 @@ function sameRoutingInputs(a: RoutingInputs, b: RoutingInputs): boolean {
   return true;
 }
 
-function buildRouting(translations: TranslationCache, snapshot: Snapshot, options: BuildOptions): Routing {
+/** A routing, and what the next build needs to update it incrementally (null unless asked for). */
+interface BuiltRouting {
+  readonly routing: Routing;
+  readonly record: RoutingRecord | null;
+}
+
+function buildRouting(translations: TranslationCache, snapshot: Snapshot, options: BuildOptions, keep: boolean): BuiltRouting {
   const services = indexServices(snapshot);
   const classes = indexIngressClasses(snapshot?.ingressClasses ?? [], options);
   const read = readSettings(snapshot?.configMaps ?? [], options.configMap);
@@ -130,17 +158,33 @@ function buildRouting(translations: TranslationCache, snapshot: Snapshot, option
     serverAliases: [],
     passthrough: new PassthroughClaims(options.enableSslPassthrough === true),
   };
+  // What a later delta (routing-delta.ts) needs: per-Ingress failures and TLS, the name indices.
+  const kept = keep ? { byIngress: new Map<V1Ingress, readonly Failure[]>(), tlsByIngress: new Map<V1Ingress, IngressTls>(), hosts: new Map(), backends: new Map() } : null;
+  let blocked = config.closed || (keep && hasTies(ours));
+  const head = state.failures.length;
 
   ours.forEach((ingress, rank) => {
+    const before = state.failures.length;
+    const tlsBefore = state.tls.length;
     try {
-      addIngress(ingress, rank, state);
+      const translation = addIngress(ingress, rank, state);
+      if (kept !== null) {
+        indexIngress(kept, ingress, translation);
+        if (reachesAcross(translation)) blocked = true;
+      }
     } catch (error) {
       // A builder bug on strange data must cost one Ingress, not every route in the cluster.
       state.failures.push(makeFailure(ingressRefOf(ingress), 'InternalError', 'metadata',
         `the builder could not process this Ingress: ${quoteValue(describeError(error))}`));
+      blocked = true;
     }
+    if (kept === null) return;
+    if (state.failures.length > before) kept.byIngress.set(ingress, state.failures.slice(before));
+    const tls = state.tls[tlsBefore];
+    if (tls !== undefined) kept.tlsByIngress.set(ingress, tls);
   });
 
+  const middle = state.failures.length;
   state.failures.push(...placeIngressDefaultBackends(state.accepted, state.table, state.registry, state.settings));
   const global = resolveGlobalDefault(options, services);
   state.failures.push(...global.failures);
@@ -150,8 +194,11 @@ function buildRouting(translations: TranslationCache, snapshot: Snapshot, option
   const canaries = placeCanaries(state.canaries, state.table, state.registry);
   state.failures.push(...canaries.failures);
 
-  const resolved = state.registry.resolve(services);
+  const middleEnd = state.failures.length;
+  const byBackend = kept === null ? undefined : new Map<string, readonly Failure[]>();
+  const resolved = state.registry.resolve(services, byBackend);
   state.failures.push(...resolved.failures);
+  const afterBackends = state.failures.length;
   const clientAuth = claimClientAuth(state.clientCerts);
   state.failures.push(...clientAuth.failures);
   const aliased = applyServerAliases(state.table.toServers(), canaries.routes, state.serverAliases);
@@ -159,15 +206,38 @@ function buildRouting(translations: TranslationCache, snapshot: Snapshot, option
   const redirecting = applyWwwRedirects(aliased.servers);
   state.failures.push(...redirecting.failures);
   const servers = markClientAuthServers(redirecting.servers, clientAuth.winners);
-  state.failures.push(...shadowedOnRegexHosts(servers, state.settings));
+  const afterBackendsEnd = state.failures.length;
+  const byServer = new Map<string, readonly Failure[]>();
+  if (kept === null) state.failures.push(...shadowedOnRegexHosts(servers, state.settings));
+  else {
+    // The same warnings, kept per server (a delta replaces those of the hosts it places).
+    for (const server of servers) {
+      const shadowed = shadowedOnRegexHosts([server], state.settings);
+      if (shadowed.length > 0) byServer.set(server.hostname, shadowed);
+      state.failures.push(...shadowed);
+    }
+  }
+  const tail = state.failures.length;
   const passthrough = resolvePassthroughTargets(state.passthrough, servers, new Map(resolved.backends.map(({ current }) => [current.name, current])));
   state.failures.push(...passthrough.failures);
   const clientAddress = passthroughClientAddress(errorPages.settings, options.enableSslPassthrough === true, options.configMap);
   state.failures.push(...clientAddress.failures);
-  return {
+  const routing: Routing = {
     clientAuth: clientAuth.winners, passthrough: passthrough.targets,
     // Plain HTTP to a passthrough backend's TLS port speaks TLS too (ssl-passthrough.ts).
     servers: withPassthroughBackendProtocol(servers, passthrough.targets, state.settings), settings: staticSettings(clientAddress.settings), routes: aliased.routes, backends: resolved.backends, tls: state.tls, failures: state.failures,
+  };
+  if (kept === null || byBackend === undefined) return { routing, record: null };
+  const failures = state.failures;
+  blocked ||= failures.some((failure) => failure.reason === 'BackendNameConflict');
+  return {
+    routing,
+    record: {
+      blocked, classes, services, global, settings: config.settings, passthroughEnabled: options.enableSslPassthrough === true,
+      ours, ourSet: new Set(ours), hosts: kept.hosts, backends: kept.backends, inheritSources: state.registry.inheritSources(),
+      head: failures.slice(0, head), byIngress: kept.byIngress, middle: failures.slice(middle, middleEnd), byBackend,
+      afterBackends: failures.slice(afterBackends, afterBackendsEnd), byServer, tail: failures.slice(tail), tlsByIngress: kept.tlsByIngress,
+    },
   };
 }
 
@@ -184,6 +254,32 @@ function staticSettings(settings: GlobalSettings): GlobalSettings {
 }
 
 /**
+ * The last build's routing when its inputs are the same objects; when only the Ingresses changed,
+ * that routing updated for the Ingresses the change reaches (routing-delta.ts); else a full build.
+ */
+function routingOf(caches: BuildCaches, inputs: RoutingInputs, snapshot: Snapshot, options: BuildOptions): Routing {
+  const last = caches.routing;
+  if (last !== null && sameRoutingInputs(last.inputs, inputs)) {
+    caches.source = 'reused';
+    return last.routing;
+  }
+  const record = caches.record;
+  const delta = last !== null && record !== null && sameRoutingInputs(last.inputs, { ...inputs, ingresses: last.inputs.ingresses })
+    ? deltaRouting(record, last.routing, caches.translations, snapshot, options)
+    : null;
+  if (delta !== null) {
+    caches.source = 'incremental';
+    caches.routing = { inputs, routing: delta };
+    return delta;
+  }
+  caches.source = 'full';
+  const built = buildRouting(caches.translations, snapshot, options, caches.incremental);
+  caches.routing = { inputs, routing: built.routing };
+  caches.record = built.record;
+  return built.routing;
+}
+
+/**
  * The routing comes from the last build when its inputs are the same objects:
  * an endpoint change (most syncs) then costs indexing the slices and
  * re-reading the endpoints of each backend, not a walk over every Ingress
@@ -192,12 +288,10 @@ function staticSettings(settings: GlobalSettings): GlobalSettings {
  */
 function buildWith(caches: BuildCaches, snapshot: Snapshot, options: BuildOptions): BuildResult {
   const inputs = routingInputs(snapshot, options);
-  const last = caches.routing;
-  const routing = last !== null && sameRoutingInputs(last.inputs, inputs) ? last.routing : buildRouting(caches.translations, snapshot, options);
-  caches.routing = { inputs, routing };
-  const slices = indexSlices(snapshot);
-  const backends = withEndpoints(routing.backends, slices, caches.endpoints);
-  const streams = streamsOf(snapshot, options, slices);
+  const routing = routingOf(caches, inputs, snapshot, options);
+  const slices = slicesOf(caches, snapshot);
+  const backends = withEndpoints(routing.backends, slices.index, caches.endpoints, slices.done);
+  const streams = streamsOf(snapshot, options, slices.index);
   const passthrough = withPassthroughEndpoints(routing.passthrough, backends);
   const tls = resolveTls(routing.tls, snapshot?.secrets ?? [], options);
   const clientAuth = resolveClientAuth(routing.clientAuth, snapshot?.secrets ?? []);
@@ -222,6 +316,17 @@ function buildWith(caches: BuildCaches, snapshot: Snapshot, options: BuildOption
     },
     failures: [...routing.failures, ...tls.failures, ...clientAuth.failures, ...backendTls.failures, ...credentials.failures, ...streams.failures],
   };
+}
+
+/**
+ * The EndpointSlices by Service, indexed again only when the slices changed (a route change at
+ * 50,000 Ingresses spent a fifth of its time indexing the same slices and looking up every
+ * backend's), with the backends already given their endpoints from them.
+ */
+function slicesOf(caches: BuildCaches, snapshot: Snapshot): SlicesSeen {
+  const source = snapshot?.endpointSlices;
+  if (caches.slices?.source !== source || source === undefined) caches.slices = { source, index: indexSlices(snapshot), done: new WeakSet() };
+  return caches.slices;
 }
 
 /** Model.streams: read on every build (their endpoints are static: a change reloads), only when a flag names a ConfigMap. */
