@@ -35,6 +35,7 @@ import { resolveTls } from './tls-hosts.ts';
 import { claimClientAuth, markClientAuthServers, resolveClientAuth } from './client-auth.ts';
 import { resolveBackendTls, type ResolvedBackendTls } from './backend-tls.ts';
 import { withHeaderConfigMaps } from './header-settings-build.ts';
+import { withDhParams } from './dh-params.ts';
 import { resolveCredentials, type ResolvedCredentials } from './credentials.ts';
 import { ServerTable } from './server-table.ts';
 import { addIngress, type BuildState, type Routing } from './routing-state.ts';
@@ -98,6 +99,8 @@ interface BuildCaches {
   backendTls: { readonly servers: unknown; readonly secrets: unknown; readonly allow: boolean; readonly prefix: string; readonly result: ResolvedBackendTls } | null;
   /** The last build's basic/digest users and the routing and Secrets they were read from. */
   credentials?: { readonly routing: Routing; readonly secrets: unknown; readonly result: ResolvedCredentials };
+  /** The last ssl-dh-param resolution and the settings and Secrets it was read from. */
+  dhParams?: { readonly settings: GlobalSettings; readonly secrets: unknown; readonly result: ReturnType<typeof withDhParams> };
 }
 
 function newCaches(incremental: boolean): BuildCaches {
@@ -305,16 +308,21 @@ function buildWith(caches: BuildCaches, snapshot: Snapshot, options: BuildOption
     : resolveBackendTls(routing.servers, secrets, options.annotationsPrefix, allow);
   caches.backendTls = { servers: routing.servers, secrets, allow, prefix: options.annotationsPrefix, result: backendTls };
   const credentials = credentialsOf(caches, routing, snapshot, options);
+  // ssl-dh-param: the Secret's parameters, read again only when the settings or the Secrets changed.
+  const heldDh = caches.dhParams;
+  const dhParams = heldDh !== undefined && heldDh.settings === routing.settings && heldDh.secrets === secrets
+    ? heldDh.result : withDhParams(routing.settings, secrets, options.configMap ?? '');
+  caches.dhParams = { settings: routing.settings, secrets, result: dhParams };
   return {
     model: {
-      servers: routing.servers, backends, tls: tlsState, settings: routing.settings, routes: routing.routes,
+      servers: routing.servers, backends, tls: tlsState, settings: dhParams.settings, routes: routing.routes,
       ...(backendTls.secrets.length > 0 ? { backendTls: backendTls.secrets } : {}),
       // Only a model with users carries the field: every other model stays as it was.
       ...(credentials.sets.length > 0 ? { credentials: credentials.sets } : {}),
       ...(streams.services.length > 0 ? { streams: streams.services } : {}),
       ...(passthrough.length > 0 ? { sslPassthrough: passthrough } : {}),
     },
-    failures: [...routing.failures, ...tls.failures, ...clientAuth.failures, ...backendTls.failures, ...credentials.failures, ...streams.failures],
+    failures: [...routing.failures, ...tls.failures, ...clientAuth.failures, ...backendTls.failures, ...credentials.failures, ...streams.failures, ...dhParams.failures],
   };
 }
 
