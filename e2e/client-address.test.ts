@@ -9,10 +9,12 @@
 // - use-forwarded-headers: the address in X-Forwarded-For is the client's only from a peer in
 //   proxy-real-ip-cidr: an allow list admits it (and the access log and X-Real-IP show it)
 //   from the trusted peer and not from another, rate limits count it; the client's
-//   X-Forwarded-Proto/-Port/-Host;
+//   X-Forwarded-Proto/-Port/-Host, the HTTPS redirect going to that host (without its port);
 // - enable-real-ip alone: the address, not the other forwarded headers;
-// - use-proxy-protocol: curl --haproxy-protocol (v1) on both listeners, and a PROXY header
-//   naming another address, which the allow list then sees, only from a trusted peer;
+// - forwarded-for-header: the address from the header it names;
+// - use-proxy-protocol: curl --haproxy-protocol (v1) on both listeners, and a PROXY header (v1
+//   and the binary v2) naming another address, which the allow list then sees, only from a
+//   trusted peer;
 // - use-forwarded-headers with use-proxy-protocol: refused with a log line, the defaults serve.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -47,28 +49,40 @@ interface CurlOptions {
   readonly path?: string;
 }
 
-/** curl through NGINX: the status and, from the echo backend, the headers it received. */
-async function curl(base: { url: string; https: boolean; port: number }, host: string, options: CurlOptions = {}): Promise<{ status: number; headers: Headers }> {
-  const args = ['-s', '-k', '--max-time', '5', '-w', '\n%{http_code}', '--interface', options.from ?? '127.0.0.1'];
+/** curl through NGINX: the status, the Location (curl's redirect_url) and, from the echo backend, the headers it received. */
+async function curl(base: { url: string; https: boolean; port: number }, host: string, options: CurlOptions = {}): Promise<{ status: number; location: string; headers: Headers }> {
+  const args = ['-s', '-k', '--max-time', '5', '-w', '\n%{http_code} %{redirect_url}', '--interface', options.from ?? '127.0.0.1'];
   if (options.proxyProtocol === true) args.push('--haproxy-protocol');
   for (const [name, value] of Object.entries(options.headers ?? {})) args.push('-H', `${name}: ${value}`);
   const path = options.path ?? '/';
   if (base.https) args.push('--resolve', `${host}:${base.port}:127.0.0.1`, `https://${host}:${base.port}${path}`);
   else args.push('-H', `Host: ${options.headers?.Host ?? host}`, `${base.url}${path}`);
   // curl exits non-zero when NGINX closes without answering (52: a request without its PROXY header).
-  const stdout = await run('curl', args).then((done) => done.stdout, (error: { stdout?: string }) => error.stdout ?? '\n000');
+  const stdout = await run('curl', args).then((done) => done.stdout, (error: { stdout?: string }) => error.stdout ?? '\n000 ');
   const cut = stdout.lastIndexOf('\n');
-  const status = Number(stdout.slice(cut + 1));
+  const [code = '000', location = ''] = stdout.slice(cut + 1).split(' ');
   let headers: Headers = {};
   try { headers = (JSON.parse(stdout.slice(0, cut)) as { headers: Headers }).headers; } catch { /* not the echo's answer */ }
-  return { status, headers };
+  return { status: Number(code), location, headers };
 }
 
-/** An HTTP/1.0 request (no chunked answer) after a PROXY v1 header naming `client`, as a load balancer sends it; the raw response. */
-function viaProxyHeader(port: number, client: string, destinationPort: number, host: string): Promise<string> {
+/** The binary PROXY v2 header of a TCP over IPv4 connection (PROXY command), as AWS NLB and HAProxy's send-proxy-v2 write it. */
+function proxyV2Header(client: string, destination: string, sourcePort: number, destinationPort: number): Buffer {
+  const address = Buffer.alloc(12);
+  Buffer.from(client.split('.').map(Number)).copy(address, 0);
+  Buffer.from(destination.split('.').map(Number)).copy(address, 4);
+  address.writeUInt16BE(sourcePort, 8);
+  address.writeUInt16BE(destinationPort, 10);
+  const head = Buffer.from([0x0d, 0x0a, 0x0d, 0x0a, 0x00, 0x0d, 0x0a, 0x51, 0x55, 0x49, 0x54, 0x0a, 0x21, 0x11, 0x00, address.length]);
+  return Buffer.concat([head, address]);
+}
+
+/** An HTTP/1.0 request (no chunked answer) after a PROXY header (v1 text or v2 binary) naming `client`, as a load balancer sends it; the raw response. */
+function viaProxyHeader(port: number, client: string, destinationPort: number, host: string, version: 1 | 2 = 1): Promise<string> {
   return new Promise((resolve, reject) => {
     const socket = connect(port, '127.0.0.1', () => {
-      socket.write(`PROXY TCP4 ${client} 192.168.0.11 56324 ${destinationPort}\r\nGET / HTTP/1.0\r\nHost: ${host}\r\n\r\n`);
+      const header = version === 1 ? Buffer.from(`PROXY TCP4 ${client} 192.168.0.11 56324 ${destinationPort}\r\n`) : proxyV2Header(client, '192.168.0.11', 56324, destinationPort);
+      socket.write(Buffer.concat([header, Buffer.from(`GET / HTTP/1.0\r\nHost: ${host}\r\n\r\n`)]));
     });
     let text = '';
     socket.setEncoding('utf8');
@@ -94,12 +108,14 @@ test('client address and the headers a backend receives', async (t) => {
   const acl = ingressManifest({ name: 'acl', host: ACL_HOST, annotations: { [`${PREFIX}/allowlist-source-range`]: `${FORWARDED}/32` }, paths: [{ path: '/', service: 'web' }] });
   const secure = ingressManifest({ name: 'sec', host: SECURE_HOST, paths: [{ path: '/', service: 'web' }] })
     .replace(/^spec:\n/mu, `spec:\n  tls:\n    - hosts: [${SECURE_HOST}]\n      secretName: hdr-tls\n`);
+  // A rewrite-target location of the TLS host: its HTTPS redirect is answered by Lua (route flag "e"), not the redirect server.
+  const rewritten = ingressManifest({ name: 'sec-rw', host: SECURE_HOST, annotations: { [`${PREFIX}/rewrite-target`]: '/' }, paths: [{ path: '/rw', service: 'web' }] });
   const limited = ingressManifest({ name: 'rl', host: LIMITED_HOST, annotations: { [`${PREFIX}/limit-rps`]: '1' }, paths: [{ path: '/', service: 'web' }] });
   const { cluster, controller } = await startStack(t, { controller: { args: ['--configmap', 'default/resty-config'] } });
   const http = { url: controller.http, https: false, port: controller.ports.http };
   const https = { url: '', https: true, port: controller.ports.https };
   const accessLog = (): string[] => { try { return readFileSync(join(controller.prefix, 'access.log'), 'utf8').split('\n'); } catch { return []; } };
-  await cluster.apply([configMap({}), appManifest({ name: 'web', replicas: 1 }), secret, site, acl, limited, secure].join('---\n'));
+  await cluster.apply([configMap({}), appManifest({ name: 'web', replicas: 1 }), secret, site, acl, limited, secure, rewritten].join('---\n'));
   await waitFor('both hosts are served', async () => ((await curl(http, HOST)).status === 200 && (await curl(http, ACL_HOST)).status === 403) || undefined, { timeoutMs: 20_000 });
   /** Applies the ConfigMap, then waits until `probe` holds. */
   const configure = async (data: Record<string, string>, what: string, probe: () => Promise<boolean>): Promise<void> => {
@@ -182,6 +198,17 @@ test('client address and the headers a backend receives', async (t) => {
     assert.equal(res.headers['x-forwarded-host'], HOST);
   });
 
+  await t.test('forwarded-for-header: the address comes from the header it names (a CDN\'s), X-Forwarded-For is then ignored', async () => {
+    await configure({ 'use-forwarded-headers': 'true', 'proxy-real-ip-cidr': '127.0.0.2', 'forwarded-for-header': 'CF-Connecting-IP' },
+      'the address read from CF-Connecting-IP', async () => (await curl(http, HOST, { from: '127.0.0.2', headers: { 'CF-Connecting-IP': FORWARDED } })).headers['x-real-ip'] === FORWARDED);
+    assert.equal((await curl(http, ACL_HOST, { from: '127.0.0.2', headers: { 'CF-Connecting-IP': FORWARDED } })).status, 200);
+    assert.equal((await curl(http, ACL_HOST, { from: '127.0.0.2', headers: { 'X-Forwarded-For': FORWARDED } })).status, 403, 'X-Forwarded-For no longer names the client');
+    assert.equal((await curl(http, ACL_HOST, { from: '127.0.0.1', headers: { 'CF-Connecting-IP': FORWARDED } })).status, 403, 'an untrusted peer');
+    const res = await curl(http, HOST, { from: '127.0.0.2', headers: { 'CF-Connecting-IP': FORWARDED, 'X-Forwarded-For': '6.6.6.6' } });
+    assert.equal(res.headers['x-forwarded-for'], FORWARDED);
+    assert.equal(res.headers['x-original-forwarded-for'], FORWARDED, 'ingress-nginx sends the named header on as X-Original-Forwarded-For');
+  });
+
   await t.test('use-forwarded-headers with use-proxy-protocol: refused aloud, the defaults serve', async () => {
     const from = controller.logs().length;
     await cluster.apply(configMap({ 'use-forwarded-headers': 'true', 'use-proxy-protocol': 'true' }));
@@ -192,12 +219,24 @@ test('client address and the headers a backend receives', async (t) => {
     }, { timeoutMs: 20_000 });
   });
 
-  await t.test('use-forwarded-headers: ssl-redirect trusts X-Forwarded-Proto (no loop behind a TLS-terminating balancer)', async () => {
+  await t.test('use-forwarded-headers: ssl-redirect trusts X-Forwarded-Proto (no loop behind a TLS-terminating balancer) and goes to X-Forwarded-Host', async () => {
+    // Until the old workers are gone a request may still reach one: wait until the steered redirect is seen too.
     await configure({ 'use-forwarded-headers': 'true', 'proxy-real-ip-cidr': '127.0.0.2/32' }, 'forwarded headers trusted again',
-      async () => (await curl(http, SECURE_HOST, { headers: { 'X-Forwarded-Proto': 'https' } })).status === 200);
+      async () => (await curl(http, SECURE_HOST, { headers: { 'X-Forwarded-Proto': 'https' } })).status === 200
+        && (await curl(http, SECURE_HOST, { headers: { 'X-Forwarded-Host': 'probe.example' } })).location === 'https://probe.example/');
     assert.equal((await curl(http, SECURE_HOST, { headers: { 'X-Forwarded-Proto': 'https' } })).status, 200);
     assert.equal((await curl(http, SECURE_HOST, { headers: { 'X-Forwarded-Proto': 'http' } })).status, 308);
     assert.equal((await curl(http, SECURE_HOST)).status, 308);
+    // Trusted, X-Forwarded-Host steers the redirect as in ingress-nginx (lua_ingress.lua: $best_http_host without its port).
+    const steered = await curl(http, SECURE_HOST, { headers: { 'X-Forwarded-Host': 'public.example:8443, inner.example' }, path: '/a/?b=1' });
+    assert.deepEqual([steered.status, steered.location], [308, 'https://public.example/a/?b=1']);
+    const own = await curl(http, SECURE_HOST, { path: '/a/' });
+    assert.deepEqual([own.status, own.location], [308, `https://${SECURE_HOST}/a`]);
+    // The same when Lua answers the redirect (a rewrite-target location): the forwarded host, validated as a host name.
+    const lua = await curl(http, SECURE_HOST, { headers: { 'X-Forwarded-Host': 'public.example:8443' }, path: '/rw/x?y=1' });
+    assert.deepEqual([lua.status, lua.location], [308, 'https://public.example/rw/x?y=1']);
+    const odd = await curl(http, SECURE_HOST, { headers: { 'X-Forwarded-Host': 'a b' }, path: '/rw' });
+    assert.deepEqual([odd.status, odd.location], [308, `https://${SECURE_HOST}/rw`], 'not a host name: the request\'s own host');
   });
 
   await t.test('use-forwarded-headers: rate limits count the forwarded client, not the trusted peer', async () => {
@@ -209,7 +248,7 @@ test('client address and the headers a backend receives', async (t) => {
     assert.equal((await curl(http, LIMITED_HOST, { from: '127.0.0.2', headers: { 'X-Forwarded-For': '10.9.0.2' } })).status, 200, 'another client through the same peer');
   });
 
-  await t.test('use-proxy-protocol: curl --haproxy-protocol on both listeners; the PROXY header names the client', async () => {
+  await t.test('use-proxy-protocol: curl --haproxy-protocol on both listeners; the PROXY header (v1 and v2) names the client', async () => {
     await configure({ 'use-proxy-protocol': 'true' }, 'the listeners expect PROXY headers',
       async () => (await curl(http, HOST, { proxyProtocol: true, from: '127.0.0.3' })).status === 200);
     const plain = await curl(http, HOST, { proxyProtocol: true, from: '127.0.0.3' });
@@ -229,6 +268,14 @@ test('client address and the headers a backend receives', async (t) => {
     assert.equal(seen['x-forwarded-port'], '443');
     assert.equal(seen['x-forwarded-proto'], 'https', 'ingress-nginx: PROXY destination port 443 means https');
     assert.equal(statusOf(await viaProxyHeader(controller.ports.http, FORWARDED, 80, ACL_HOST)), 200, 'the allow list sees the PROXY header\'s client');
+    const rawV2 = await viaProxyHeader(controller.ports.http, FORWARDED, 443, HOST, 2);
+    assert.equal(statusOf(rawV2), 200, rawV2);
+    const seenV2 = echoHeadersOf(rawV2);
+    assert.equal(seenV2['x-forwarded-for'], FORWARDED, 'PROXY v2: the binary header names the client');
+    assert.equal(seenV2['x-real-ip'], FORWARDED);
+    assert.equal(seenV2['x-forwarded-port'], '443');
+    assert.equal(seenV2['x-forwarded-proto'], 'https');
+    assert.equal(statusOf(await viaProxyHeader(controller.ports.http, FORWARDED, 80, ACL_HOST, 2)), 200, 'the allow list sees the PROXY v2 header\'s client');
   });
 
   await t.test('use-proxy-protocol: the PROXY header\'s address only from a peer in proxy-real-ip-cidr', async () => {
@@ -236,5 +283,6 @@ test('client address and the headers a backend receives', async (t) => {
       async () => statusOf(await viaProxyHeader(controller.ports.http, FORWARDED, 80, ACL_HOST)) === 403);
     const seen = echoHeadersOf(await viaProxyHeader(controller.ports.http, FORWARDED, 80, HOST));
     assert.equal(seen['x-real-ip'], '127.0.0.1');
+    assert.equal(statusOf(await viaProxyHeader(controller.ports.http, FORWARDED, 80, ACL_HOST, 2)), 403, 'nor from a PROXY v2 header');
   });
 });

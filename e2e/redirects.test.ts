@@ -5,7 +5,8 @@
 // Location values. The HTTPS redirect names no port (the controller listens on
 // a random port here, as on 8443 behind a Service: neither is what clients
 // reach) unless use-port-in-redirects, drops one trailing slash unless
-// preserve-trailing-slash, and ignores X-Forwarded-Host.
+// preserve-trailing-slash, and ignores X-Forwarded-Host. from-to-www-redirect
+// takes the scheme from X-Forwarded-Proto only with use-forwarded-headers.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -36,7 +37,7 @@ function tlsSecret(name: string, hosts: string[], certificate = createSelfSigned
 }
 
 test('redirects: permanent, temporal, relative, app-root, aliases and the HTTPS redirect', async (t) => {
-  const { cluster, controller } = await startStack(t);
+  const { cluster, controller } = await startStack(t, { controller: { args: ['--configmap', 'default/resty-config'] } });
   const plain = { 'ssl-redirect': 'false' };
   // from-to-www-redirect over HTTPS: one certificate names the host and its twin; curl trusts only it.
   const twinCertificate = createSelfSignedCertificate({ dnsNames: ['tlstwin.test', 'www.tlstwin.test'] });
@@ -45,6 +46,7 @@ test('redirects: permanent, temporal, relative, app-root, aliases and the HTTPS 
   const caFile = join(dir, 'twin.pem');
   writeFileSync(caFile, twinCertificate.cert);
   await cluster.apply([
+    yamlDocuments([{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'resty-config', namespace: 'default' }, data: {} }]),
     appManifest({ name: 'web', replicas: 1 }),
     tlsSecret('secure-tls', ['secure.test']), tlsSecret('keep-tls', ['keep.test']), tlsSecret('port-tls', ['port.test']),
     annotated('perm', 'redirect.test', '/perm', { ...plain, 'permanent-redirect': 'https://www.example.com/new?x=1&y=2' }),
@@ -137,6 +139,15 @@ test('redirects: permanent, temporal, relative, app-root, aliases and the HTTPS 
     assert.equal((await request(controller.http, { host: 'twin.test', path: '/foo' })).status, 200);
     assert.deepEqual(await get('other-twin.test', '/'), [308, 'http://www.other-twin.test']);
     assert.equal((await request(controller.http, { host: 'www.other-twin.test', path: '/' })).status, 200);
+  });
+
+  await t.test('from-to-www-redirect behind a TLS-terminating balancer (use-forwarded-headers): X-Forwarded-Proto is the scheme', async () => {
+    assert.deepEqual(await get('www.twin.test', '/foo', { 'X-Forwarded-Proto': 'https' }), [308, 'http://twin.test/foo'], 'not trusted by default');
+    await cluster.apply(yamlDocuments([{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'resty-config', namespace: 'default' }, data: { 'use-forwarded-headers': 'true' } }]));
+    await waitFor('X-Forwarded-Proto trusted', async () => (await get('www.twin.test', '/foo', { 'X-Forwarded-Proto': 'https' }))[1] === 'https://twin.test/foo' || undefined, { timeoutMs: 20_000 });
+    assert.deepEqual(await get('www.twin.test', '/foo'), [308, 'http://twin.test/foo'], 'without the header: the request\'s own scheme');
+    await cluster.apply(yamlDocuments([{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'resty-config', namespace: 'default' }, data: {} }]));
+    await waitFor('the defaults again', async () => (await get('www.twin.test', '/foo', { 'X-Forwarded-Proto': 'https' }))[1] === 'http://twin.test/foo' || undefined, { timeoutMs: 20_000 });
   });
 
   await t.test('from-to-www-redirect over HTTPS: the twin is served the Ingress\'s certificate (curl trusts only it) and redirected', async () => {

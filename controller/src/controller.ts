@@ -22,6 +22,7 @@ import { createCertificatePusher } from './nginx/certificate-push.ts';
 import { applyPending, postCredentials, postRoutes } from './nginx/lua-routes.ts';
 import { writeSelfSignedDefault } from './tls/default-certificate.ts';
 import { writeBackendTlsFiles } from './nginx/backend-tls-files.ts';
+import { writeTlsSessionFiles } from './nginx/tls-session-files.ts';
 import { referencedConfigMaps } from './model/fastcgi-params.ts';
 import { referencedHeaderConfigMaps } from './model/header-settings-build.ts';
 import { readSettings } from './model/features/parse.ts';
@@ -135,6 +136,7 @@ export async function startController(opts: ControllerOptions, logger: Logger, r
   // A TCP/UDP port NGINX could not bind is left out before the reload (stream-port-check.ts).
   const streamPorts = createStreamPortCheck(opts.bindAddress, { TCP: opts.tcpServicesConfigMap, UDP: opts.udpServicesConfigMap });
   let backendTlsKept = new Set<string>();
+  let tlsSessionKept = new Set<string>();
   let streamFeedVersion = 0;
   let referencesFrom: { ingresses: Snapshot['ingresses'] | null; classes: Snapshot['ingressClasses'] | null; allow: boolean; headers: string } = { ingresses: null, classes: null, allow: false, headers: '' };
   const nginx = createNginx({
@@ -200,9 +202,10 @@ export async function startController(opts: ControllerOptions, logger: Logger, r
       build: (snapshot, exclude) => streamPorts.check(
         builder.build(snapshot, { ...opts, now: Date.now(), exclude: exclude.size > 0 ? exclude : undefined }), sync?.running() ?? null),
       preview: (snapshot) => previewBuilder.build(snapshot, { ...opts, now: Date.now() }),
-      // The proxy-ssl-secret files the conf names exist before any `nginx -t` reads it.
+      // The proxy-ssl-secret and ticket key files the conf names exist before any `nginx -t` reads it.
       render: (model) => {
         backendTlsKept = writeBackendTlsFiles(opts.nginxPrefix, model.backendTls, backendTlsKept);
+        tlsSessionKept = writeTlsSessionFiles(opts.nginxPrefix, model.settings.tlsSession, tlsSessionKept);
         return renderer.render(model);
       },
       owners: ownersOfLine,

@@ -112,13 +112,16 @@ local function redirect_uri(preserve_slash)
     return uri
 end
 
--- Redirects the request to https://$host<port_suffix><uri> when redirects();
+-- Redirects the request to https://<host><port_suffix><uri> when redirects();
 -- returns otherwise. port_suffix: "" (ingress-nginx names no port), or
 -- ":<https-port>" with use-port-in-redirects; preserve_slash: keep a trailing
--- "/" of $request_uri (preserve-trailing-slash). $host, never a forwarded host.
+-- "/" of $request_uri (preserve-trailing-slash). <host>: $host, or with
+-- use-forwarded-headers $resty_redirect_host (X-Forwarded-Host's host name, as
+-- ingress-nginx's redirect_host and the redirect server; defined only then).
 function _M.redirect_if_covered(code, port_suffix, preserve_slash)
     if _M.redirects() then
-        return ngx_redirect("https://" .. var.host .. port_suffix .. redirect_uri(preserve_slash), code)
+        local host = var.resty_redirect_host or var.host
+        return ngx_redirect("https://" .. host .. port_suffix .. redirect_uri(preserve_slash), code)
     end
 end
 

@@ -33,7 +33,7 @@ export interface HelmValues {
 const DERIVED_KEYS: readonly { readonly path: readonly string[]; readonly note: string }[] = [
   { path: ['controller', 'addHeaders'], note: 'controller.addHeaders: the chart renders these headers as the ConfigMap <release>-custom-add-headers named in the key add-headers; this report does not check them' },
   { path: ['controller', 'proxySetHeaders'], note: 'controller.proxySetHeaders: the chart renders these headers as the ConfigMap <release>-custom-proxy-headers named in the key proxy-set-headers; this report does not check them' },
-  { path: ['dhParam'], note: 'dhParam is not read: ssl-dh-param is not supported yet' },
+  { path: ['dhParam'], note: 'dhParam is not read by this chart: put the parameters in a Secret\'s dhparam.pem and name it in the ConfigMap\'s ssl-dh-param' },
 ];
 
 const READ_NOTE = 'Helm values: read controller.config (the ConfigMap), controller.allowSnippetAnnotations, controller.extraArgs (flags), tcp and udp (TCP/UDP services), controller.ingressClass, controller.ingressClassResource.controllerValue and controller.watchIngressWithoutClass; other values do not decide what is served';

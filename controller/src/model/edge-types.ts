@@ -281,6 +281,20 @@ export interface TlsSessionSettings {
   readonly earlyData: boolean;
   /** ssl-reject-handshake: refuse TLS handshakes whose SNI (or its absence) selects the catch-all server (default false). */
   readonly rejectHandshake: boolean;
+  /**
+   * ssl-session-ticket-key: the ticket keys as the ConfigMap holds them, base64 of 48 or 80 bytes
+   * (validated), or null (default: keys NGINX makes at each start). Key material: written to a 0600
+   * file under the prefix (model/tls-session-files.ts names it) and never quoted in a message.
+   */
+  readonly ticketKey?: string | null;
+  /** ssl-dh-param: the `namespace/name` of a Secret with dhparam.pem, or null (default: none, no DHE ciphers). */
+  readonly dhParamSecret?: string | null;
+  /**
+   * The DH parameters read from that Secret by the build (model/dh-params.ts), as a PEM rebuilt
+   * from the validated numbers, or null (no Secret named, or it cannot be used: a failure says why).
+   * Written to a file under the prefix (model/tls-session-files.ts) that `ssl_dhparam` names.
+   */
+  readonly dhParam?: string | null;
 }
 
 

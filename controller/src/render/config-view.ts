@@ -321,7 +321,7 @@ export function buildConfigView(model: Model, options: ResolvedRenderOptions, vi
     globalErrorPages: globalErrorPagesOf(model.settings),
     mirrorUpstreams: mirrorUpstreamsOf(model),
     rateLimits: rateLimitHttpView(model),
-    httpTuning: httpTuningView(model),
+    httpTuning: httpTuningView(model, options.prefix),
     main: mainView(model, options),
     authCachePath: usesAuthCache(model) ? `${options.prefix}/auth_cache` : null,
     authUpstreams: authUpstreamsOf(model),

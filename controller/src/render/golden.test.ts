@@ -47,12 +47,13 @@ void describe('golden files', () => {
       // A case's options.json (optional) changes render options, e.g. sslPassthrough.
       const optionsPath = join(TESTDATA, caseName, 'options.json');
       const extra = existsSync(optionsPath) ? JSON.parse(readFileSync(optionsPath, 'utf8')) as Partial<RenderOptions> : {};
-      const { conf } = renderConfig(readModel(caseName), { ...goldenOptions(), ...extra });
+      const caseModel = readModel(caseName);
+      const { conf } = renderConfig(caseModel, { ...goldenOptions(), ...extra });
       const goldenPath = join(TESTDATA, caseName, 'nginx.conf');
       if (process.env.UPDATE_GOLDEN === '1') writeFileSync(goldenPath, conf);
       assert.ok(existsSync(goldenPath), `${goldenPath} missing: run with UPDATE_GOLDEN=1`);
       assert.equal(conf, readFileSync(goldenPath, 'utf8'), `${caseName} differs from its golden file`);
-      await assertNginxAccepts(conf);
+      await assertNginxAccepts(conf, caseModel);
     });
   }
 

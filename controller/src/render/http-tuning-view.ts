@@ -6,6 +6,9 @@
 // this nginx.conf needs: a table too small fails nginx -t, every reload with it.
 
 import type { AccessLogSettings, GzipSettings, HashSizeSettings, Http2Settings, Model, TlsSessionSettings, WorkerSettings } from '../model/types.ts';
+import { parseTicketKey } from '../model/features/tls-session.ts';
+import { readDhParams } from '../model/dh-params.ts';
+import { dhParamFile, ticketKeyFile } from '../model/tls-session-files.ts';
 import { RenderError } from './nginx-values.ts';
 import type { ErrorLogLevel, ResolvedRenderOptions } from './render-options.ts';
 
@@ -26,6 +29,10 @@ export interface HttpTuningView {
   /** skip-access-log-urls: `map $request_uri $resty_loggable` entries; empty = no map, no `if=`. */
   readonly skipUrls: readonly string[];
   readonly tlsSession: TlsSessionSettings;
+  /** ssl-session-ticket-key: the file the controller writes (model/tls-session-files.ts), or null. */
+  readonly ticketKeyPath: string | null;
+  /** ssl-dh-param: the parameters' file the controller writes, or null. */
+  readonly dhParamPath: string | null;
 }
 
 export interface MainView {
@@ -71,11 +78,28 @@ export function mapBucketFor(length: number): number {
   return 2 ** Math.ceil(Math.log2(needed));
 }
 
-/** The http-level view of `model`'s settings. */
-export function httpTuningView(model: Model): HttpTuningView {
+/** The ticket key file's path; a key the model did not validate stops the render (it names a file the controller writes). */
+function ticketKeyPathOf(tlsSession: TlsSessionSettings, prefix: string): string | null {
+  const key = tlsSession.ticketKey;
+  if (key === undefined || key === null) return null;
+  if (typeof key !== 'string' || !parseTicketKey(key).ok) throw new RenderError('UnsafeValue', 'model: settings.tlsSession.ticketKey is not a valid key');
+  return ticketKeyFile(prefix, tlsSession)?.path ?? null;
+}
+
+/** The DH parameters' file path; parameters the model did not rebuild from validated numbers stop the render. */
+function dhParamPathOf(tlsSession: TlsSessionSettings, prefix: string): string | null {
+  const pem = tlsSession.dhParam;
+  if (pem === undefined || pem === null) return null;
+  if (typeof pem !== 'string' || !readDhParams(pem).ok) throw new RenderError('UnsafeValue', 'model: settings.tlsSession.dhParam is not valid DH parameters');
+  return dhParamFile(prefix, tlsSession)?.path ?? null;
+}
+
+/** The http-level view of `model`'s settings (`prefix`: where the ticket key file is). */
+export function httpTuningView(model: Model, prefix: string): HttpTuningView {
   const gzip = required<GzipSettings>(model.settings?.gzip, 'gzip');
   const hash = required<HashSizeSettings>(model.settings?.hashSizes, 'hashSizes');
   const accessLog = required<AccessLogSettings>(model.settings?.accessLog, 'accessLog');
+  const tlsSession = required<TlsSessionSettings>(model.settings?.tlsSession, 'tlsSession');
   return {
     gzip: gzip.enabled ? { level: gzip.level, minLength: gzip.minLength, types: gzip.types, disable: gzip.disable } : null,
     http2: required<Http2Settings>(model.settings?.http2, 'http2'),
@@ -87,7 +111,9 @@ export function httpTuningView(model: Model): HttpTuningView {
     logEscape: escapeOf(accessLog),
     locationLogVariables: LOCATION_LOG_VARIABLE.test(accessLog.format),
     skipUrls: accessLog.skipUrls ?? [],
-    tlsSession: required<TlsSessionSettings>(model.settings?.tlsSession, 'tlsSession'),
+    tlsSession,
+    ticketKeyPath: ticketKeyPathOf(tlsSession, prefix),
+    dhParamPath: dhParamPathOf(tlsSession, prefix),
   };
 }
 

@@ -182,7 +182,7 @@ void describe('rendering generated clusters', () => {
     await fc.assert(fc.asyncProperty(clusterArbitrary(pool, DENSE), async (cluster: Cluster) => {
       const { model } = buildModel(cluster.snapshot, cluster.options);
       fc.pre(ingressLocations(model) > 0);
-      await assertNginxAccepts(renderer.render(model).conf);
+      await assertNginxAccepts(renderer.render(model).conf, model);
       values += countUserValues(cluster);
       locations += ingressLocations(model);
     }), { numRuns: NGINX_RUNS, seed, maxSkipsPerRun: 20, ...SHRINK_BOUND });

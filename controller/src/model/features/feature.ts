@@ -60,6 +60,8 @@ export interface FeatureKey<C> {
    * no Ingress (ControllerSettings.closed) instead of keeping the default, which protects nothing.
    */
   readonly failClosed?: boolean;
+  /** The value is key material (ssl-session-ticket-key): a refusal's message never quotes it. */
+  readonly secret?: boolean;
   /** Parses `raw` into `draft`; returns null, or why the value is refused. */
   set(draft: Draft<C>, raw: string): KeyRefusal | null;
 }

@@ -119,5 +119,6 @@ void describe('hash sizes: defaults', () => testDefaults(hashSizesFeature, {
   variablesBucketSize: 256, variablesMaxSize: 2048, serverNamesBucketSize: 0, serverNamesMaxSize: 1024, mapBucketSize: 64,
 }));
 void describe('TLS sessions: defaults', () => testDefaults(tlsSessionFeature, {
-  cache: true, cacheSize: '10m', timeout: '10m', tickets: false, bufferSize: '4k', ecdhCurve: 'auto', earlyData: false, rejectHandshake: false,
+  cache: true, cacheSize: '10m', timeout: '10m', tickets: false, bufferSize: '4k', ecdhCurve: 'auto', earlyData: false, rejectHandshake: false, ticketKey: null, dhParamSecret: null,
+  dhParam: null,
 }));

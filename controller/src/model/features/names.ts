@@ -47,8 +47,6 @@ export const UNSUPPORTED_CONFIG_KEY_REASONS: Readonly<Record<string, string>> = 
   'brotli-level': 'the data plane has no brotli module',
   'brotli-min-length': 'the data plane has no brotli module',
   'brotli-types': 'the data plane has no brotli module',
-  'ssl-session-ticket-key': 'its key file is not written yet; tickets use keys NGINX makes at each start',
-  'ssl-dh-param': 'the Secret\'s dhparam.pem is not written for NGINX yet; ECDHE ciphers need none',
   'proxy-stream-next-upstream': NO_STREAM_RETRY,
   'proxy-stream-next-upstream-timeout': NO_STREAM_RETRY,
   'proxy-stream-next-upstream-tries': NO_STREAM_RETRY,

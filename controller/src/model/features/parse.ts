@@ -195,9 +195,10 @@ export function readSettings(configMaps: readonly V1ConfigMap[], key: string | n
         // The reason first: a long value (a log format) must not push it past the message bound.
         // A protective key's default protects nothing: it serves no Ingress rather than all of them open.
         if (refusedKey.failClosed === true) closed = true;
+        const value = refusedKey.secret === true ? 'value withheld: key material' : `value ${quoteValue(raw)}`;
         failures.push(makeFailure(null, 'InvalidConfigMapValue', `ConfigMap ${key}: data[${name}]`, refusedKey.failClosed === true
-          ? `ConfigMap key ${name}: no Ingress is served until it is fixed: ${reason} (value ${quoteValue(raw)})`
-          : `ConfigMap key ${name}: ${reason}; the default stays (value ${quoteValue(raw)})`));
+          ? `ConfigMap key ${name}: no Ingress is served until it is fixed: ${reason} (${value})`
+          : `ConfigMap key ${name}: ${reason}; the default stays (${value})`));
       });
     if (!finished.ok) {
       // A combination the module refuses (its `finish`): every key of it keeps its default, said once.

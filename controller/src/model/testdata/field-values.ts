@@ -289,6 +289,14 @@ export const KEY_VALUES: Readonly<Record<string, fc.Arbitrary<string>>> = {
   )),
   'ssl-early-data': boolean,
   'ssl-reject-handshake': boolean,
+  // A Secret reference: found or not (the generated clusters hold none with dhparam.pem), or no valid name.
+  'ssl-dh-param': userValue(fc.constantFrom('ingress/dhparam', 'default/dh-params', 'dhparam', 'a/b/c', `${MARKER}/x`, 'Ingress/DH', '/dh', 'ingress/')),
+  // Base64 of 48 or 80 bytes (NGINX's two sizes), of other sizes, unpadded, with spaces or a marker.
+  'ssl-session-ticket-key': userValue(fc.oneof(
+    fc.tuple(fc.constantFrom(48, 80, 47, 49, 79, 81, 0, 32), fc.uint8Array({ minLength: 81, maxLength: 81 }))
+      .map(([length, bytes]) => Buffer.from(bytes.subarray(0, length)).toString('base64')),
+    fc.constantFrom(`${MARKER}${'A'.repeat(61)}=`, `${'A'.repeat(64)}`, ` ${'B'.repeat(64)} `, `${'C'.repeat(106)}==`, `${'D'.repeat(60)} ${'E'.repeat(3)}`),
+  )),
   'allow-snippet-annotations': boolean,
   'annotations-risk-level': userValue(fc.constantFrom('Critical', 'High', 'Medium', 'Low', ' High', 'high')),
   'strict-validate-path-type': boolean,

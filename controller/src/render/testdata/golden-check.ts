@@ -3,7 +3,9 @@
 // golden test and the in.yaml → model → nginx.conf golden test.
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
+import type { Model } from '../../model/types.ts';
 import { findDataplane, type Dataplane } from '../../nginx/dataplane.ts';
+import { writeTlsSessionFiles } from '../../nginx/tls-session-files.ts';
 import { PLACEHOLDER_DATAPLANE } from './model-fixtures.ts';
 import { checkConfig, makePrefix } from './nginx-runner.ts';
 
@@ -32,10 +34,14 @@ export function materialize(conf: string, dataplane: Dataplane, prefix: string):
   return swap(real, GOLDEN_PREFIX, prefix);
 }
 
-/** Fails unless the real `nginx -t` accepts the golden conf. */
-export async function assertNginxAccepts(conf: string): Promise<void> {
+/**
+ * Fails unless the real `nginx -t` accepts the golden conf. `model`: the one rendered, whose files
+ * the controller writes before `nginx -t` (the ssl-session-ticket-key file) are written first.
+ */
+export async function assertNginxAccepts(conf: string, model?: Model): Promise<void> {
   const prefix = makePrefix();
   try {
+    if (model !== undefined) writeTlsSessionFiles(prefix, model.settings.tlsSession);
     await checkConfig(findDataplane(), prefix, materialize(conf, findDataplane(), prefix));
   } finally {
     rmSync(prefix, { recursive: true, force: true });
