@@ -128,7 +128,7 @@ function reloadBreakdown(controller: ControllerProcess, from: number): { buildMs
 function syncLog(lines: readonly Record<string, unknown>[]): Record<string, unknown>[] {
   const ready = lines.findIndex((l) => l.msg === 'first configuration is live');
   const fields = ['time', 'msg', 'result', 'why', 'changedCount', 'ms', 'buildMs', 'renderMs', 'applyMs', 'pending', 'pendingPostMs',
-    'pendingWorkersMs', 'preview', 'previewMs', 'previewBuildMs', 'previewBackendsMs', 'waitedMs', 'kickedAt', 'kicks', 'push', 'durationMs', 'validateMs', 'validated', 'level', 'err', 'component'];
+    'pendingWorkersMs', 'preview', 'previewMs', 'previewBuildMs', 'previewBackendsMs', 'waitedMs', 'kickedAt', 'kicks', 'startedAt', 'push', 'durationMs', 'validateMs', 'validated', 'level', 'err', 'component'];
   return lines.slice(Math.max(0, ready)).filter((l) => l.msg === 'sync' || l.msg === 'NGINX reloaded' || Number(l.level) >= 40).slice(0, 2000)
     .map((l) => Object.fromEntries(fields.filter((f) => l[f] !== undefined).map((f) => [f, l[f]])));
 }
@@ -203,6 +203,7 @@ async function runRouteChange(ctx: BenchContext): Promise<BenchResult> {
         metric('latency p99 of other traffic during the reloads', 'ms', latencyAt(wrk, 99), null, '—'),
         metric('reloads', '', reloads, params.additions, 'one per new Ingress'),
         metric(`serve-first phases, median of the ${served.length} served first (all phases): API write → informer event`, 'ms', phaseMedians.informerMs, phaseMedians.total, 'write → first 200'),
+        metric('  of it, another sync running (its build or render holds the event loop)', 'ms', phaseMedians.informerBusyMs, phaseMedians.total, 'write → first 200'),
         metric('  → the sync starts (a sync still running, rate limit)', 'ms', phaseMedians.queueMs, phaseMedians.total, 'write → first 200'),
         metric(`  build (${served.filter((p) => p.via === 'preview').length} of the added Ingress alone, the rest of the whole model)`, 'ms', phaseMedians.buildMs, phaseMedians.total, 'write → first 200'),
         metric('  backends pushed first (with the full build: the differ too)', 'ms', phaseMedians.backendsMs, phaseMedians.total, 'write → first 200'),

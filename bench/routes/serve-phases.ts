@@ -21,6 +21,8 @@ export interface RouteTiming {
 export interface ServePhases {
   /** API write → the controller's informer delivered the first change this sync carries (absent: that change came before the write). */
   readonly informerMs: number | null;
+  /** Of it, the time another sync of the controller was running (its build or render holds the event loop the event waits for). */
+  readonly informerBusyMs: number;
   /** → the sync started (a sync still running, the queue's rate limit). */
   readonly queueMs: number;
   readonly buildMs: number;
@@ -42,21 +44,26 @@ export interface ServePhases {
 type LogLine = Readonly<Record<string, unknown>>;
 
 const num = (line: LogLine, name: string): number => Number(line[name]);
+/** When the sync started: its own stamp (the line is written after the sync hooks ran), else the line's time less its duration. */
+const startOf = (line: LogLine): number => (Number.isFinite(num(line, 'startedAt')) ? num(line, 'startedAt') : num(line, 'time') - num(line, 'ms'));
 
 /** The phases of `route`, or null when no pending push came between its write and its first 200 (it was served by a reload). */
 export function servePhases(route: RouteTiming, lines: readonly LogLine[]): ServePhases | null {
   const sync = lines.find((l) => l.msg === 'sync' && (l.pending !== undefined || l.preview !== undefined)
-    && num(l, 'time') - num(l, 'ms') >= route.writtenAt && num(l, 'time') - num(l, 'ms') <= route.servedAt);
+    && startOf(l) >= route.writtenAt && startOf(l) <= route.servedAt);
   if (sync === undefined) return null;
-  const start = num(sync, 'time') - num(sync, 'ms');
+  const start = startOf(sync);
   const previewed = sync.preview !== undefined;
   const kickedAt = Number.isFinite(num(sync, 'kickedAt')) ? num(sync, 'kickedAt') : start;
   const informerMs = kickedAt >= route.writtenAt ? kickedAt - route.writtenAt : null;
+  const busy = (from: number, to: number): number => lines.filter((l) => l.msg === 'sync' && l !== sync)
+    .reduce((sum, l) => sum + Math.max(0, Math.min(to, startOf(l) + num(l, 'ms')) - Math.max(from, startOf(l))), 0);
   const postMs = num(sync, 'pendingPostMs');
   const workersMs = num(sync, 'pendingWorkersMs');
   const held = start + (previewed ? num(sync, 'previewMs') : num(sync, 'buildMs') + num(sync, 'applyMs'));
   return {
     informerMs,
+    informerBusyMs: informerMs === null ? 0 : busy(route.writtenAt, kickedAt),
     queueMs: start - (informerMs === null ? route.writtenAt : kickedAt),
     buildMs: num(sync, previewed ? 'previewBuildMs' : 'buildMs'),
     backendsMs: previewed ? num(sync, 'previewBackendsMs') : num(sync, 'applyMs') - postMs - workersMs,
@@ -68,13 +75,13 @@ export function servePhases(route: RouteTiming, lines: readonly LogLine[]): Serv
   };
 }
 
-export const PHASE_NAMES = ['informerMs', 'queueMs', 'buildMs', 'backendsMs', 'postMs', 'workersMs', 'probeMs'] as const;
+export const PHASE_NAMES = ['informerMs', 'informerBusyMs', 'queueMs', 'buildMs', 'backendsMs', 'postMs', 'workersMs', 'probeMs'] as const;
 
 /** Each phase's median over `phases` (a null informer phase counts as 0: the change was already queued). */
 export function medianPhases(phases: readonly ServePhases[]): Record<(typeof PHASE_NAMES)[number] | 'total', number> {
   const of = (pick: (p: ServePhases) => number): number => median(phases.map(pick));
   return {
-    informerMs: of((p) => p.informerMs ?? 0), queueMs: of((p) => p.queueMs), buildMs: of((p) => p.buildMs),
+    informerMs: of((p) => p.informerMs ?? 0), informerBusyMs: of((p) => p.informerBusyMs), queueMs: of((p) => p.queueMs), buildMs: of((p) => p.buildMs),
     backendsMs: of((p) => p.backendsMs), postMs: of((p) => p.postMs), workersMs: of((p) => p.workersMs),
     probeMs: of((p) => p.probeMs), total: of((p) => p.total),
   };
@@ -84,7 +91,8 @@ export function medianPhases(phases: readonly ServePhases[]): Record<(typeof PHA
 export function describePhases(phase: ServePhases | null): string {
   if (phase === null) return 'served by its reload (no pending push before its first 200)';
   const ms = (value: number | null): string => (value === null ? 'queued' : value.toFixed(0));
-  return `${phase.total.toFixed(0)} ms = informer ${ms(phase.informerMs)} + queue ${ms(phase.queueMs)} + build ${ms(phase.buildMs)}`
+  const busy = phase.informerBusyMs > 0 ? ` (${ms(phase.informerBusyMs)} of it in another sync)` : '';
+  return `${phase.total.toFixed(0)} ms = informer ${ms(phase.informerMs)}${busy} + queue ${ms(phase.queueMs)} + build ${ms(phase.buildMs)}`
     + ` + backends ${ms(phase.backendsMs)} + pending POST ${ms(phase.postMs)} + workers ${ms(phase.workersMs)} + probe ${ms(phase.probeMs)}`
     + ` (${phase.via}, ${phase.kicks} change${phase.kicks === 1 ? '' : 's'} in the sync)`;
 }

@@ -226,7 +226,7 @@ export function createSync(options: SyncOptions): Sync {
       ms, buildMs: detail.buildMs, renderMs: detail.renderMs, applyMs: detail.applyMs, push: detail.push, pending: detail.pending,
       preview: detail.preview, previewMs: detail.previewMs, previewBuildMs: detail.previewBuildMs, previewBackendsMs: detail.previewBackendsMs,
       pendingPostMs: detail.pendingPostMs, pendingWorkersMs: detail.pendingWorkersMs,
-      waitedMs: detail.kickedAt === undefined ? undefined : started - detail.kickedAt, kickedAt: detail.kickedAt, kicks: detail.kicks };
+      waitedMs: detail.kickedAt === undefined ? undefined : started - detail.kickedAt, kickedAt: detail.kickedAt, kicks: detail.kicks, startedAt: started };
     if (result !== 'skip') logger.info(line, 'sync');
     else logger.debug(line, 'sync');
     pusher.throwDeferred(); // certificates refused: the rest is applied; retried with backoff
