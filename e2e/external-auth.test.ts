@@ -7,8 +7,9 @@
 // pod saw the auth answer's X-User (never the client's own); denied → 401/403;
 // signed out with auth-signin → 302 to the sign-in URL with the exact escaped
 // `rd`; an auth service that cannot be reached → 500 (ingress-nginx's status:
-// auth_request's rule); an auth-url that is no URL → the Ingress is not
-// served, with a Warning Event; the global auth protects Ingresses without
+// auth_request's rule); an auth-url that is no URL → the Ingress is
+// refused, with a Warning Event, and its paths answer 503 (ingress-nginx's
+// location denied), also where the host's `/` is served open by another; the global auth protects Ingresses without
 // auth-url unless they say enable-global-auth: "false"; auth-proxy-set-headers
 // sends its ConfigMap's headers to the auth service (a change of the ConfigMap
 // applies), and a missing ConfigMap answers 503 with a Warning Event;
@@ -119,12 +120,20 @@ test('external auth: allowed, denied, signed out, auth service down, global auth
     assert.deepEqual(auth.asked, []);
   });
 
-  await t.test('an auth-url that is no URL: the Ingress is not served, with a Warning Event; the others are', async () => {
-    await cluster.apply(protectedIngress('broken', 'broken.test', { 'auth-url': 'auth.example/verify' }));
-    const warning = await waitFor('an InvalidAnnotation Warning on broken', async () => (await cluster.events('involvedObject.name=broken,type=Warning'))
-      .find((e) => e.reason === 'InvalidAnnotation'), { timeoutMs: 20_000 });
-    assert.match(warning.message, /auth-url/u);
-    assert.equal((await request(controller.http, { host: 'broken.test', path: '/' })).status, 404);
+  await t.test('an auth-url that is no URL: the Ingress is refused with a Warning Event, its paths answer 503 (never another Ingress\'s open `/`)', async () => {
+    await cluster.apply([
+      protectedIngress('broken', 'broken.test', { 'auth-url': 'auth.example/verify' }),
+      // On optout.test, whose `/` is served without auth: /admin must not fall through to it.
+      ingressManifest({ name: 'broken-admin', host: 'optout.test', annotations: { [`${PREFIX}/auth-url`]: 'https://invalid..auth.url' }, paths: [{ path: '/admin', service: 'web' }] }),
+    ].join('---\n'));
+    for (const name of ['broken', 'broken-admin']) {
+      const warning = await waitFor(`a Warning on ${name}`, async () => (await cluster.events(`involvedObject.name=${name},type=Warning`))
+        .find((e) => e.reason === 'InvalidAnnotation'), { timeoutMs: 20_000 });
+      assert.match(warning.message, /auth-url/u);
+    }
+    await waitForResponse(controller.http, { host: 'optout.test', path: '/admin' }, (r) => r.status === 503);
+    assert.equal((await request(controller.http, { host: 'broken.test', path: '/' })).status, 503);
+    assert.equal((await request(controller.http, { host: 'optout.test', path: '/' })).status, 200);
     assert.equal((await request(controller.http, { host: 'allowed.test', path: '/' })).status, 200);
   });
 

@@ -28,7 +28,7 @@ import {
   type AcceptedIngress,
 } from './default-backends.ts';
 import { ingressRefOf, makeFailure, quoteValue } from './failure.ts';
-import { TranslationCache } from './ingress-translation.ts';
+import { TranslationCache, type IngressTranslation } from './ingress-translation.ts';
 import { indexIngressClasses, isOurIngress } from './ingress-class.ts';
 import { sortIngressesOldestFirst } from './order.ts';
 import { readSettings } from './features/parse.ts';
@@ -82,12 +82,28 @@ interface BuildState {
   readonly passthrough: PassthroughClaims;
 }
 
+/** A refused Ingress that asked for a protection: its paths answer 503 (denied-paths.ts) instead of falling through to another Ingress's. */
+function placeDeniedPaths(translation: IngressTranslation, rank: number, state: BuildState): void {
+  if (translation.candidates.length === 0) return;
+  for (const host of translation.hosts) state.table.ensure(host);
+  const balancing = balancingOf({}, state.settings);
+  for (const candidate of translation.candidates) {
+    const failure = placeBackendLocation(state.table, state.registry, {
+      ...candidate, ...balancing, affinity: null, serviceUpstream: state.settings.serviceUpstream.enabled, rank, serviceField: '.backend.service.name',
+    });
+    if (failure) state.failures.push(failure);
+  }
+}
+
 /** Places one Ingress's rule locations (its translation may come from an earlier build) and records it for the later phases. */
 function addIngress(ingress: V1Ingress, rank: number, state: BuildState): void {
   const translation = state.translations.translate(ingress);
   state.failures.push(...translation.failures);
   let parsed = translation.features;
-  if (parsed === null) return;
+  if (parsed === null) {
+    placeDeniedPaths(translation, rank, state);
+    return;
+  }
   let candidates = translation.candidates;
   // fastcgi-params-configmap: the ConfigMap's data, read on every build (a ConfigMap is no part of the Ingress).
   const fastcgi = parsed.policy.fastcgi;

@@ -1,0 +1,51 @@
+// The paths of an Ingress refused for its annotations, when it asked for a
+// protection (authentication, client certificates, allow/deny lists, limits,
+// WAF): they answer 503 instead of disappearing. A path that disappears falls
+// through to whatever else its host serves: another Ingress's `/` would then
+// serve, open, the `/admin` whose auth-url or allow list was refused. As
+// ingress-nginx's "location denied" (503, e.g. for an auth-url its URL parser
+// refuses); the Ingress stays refused (failures, Events, admission denial) and
+// nothing of it reaches a backend: the 503 is answered in the rewrite phase
+// (features/access-control.njk). A canary is left out: its paths are its
+// main Ingress's, which keeps serving them with its own protections.
+
+import type { V1Ingress } from '@kubernetes/client-node';
+import { INGRESS_NGINX_ANNOTATIONS } from './features/ingress-nginx-names.ts';
+import type { IngressFeatures } from './features/parse.ts';
+import { translateRules, type LocationCandidate } from './ingress-rules.ts';
+import type { GlobalSettings, IngressRef } from './types.ts';
+
+const PROTECTIVE: ReadonlySet<string> = new Set(INGRESS_NGINX_ANNOTATIONS.filter((item) => item.protective).map((item) => item.name));
+
+/** A value that leaves a protection off (or unset) asks for nothing. */
+function switchedOff(value: string): boolean {
+  return ['', 'false', '0', 'off'].includes(value.trim().toLowerCase());
+}
+
+/** True when one of the Ingress's annotations asks for a protection and it is no canary. */
+export function asksForProtection(annotations: Readonly<Record<string, unknown>> | undefined, prefix: string): boolean {
+  if (annotations === undefined || annotations === null || typeof annotations !== 'object') return false;
+  const canary = annotations[`${prefix}canary`];
+  if (typeof canary === 'string' && canary.trim().toLowerCase() === 'true') return false;
+  return Object.entries(annotations).some(([key, value]) =>
+    key.startsWith(prefix) && PROTECTIVE.has(key.slice(prefix.length)) && (typeof value !== 'string' || !switchedOff(value)));
+}
+
+/** The features of a denied Ingress: nothing but an access control that answers 503. */
+export function deniedFeatures(settings: GlobalSettings): IngressFeatures {
+  return Object.freeze({
+    policy: Object.freeze({ accessControl: Object.freeze({ ...settings.accessControl, denied: true }) }),
+    dynamic: Object.freeze({}),
+  });
+}
+
+/**
+ * The locations a refused Ingress still places (each answering 503), with its rule hosts; none
+ * unless it asked for a protection. Paths its rules refuse on their own are not placed (they are
+ * reported with the Ingress's other failures once it is fixed).
+ */
+export function deniedPaths(ingress: V1Ingress, ref: IngressRef, annotationsPrefix: string, settings: GlobalSettings): { hosts: readonly string[]; candidates: readonly LocationCandidate[] } {
+  if (!asksForProtection(ingress.metadata?.annotations, `${annotationsPrefix}/`)) return { hosts: [], candidates: [] };
+  const rules = translateRules(ingress, ref, deniedFeatures(settings), settings);
+  return { hosts: rules.hosts, candidates: rules.candidates };
+}
