@@ -349,7 +349,7 @@ function buildWith(caches: BuildCaches, snapshot: Snapshot, options: BuildOption
   const streams = streamsOf(snapshot, options, slices);
   const passthrough = withPassthroughEndpoints(routing.passthrough, backends);
   const tls = resolveTls(routing.tls, snapshot?.secrets ?? [], options);
-  const clientAuth = resolveClientAuth(routing.clientAuth, snapshot?.secrets ?? []);
+  const clientAuth = resolveClientAuth(routing.clientAuth, snapshot?.secrets ?? [], routing.settings.crossNamespace.allow);
   const tlsState = clientAuth.state === undefined ? tls.state : { ...tls.state, clientAuth: clientAuth.state };
   // proxy-ssl-secret: read whenever the routing or the Secrets changed, like spec.tls (absent from the model when no location uses one).
   const secrets = snapshot?.secrets ?? [];
