@@ -6,7 +6,7 @@
 // WWW-Authenticate, /forbid 403. Allowed → the echo pod's answer, and the echo
 // pod saw the auth answer's X-User (never the client's own); denied → 401/403;
 // signed out with auth-signin → 302 to the sign-in URL with the exact escaped
-// `rd`; an auth service that cannot be reached → 500 (ingress-nginx's status:
+// `rd` (or the auth-signin-redirect-param's name); an auth service that cannot be reached → 500 (ingress-nginx's status:
 // auth_request's rule); an auth-url that is no URL → the Ingress is
 // refused, with a Warning Event, and its paths answer 503 (ingress-nginx's
 // location denied), also where the host's `/` is served open by another; the global auth protects Ingresses without
@@ -77,6 +77,9 @@ test('external auth: allowed, denied, signed out, auth service down, global auth
     protectedIngress('denied', 'denied.test', { 'auth-url': service('/deny') }),
     protectedIngress('forbidden', 'forbidden.test', { 'auth-url': service('/forbid') }),
     protectedIngress('signin', 'signin.test', { 'auth-url': service('/deny'), 'auth-signin': 'https://login.example/oauth2/start' }),
+    protectedIngress('signin-param', 'signin-param.test', {
+      'auth-url': service('/deny'), 'auth-signin': 'https://$host/oauth2/start?x=1', 'auth-signin-redirect-param': 'next',
+    }),
     protectedIngress('down', 'down.test', { 'auth-url': `http://127.0.0.1:${deadPort}/auth`, 'auth-method': 'POST' }),
     protectedIngress('global', 'global.test', {}),
     protectedIngress('optout', 'optout.test', { 'enable-global-auth': 'false' }),
@@ -103,6 +106,9 @@ test('external auth: allowed, denied, signed out, auth service down, global auth
     const res = await curl(controller.http, 'signin.test', '/app/page?a=b&c=d');
     assert.equal(res.status, 302);
     assert.equal(res.location, 'https://login.example/oauth2/start?rd=http://signin.test%2Fapp%2Fpage%3Fa%3Db%26c%3Dd');
+    const param = await curl(controller.http, 'signin-param.test', '/p?q=1');
+    assert.deepEqual([param.status, param.location], [302, 'https://signin-param.test/oauth2/start?x=1&next=http://signin-param.test%2Fp%3Fq%3D1'],
+      'auth-signin-redirect-param names the parameter, appended after the sign-in URL\'s own query');
   });
 
   await t.test('the auth service cannot be reached: 500', async () => {
