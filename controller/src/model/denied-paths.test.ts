@@ -62,6 +62,8 @@ void describe('a refused Ingress that asked for a protection', () => {
       assert.equal(findLocation(result, HOST, '/')?.ingress?.name, 'public', 'the other Ingress is served as before');
       const own = result.failures.filter((failure) => failure.ingress?.name === 'admin' && failure.warning !== true);
       assert.equal(own.length > 0, row.want !== 'open', JSON.stringify(own));
+      const said = result.failures.filter((failure) => failure.ingress?.name === 'admin' && failure.reason === 'ProtectedPathsDenied');
+      assert.deepEqual(said.map((failure) => failure.warning), row.want === 'denied' ? [true] : [], 'one warning says why its paths answer 503');
     });
   }
 

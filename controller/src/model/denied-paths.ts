@@ -10,10 +10,11 @@
 // main Ingress's, which keeps serving them with its own protections.
 
 import type { V1Ingress } from '@kubernetes/client-node';
+import { makeWarning } from './failure.ts';
 import { INGRESS_NGINX_ANNOTATIONS } from './features/ingress-nginx-names.ts';
 import type { IngressFeatures } from './features/parse.ts';
 import { translateRules, type LocationCandidate } from './ingress-rules.ts';
-import type { GlobalSettings, IngressRef } from './types.ts';
+import type { Failure, GlobalSettings, IngressRef } from './types.ts';
 
 const PROTECTIVE: ReadonlySet<string> = new Set(INGRESS_NGINX_ANNOTATIONS.filter((item) => item.protective).map((item) => item.name));
 
@@ -39,13 +40,24 @@ export function deniedFeatures(settings: GlobalSettings): IngressFeatures {
   });
 }
 
+/** What a refused Ingress still places. */
+export interface DeniedPaths {
+  readonly hosts: readonly string[];
+  readonly candidates: readonly LocationCandidate[];
+  /** One warning saying why its paths answer 503 (the refusal's own failures say what to fix). */
+  readonly warnings: readonly Failure[];
+}
+
 /**
  * The locations a refused Ingress still places (each answering 503), with its rule hosts; none
  * unless it asked for a protection. Paths its rules refuse on their own are not placed (they are
  * reported with the Ingress's other failures once it is fixed).
  */
-export function deniedPaths(ingress: V1Ingress, ref: IngressRef, annotationsPrefix: string, settings: GlobalSettings): { hosts: readonly string[]; candidates: readonly LocationCandidate[] } {
-  if (!asksForProtection(ingress.metadata?.annotations, `${annotationsPrefix}/`)) return { hosts: [], candidates: [] };
+export function deniedPaths(ingress: V1Ingress, ref: IngressRef, annotationsPrefix: string, settings: GlobalSettings): DeniedPaths {
+  if (!asksForProtection(ingress.metadata?.annotations, `${annotationsPrefix}/`)) return { hosts: [], candidates: [], warnings: [] };
   const rules = translateRules(ingress, ref, deniedFeatures(settings), settings);
-  return { hosts: rules.hosts, candidates: rules.candidates };
+  if (rules.candidates.length === 0) return { hosts: [], candidates: [], warnings: [] };
+  const warning = makeWarning(ref, 'ProtectedPathsDenied', 'metadata.annotations',
+    'the Ingress asks for a protection and is refused: its paths answer 503 until it is fixed, never served unprotected');
+  return { hosts: rules.hosts, candidates: rules.candidates, warnings: [warning] };
 }

@@ -75,7 +75,7 @@ export function translateIngress(ingress: V1Ingress, annotationsPrefix: string, 
   const parsed = parseIngressFeatures(ingress.metadata?.annotations, annotationsPrefix, ref, settings);
   if (!parsed.ok) {
     const denied = deniedPaths(ingress, ref, annotationsPrefix, settings);
-    return { ...refused(ref, parsed.failures), hosts: listOrNone(denied.hosts), candidates: listOrNone(denied.candidates) };
+    return { ...refused(ref, [...parsed.failures, ...denied.warnings]), hosts: listOrNone(denied.hosts), candidates: listOrNone(denied.candidates) };
   }
   const rules = translateRules(ingress, ref, parsed.value, settings);
   const defaultBackend = translateDefaultBackend(ingress, ref);
