@@ -9,7 +9,9 @@
 // `rd` (or the auth-signin-redirect-param's name); an auth service that cannot be reached → 500 (ingress-nginx's status:
 // auth_request's rule); an auth-url that is no URL → the Ingress is
 // refused, with a Warning Event, and its paths answer 503 (ingress-nginx's
-// location denied), also where the host's `/` is served open by another; the global auth protects Ingresses without
+// location denied), also where the host's `/` is served open by another, and
+// so do those of one NGINX refuses (an auth host that does not resolve); the
+// global auth protects Ingresses without
 // auth-url unless they say enable-global-auth: "false"; auth-proxy-set-headers
 // sends its ConfigMap's headers to the auth service (a change of the ConfigMap
 // applies), and a missing ConfigMap answers 503 with a Warning Event;
@@ -141,6 +143,17 @@ test('external auth: allowed, denied, signed out, auth service down, global auth
     assert.equal((await request(controller.http, { host: 'broken.test', path: '/' })).status, 503);
     assert.equal((await request(controller.http, { host: 'optout.test', path: '/' })).status, 200);
     assert.equal((await request(controller.http, { host: 'allowed.test', path: '/' })).status, 200);
+  });
+
+  await t.test('an auth host that does not resolve: NGINX refuses the Ingress, left out with an Event; its path answers 503, not the host\'s open `/`', async () => {
+    await cluster.apply(ingressManifest({
+      name: 'unresolved', host: 'optout.test', annotations: { [`${PREFIX}/auth-url`]: 'http://auth.invalid/verify' }, paths: [{ path: '/unresolved', service: 'web' }],
+    }));
+    const event = await waitFor('a RejectedByNginx Warning on unresolved', async () => (await cluster.events('involvedObject.name=unresolved,type=Warning'))
+      .find((e) => e.reason === 'RejectedByNginx'), { timeoutMs: 30_000 });
+    assert.match(event.message, /auth\.invalid/u);
+    await waitForResponse(controller.http, { host: 'optout.test', path: '/unresolved' }, (r) => r.status === 503);
+    assert.equal((await request(controller.http, { host: 'optout.test', path: '/' })).status, 200);
   });
 
   await t.test('auth-proxy-set-headers: the auth service gets the ConfigMap\'s headers; a change applies; a missing ConfigMap is 503 + Event', async () => {

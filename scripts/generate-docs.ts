@@ -113,8 +113,9 @@ there is one) applies; or the Ingress is not served. An empty value is always ig
 takes that resty-ingress cannot honour (written under **Differs**) is refused as unsupported: the Ingress is
 not served.
 
-An Ingress that is not served and asked for a protection (any of ingress-nginx's authentication, client
-certificate, allow/deny list, limit or WAF annotations, not switched off; a canary excepted) keeps its paths,
+An Ingress that is not served (refused for an annotation, or left out because NGINX refused its configuration)
+and asked for a protection (any of ingress-nginx's authentication, client certificate, allow/deny list, limit
+or WAF annotations, not switched off; a canary excepted) keeps its paths,
 each answering 503, as ingress-nginx answers a "location denied": otherwise a request for its \`/admin\` would
 fall through to another Ingress of the host serving \`/\` without the protection. Its paths take part in
 "oldest wins" as any other. Any other Ingress not served leaves its paths to the rest of the host, or to the

@@ -28,7 +28,8 @@ import {
   type AcceptedIngress,
 } from './default-backends.ts';
 import { ingressRefOf, makeFailure, quoteValue } from './failure.ts';
-import { TranslationCache, type IngressTranslation } from './ingress-translation.ts';
+import { TranslationCache } from './ingress-translation.ts';
+import { deniedPaths, placeDeniedPaths } from './denied-paths.ts';
 import { indexIngressClasses, isOurIngress } from './ingress-class.ts';
 import { sortIngressesOldestFirst } from './order.ts';
 import { readSettings } from './features/parse.ts';
@@ -80,19 +81,6 @@ interface BuildState {
   readonly serverAliases: ServerAliasClaim[];
   /** Which Ingress decides each host's ssl-passthrough (ssl-passthrough.ts). */
   readonly passthrough: PassthroughClaims;
-}
-
-/** A refused Ingress that asked for a protection: its paths answer 503 (denied-paths.ts) instead of falling through to another Ingress's. */
-function placeDeniedPaths(translation: IngressTranslation, rank: number, state: BuildState): void {
-  if (translation.candidates.length === 0) return;
-  for (const host of translation.hosts) state.table.ensure(host);
-  const balancing = balancingOf({}, state.settings);
-  for (const candidate of translation.candidates) {
-    const failure = placeBackendLocation(state.table, state.registry, {
-      ...candidate, ...balancing, affinity: null, serviceUpstream: state.settings.serviceUpstream.enabled, rank, serviceField: '.backend.service.name',
-    });
-    if (failure) state.failures.push(failure);
-  }
 }
 
 /** Places one Ingress's rule locations (its translation may come from an earlier build) and records it for the later phases. */
@@ -267,9 +255,10 @@ function buildRouting(translations: TranslationCache, snapshot: Snapshot, option
   // proxy-set-headers / add-headers: the data of the ConfigMaps they name, read on every build.
   const config = withHeaderConfigMaps(read, snapshot?.configMaps ?? []);
   // A ConfigMap asking for a protection we do not give serves nothing (fail closed; its failure says why).
+  // Ingresses NGINX refused (options.exclude) keep only the 503 paths of a protection they asked for.
   const exclude = options.exclude;
   const ours = config.closed ? [] : sortIngressesOldestFirst((snapshot?.ingresses ?? [])
-    .filter((ingress) => isOurIngress(ingress, classes, options) && exclude?.has(ingress) !== true));
+    .filter((ingress) => isOurIngress(ingress, classes, options)));
   translations.useContext(options.annotationsPrefix, config.settings);
   const state: BuildState = {
     table: new ServerTable(), registry: new BackendRegistry(), failures: [...config.failures], accepted: [], tls: [],
@@ -282,7 +271,8 @@ function buildRouting(translations: TranslationCache, snapshot: Snapshot, option
 
   ours.forEach((ingress, rank) => {
     try {
-      addIngress(ingress, rank, state);
+      if (exclude?.has(ingress) === true) placeDeniedPaths(deniedPaths(ingress, ingressRefOf(ingress), state.prefix, state.settings), rank, state);
+      else addIngress(ingress, rank, state);
     } catch (error) {
       // A builder bug on strange data must cost one Ingress, not every route in the cluster.
       state.failures.push(makeFailure(ingressRefOf(ingress), 'InternalError', 'metadata',

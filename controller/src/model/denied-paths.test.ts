@@ -1,7 +1,8 @@
-// An Ingress refused for its annotations that asked for a protection keeps its
-// paths, each answering 503 (denied-paths.ts), so a request for them never
-// falls through to another Ingress of the host that serves `/` without the
-// protection; one that asked for none is not served at all, as before.
+// An Ingress refused for its annotations, or left out because NGINX refused
+// it, that asked for a protection keeps its paths, each answering 503
+// (denied-paths.ts), so a request for them never falls through to another
+// Ingress of the host that serves `/` without the protection; one that asked
+// for none is not served at all, as before.
 
 import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
@@ -22,8 +23,8 @@ function adminIngress(annotations: Record<string, string>, created = '2024-02-01
   return ingress('admin', { created, annotations: Object.fromEntries(Object.entries(annotations).map(([key, value]) => [ann(key), value])), rules: [rule(HOST, path(at, svc('admin', 80)))] });
 }
 
-function build(ingresses: V1Ingress[], data: Record<string, string> = {}): BuildResult {
-  return buildModel(snapshot({ ingresses, services: [web, admin], configMaps: [configMap(data)] }), options({ configMap: 'ingress/resty-ingress' }));
+function build(ingresses: V1Ingress[], data: Record<string, string> = {}, exclude?: ReadonlySet<V1Ingress>): BuildResult {
+  return buildModel(snapshot({ ingresses, services: [web, admin], configMaps: [configMap(data)] }), options({ configMap: 'ingress/resty-ingress', ...(exclude ? { exclude } : {}) }));
 }
 
 /** What /admin of the host is: `denied` (503), `open` (the admin Ingress served), `absent`. */
@@ -84,6 +85,21 @@ void describe('a refused Ingress that asked for a protection', () => {
     const result = build([PUBLIC, adminIngress({ 'auth-url': 'https://invalid..auth.url' }), younger]);
     assert.equal(adminPath(result), 'denied');
     assert.ok(result.failures.some((failure) => failure.ingress?.name === 'younger' && failure.reason === 'Conflict'));
+  });
+
+  void it('left out because NGINX refused it (an auth host that does not resolve): its paths answer 503, nothing else of it is placed', () => {
+    const refused = adminIngress({ 'auth-url': 'http://auth.invalid/verify', 'enable-cors': 'true' });
+    const result = build([PUBLIC, refused], {}, new Set([refused]));
+    assert.equal(adminPath(result), 'denied');
+    assert.deepEqual(Object.keys(findLocation(result, HOST, '/admin')?.policy ?? {}), ['accessControl']);
+    assert.deepEqual(result.failures.filter((failure) => failure.ingress?.name === 'admin').map((failure) => failure.reason), ['ProtectedPathsDenied']);
+  });
+
+  void it('left out because NGINX refused it, without a protection: not served, as before', () => {
+    const refused = adminIngress({ 'proxy-body-size': '8m' });
+    const result = build([PUBLIC, refused], {}, new Set([refused]));
+    assert.equal(adminPath(result), 'absent');
+    assert.deepEqual(result.failures.filter((failure) => failure.ingress?.name === 'admin'), []);
   });
 
   void it('a host of its own: served, every path 503 (not the default backend\'s 404)', () => {

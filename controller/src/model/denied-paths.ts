@@ -10,10 +10,14 @@
 // main Ingress's, which keeps serving them with its own protections.
 
 import type { V1Ingress } from '@kubernetes/client-node';
+import { balancingOf } from './backend-balancing.ts';
+import type { BackendRegistry } from './backends.ts';
 import { makeWarning } from './failure.ts';
 import { INGRESS_NGINX_ANNOTATIONS } from './features/ingress-nginx-names.ts';
 import type { IngressFeatures } from './features/parse.ts';
 import { translateRules, type LocationCandidate } from './ingress-rules.ts';
+import { placeBackendLocation } from './placement.ts';
+import type { ServerTable } from './server-table.ts';
 import type { Failure, GlobalSettings, IngressRef } from './types.ts';
 
 const PROTECTIVE: ReadonlySet<string> = new Set(INGRESS_NGINX_ANNOTATIONS.filter((item) => item.protective).map((item) => item.name));
@@ -60,4 +64,30 @@ export function deniedPaths(ingress: V1Ingress, ref: IngressRef, annotationsPref
   const warning = makeWarning(ref, 'ProtectedPathsDenied', 'metadata.annotations',
     'the Ingress asks for a protection and is refused: its paths answer 503 until it is fixed, never served unprotected');
   return { hosts: rules.hosts, candidates: rules.candidates, warnings: [warning] };
+}
+
+/** What placing needs of the build's state. */
+export interface DeniedPlacement {
+  readonly table: ServerTable;
+  readonly registry: BackendRegistry;
+  readonly settings: GlobalSettings;
+  readonly failures: Failure[];
+}
+
+/**
+ * Places the denied paths of a refused Ingress (from its translation, whose failures are reported
+ * with it; or of one NGINX refused and the sync left out, with `warnings` to report) at its rank,
+ * as any other paths: oldest wins, a conflict is a failure.
+ */
+export function placeDeniedPaths(paths: Pick<DeniedPaths, 'hosts' | 'candidates'> & { readonly warnings?: readonly Failure[] }, rank: number, state: DeniedPlacement): void {
+  if (paths.warnings !== undefined) state.failures.push(...paths.warnings);
+  if (paths.candidates.length === 0) return;
+  for (const host of paths.hosts) state.table.ensure(host);
+  const balancing = balancingOf({}, state.settings);
+  for (const candidate of paths.candidates) {
+    const failure = placeBackendLocation(state.table, state.registry, {
+      ...candidate, ...balancing, affinity: null, serviceUpstream: state.settings.serviceUpstream.enabled, rank, serviceField: '.backend.service.name',
+    });
+    if (failure) state.failures.push(failure);
+  }
 }
