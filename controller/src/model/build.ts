@@ -132,6 +132,7 @@ function addIngress(ingress: V1Ingress, rank: number, state: BuildState): void {
     if (translation.hosts.includes(CATCH_ALL_HOST)) {
       state.failures.push(makeFailure(translation.ref, 'ClientCertNeedsHost', 'spec.rules',
         'auth-tls-secret needs every rule to name a host; the Ingress is not served'));
+      placeDeniedPaths(deniedPaths(ingress, translation.ref, state.prefix, state.settings), rank, state);
       return;
     }
     state.clientCerts.push({ ref: translation.ref, hosts: translation.hosts, config: clientCerts });

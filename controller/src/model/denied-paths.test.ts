@@ -102,6 +102,18 @@ void describe('a refused Ingress that asked for a protection', () => {
     assert.deepEqual(result.failures.filter((failure) => failure.ingress?.name === 'admin'), []);
   });
 
+  void it('auth-tls-secret on a rule without a host (refused by the build): its paths answer 503, on the named host too', () => {
+    const catchAll = ingress('catch-all', { rules: [rule('', path('/', svc('web', 80)))] });
+    const secured = ingress('secured', {
+      created: '2024-02-01T00:00:00Z', annotations: { [ann('auth-tls-secret')]: 'ca' },
+      rules: [rule('', path('/secure', svc('admin', 80))), rule(HOST, path('/admin', svc('admin', 80)))],
+    });
+    const result = build([catchAll, PUBLIC, secured]);
+    assert.equal(findLocation(result, '_', '/secure')?.policy.accessControl?.denied, true);
+    assert.equal(adminPath(result), 'denied');
+    assert.deepEqual(result.failures.filter((failure) => failure.ingress?.name === 'secured').map((failure) => failure.reason), ['ClientCertNeedsHost', 'ProtectedPathsDenied']);
+  });
+
   void it('a host of its own: served, every path 503 (not the default backend\'s 404)', () => {
     const alone = ingress('alone', { annotations: { [ann('auth-url')]: 'https://invalid..auth.url' }, rules: [rule('alone.test', path('/', svc('web', 80)))] });
     const location = findLocation(build([alone]), 'alone.test', '/');
