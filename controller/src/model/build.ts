@@ -99,6 +99,7 @@ function addIngress(ingress: V1Ingress, rank: number, state: BuildState): void {
     const resolved = resolveFastcgiParams(fastcgi, translation.ref, state.configMaps, state.settings.crossNamespace.allow, state.prefix);
     if (!resolved.ok) {
       state.failures.push(resolved.failure);
+      placeDeniedPaths(deniedPaths(ingress, translation.ref, state.prefix, state.settings), rank, state);
       return;
     }
     const policy = Object.freeze({ ...parsed.policy, fastcgi: resolved.config });

@@ -114,6 +114,13 @@ void describe('a refused Ingress that asked for a protection', () => {
     assert.deepEqual(result.failures.filter((failure) => failure.ingress?.name === 'secured').map((failure) => failure.reason), ['ClientCertNeedsHost', 'ProtectedPathsDenied']);
   });
 
+  void it('fastcgi-params-configmap missing (the Ingress is not served): with basic auth, its paths answer 503', () => {
+    const result = build([PUBLIC, adminIngress({ 'backend-protocol': 'FCGI', 'fastcgi-params-configmap': 'no-such', 'auth-type': 'basic', 'auth-secret': 'users' })]);
+    assert.equal(adminPath(result), 'denied');
+    assert.deepEqual(result.failures.filter((failure) => failure.ingress?.name === 'admin').map((failure) => failure.reason), ['FastcgiParamsNotFound', 'ProtectedPathsDenied']);
+    assert.equal(adminPath(build([PUBLIC, adminIngress({ 'backend-protocol': 'FCGI', 'fastcgi-params-configmap': 'no-such' })])), 'absent', 'without a protection: not served');
+  });
+
   void it('a host of its own: served, every path 503 (not the default backend\'s 404)', () => {
     const alone = ingress('alone', { annotations: { [ann('auth-url')]: 'https://invalid..auth.url' }, rules: [rule('alone.test', path('/', svc('web', 80)))] });
     const location = findLocation(build([alone]), 'alone.test', '/');
