@@ -66,14 +66,18 @@ export class BackendRegistry {
     else this.#entries.set(name, { ref: claim.ref, claims: [claim] });
   }
 
-  /** Resolves every claimed backend against its Service, sorted by name; endpoints come after (withEndpoints). */
-  resolve(services: ServiceIndex): { backends: ResolvedBackend[]; failures: Failure[] } {
+  /**
+   * Resolves every claimed backend against its Service, sorted by name; endpoints come after (withEndpoints).
+   * `byName`, when given, receives each backend's failures (the returned list is their concatenation in name order).
+   */
+  resolve(services: ServiceIndex, byName?: Map<string, readonly Failure[]>): { backends: ResolvedBackend[]; failures: Failure[] } {
     const backends: ResolvedBackend[] = [];
     const failures: Failure[] = [];
     const names = [...this.#entries.keys()].sort(compareText);
     for (const name of names) {
       const entry = this.#entries.get(name);
       if (!entry) continue;
+      const first = failures.length;
       const winner = oldestClaim(entry.claims);
       const service = services.service(entry.ref.namespace, entry.ref.service);
       const lookup = lookupServicePort(entry.ref, service);
@@ -97,9 +101,19 @@ export class BackendRegistry {
         routed: entry.claims.some((claim) => claim.routed),
       };
       backends.push({ current: backend, servicePort: lookup.servicePort, fixedEndpoints });
+      if (byName !== undefined && failures.length > first) byName.set(name, failures.slice(first));
     }
     this.#inheritAffinity(backends);
     return { backends, failures };
+  }
+
+  /** The backends some canary's backend may take its affinity from (inheritedFrom). */
+  inheritSources(): Set<string> {
+    const sources = new Set<string>();
+    for (const entry of this.#entries.values()) {
+      for (const claim of entry.claims) if (claim.affinityFrom !== undefined) sources.add(claim.affinityFrom);
+    }
+    return sources;
   }
 
   /** A canary's backend without affinity of its own takes its main backend's (affinity-backends.ts). */
@@ -129,11 +143,19 @@ export interface ResolvedBackend {
   readonly fixedEndpoints?: readonly Endpoint[] | null;
 }
 
-/** The Backends with their endpoints from `slices`; a Backend whose endpoints array did not change is the same object as last time. */
-export function withEndpoints(resolved: readonly ResolvedBackend[], slices: SliceIndex, cache: EndpointCache): Backend[] {
+/**
+ * The Backends with their endpoints from `slices`; a Backend whose endpoints array did not change is the same object as last time.
+ * `done`: entries already given their endpoints from these same slices (the caller keeps it while the slices are the same
+ * objects); they are handed on without a look-up, and the others are added to it.
+ */
+export function withEndpoints(resolved: readonly ResolvedBackend[], slices: SliceIndex, cache: EndpointCache, done?: WeakSet<ResolvedBackend>): Backend[] {
   return resolved.map((entry) => {
     const { current, servicePort, fixedEndpoints } = entry;
     if (servicePort === null) return current;
+    if (done !== undefined) {
+      if (done.has(entry)) return current;
+      done.add(entry);
+    }
     const endpoints = fixedEndpoints ?? cache.collect(servicePort, slices.slicesFor(current.namespace, current.service));
     if (endpoints !== current.endpoints) entry.current = { ...current, endpoints };
     return entry.current;

@@ -5,7 +5,7 @@
 // May import: ./types.ts (the contract), @kubernetes/client-node types,
 // node:net (pure IP checks). Nothing from other steps.
 
-export { buildModel, createModelBuilder, type ModelBuilder } from './build.ts';
+export { buildModel, createModelBuilder, type ModelBuilder, type RoutingSource } from './build.ts';
 export { DEFAULT_SETTINGS, parseIngressFeatures, readSettings } from './features/parse.ts';
 export { FEATURES } from './features/registry.ts';
 export type * from './types.ts';
