@@ -105,7 +105,9 @@ How names are treated:
   Event naming the annotation, a log line, an admission denial and the metric
   \`resty_ingress_unsupported_annotations\`. Any other unsupported annotation, or a name ingress-nginx never had
   (a typo), is ignored with a Warning Event, an admission warning, a log line and the same metric.
-- Snippet annotations (\`*-snippet\`) are refused: the Ingress is not served.
+- Snippet annotations (\`*-snippet\`) are refused (the Ingress is not served) unless the ConfigMap sets
+  \`allow-snippet-annotations: "true"\` and \`annotations-risk-level: Critical\`; even then a snippet with a
+  dangerous token (\`load_module\`, \`*_by_lua*\`, \`include\`, a path under /etc or /var/run/secrets) is refused.
 
 A value that is invalid does what it does in ingress-nginx (the "invalid value" column): the annotation is
 ignored with a Warning Event, an admission warning and a log line, and the default (the ConfigMap's value where
