@@ -2,7 +2,8 @@
 // applied with the real kubectl and checked with curl through real NGINX from
 // different loopback source addresses (curl --interface 127.0.0.x): 403 outside
 // an allow list and inside a deny list, the whitelist alias, an empty list
-// annotation denying the location (503), an invalid one not served (Event);
+// annotation denying the location (503), an invalid one refusing the Ingress
+// (Event) whose paths answer 503;
 // the ConfigMap's allow list, block-cidrs, block-user-agents and block-referers,
 // and an invalid ConfigMap list serving no Ingress rather than all of them open.
 // The client address is $remote_addr. NGINX's listener is IPv4 only here
@@ -76,8 +77,8 @@ test('allow/deny lists and block lists, from different client addresses', async 
     await applyUntil(aclIngress({ 'allowlist-source-range': '' }), '127.0.0.1', HOST, 503);
   });
 
-  await t.test('an invalid allow list: the Ingress is not served, with a Warning Event', async () => {
-    await applyUntil(aclIngress({ 'allowlist-source-range': '127.0.0.1/32,not-an-address' }), '127.0.0.2', HOST, 404);
+  await t.test('an invalid allow list: the Ingress is refused, with a Warning Event; its paths answer 503, never open', async () => {
+    await applyUntil(aclIngress({ 'allowlist-source-range': '127.0.0.1/32,not-an-address' }), '127.0.0.2', HOST, 503);
     await waitFor('the InvalidAnnotation Event', async () =>
       ((await cluster.events('involvedObject.name=acl,type=Warning')).some((e) => e.reason === 'InvalidAnnotation') ? true : undefined));
   });

@@ -6,9 +6,12 @@
 // WWW-Authenticate, /forbid 403. Allowed → the echo pod's answer, and the echo
 // pod saw the auth answer's X-User (never the client's own); denied → 401/403;
 // signed out with auth-signin → 302 to the sign-in URL with the exact escaped
-// `rd`; an auth service that cannot be reached → 500 (ingress-nginx's status:
-// auth_request's rule); an auth-url that is no URL → the Ingress is not
-// served, with a Warning Event; the global auth protects Ingresses without
+// `rd` (or the auth-signin-redirect-param's name); an auth service that cannot be reached → 500 (ingress-nginx's status:
+// auth_request's rule); an auth-url that is no URL → the Ingress is
+// refused, with a Warning Event, and its paths answer 503 (ingress-nginx's
+// location denied), also where the host's `/` is served open by another, and
+// so do those of one NGINX refuses (an auth host that does not resolve); the
+// global auth protects Ingresses without
 // auth-url unless they say enable-global-auth: "false"; auth-proxy-set-headers
 // sends its ConfigMap's headers to the auth service (a change of the ConfigMap
 // applies), and a missing ConfigMap answers 503 with a Warning Event;
@@ -76,6 +79,9 @@ test('external auth: allowed, denied, signed out, auth service down, global auth
     protectedIngress('denied', 'denied.test', { 'auth-url': service('/deny') }),
     protectedIngress('forbidden', 'forbidden.test', { 'auth-url': service('/forbid') }),
     protectedIngress('signin', 'signin.test', { 'auth-url': service('/deny'), 'auth-signin': 'https://login.example/oauth2/start' }),
+    protectedIngress('signin-param', 'signin-param.test', {
+      'auth-url': service('/deny'), 'auth-signin': 'https://$host/oauth2/start?x=1', 'auth-signin-redirect-param': 'next',
+    }),
     protectedIngress('down', 'down.test', { 'auth-url': `http://127.0.0.1:${deadPort}/auth`, 'auth-method': 'POST' }),
     protectedIngress('global', 'global.test', {}),
     protectedIngress('optout', 'optout.test', { 'enable-global-auth': 'false' }),
@@ -102,6 +108,9 @@ test('external auth: allowed, denied, signed out, auth service down, global auth
     const res = await curl(controller.http, 'signin.test', '/app/page?a=b&c=d');
     assert.equal(res.status, 302);
     assert.equal(res.location, 'https://login.example/oauth2/start?rd=http://signin.test%2Fapp%2Fpage%3Fa%3Db%26c%3Dd');
+    const param = await curl(controller.http, 'signin-param.test', '/p?q=1');
+    assert.deepEqual([param.status, param.location], [302, 'https://signin-param.test/oauth2/start?x=1&next=http://signin-param.test%2Fp%3Fq%3D1'],
+      'auth-signin-redirect-param names the parameter, appended after the sign-in URL\'s own query');
   });
 
   await t.test('the auth service cannot be reached: 500', async () => {
@@ -119,13 +128,32 @@ test('external auth: allowed, denied, signed out, auth service down, global auth
     assert.deepEqual(auth.asked, []);
   });
 
-  await t.test('an auth-url that is no URL: the Ingress is not served, with a Warning Event; the others are', async () => {
-    await cluster.apply(protectedIngress('broken', 'broken.test', { 'auth-url': 'auth.example/verify' }));
-    const warning = await waitFor('an InvalidAnnotation Warning on broken', async () => (await cluster.events('involvedObject.name=broken,type=Warning'))
-      .find((e) => e.reason === 'InvalidAnnotation'), { timeoutMs: 20_000 });
-    assert.match(warning.message, /auth-url/u);
-    assert.equal((await request(controller.http, { host: 'broken.test', path: '/' })).status, 404);
+  await t.test('an auth-url that is no URL: the Ingress is refused with a Warning Event, its paths answer 503 (never another Ingress\'s open `/`)', async () => {
+    await cluster.apply([
+      protectedIngress('broken', 'broken.test', { 'auth-url': 'auth.example/verify' }),
+      // On optout.test, whose `/` is served without auth: /admin must not fall through to it.
+      ingressManifest({ name: 'broken-admin', host: 'optout.test', annotations: { [`${PREFIX}/auth-url`]: 'https://invalid..auth.url' }, paths: [{ path: '/admin', service: 'web' }] }),
+    ].join('---\n'));
+    for (const name of ['broken', 'broken-admin']) {
+      const warning = await waitFor(`a Warning on ${name}`, async () => (await cluster.events(`involvedObject.name=${name},type=Warning`))
+        .find((e) => e.reason === 'InvalidAnnotation'), { timeoutMs: 20_000 });
+      assert.match(warning.message, /auth-url/u);
+    }
+    await waitForResponse(controller.http, { host: 'optout.test', path: '/admin' }, (r) => r.status === 503);
+    assert.equal((await request(controller.http, { host: 'broken.test', path: '/' })).status, 503);
+    assert.equal((await request(controller.http, { host: 'optout.test', path: '/' })).status, 200);
     assert.equal((await request(controller.http, { host: 'allowed.test', path: '/' })).status, 200);
+  });
+
+  await t.test('an auth host that does not resolve: NGINX refuses the Ingress, left out with an Event; its path answers 503, not the host\'s open `/`', async () => {
+    await cluster.apply(ingressManifest({
+      name: 'unresolved', host: 'optout.test', annotations: { [`${PREFIX}/auth-url`]: 'http://auth.invalid/verify' }, paths: [{ path: '/unresolved', service: 'web' }],
+    }));
+    const event = await waitFor('a RejectedByNginx Warning on unresolved', async () => (await cluster.events('involvedObject.name=unresolved,type=Warning'))
+      .find((e) => e.reason === 'RejectedByNginx'), { timeoutMs: 30_000 });
+    assert.match(event.message, /auth\.invalid/u);
+    await waitForResponse(controller.http, { host: 'optout.test', path: '/unresolved' }, (r) => r.status === 503);
+    assert.equal((await request(controller.http, { host: 'optout.test', path: '/' })).status, 200);
   });
 
   await t.test('auth-proxy-set-headers: the auth service gets the ConfigMap\'s headers; a change applies; a missing ConfigMap is 503 + Event', async () => {

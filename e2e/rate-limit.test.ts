@@ -3,7 +3,7 @@
 // with the ConfigMap's limit-req-status-code once the burst is spent (a
 // bounded request loop), an address of limit-allowlist never limited (curl
 // --interface 127.0.0.2 against 127.0.0.1), limit-connections with parallel
-// slow requests (limit-conn-status-code), limit-rate throttling a download
+// slow requests (the ConfigMap's limit-conn-status-code), limit-rate throttling a download
 // and limit-rate-after letting its first KiB through at full speed; a changed
 // limit applies (with a reload: NGINX's limit_req_zone fixes its rate at load).
 import assert from 'node:assert/strict';
@@ -43,7 +43,7 @@ async function curl(http: string, host: string, options: { path?: string; from?:
 test('rate limits: requests, allowlist, connections, bandwidth', async (t) => {
   const { cluster, controller } = await startStack(t, { controller: { args: ['--configmap', 'default/resty-config'] } });
   await cluster.apply([
-    configMap({ 'limit-req-status-code': '429' }),
+    configMap({ 'limit-req-status-code': '429', 'limit-conn-status-code': '509' }),
     appManifest({ name: 'web', replicas: 1 }),
     limitedIngress('rps', { 'limit-rps': '2', 'limit-burst-multiplier': '1', 'limit-allowlist': '127.0.0.2' }),
     limitedIngress('conns', { 'limit-connections': '2' }),
@@ -78,13 +78,13 @@ test('rate limits: requests, allowlist, connections, bandwidth', async (t) => {
     assert.ok(limited.includes(429), `127.0.0.1 is counted: ${limited.join(' ')}`);
   });
 
-  await t.test('limit-connections: 2 of 4 parallel slow requests pass, the others get limit-conn-status-code (503)', async () => {
+  await t.test('limit-connections: 2 of 4 parallel slow requests pass, the others get the ConfigMap\'s limit-conn-status-code (509)', async () => {
     const answers = await Promise.all([0, 1, 2, 3].map(async (i) => {
       // Staggered a little so the first two are surely in flight when the others arrive.
       await new Promise((resolve) => setTimeout(resolve, i < 2 ? 0 : 300));
       return (await curl(controller.http, 'conns.test', { path: '/?sleep=1500', from: '127.0.0.1' })).status;
     }));
-    assert.deepEqual(answers, [200, 200, 503, 503]);
+    assert.deepEqual(answers, [200, 200, 509, 509]);
     // Once they are done, the count is free again.
     assert.equal((await curl(controller.http, 'conns.test', { from: '127.0.0.1' })).status, 200);
   });

@@ -1,6 +1,6 @@
 // E2E: annotations resty-ingress does not support, as a user meets them. One
 // that asks for protection (enable-modsecurity: a WAF) keeps its Ingress from being served —
-// the other Ingresses of the host keep working — with a Warning Event, the
+// its paths answer 503, the other Ingresses of the host keep working — with a Warning Event, the
 // metric, and a denial from the admission webhook. A misspelt one is served
 // without it, with a Warning Event, the metric and an admission warning.
 import assert from 'node:assert/strict';
@@ -24,8 +24,8 @@ test('unsupported annotations: protective ones fail closed, the others warn', as
   await waitForResponse(controller.http, { host: 'typo.test', path: '/' }, (r) => r.status === 200);
   await waitForResponse(controller.http, { host: 'shop.test', path: '/public' }, (r) => r.status === 200);
 
-  await t.test('the Ingress asking for a WAF is not served; its host\'s other Ingress is', async () => {
-    assert.equal((await request(controller.http, { host: 'shop.test', path: '/admin' })).status, 404, 'served open without its WAF');
+  await t.test('the Ingress asking for a WAF is not served (its paths answer 503); its host\'s other Ingress is', async () => {
+    assert.equal((await request(controller.http, { host: 'shop.test', path: '/admin' })).status, 503, 'never served open without its WAF');
     assert.equal((await request(controller.http, { host: 'shop.test', path: '/public' })).status, 200);
   });
 

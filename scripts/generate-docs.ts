@@ -101,17 +101,27 @@ How names are treated:
 - **supported, differs**: works, with the difference written next to it.
 - **ignored (harmless)**: accepted and ignored; it only tunes something this data plane does not have.
 - **not supported**: an annotation that asks for protection (authentication, allow/deny lists, limits, WAF,
-  client certificates) makes its Ingress **not served**: its paths fall to the default backend, with a Warning
+  client certificates) makes its Ingress **not served**, with a Warning
   Event naming the annotation, a log line, an admission denial and the metric
   \`resty_ingress_unsupported_annotations\`. Any other unsupported annotation, or a name ingress-nginx never had
   (a typo), is ignored with a Warning Event, an admission warning, a log line and the same metric.
-- Snippet annotations (\`*-snippet\`) are refused: the Ingress is not served.
+- Snippet annotations (\`*-snippet\`) are refused (the Ingress is not served) unless the ConfigMap sets
+  \`allow-snippet-annotations: "true"\` and \`annotations-risk-level: Critical\`; even then a snippet with a
+  dangerous token (\`load_module\`, \`*_by_lua*\`, \`include\`, a path under /etc or /var/run/secrets) is refused.
 
 A value that is invalid does what it does in ingress-nginx (the "invalid value" column): the annotation is
 ignored with a Warning Event, an admission warning and a log line, and the default (the ConfigMap's value where
 there is one) applies; or the Ingress is not served. An empty value is always ignored. A value ingress-nginx
 takes that resty-ingress cannot honour (written under **Differs**) is refused as unsupported: the Ingress is
 not served.
+
+An Ingress that is not served (refused for an annotation, or left out because NGINX refused its configuration)
+and asked for a protection (any of ingress-nginx's authentication, client certificate, allow/deny list, limit
+or WAF annotations, not switched off; a canary excepted) keeps its paths,
+each answering 503, as ingress-nginx answers a "location denied": otherwise a request for its \`/admin\` would
+fall through to another Ingress of the host serving \`/\` without the protection. Its paths take part in
+"oldest wins" as any other. Any other Ingress not served leaves its paths to the rest of the host, or to the
+default backend.
 
 \`resty-ingress migrate\` reports all of this for your own Ingresses before you switch (docs/migration.md).
 

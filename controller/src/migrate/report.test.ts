@@ -61,7 +61,7 @@ const rows: readonly Row[] = [
     ingresses: {
       'default/admin': {
         verdict: 'not-served', why: /enable-modsecurity asks for a protection/, paths: [false],
-        failures: ['ProtectionNotSupported:error'], annotations: ['enable-modsecurity:not-supported:closed'],
+        failures: ['ProtectionNotSupported:error', 'ProtectedPathsDenied:warning'], annotations: ['enable-modsecurity:not-supported:closed'],
       },
     },
     exitCode: 1,

@@ -26,6 +26,7 @@ import {
 } from './default-backends.ts';
 import { ingressRefOf, makeFailure, quoteValue } from './failure.ts';
 import { TranslationCache } from './ingress-translation.ts';
+import { asksForProtection, deniedPaths, placeDeniedPaths } from './denied-paths.ts';
 import { indexIngressClasses, isOurIngress } from './ingress-class.ts';
 import { sortIngressesOldestFirst } from './order.ts';
 import { readSettings } from './features/parse.ts';
@@ -149,9 +150,11 @@ function buildRouting(translations: TranslationCache, snapshot: Snapshot, option
   // proxy-set-headers / add-headers: the data of the ConfigMaps they name, read on every build.
   const config = withHeaderConfigMaps(read, snapshot?.configMaps ?? []);
   // A ConfigMap asking for a protection we do not give serves nothing (fail closed; its failure says why).
+  // Ingresses NGINX refused (options.exclude) are left out, but for the 503 paths of a protection they asked for.
   const exclude = options.exclude;
   const ours = config.closed ? [] : sortIngressesOldestFirst((snapshot?.ingresses ?? [])
-    .filter((ingress) => isOurIngress(ingress, classes, options) && exclude?.has(ingress) !== true));
+    .filter((ingress) => isOurIngress(ingress, classes, options)
+      && (exclude?.has(ingress) !== true || asksForProtection(ingress.metadata?.annotations, `${options.annotationsPrefix}/`))));
   translations.useContext(options.annotationsPrefix, config.settings);
   const state: BuildState = {
     table: new ServerTable(), registry: new BackendRegistry(), failures: [...config.failures], accepted: [], tls: [],
@@ -170,10 +173,16 @@ function buildRouting(translations: TranslationCache, snapshot: Snapshot, option
     const before = state.failures.length;
     const tlsBefore = state.tls.length;
     try {
-      const translation = addIngress(ingress, rank, state);
-      if (kept !== null) {
-        indexIngress(kept, ingress, translation);
-        if (reachesAcross(translation)) blocked = true;
+      if (exclude?.has(ingress) === true) {
+        // NGINX refused it: nothing of it but the 503 paths of the protection it asked for; no delta replays that.
+        placeDeniedPaths(deniedPaths(ingress, ingressRefOf(ingress), state.prefix, state.settings), rank, state);
+        blocked = true;
+      } else {
+        const translation = addIngress(ingress, rank, state);
+        if (kept !== null) {
+          indexIngress(kept, ingress, translation);
+          if (reachesAcross(translation)) blocked = true;
+        }
       }
     } catch (error) {
       // A builder bug on strange data must cost one Ingress, not every route in the cluster.
@@ -297,7 +306,7 @@ function buildWith(caches: BuildCaches, snapshot: Snapshot, options: BuildOption
   const streams = streamsOf(snapshot, options, slices.index);
   const passthrough = withPassthroughEndpoints(routing.passthrough, backends);
   const tls = resolveTls(routing.tls, snapshot?.secrets ?? [], options);
-  const clientAuth = resolveClientAuth(routing.clientAuth, snapshot?.secrets ?? []);
+  const clientAuth = resolveClientAuth(routing.clientAuth, snapshot?.secrets ?? [], routing.settings.crossNamespace.allow);
   const tlsState = clientAuth.state === undefined ? tls.state : { ...tls.state, clientAuth: clientAuth.state };
   // proxy-ssl-secret: read whenever the routing or the Secrets changed, like spec.tls (absent from the model when no location uses one).
   const secrets = snapshot?.secrets ?? [];

@@ -5,10 +5,12 @@
 import assert from 'node:assert/strict';
 import { X509Certificate } from 'node:crypto';
 import { describe, it } from 'node:test';
-import type { V1Secret } from '@kubernetes/client-node';
+import type { V1Ingress, V1Secret } from '@kubernetes/client-node';
 import { createSelfSignedCertificate } from '../tls/self-signed.ts';
+import { buildModel } from './build.ts';
 import { claimClientAuth, markClientAuthServers, readCaBundle, resolveClientAuth, type ClientCertClaim } from './client-auth.ts';
 import { clientCertsFeature } from './features/client-certs.ts';
+import { ann, configMap, ingress, options, path, rule, service, snapshot, svc } from './testdata/fixtures.ts';
 import type { ClientCertsConfig, Server } from './types.ts';
 
 const ca = createSelfSignedCertificate({ commonName: 'Test CA' });
@@ -56,17 +58,25 @@ void describe('claimClientAuth: oldest wins per host', () => {
 
 void describe('resolveClientAuth and markClientAuthServers', () => {
   const secrets = [secret('shop', 'ca', { 'ca.crt': b64(ca.cert) }), secret('shop', 'tls-only', { 'tls.crt': b64(ca.cert) }), secret('bank', 'ca', { 'ca.crt': b64(ca.cert) })];
-  const rows: { name: string; claim: ClientCertClaim; ca: string | null; failure: RegExp | null }[] = [
+  const rows: { name: string; claim: ClientCertClaim; ca: string | null; failure: RegExp | null; allowCrossNamespace?: boolean }[] = [
     { name: 'the Ingress\'s namespace by default', claim: claim('a', ['a.test']), ca: 'shop/ca', failure: null },
     { name: 'namespace/name in the same namespace', claim: claim('a', ['a.test'], { secret: { namespace: 'shop', name: 'ca' } }), ca: 'shop/ca', failure: null },
-    { name: 'another namespace: 403', claim: claim('a', ['a.test'], { secret: { namespace: 'bank', name: 'ca' } }), ca: null, failure: /bank\/ca is in another namespace; host a.test answers 403/ },
+    { name: 'another namespace: 403', claim: claim('a', ['a.test'], { secret: { namespace: 'bank', name: 'ca' } }), ca: null, failure: /bank\/ca is in another namespace \(allow-cross-namespace-resources is off\); host a.test answers 403/ },
+    {
+      name: 'another namespace with allow-cross-namespace-resources: read', claim: claim('a', ['a.test'], { secret: { namespace: 'bank', name: 'ca' } }),
+      ca: 'bank/ca', failure: null, allowCrossNamespace: true,
+    },
+    {
+      name: 'another namespace with allow-cross-namespace-resources, missing: 403', claim: claim('a', ['a.test'], { secret: { namespace: 'bank', name: 'gone' } }),
+      ca: null, failure: /bank\/gone is not found/, allowCrossNamespace: true,
+    },
     { name: 'a missing Secret: 403', claim: claim('a', ['a.test'], { secret: { namespace: null, name: 'gone' } }), ca: null, failure: /shop\/gone is not found/ },
     { name: 'a Secret without ca.crt: 403', claim: claim('a', ['a.test'], { secret: { namespace: null, name: 'tls-only' } }), ca: null, failure: /has no ca.crt/ },
   ];
   for (const row of rows) {
     void it(row.name, () => {
       const { winners } = claimClientAuth([row.claim]);
-      const { state, failures } = resolveClientAuth(winners, secrets);
+      const { state, failures } = resolveClientAuth(winners, secrets, row.allowCrossNamespace);
       assert.deepEqual(state?.hosts.map((h) => h.ca), [row.ca]);
       assert.deepEqual(state?.cas.map((c) => c.id), row.ca === null ? [] : [row.ca]);
       if (row.failure === null) assert.deepEqual(failures, []);
@@ -87,4 +97,24 @@ void describe('resolveClientAuth and markClientAuthServers', () => {
     assert.deepEqual(resolveClientAuth(new Map(), secrets), { state: undefined, failures: [] });
     assert.equal(markClientAuthServers(servers, new Map()), servers);
   });
+});
+
+void describe('buildModel: auth-tls-secret of another namespace and allow-cross-namespace-resources', () => {
+  const ingressOf = (secretRef: string): V1Ingress => ingress('secure', {
+    namespace: 'shop', annotations: { [ann('auth-tls-secret')]: secretRef }, rules: [rule('a.test', path('/', svc('web', 80)))],
+  });
+  const rows: { name: string; data: Record<string, string>; want: string | null }[] = [
+    { name: 'off (the default): the host gets no CA (403)', data: {}, want: null },
+    { name: '"true": the other namespace\'s CA is read', data: { 'allow-cross-namespace-resources': 'true' }, want: 'bank/ca' },
+  ];
+  for (const row of rows) {
+    void it(row.name, () => {
+      const result = buildModel(snapshot({
+        ingresses: [ingressOf('bank/ca')], services: [service('web', [{ port: 80 }], 'shop')],
+        secrets: [secret('bank', 'ca', { 'ca.crt': b64(ca.cert) })], configMaps: [configMap(row.data)],
+      }), options({ configMap: 'ingress/resty-ingress' }));
+      assert.deepEqual(result.model.tls.clientAuth?.hosts.map((host) => host.ca), [row.want]);
+      assert.equal(result.failures.some((failure) => failure.reason === 'ClientCertSecret'), row.want === null);
+    });
+  }
 });

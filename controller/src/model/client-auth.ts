@@ -6,7 +6,8 @@
 // certificates, and whether ssl-client-cert goes upstream) and a dynamic half
 // (TlsState.clientAuth: the CA bundles and modes, pushed to Lua with the
 // certificates), so a changed CA Secret or mode is no reload. A host whose
-// CA Secret is missing, in another namespace or without a valid ca.crt gets
+// CA Secret is missing, in another namespace (unless the ConfigMap's
+// allow-cross-namespace-resources) or without a valid ca.crt gets
 // no CA: Lua answers 403 for it (ingress-nginx's AuthTLSError), never serves
 // it unverified.
 
@@ -88,8 +89,14 @@ export function markClientAuthServers(servers: readonly Server[], winners: Reado
   });
 }
 
-/** The dynamic half: CA bundles read from the Secrets and each host's settings. */
-export function resolveClientAuth(winners: ReadonlyMap<string, HostWinner>, secrets: readonly V1Secret[]): { state: ClientAuthState | undefined; failures: Failure[] } {
+/**
+ * The dynamic half: CA bundles read from the Secrets and each host's settings. A Secret of another
+ * namespace than the Ingress's is read only with the ConfigMap's allow-cross-namespace-resources,
+ * as ingress-nginx's authtls parser.
+ */
+export function resolveClientAuth(
+  winners: ReadonlyMap<string, HostWinner>, secrets: readonly V1Secret[], allowCrossNamespace = false,
+): { state: ClientAuthState | undefined; failures: Failure[] } {
   if (winners.size === 0) return { state: undefined, failures: [] };
   const failures: Failure[] = [];
   const cas = new Map<string, string>();
@@ -102,8 +109,8 @@ export function resolveClientAuth(winners: ReadonlyMap<string, HostWinner>, secr
     const id = `${namespace}/${secret.name}`;
     const field = 'metadata.annotations[auth-tls-secret]';
     let ca: string | null = null;
-    if (namespace !== ref.namespace) {
-      failures.push(makeFailure(ref, 'ClientCertSecret', field, `CA Secret ${id} is in another namespace; host ${host} answers 403`));
+    if (namespace !== ref.namespace && !allowCrossNamespace) {
+      failures.push(makeFailure(ref, 'ClientCertSecret', field, `CA Secret ${id} is in another namespace (allow-cross-namespace-resources is off); host ${host} answers 403`));
     } else if (cas.has(id)) {
       ca = id;
     } else if (!refused.has(id)) {

@@ -15,6 +15,7 @@ import type { V1Ingress } from '@kubernetes/client-node';
 import { checkIngressBackend, type ServiceRef } from './backend-ref.ts';
 import { ingressRefOf, makeFailure, quoteValue } from './failure.ts';
 import { parseIngressFeatures, type IngressFeatures } from './features/parse.ts';
+import { deniedPaths } from './denied-paths.ts';
 import { translateRules, type LocationCandidate } from './ingress-rules.ts';
 import { checkIngressSize } from './ingress-size.ts';
 import { checkNamespace, checkObjectName } from './names.ts';
@@ -32,6 +33,7 @@ export interface IngressTranslation {
   readonly features: IngressFeatures | null;
   /** Every valid rule host (see RuleTranslation.hosts). */
   readonly hosts: readonly string[];
+  /** Its paths; with `features` null, the paths that answer 503 because it asked for a protection (denied-paths.ts), else none. */
   readonly candidates: readonly LocationCandidate[];
   /** Why the Ingress is skipped, or its warnings and refused rules and paths: reported before its locations are placed. */
   readonly failures: readonly Failure[];
@@ -71,7 +73,10 @@ export function translateIngress(ingress: V1Ingress, annotationsPrefix: string, 
   const tooLarge = checkIngressSize(ingress.spec, ref);
   if (tooLarge !== null) return refused(ref, [tooLarge]);
   const parsed = parseIngressFeatures(ingress.metadata?.annotations, annotationsPrefix, ref, settings);
-  if (!parsed.ok) return refused(ref, parsed.failures);
+  if (!parsed.ok) {
+    const denied = deniedPaths(ingress, ref, annotationsPrefix, settings);
+    return { ...refused(ref, [...parsed.failures, ...denied.warnings]), hosts: listOrNone(denied.hosts), candidates: listOrNone(denied.candidates) };
+  }
   const rules = translateRules(ingress, ref, parsed.value, settings);
   const defaultBackend = translateDefaultBackend(ingress, ref);
   const tls = readIngressTls(ingress, ref, rules.hosts);

@@ -27,6 +27,8 @@ const SERVICES = ['web', 'api', 'db', 'cache'] as const;
 const LOCAL_ANNOTATIONS: readonly Record<string, string>[] = [
   {}, {}, {}, { [ann('load-balance')]: 'ewma' }, { [ann('affinity')]: 'cookie' }, { [ann('upstream-hash-by')]: '$request_uri' },
   { [ann('use-regex')]: 'true' }, { [ann('rewrite-target')]: '/' }, { [ann('proxy-read-timeout')]: '120' },
+  // Refused: asking for a protection (its paths placed, each answering 503: denied-paths.ts), and not.
+  { [ann('auth-url')]: 'https://invalid..auth.url' }, { [ann('allowlist-source-range')]: 'not-an-address' }, { [ann('load-balance')]: 'nope' },
 ];
 const CANARY: Record<string, string> = { [ann('canary')]: 'true', [ann('canary-weight')]: '30' };
 const OTHER_ANNOTATIONS: readonly Record<string, string>[] = [

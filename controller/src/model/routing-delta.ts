@@ -117,7 +117,8 @@ export function reachesAcross(translation: IngressTranslation): boolean {
 function isLocal(translation: IngressTranslation): boolean {
   if (reachesAcross(translation)) return false;
   const features = translation.features;
-  if (features === null) return true;
+  // Refused: nothing placed, or the 503 paths of a protection it asked for (denied-paths.ts), local unless on the catch-all.
+  if (features === null) return !translation.hosts.includes(CATCH_ALL_HOST);
   const policy = features.policy;
   return features.dynamic.canary?.enabled !== true && policy.clientCerts?.secret == null
     && (policy.fastcgi?.paramsConfigMap ?? null) === null && (policy.externalAuth?.proxySetHeadersConfigMap ?? null) === null

@@ -8,6 +8,7 @@ import type { BackendRegistry, ResolvedBackend } from './backends.ts';
 import { balancingOf } from './backend-balancing.ts';
 import type { ServiceIndex } from './cluster-index.ts';
 import { resolveIngressErrorBackend } from './custom-error-backends.ts';
+import { deniedPaths, placeDeniedPaths } from './denied-paths.ts';
 import type { AcceptedIngress } from './default-backends.ts';
 import { makeFailure } from './failure.ts';
 import type { IngressTranslation, TranslationCache } from './ingress-translation.ts';
@@ -80,7 +81,11 @@ export function addIngress(ingress: V1Ingress, rank: number, state: BuildState):
   const translation = state.translations.translate(ingress);
   state.failures.push(...translation.failures);
   let parsed = translation.features;
-  if (parsed === null) return translation;
+  if (parsed === null) {
+    // Refused; when it asked for a protection its paths answer 503 (denied-paths.ts), never another Ingress's.
+    placeDeniedPaths(translation, rank, state);
+    return translation;
+  }
   let candidates = translation.candidates;
   // fastcgi-params-configmap: the ConfigMap's data, read on every build (a ConfigMap is no part of the Ingress).
   const fastcgi = parsed.policy.fastcgi;
@@ -88,6 +93,7 @@ export function addIngress(ingress: V1Ingress, rank: number, state: BuildState):
     const resolved = resolveFastcgiParams(fastcgi, translation.ref, state.configMaps, state.settings.crossNamespace.allow, state.prefix);
     if (!resolved.ok) {
       state.failures.push(resolved.failure);
+      placeDeniedPaths(deniedPaths(ingress, translation.ref, state.prefix, state.settings), rank, state);
       return translation;
     }
     const policy = Object.freeze({ ...parsed.policy, fastcgi: resolved.config });
@@ -121,6 +127,7 @@ export function addIngress(ingress: V1Ingress, rank: number, state: BuildState):
     if (translation.hosts.includes(CATCH_ALL_HOST)) {
       state.failures.push(makeFailure(translation.ref, 'ClientCertNeedsHost', 'spec.rules',
         'auth-tls-secret needs every rule to name a host; the Ingress is not served'));
+      placeDeniedPaths(deniedPaths(ingress, translation.ref, state.prefix, state.settings), rank, state);
       return translation;
     }
     state.clientCerts.push({ ref: translation.ref, hosts: translation.hosts, config: clientCerts });

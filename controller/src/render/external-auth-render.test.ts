@@ -81,7 +81,8 @@ void describe('external auth in real NGINX', () => {
   let authService: Awaited<ReturnType<typeof recorder>>;
 
   before(async () => {
-    main = await recorder(() => ({ status: 200 }));
+    // The backend fails on /cookie-*: auth-always-set-cookie decides whether the auth answer's cookie still goes out.
+    main = await recorder((url) => ({ status: url.startsWith('/cookie-') ? 503 : 200 }));
     authService = await recorder((url): { status: number; headers?: Record<string, string> } => {
       if (url.startsWith('/allow')) return { status: 200, headers: { 'X-User': 'alice', 'X-Auth-Groups': 'admins', 'Set-Cookie': 'session=s1' } };
       // No Set-Cookie: NGINX caches no answer that sets a cookie (as in ingress-nginx).
@@ -107,6 +108,8 @@ void describe('external auth in real NGINX', () => {
         at('/post', 'post', web.name, auth({ 'auth-url': service('/allow'), 'auth-method': 'POST', 'auth-request-redirect': 'https://app.example/back' }, settings), settings),
         at('/cached', 'cached', web.name, auth({ 'auth-url': service('/cache'), 'auth-cache-key': '$http_x_token', 'auth-cache-duration': '200 1m' }, settings), settings),
         at('/broken', 'broken', web.name, auth({ 'auth-url': service('/broken') }, settings), settings),
+        at('/cookie-default', 'cookie-default', web.name, auth({ 'auth-url': service('/allow') }, settings), settings),
+        at('/cookie-always', 'cookie-always', web.name, auth({ 'auth-url': service('/allow'), 'auth-always-set-cookie': 'true' }, settings), settings),
         at('/down', 'down', web.name, auth({ 'auth-url': `http://127.0.0.1:${deadPort}/auth` }, settings), settings),
         at('/optout', 'optout', web.name, auth({ 'enable-global-auth': 'false' }, settings), settings),
         at('/.well-known/acme-challenge', 'acme', web.name, undefined, settings),
@@ -194,6 +197,13 @@ void describe('external auth in real NGINX', () => {
     }
     assert.deepEqual(authService.seen.map((seen) => seen.headers['x-token']), ['a', 'b']);
     assert.equal(main.seen.at(-1)?.headers['x-user'], undefined, 'no auth-response-headers asked for');
+  });
+
+  void it('the auth answer\'s Set-Cookie on a backend error: dropped by default, sent with auth-always-set-cookie (ingress-nginx\'s e2e cases)', async () => {
+    const plain = await send(httpPort, 'GET', '/cookie-default/x');
+    assert.deepEqual([plain.status, plain.headers['set-cookie']], [503, undefined]);
+    const always = await send(httpPort, 'GET', '/cookie-always/x');
+    assert.deepEqual([always.status, always.headers['set-cookie']], [503, ['session=s1']]);
   });
 
   void it('an auth service answering 5xx, or one that cannot be reached: 500', async () => {

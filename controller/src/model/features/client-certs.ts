@@ -84,9 +84,9 @@ export const clientCertsFeature = defineFeature({
   keys: [
     field<ClientCertsConfig, 'secret'>('secret', parseSecret, {
       annotation: { name: 'auth-tls-secret', scope: 'location', risk: 'Medium' },
-      defaultText: '', doc: 'Secret (name or namespace/name) whose ca.crt holds the CAs client certificates must chain to.',
-      difference: 'another namespace is refused (allow-cross-namespace-resources is not supported); a Secret without ca.crt makes the host answer 403 '
-        + 'instead of serving without verification',
+      defaultText: '', doc: 'Secret (name or namespace/name) whose ca.crt holds the CAs client certificates must chain to; another namespace only with '
+        + 'the ConfigMap\'s allow-cross-namespace-resources (else the host answers 403).',
+      difference: 'a Secret without ca.crt makes the host answer 403 instead of serving without verification',
     }),
     field<ClientCertsConfig, 'verify'>('verify', (raw) => parseOneOf(raw, VERIFY), {
       annotation: { name: 'auth-tls-verify-client', scope: 'location', risk: 'Medium' }, invalid: 'ignore',

@@ -140,7 +140,7 @@ export const externalAuthFeature = defineFeature({
       annotation: { name: 'auth-url', scope: 'location', risk: 'High' }, defaultText: '', invalid: 'fail',
       doc: 'The auth service: http(s)://host[:port][/path][?query].',
       difference: 'no NGINX variable and a strict grammar (host name or IP, path of letters, digits and -._~/:); another value ingress-nginx takes '
-        + 'refuses the Ingress; one its URL parser refuses also refuses the Ingress (ingress-nginx answers 503 on its paths)',
+        + 'refuses the Ingress (its paths answer 503, as ingress-nginx answers a URL its parser refuses; the admission webhook denies it)',
     }),
     field<ExternalAuthConfig, 'url'>('url', parseAuthUrl, {
       configKey: 'global-auth-url', defaultText: '', invalid: 'fail', failClosed: true,
