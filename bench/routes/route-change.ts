@@ -16,6 +16,7 @@ import { metric, type BenchResult } from '../lib/report.ts';
 import { median, summarize } from '../lib/stats.ts';
 import { appHost, asJson, syntheticCluster, type SyntheticCluster } from '../lib/synthetic-cluster.ts';
 import { errorCount, latencyAt, runWrk, STEADY_PAUSE_MS, toDistribution, type WrkOptions, type WrkResult } from '../lib/wrk.ts';
+import { describePhases, medianPhases, servePhases, type RouteTiming } from './serve-phases.ts';
 
 interface RouteParams {
   readonly apps: number;
@@ -46,16 +47,16 @@ function clusterOn(backends: Backends, apps: number, first = 0): SyntheticCluste
   });
 }
 
-/** Adds app `index` (Service and slice first, so only the Ingress changes nginx.conf); resolves with ms until its host answers 200. */
-async function addRoute(cluster: LocalCluster, backends: Backends, controller: ControllerProcess, index: number): Promise<number> {
+/** Adds app `index` (Service and slice first, so only the Ingress changes nginx.conf); resolves with when it was written and first served. */
+async function addRoute(cluster: LocalCluster, backends: Backends, controller: ControllerProcess, index: number): Promise<RouteTiming> {
   const app = clusterOn(backends, 1, index);
   for (const service of app.services) cluster.api.store.create('services', asJson(service));
   for (const slice of app.endpointSlices) cluster.api.store.create('endpointslices.discovery.k8s.io', asJson(slice));
   await sleep(250);
-  const started = performance.now();
+  const writtenAt = Date.now();
   for (const ingress of app.ingresses) cluster.api.store.create('ingresses.networking.k8s.io', asJson(ingress));
   await waitUntil(`${appHost(index)} to serve`, async () => ((await probe('127.0.0.1', controller.httpPort, appHost(index))).status === 200 ? true : undefined), ROUTE_TIMEOUT_MS, 5);
-  return performance.now() - started;
+  return { writtenAt, servedAt: Date.now(), plain: app.ingresses.every((ingress) => ingress.metadata?.annotations === undefined) };
 }
 
 function msList(times: readonly number[]): string {
@@ -69,13 +70,17 @@ interface RouteRig {
   readonly cluster: LocalCluster;
   readonly backends: Backends;
   readonly controller: ControllerProcess;
+  /** Every route added, in order (the phases are taken from them and the controller's log at the end). */
+  readonly routes: RouteTiming[];
 }
 
 /** Adds `count` apps from index `first`, `gapMs` apart; resolves with each one's time until it serves. */
 async function addRoutes(rig: RouteRig, label: string, first: number, count: number): Promise<number[]> {
   const times: number[] = [];
   for (let k = 0; k < count; k++) {
-    times.push(await addRoute(rig.cluster, rig.backends, rig.controller, first + k));
+    const route = await addRoute(rig.cluster, rig.backends, rig.controller, first + k);
+    rig.routes.push(route);
+    times.push(route.servedAt - route.writtenAt);
     rig.ctx.log(`route ${label} ${k + 1}: serving after ${times.at(-1)?.toFixed(0)} ms`);
     if (k < count - 1) await sleep(rig.params.gapMs);
   }
@@ -119,6 +124,15 @@ function reloadBreakdown(controller: ControllerProcess, from: number): { buildMs
   };
 }
 
+/** The controller's sync, reload, warning and error lines from its first configuration on, the fields that time or explain them (raw JSON). */
+function syncLog(lines: readonly Record<string, unknown>[]): Record<string, unknown>[] {
+  const ready = lines.findIndex((l) => l.msg === 'first configuration is live');
+  const fields = ['time', 'msg', 'result', 'why', 'changedCount', 'ms', 'buildMs', 'renderMs', 'applyMs', 'pending', 'pendingPostMs',
+    'pendingWorkersMs', 'preview', 'previewMs', 'previewBuildMs', 'previewBackendsMs', 'waitedMs', 'kickedAt', 'kicks', 'startedAt', 'push', 'durationMs', 'validateMs', 'validated', 'level', 'err', 'component'];
+  return lines.slice(Math.max(0, ready)).filter((l) => l.msg === 'sync' || l.msg === 'NGINX reloaded' || Number(l.level) >= 40).slice(0, 2000)
+    .map((l) => Object.fromEntries(fields.filter((f) => l[f] !== undefined).map((f) => [f, l[f]])));
+}
+
 /** BENCH_ROUTES_APPS=10000 runs the profile with that many Ingresses present (the scale figures of docs/performance.md). */
 function withAppsFromEnv(params: RouteParams): RouteParams {
   const apps = Number(process.env.BENCH_ROUTES_APPS);
@@ -135,7 +149,7 @@ async function runRouteChange(ctx: BenchContext): Promise<BenchResult> {
     cluster.load(clusterOn(backends, params.apps));
     controller = await startControllerProcess({ kubeconfigPath: cluster.kubeconfigPath, workDir: ctx.workDir, readyTimeoutMs: 120_000 });
     const live = controller;
-    const rig: RouteRig = { ctx, params, cluster, backends, controller: live };
+    const rig: RouteRig = { ctx, params, cluster, backends, controller: live, routes: [] };
     const hosts = Array.from({ length: Math.min(LOADED_HOSTS, params.apps) }, (_, i) => appHost(i));
     const url = `http://127.0.0.1:${live.httpPort}/`;
     let next = params.apps;
@@ -159,6 +173,11 @@ async function runRouteChange(ctx: BenchContext): Promise<BenchResult> {
     const reloads = live.reloads() - reloadsBefore;
     const summary = summarize(times);
     const breakdown = reloadBreakdown(live, logsBefore);
+    // The serve-first path phase by phase, every route (the first one comes right after the start).
+    const phases = rig.routes.map((route) => servePhases(route, live.logs()));
+    const served = phases.filter((p) => p !== null);
+    const phaseMedians = medianPhases(served);
+    const syncLines = syncLog(live.logs());
     // A read error is a keep-alive connection an old worker closed at the
     // reload while wrk's next request raced in (NGINX closes idle keep-alive
     // connections when a worker starts shutting down; no directive changes
@@ -183,13 +202,23 @@ async function runRouteChange(ctx: BenchContext): Promise<BenchResult> {
         metric('keep-alive connections closed under a racing request (read errors)', 'req', wrk.errors.read + steadyWrk.errors.read, null, 'NGINX reload behaviour'),
         metric('latency p99 of other traffic during the reloads', 'ms', latencyAt(wrk, 99), null, '—'),
         metric('reloads', '', reloads, params.additions, 'one per new Ingress'),
+        metric(`serve-first phases, median of the ${served.length} served first (all phases): API write → informer event`, 'ms', phaseMedians.informerMs, phaseMedians.total, 'write → first 200'),
+        metric('  of it, another sync running (its build or render holds the event loop)', 'ms', phaseMedians.informerBusyMs, phaseMedians.total, 'write → first 200'),
+        metric('  → the sync starts (a sync still running, rate limit)', 'ms', phaseMedians.queueMs, phaseMedians.total, 'write → first 200'),
+        metric(`  build (${served.filter((p) => p.via === 'preview').length} of the added Ingress alone, the rest of the whole model)`, 'ms', phaseMedians.buildMs, phaseMedians.total, 'write → first 200'),
+        metric('  backends pushed first (with the full build: the differ too)', 'ms', phaseMedians.backendsMs, phaseMedians.total, 'write → first 200'),
+        metric('  POST /configuration/pending', 'ms', phaseMedians.postMs, phaseMedians.total, 'write → first 200'),
+        metric('  → every worker holds the set', 'ms', phaseMedians.workersMs, phaseMedians.total, 'write → first 200'),
+        metric('  → first 200 seen by the 5 ms probe', 'ms', phaseMedians.probeMs, phaseMedians.total, 'write → first 200'),
+        metric(`first new Ingress after the start (without other traffic; ${rig.routes[0]?.plain === false ? 'annotated: waits for its reload' : 'plain'})`, 'ms', rig.routes[0] === undefined ? Number.NaN : rig.routes[0].servedAt - rig.routes[0].writtenAt, 1000, 'goal p99'),
       ],
       notes: [
         `failed requests by kind (saturating load): ${JSON.stringify(wrk.errors)}, (steady load): ${JSON.stringify(steadyWrk.errors)}; "failed" = status (non-2xx/3xx) + connect + write + timeout. read = an old worker closed an idle keep-alive connection at the reload as wrk's next request raced in: NGINX closes idle keep-alive connections when a worker begins its graceful exit (ngx_close_idle_connections; a directive to keep them was proposed and not merged, nginx/nginx PR 303 and 437), the same on every ingress-nginx reload; HTTP clients retry idempotent requests on it (RFC 9112 9.3.1), wrk does not`,
+        `serve-first phases of each new Ingress, in order: ${phases.map((p, i) => `#${i + 1}${rig.routes[i]?.plain === false ? ' (annotated)' : ''} ${describePhases(p)}`).join('; ')}`,
         `Ingresses added ${params.gapMs} ms apart: ${params.idleAdditions} without other traffic (${msList(idleTimes)}), ${params.steadyAdditions} under a steady load (wrk, 20 connections over ${hosts.length} existing hosts each pausing ${STEADY_PAUSE_MS} ms, ${Math.round(steadyWrk.requestsPerSecond)} req/s: ${msList(steady.times)}), then ${params.additions} under a saturating one (10 connections, no pause, ${Math.round(wrk.requestsPerSecond)} req/s: ${msList(times)}); time = API write → the new host answers 200 through NGINX (5 ms probes); the breakdown rows are of the saturated phase`,
       ],
       distributions: [toDistribution('other traffic during reloads', wrk)],
-      raw: { times, idleTimes, steadyTimes: steady.times, wrk, steadyWrk, reloads, breakdown },
+      raw: { times, idleTimes, steadyTimes: steady.times, wrk, steadyWrk, reloads, breakdown, routes: rig.routes, phases, phaseMedians, syncLines },
     };
   } finally {
     await controller?.stop();

@@ -8,8 +8,12 @@
 //                  the controller's confirmation)
 //   replaced       → no old worker still accepts (every new connection
 //                  reaches the new configuration)
-// and the summed RSS of the master and its children, at rest and its
-// peak while both generations of workers live (the reload's memory cost).
+// and the memory of the master and its children, at rest, at its peak while
+// both generations of workers live (the reload's memory cost), and at rest
+// again once the old workers are gone: summed RSS, which counts a page the
+// master shares with its forked workers once per process, and summed PSS
+// (/proc/<pid>/smaps_rollup: each shared page divided among its sharers),
+// which counts it once.
 // Certificates are not loaded at parse time (Lua serves them from a shared
 // dict by SNI), so no certificate phase exists on this path.
 import { readFileSync } from 'node:fs';
@@ -33,6 +37,11 @@ export interface ReloadPhases {
   readonly totalMs: number;
   readonly steadyRssMb: number;
   readonly peakRssMb: number;
+  /** Once no old worker is left. */
+  readonly afterRssMb: number;
+  readonly steadyPssMb: number;
+  readonly peakPssMb: number;
+  readonly afterPssMb: number;
 }
 
 export interface ReloadTarget {
@@ -44,17 +53,30 @@ export interface ReloadTarget {
   readonly versionUrl: string;
 }
 
-/** Summed VmRSS (MB) of the master and every live child of it (workers old and new). */
-export function nginxRssMb(masterPid: number, read: (path: string) => string = (p) => readFileSync(p, 'utf8')): number {
+/** Summed `field` (kB) of `file` under /proc/<pid>/ of the master and every live child of it (workers old and new), in MB. */
+function summedMb(masterPid: number, file: string, field: string, read: (path: string) => string): number {
+  const pattern = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm');
   let kb = 0;
   for (const pid of [masterPid, ...childPids(masterPid)]) {
     try {
-      kb += Number(/^VmRSS:\s+(\d+) kB/m.exec(read(`/proc/${pid}/status`))?.[1] ?? 0);
+      kb += Number(pattern.exec(read(`/proc/${pid}/${file}`))?.[1] ?? 0);
     } catch {
       // exited between listing and reading
     }
   }
   return kb / 1024;
+}
+
+const readText = (path: string): string => readFileSync(path, 'utf8');
+
+/** Summed VmRSS (MB) of the master and every live child of it (workers old and new). */
+export function nginxRssMb(masterPid: number, read: (path: string) => string = readText): number {
+  return summedMb(masterPid, 'status', 'VmRSS', read);
+}
+
+/** Summed PSS (MB, smaps_rollup) of the master and every live child: pages they share counted once in all. */
+export function nginxPssMb(masterPid: number, read: (path: string) => string = readText): number {
+  return summedMb(masterPid, 'smaps_rollup', 'Pss', read);
 }
 
 async function versionIs(url: string, version: string): Promise<boolean> {
@@ -72,6 +94,7 @@ const tick = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(
 export async function measureReload(target: ReloadTarget, conf: string, version: string, validate: boolean, timeoutMs = 60_000): Promise<ReloadPhases> {
   const { masterPid } = target;
   const steadyRssMb = nginxRssMb(masterPid);
+  const steadyPssMb = nginxPssMb(masterPid);
   const oldWorkers = workerPidsOf(masterPid);
   const t0 = performance.now();
   const temp = `${target.confPath}.next`;
@@ -83,6 +106,7 @@ export async function measureReload(target: ReloadTarget, conf: string, version:
   const t2 = performance.now();
   process.kill(masterPid, 'SIGHUP');
   let peakRssMb = steadyRssMb;
+  let peakPssMb = steadyPssMb;
   let workersAt: number | null = null;
   let servingAt: number | null = null;
   let replacedAt: number | null = null;
@@ -96,12 +120,14 @@ export async function measureReload(target: ReloadTarget, conf: string, version:
     if (workersAt !== null && servingAt === null && await versionIs(target.versionUrl, version)) servingAt = performance.now();
     if (replacedAt === null && workersAt !== null && !current.some((pid) => oldWorkers.includes(pid))) replacedAt = now;
     peakRssMb = Math.max(peakRssMb, nginxRssMb(masterPid));
+    peakPssMb = Math.max(peakPssMb, nginxPssMb(masterPid));
     await tick(5);
   }
   const parsedAt = workersAt ?? servingAt;
   return {
     validated: validate, writeMs: t1 - t0, testMs,
     masterParseMs: parsedAt - t2, workerStartMs: servingAt - parsedAt, replacedMs: replacedAt - t2,
-    hupToServingMs: servingAt - t2, totalMs: servingAt - t0, steadyRssMb, peakRssMb,
+    hupToServingMs: servingAt - t2, totalMs: servingAt - t0, steadyRssMb, peakRssMb, afterRssMb: nginxRssMb(masterPid),
+    steadyPssMb, peakPssMb, afterPssMb: nginxPssMb(masterPid),
   };
 }

@@ -115,6 +115,10 @@ function sizeMetrics(r: SizeResult, top: boolean): Metric[] {
   const withTest = (pick: (x: ReloadPhases) => number): number => phase(r, true, pick);
   const without = (pick: (x: ReloadPhases) => number): number => phase(r, false, pick);
   const peakRatio = median(r.reloads.map((x) => x.peakRssMb / x.steadyRssMb));
+  // PSS divides each shared page among its sharers: the master's forked workers count it once in all, not once each.
+  const pssRatio = median(r.reloads.map((x) => x.peakPssMb / x.steadyPssMb));
+  const first = r.reloads[0];
+  const last = r.reloads.at(-1);
   return [
     metric(`rebuild: build+diff+render (${label})`, 'ms', p.warmMs, 300, 'goal', top ? { on: 'value', op: '<', target: 300 } : null),
     metric(`  build / diff (${label})`, 'ms', p.buildMs, p.decideMs, 'diff ms'),
@@ -129,6 +133,10 @@ function sizeMetrics(r: SizeResult, top: boolean): Metric[] {
     metric(`reload: write + nginx -t + HUP + new version (${label})`, 'ms', r.reloadMs, null, '—'),
     metric(`reload without nginx -t: write + HUP + new version (${label})`, 'ms', without((x) => x.totalMs), r.reloadMs, 'with nginx -t'),
     metric(`NGINX RSS during a reload, peak ÷ at rest (${label})`, '×', peakRatio, 2, 'goal', top ? { on: 'value', op: '<=', target: 2 } : null),
+    metric(`NGINX PSS during a reload, peak ÷ at rest (${label})`, '×', pssRatio, 2, 'goal', top ? { on: 'value', op: '<=', target: 2 } : null),
+    metric(`  NGINX at rest before the first reload → after the last, RSS (${label})`, 'MB', first?.steadyRssMb ?? Number.NaN, last?.afterRssMb ?? null, 'after the last reload'),
+    metric(`  NGINX at rest before the first reload → after the last, PSS (${label})`, 'MB', first?.steadyPssMb ?? Number.NaN, last?.afterPssMb ?? null, 'after the last reload'),
+    metric(`  NGINX peak during a reload (median), RSS / PSS (${label})`, 'MB', median(r.reloads.map((x) => x.peakRssMb)), median(r.reloads.map((x) => x.peakPssMb)), 'PSS MB'),
   ];
 }
 

@@ -11,7 +11,7 @@ import type { ControllerOptions } from './cli/index.ts';
 import { createApiAvailability, createStore, loadKubeConfig, parseObjectRef, type Store } from './kube/index.ts';
 import { createModelBuilder } from './model/index.ts';
 import {
-  applyBackends, applyPatch, createNginx, findDataplane, getStatus, NginxConfigError, NginxError, nginxProblems, NginxNotRunningError, problemText, repoRoot,
+  applyBackends, applyPatch, createNginx, patchBackends, findDataplane, getStatus, NginxConfigError, NginxError, nginxProblems, NginxNotRunningError, problemText, repoRoot,
   type NginxManager,
 } from './nginx/index.ts';
 import { createConfigRenderer, defaultCertificatePaths, ownersOfLine } from './render/index.ts';
@@ -126,6 +126,8 @@ export async function startController(opts: ControllerOptions, logger: Logger, r
   });
   // Keeps each unchanged Ingress's translation between syncs (model/ingress-translation.ts).
   const builder = createModelBuilder();
+  // The sync's preview of added Ingresses (sync/pending-preview.ts) builds them alone: its own caches.
+  const previewBuilder = createModelBuilder();
   // NGINX's HTTPS listener needs a certificate file before it starts; Lua replaces it per SNI.
   const placeholder = writeSelfSignedDefault(defaultCertificatePaths(opts.nginxPrefix));
   logger.info({ serial: placeholder.serial }, 'self-signed default certificate written');
@@ -199,6 +201,7 @@ export async function startController(opts: ControllerOptions, logger: Logger, r
       // No exclusion is no option: the admission webhook's builds (same builder) then share the routing cache.
       build: (snapshot, exclude) => streamPorts.check(
         builder.build(snapshot, { ...opts, now: Date.now(), exclude: exclude.size > 0 ? exclude : undefined }), sync?.running() ?? null),
+      preview: (snapshot) => previewBuilder.build(snapshot, { ...opts, now: Date.now() }),
       // The proxy-ssl-secret and ticket key files the conf names exist before any `nginx -t` reads it.
       render: (model) => {
         backendTlsKept = writeBackendTlsFiles(opts.nginxPrefix, model.backendTls, backendTlsKept);
@@ -217,13 +220,13 @@ export async function startController(opts: ControllerOptions, logger: Logger, r
       validate: (conf) => nginx.validate(conf).catch(throwAsRefusal),
       // Applied = every live worker holds it, not just Lua's store (lua-client.ts, waitForWorkers).
       pushBackends: async (backends) => { await applyBackends(luaUrl, backends); },
-      patchBackends: async (patch) => { await applyPatch(luaUrl, patch); },
+      patchBackends: async (patch, options) => { await (options?.stored === true ? patchBackends(luaUrl, patch) : applyPatch(luaUrl, patch)); },
       // Only what changed, in PATCHes far below the endpoint's body limit (certificate-push.ts).
       pushCertificates: async (certificates) => { await certificatePusher.push(certificates); },
       pushRoutes: async (routes) => { await postRoutes(luaUrl, routes); },
       pushCredentials: async (credentials) => { await postCredentials(luaUrl, credentials); },
       // New plain hosts the catch-all serves until their reload (sync/pending-hosts.ts).
-      pushPending: async (pending) => { await applyPending(luaUrl, pending); },
+      pushPending: (pending) => applyPending(luaUrl, pending),
       // TCP/UDP endpoints to njs (stream-feed.ts); no socket = NGINX runs no stream {} yet.
       pushStreams: async (streams) => {
         try {

@@ -17,12 +17,21 @@ export async function postCredentials(baseUrl: string, credentials: DynamicCrede
   return postDocument(baseUrl, '/configuration/credentials', credentials, opts);
 }
 
+/** Where a pending push's time went: the POST (Lua parses and stores the set), then until every worker holds it. */
+export interface PendingTiming {
+  readonly version: number;
+  readonly postMs: number;
+  readonly workersMs: number;
+}
+
 /**
  * POSTs every pending host (sync/pending-hosts.ts, lua/resty_ingress/pending_api.lua), then waits until
  * every worker holds them: the catch-all serves them from then on. Resolves with the store version.
  */
-export async function applyPending(baseUrl: string, pending: DynamicPending, opts: LuaClientOptions = {}): Promise<number> {
+export async function applyPending(baseUrl: string, pending: DynamicPending, opts: LuaClientOptions = {}): Promise<PendingTiming> {
+  const started = performance.now();
   const version = await postDocument(baseUrl, '/configuration/pending', pending, opts);
+  const posted = performance.now();
   await waitForWorkers(baseUrl, version, opts);
-  return version;
+  return { version, postMs: posted - started, workersMs: performance.now() - posted };
 }

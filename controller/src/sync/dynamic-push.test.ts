@@ -86,6 +86,16 @@ void describe('dynamic push', () => {
     assert.equal(pusher.lost(), true);
   });
 
+  void it('adopt: backends PATCHed ahead (pending-preview.ts) count as held, sorted, the newer one replacing its name; nothing while unknown', async () => {
+    const pusher = createDynamicPusher(recorder());
+    const backend = (name: string, port: number): Model['backends'][number] => ({ name, port } as unknown as Model['backends'][number]);
+    pusher.adopt([backend('b', 1)]);
+    assert.equal(pusher.held(), null, 'an unknown state stays unknown');
+    await pusher.push(push(['a'], null), { backends: [backend('a', 1), backend('c', 1)] } as unknown as Model, detail());
+    pusher.adopt([backend('b', 1), backend('c', 2)]);
+    assert.deepEqual(pusher.held()?.backends.map((b) => `${b.name}:${b.port}`), ['a:1', 'b:1', 'c:2']);
+  });
+
   const STREAM_MODEL = {
     servers: [], backends: [], tls: { certificates: [], hosts: [], defaultCertificate: null }, routes: [],
     streams: [{ port: 9000, protocol: 'TCP', namespace: 'default', service: 'echo', servicePort: 80, proxyProtocol: { decode: false, encode: false }, endpoints: [{ address: '10.0.0.1', port: 80 }] }],

@@ -6,7 +6,7 @@
 // table.
 
 import type { DynamicPush } from '../diff/decide.ts';
-import type { Model } from '../model/types.ts';
+import type { Backend, Model } from '../model/types.ts';
 import type { DataplaneControl, SyncDetail } from './sync-types.ts';
 
 /** One kind of dynamic state. */
@@ -110,6 +110,8 @@ export interface DynamicPusher {
   lost(): boolean;
   /** NGINX lost its dynamic state. */
   reset(): void;
+  /** `backends` were PATCHed into Lua outside push() (pending-preview.ts): Lua holds them too; the differ sets or removes them as the next model says. */
+  adopt(backends: readonly Backend[]): void;
   /** Throws when the last push applied everything but an isolated kind (the sync then retries with backoff). */
   throwDeferred(): void;
 }
@@ -147,6 +149,12 @@ export function createDynamicPusher(dataplane: DataplaneControl): DynamicPusher 
     lost: () => lost,
     reset(): void {
       lost = true;
+    },
+    adopt(backends): void {
+      if (held === null || backends.length === 0) return;
+      const added = new Set(backends.map((backend) => backend.name));
+      const merged = [...held.backends.filter((backend) => !added.has(backend.name)), ...backends];
+      held = { ...held, backends: merged.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)) };
     },
     throwDeferred(): void {
       if (deferred === null) return;

@@ -55,8 +55,10 @@ export interface DataplaneControl {
   /**
    * PATCH only what changed since the state last pushed (absent: every push
    * is a full POST). Used only while that state is known to be in Lua.
+   * Resolves once every worker holds it; `stored`: once Lua stored it (a push
+   * right after it, whose own wait covers both, follows: pending hosts).
    */
-  patchBackends?(patch: BackendPatch): Promise<void>;
+  patchBackends?(patch: BackendPatch, options?: { readonly stored: boolean }): Promise<void>;
   /** POST every certificate and the host map to Lua (only when they changed or Lua lost them). */
   pushCertificates(certificates: DynamicCertificates): Promise<void>;
   /** POST every route policy (canary splits) to Lua (only when they changed or Lua lost them); after the backends they name. */
@@ -73,7 +75,13 @@ export interface DataplaneControl {
    * POST the new plain hosts the catch-all serves until their reload (sync/pending-hosts.ts), the full
    * set, and wait until every worker holds it; after the backends they name. Absent: none is pushed.
    */
-  pushPending?(pending: DynamicPending): Promise<void>;
+  pushPending?(pending: DynamicPending): Promise<PendingPushTiming | void>;
+}
+
+/** Where a pending push's time went (for the sync log line): the POST, then until every worker held the set. */
+export interface PendingPushTiming {
+  readonly postMs: number;
+  readonly workersMs: number;
 }
 
 /** The pure steps, handed in by main. */
@@ -82,6 +90,11 @@ export interface SyncSteps {
   /** Builds as if the `exclude` Ingress objects were absent (NGINX refused them). No side effects: see SyncHooks.onBuilt. */
   build(snapshot: Snapshot, exclude: ReadonlySet<V1Ingress>): BuildResult;
   render(model: Model): { conf: string; version: string };
+  /**
+   * Builds a snapshot's model with a builder of its own (never the one `build` uses): the sync previews the
+   * hosts of added Ingresses with it before the full build (pending-preview.ts). Absent: no preview.
+   */
+  preview?(snapshot: Snapshot): BuildResult;
   /** The Ingresses that produced line `line` of `conf`, rendered from `model` (absent: none is known; the sync bisects). */
   owners?(model: Model, conf: string, line: number): readonly IngressRef[];
 }
@@ -108,6 +121,23 @@ export interface SyncDetail {
   push?: 'full' | 'patch';
   /** New hosts the catch-all serves until this reload (sync/pending-hosts.ts), when the set was pushed; absent otherwise. */
   pending?: number;
+  /**
+   * New hosts pushed ahead of the full build (preview-push.ts), and that preview's time: in all, the build of
+   * the added Ingresses alone, their backends' push (the pending push's parts are pendingPostMs, pendingWorkersMs).
+   */
+  preview?: number;
+  previewMs?: number;
+  previewBuildMs?: number;
+  previewBackendsMs?: number;
+  /** That push (or the preview's): the POST, then until every worker held the set (ms; from the data plane, when it says). */
+  pendingPostMs?: number;
+  pendingWorkersMs?: number;
+  /**
+   * When the first object change this sync carries was seen (the informer's event: epoch ms of `now`), and how
+   * many changes it coalesced; absent for the sync's own kicks (a window closed, a reload ended, a retry).
+   */
+  kickedAt?: number;
+  kicks?: number;
 }
 
 export interface SyncHooks {

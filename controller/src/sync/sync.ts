@@ -9,12 +9,13 @@
 // endpoint-only changes keep flowing while NGINX validates and reloads.
 
 import { decideApply } from '../diff/decide.ts';
-import type { BuildResult, Model } from '../model/types.ts';
+import type { BuildResult, Model, Snapshot } from '../model/types.ts';
 import { createDynamicPusher, pushReason } from './dynamic-push.ts';
 import { createIngressIsolation } from './ingress-isolation.ts';
 import { nginxTestNeeded } from './nginx-test-need.ts';
 import { NO_PENDING, pendingHosts, type DynamicPending } from './pending-hosts.ts';
 import { createPendingPush } from './pending-push.ts';
+import { createPreviewPush } from './preview-push.ts';
 import { createSyncQueue } from './queue.ts';
 import { createReloadScheduler, Superseded, type ReloadPlan } from './reload-scheduler.ts';
 import type { Sync, SyncDetail, SyncOptions, SyncResult } from './sync-types.ts';
@@ -30,13 +31,40 @@ const RESULT_OF_PLAN: Readonly<Record<ReloadPlan, SyncResult>> = {
   started: 'reload',
 };
 
-/** `build` (over a fresh snapshot), run again only after an outside change or an exclusion (invalidate()). */
-function memoizedBuild(build: () => BuildResult): { build(): BuildResult; invalidate(): void } {
-  let last: BuildResult | null = null;
+/**
+ * `build` over a snapshot, run again only after an outside change or an exclusion (invalidate()). Knows the last
+ * build and its snapshot even once invalidated (the preview compares the next snapshot with them). A snapshot
+ * taken before an invalidate() is built but not kept: the sync may await between taking and building it.
+ */
+function memoizedBuild(build: (snapshot: Snapshot) => BuildResult, take: () => Snapshot): {
+  stale(): boolean; take(): Taken; build(taken?: Taken): BuildResult; invalidate(): void; last(): { snapshot: Snapshot; model: Model } | null;
+} {
+  let memo: BuildResult | null = null;
+  let last: { snapshot: Snapshot; model: Model } | null = null;
+  let generation = 0;
   return {
-    build: () => (last ??= build()),
-    invalidate: () => { last = null; },
+    stale: () => memo === null,
+    take: () => ({ snapshot: take(), generation }),
+    build: (taken) => {
+      if (memo !== null) return memo;
+      const { snapshot, generation: takenIn } = taken ?? { snapshot: take(), generation };
+      const result = build(snapshot);
+      last = { snapshot, model: result.model };
+      if (takenIn === generation) memo = result;
+      return result;
+    },
+    invalidate: () => {
+      memo = null;
+      generation++;
+    },
+    last: () => last,
   };
+}
+
+/** A snapshot and the memo generation it was taken in. */
+interface Taken {
+  readonly snapshot: Snapshot;
+  readonly generation: number;
 }
 
 /** Milliseconds since the previous lap (or since it was made). */
@@ -60,12 +88,11 @@ export function createSync(options: SyncOptions): Sync {
   });
   // An outside kick (an object changed) builds again; the sync's own kicks (a window closed,
   // a reload ended, a retry) reuse the last build.
-  const builds = memoizedBuild(() => {
-    const snapshot = steps.snapshot();
+  const builds = memoizedBuild((snapshot) => {
     const built = isolation.build(snapshot);
     hooks.onBuilt?.(built, snapshot);
     return built;
-  });
+  }, () => steps.snapshot());
   const pusher = createDynamicPusher(dataplane);
   // New plain hosts served by the catch-all until the reload that renders them is confirmed (pending-hosts.ts).
   const pendingPush = createPendingPush(dataplane.pushPending?.bind(dataplane), logger);
@@ -81,6 +108,11 @@ export function createSync(options: SyncOptions): Sync {
     }
     return pendingMemo.pending;
   };
+  // New plain hosts of added Ingresses go to Lua before the build of the whole model (pending-preview.ts).
+  const preview = createPreviewPush({
+    build: steps.preview?.bind(steps), dataplane, pusher, pendingPush, logger, now,
+    running: () => scheduler.running(), target: () => scheduler.target(), built: () => builds.last()?.model ?? null, refused: () => reloadRefused,
+  });
   const testNeeded = (model: Model): boolean => options.skipNginxTestWhenTrusted !== true || nginxTestNeeded(scheduler.running(), model);
   const scheduler = createReloadScheduler({
     settleMs: options.reloadSettleMs ?? 0,
@@ -128,7 +160,13 @@ export function createSync(options: SyncOptions): Sync {
 
   const syncOnce = async (detail: SyncDetail): Promise<SyncResult> => {
     const lap = stopwatch(now);
-    const { model, failures } = builds.build();
+    // An outside change: its snapshot is previewed first, then built whole.
+    const taken = builds.stale() ? builds.take() : undefined;
+    if (taken !== undefined) {
+      await preview(builds.last()?.snapshot ?? null, taken.snapshot, detail);
+      lap(); // the preview's time is its own field (previewMs)
+    }
+    const { model, failures } = builds.build(taken);
     detail.buildMs = lap();
     hooks.onFailures?.(failures);
     const lost = pusher.lost();
@@ -157,7 +195,12 @@ export function createSync(options: SyncOptions): Sync {
     if (!dataplane.started()) return start(model, detail, lap, push);
     await push(); // new backends are known before any reload, as always
     // New plain hosts are served now, through the catch-all, while the reload settles and runs.
-    if (pending !== null && await pendingPush.push(pending)) detail.pending = pending.hosts.length;
+    const timing = pending === null ? null : await pendingPush.push(pending);
+    if (pending !== null && timing !== null) {
+      detail.pending = pending.hosts.length;
+      detail.pendingPostMs = timing.postMs;
+      detail.pendingWorkersMs = timing.workersMs;
+    }
     detail.applyMs = lap();
     const plan = scheduler.plan(model);
     detail.renderMs = lap();
@@ -165,15 +208,25 @@ export function createSync(options: SyncOptions): Sync {
     return RESULT_OF_PLAN[plan];
   };
 
+  // The object changes (outside kicks) the next sync carries: when the first was seen, how many.
+  let kicked: { at: number; count: number } | null = null;
   const queue = createSyncQueue(async () => {
     const started = now();
     const detail: SyncDetail = { why: 'no change', changed: [], buildMs: 0, renderMs: 0, applyMs: 0 };
+    if (kicked !== null) {
+      detail.kickedAt = kicked.at;
+      detail.kicks = kicked.count;
+      kicked = null;
+    }
     const result = await syncOnce(detail);
     const ms = now() - started;
     hooks.onSynced?.(result, ms, detail);
     // At most 20 names: one rolling deploy must not make a megabyte log line.
     const line = { result, why: detail.why, changed: detail.changed.slice(0, 20), changedCount: detail.changed.length,
-      ms, buildMs: detail.buildMs, renderMs: detail.renderMs, applyMs: detail.applyMs, push: detail.push, pending: detail.pending };
+      ms, buildMs: detail.buildMs, renderMs: detail.renderMs, applyMs: detail.applyMs, push: detail.push, pending: detail.pending,
+      preview: detail.preview, previewMs: detail.previewMs, previewBuildMs: detail.previewBuildMs, previewBackendsMs: detail.previewBackendsMs,
+      pendingPostMs: detail.pendingPostMs, pendingWorkersMs: detail.pendingWorkersMs,
+      waitedMs: detail.kickedAt === undefined ? undefined : started - detail.kickedAt, kickedAt: detail.kickedAt, kicks: detail.kicks, startedAt: started };
     if (result !== 'skip') logger.info(line, 'sync');
     else logger.debug(line, 'sync');
     pusher.throwDeferred(); // certificates refused: the rest is applied; retried with backoff
@@ -184,6 +237,7 @@ export function createSync(options: SyncOptions): Sync {
 
   return {
     kick(): void {
+      kicked = kicked === null ? { at: now(), count: 1 } : { at: kicked.at, count: kicked.count + 1 };
       builds.invalidate();
       queue.kick();
     },
