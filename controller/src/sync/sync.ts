@@ -119,10 +119,13 @@ export function createSync(options: SyncOptions): Sync {
       queue.kick(); // NGINX starts on the configuration without the Ingresses it refused
       return 'reload-queued';
     }
-    await push();
+    // NGINX runs this configuration now, whatever the push does: a push that fails (250,000
+    // endpoints at 50,000 Ingresses can outlast the workers' wait) is retried as a push of
+    // everything, never as a reload to the version NGINX runs (which the manager refuses).
     scheduler.started(model);
-    detail.applyMs = lap();
     hooks.onReloaded?.(model);
+    await push();
+    detail.applyMs = lap();
     return 'reload';
   };
 
