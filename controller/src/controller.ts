@@ -206,7 +206,7 @@ export async function startController(opts: ControllerOptions, logger: Logger, r
     },
     dataplane: {
       started: () => nginx.started(),
-      start: (conf, version) => nginx.start(conf, version).catch(throwAsRefusal),
+      start: (conf, version, options) => nginx.start(conf, version, options).catch(throwAsRefusal),
       reload: (conf, version, options) => nginx.apply(conf, version, options).catch((err: unknown) => {
         throw err instanceof NginxNotRunningError ? new RetryLater(err.message) : asRefusal(err);
       }),

@@ -12,7 +12,7 @@ import { decideApply } from '../diff/decide.ts';
 import type { BuildResult, Model } from '../model/types.ts';
 import { createDynamicPusher, pushReason } from './dynamic-push.ts';
 import { createIngressIsolation } from './ingress-isolation.ts';
-import { nginxTestNeeded } from './nginx-test-need.ts';
+import { nginxTestNeeded, nginxTestNeededAtStart } from './nginx-test-need.ts';
 import { NO_PENDING, pendingHosts, type DynamicPending } from './pending-hosts.ts';
 import { createPendingPush } from './pending-push.ts';
 import { createSyncQueue } from './queue.ts';
@@ -113,7 +113,9 @@ export function createSync(options: SyncOptions): Sync {
     const { conf, version } = steps.render(model);
     detail.renderMs = lap();
     try {
-      await isolation.guard(model, conf, () => dataplane.start(conf, version));
+      // One parse instead of two where nothing in it is text NGINX reads unchecked (nginx-test-need.ts).
+      const validate = options.skipNginxTestWhenTrusted !== true || nginxTestNeededAtStart(model);
+      await isolation.guard(model, conf, () => dataplane.start(conf, version, { validate }));
     } catch (err) {
       if (!(err instanceof Superseded)) throw err;
       queue.kick(); // NGINX starts on the configuration without the Ingresses it refused
