@@ -125,8 +125,12 @@ export function createSync(options: SyncOptions): Sync {
     // endpoints at 50,000 Ingresses can outlast the workers' wait) is retried as a push of
     // everything, never as a reload to the version NGINX runs (which the manager refuses).
     scheduler.started(model);
-    hooks.onReloaded?.(model);
-    await push();
+    try {
+      await push();
+    } finally {
+      // After the push, as after a reload: its Events and metrics do not compete with it.
+      hooks.onReloaded?.(model);
+    }
     detail.applyMs = lap();
     return 'reload';
   };
