@@ -125,9 +125,6 @@ export async function startController(opts: ControllerOptions, logger: Logger, r
   });
   // Keeps each unchanged Ingress's translation between syncs (model/ingress-translation.ts).
   const builder = createModelBuilder();
-  // NGINX's HTTPS listener needs a certificate file before it starts; Lua replaces it per SNI.
-  const placeholder = writeSelfSignedDefault(defaultCertificatePaths(opts.nginxPrefix));
-  logger.info({ serial: placeholder.serial }, 'self-signed default certificate written');
 
   let sync: Sync | null = null;
   // A TCP/UDP port NGINX could not bind is left out before the reload (stream-port-check.ts).
@@ -272,6 +269,12 @@ export async function startController(opts: ControllerOptions, logger: Logger, r
     availability,
     onChange: (kind) => { observability.objectChanged(kind); if (listed) sync.kick(); },
   });
+  // NGINX's HTTPS listener needs a certificate file before it starts; Lua replaces it per SNI.
+  // Made once the list requests are out (~0.2 s of CPU, mostly node-forge's signature), while the
+  // API server answers them, not before them.
+  await new Promise((resolve) => setImmediate(resolve));
+  const placeholder = writeSelfSignedDefault(defaultCertificatePaths(opts.nginxPrefix));
+  logger.info({ serial: placeholder.serial }, 'self-signed default certificate written');
   await store.waitForInitialSync();
   await listReferencedConfigMaps(store, opts);
   // Before the first configuration: readiness waits for both, so neither waits for the other.
