@@ -18,7 +18,7 @@ import type { BackoffOptions } from './backoff.ts';
 import { BoundedWatch } from './bounded-watch.ts';
 import type { WatchTiming } from './bounded-watch.ts';
 import { cachedObject, collectionPath, decodeWatchObject } from './kinds.ts';
-import { listAllPages } from './paged-list.ts';
+import { listAllPages, type ListPage } from './paged-list.ts';
 import type { KindDescriptor } from './kinds.ts';
 
 /** Options of one resilient informer. */
@@ -83,11 +83,16 @@ export function startResilientInformer(kc: KubeConfig, options: ResilientInforme
   // Nobody may be waiting when stop() rejects it; that is not an error.
   syncedPromise.catch(() => {});
 
-  const listFn = async (): Promise<KubernetesListObject<KubernetesObject>> => {
-    const pages = listAllPages((page) => descriptor.list(kc, { namespace, fieldSelector }, page), options.listPageSize);
-    const list = await withTimeout(pages, listTimeoutMs, `list ${descriptor.kind}`);
-    availability.reached();
+  // Each page is trimmed and frozen as it arrives, while the API server serves the next one (and
+  // what the trim drops, managedFields above all, dies young), not all pages at the end.
+  const listPage = async (page: ListPage): Promise<KubernetesListObject<KubernetesObject>> => {
+    const list = await descriptor.list(kc, { namespace, fieldSelector }, page);
     for (const item of list.items) cachedObject(descriptor, item);
+    return list;
+  };
+  const listFn = async (): Promise<KubernetesListObject<KubernetesObject>> => {
+    const list = await withTimeout(listAllPages(listPage, options.listPageSize), listTimeoutMs, `list ${descriptor.kind}`);
+    availability.reached();
     return list;
   };
   const watch = new BoundedWatch(kc, {
