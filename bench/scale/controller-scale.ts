@@ -128,7 +128,7 @@ async function runControllerScale(ctx: BenchContext): Promise<BenchResult> {
     metrics: [...rebuilds.flatMap(rebuildMetrics), ...colds.flatMap(coldStartMetrics)],
     notes: [
       `rebuild = median of ${params.iterations - 1} warm runs of the long-lived model builder + decideApply over a deep-frozen synthetic snapshot, each a route change (one Ingress path toggles); render is the reload path's (bench scale)`,
-      'cold start: the real controller against the in-process local API server (same machine, same CPUs: the server\'s own work is part of the list time; its paging filters and sorts the whole remaining collection per page, so at 50,000 it is a large share; controller CPU = the controller process alone); phases from the controller\'s log lines ("watching", the first "sync" line\'s build/render/apply)',
+      'cold start: the real controller against the in-process local API server (same machine, same CPUs: the server\'s own work, serializing every page, is part of the list time; controller CPU = the controller process alone); phases from the controller\'s log lines ("watching", the first "sync" line\'s build/render/apply)',
       'cold start: the EndpointSlices as the EndpointSlice controller writes them (Pod references, nodes, zones, owner reference, managedFields: bench/scale/real-slices.ts)',
       `every Ingress has its own host; ${ENDPOINTS_PER_APP} endpoints per Service; every tenth Ingress carries annotations; the 50,000 rows only with --scale full`,
     ],
