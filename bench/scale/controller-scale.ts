@@ -93,6 +93,8 @@ function coldStartMetrics(c: ColdStart): Metric[] {
     metric(`  first build (${label(c.apps)})`, 'ms', c.buildMs, null, '—'),
     metric(`  first render (${label(c.apps)})`, 'ms', c.renderMs, null, '—'),
     metric(`  NGINX start + push (${label(c.apps)})`, 'ms', c.applyMs, null, '—'),
+    metric(`    of which NGINX start (${label(c.apps)})`, 'ms', c.nginxStartMs, null, '—'),
+    metric(`    of which first push to Lua (${label(c.apps)})`, 'ms', c.pushMs, null, '—'),
     metric(`  controller CPU, spawn → ready (${label(c.apps)})`, 's', c.cpuSeconds, null, '—'),
     metric(`controller RSS at ready (${label(c.apps)})`, 'MB', c.rssMb, rssGoal === null ? null : 1024, rssGoal === null ? '—' : 'goal', rssGoal),
   ];
@@ -119,7 +121,7 @@ async function runControllerScale(ctx: BenchContext): Promise<BenchResult> {
   const colds: ColdStart[] = [];
   for (const apps of params.coldStart) {
     const c = await coldStart(ctx, apps);
-    ctx.log(`cold start ${apps}: ready ${c.readyMs.toFixed(0)} ms (start-up ${c.startupMs.toFixed(0)}, lists ${c.listMs.toFixed(0)}, build ${c.buildMs.toFixed(0)}, render ${c.renderMs.toFixed(0)}, NGINX ${c.applyMs.toFixed(0)}), controller CPU ${c.cpuSeconds.toFixed(1)} s, RSS ${c.rssMb.toFixed(0)} MB, ${c.trouble.length} warnings/errors`);
+    ctx.log(`cold start ${apps}: ready ${c.readyMs.toFixed(0)} ms (start-up ${c.startupMs.toFixed(0)}, lists ${c.listMs.toFixed(0)}, build ${c.buildMs.toFixed(0)}, render ${c.renderMs.toFixed(0)}, NGINX start ${c.nginxStartMs.toFixed(0)}, push ${c.pushMs.toFixed(0)}), controller CPU ${c.cpuSeconds.toFixed(1)} s, RSS ${c.rssMb.toFixed(0)} MB, ${c.trouble.length} warnings/errors`);
     colds.push(c);
   }
   return {
