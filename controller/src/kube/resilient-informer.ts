@@ -83,15 +83,14 @@ export function startResilientInformer(kc: KubeConfig, options: ResilientInforme
   // Nobody may be waiting when stop() rejects it; that is not an error.
   syncedPromise.catch(() => {});
 
-  // Each page is trimmed and frozen as it arrives, while the API server serves the next one (and
-  // what the trim drops, managedFields above all, dies young), not all pages at the end.
-  const listPage = async (page: ListPage): Promise<KubernetesListObject<KubernetesObject>> => {
-    const list = await descriptor.list(kc, { namespace, fieldSelector }, page);
-    for (const item of list.items) cachedObject(descriptor, item);
-    return list;
+  // Each page is trimmed and frozen while the API server serves the next one (and what the trim
+  // drops, managedFields above all, dies young), not every page after the last.
+  const listPage = (page: ListPage): Promise<KubernetesListObject<KubernetesObject>> => descriptor.list(kc, { namespace, fieldSelector }, page);
+  const cache = (items: readonly KubernetesObject[]): void => {
+    for (const item of items) cachedObject(descriptor, item);
   };
   const listFn = async (): Promise<KubernetesListObject<KubernetesObject>> => {
-    const list = await withTimeout(listAllPages(listPage, options.listPageSize), listTimeoutMs, `list ${descriptor.kind}`);
+    const list = await withTimeout(listAllPages(listPage, options.listPageSize, cache), listTimeoutMs, `list ${descriptor.kind}`);
     availability.reached();
     return list;
   };
