@@ -1,7 +1,10 @@
 // One cold start of the real controller against the local API server holding
-// N apps, as the controller bench runs it, with the phases, the CPU seconds of
-// the controller and of this process (the in-process API server: loading the
-// objects and serving the lists) and the controller's warnings. With
+// N apps, as the controller bench runs it, with the phases, the controller's
+// warnings and the CPU seconds, spawn → ready, of each party: the controller,
+// the processes it waited for (`nginx -t`), NGINX (master and workers: its
+// parse, Lua taking the first push) and this process (the in-process API
+// server serving the lists and the Events). On a shared machine the CPU
+// seconds move far less than the wall times. With
 // COLD_START_CPU_PROF=<dir> the controller writes a V8 CPU profile there
 // (--cpu-prof); COLD_START_LOG=<file> keeps its whole log.
 //
@@ -11,12 +14,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { memoryOf, startControllerProcess } from '../lib/controller-process.ts';
 import { startLocalCluster } from '../lib/local-cluster.ts';
-import { cpuSecondsOf } from '../lib/process-cpu.ts';
+import { cpuSecondsOf, descendantsOf } from '../lib/process-cpu.ts';
 import { appName, syntheticCluster } from '../lib/synthetic-cluster.ts';
 import { coldStartPhases, troubleLines } from '../scale/cold-start-phases.ts';
 import { realSlice } from '../scale/real-slices.ts';
 
 const cpuOfThisProcess = (): number => { const u = process.cpuUsage(); return (u.user + u.system) / 1e6; };
+
+/** CPU seconds of the children `pid` waited for (cutime + cstime: the `nginx -t` runs), from /proc. */
+function waitedChildrenCpu(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[13]) + Number(fields[14])) / 100;
+}
 
 async function once(apps: number): Promise<void> {
   const workDir = mkdtempSync(join(tmpdir(), 'resty-cold-start-'));
@@ -33,10 +43,12 @@ async function once(apps: number): Promise<void> {
     const apiCpu = cpuOfThisProcess() - apiCpuBefore;
     try {
       const cpu = cpuSecondsOf([controller.pid]);
+      const nginxCpu = cpuSecondsOf(descendantsOf(controller.pid));
+      const testCpu = waitedChildrenCpu(controller.pid);
       const memory = memoryOf(controller.pid, (p) => readFileSync(p, 'utf8'));
       const phases = coldStartPhases(controller.logs(), controller.readyMs);
       const fmt = (ms: number): string => ms.toFixed(0);
-      process.stdout.write(`${apps} apps: ready ${fmt(controller.readyMs)} ms (start-up ${fmt(phases.startupMs)}, lists ${fmt(phases.listMs)}, build ${fmt(phases.buildMs)}, render ${fmt(phases.renderMs)}, NGINX start ${fmt(phases.nginxStartMs)}, push ${fmt(phases.pushMs)}); controller CPU ${cpu.toFixed(2)} s, API server (this process) CPU ${apiCpu.toFixed(2)} s, RSS ${memory.rssMb.toFixed(0)} MB\n`);
+      process.stdout.write(`${apps} apps: ready ${fmt(controller.readyMs)} ms (start-up ${fmt(phases.startupMs)}, lists ${fmt(phases.listMs)}, build ${fmt(phases.buildMs)}, render ${fmt(phases.renderMs)}, NGINX start ${fmt(phases.nginxStartMs)}, push ${fmt(phases.pushMs)}); CPU: controller ${cpu.toFixed(2)} s, nginx -t ${testCpu.toFixed(2)} s, NGINX ${nginxCpu.toFixed(2)} s, API server ${apiCpu.toFixed(2)} s; RSS ${memory.rssMb.toFixed(0)} MB\n`);
       for (const line of troubleLines(controller.logs())) process.stdout.write(`  trouble: ${JSON.stringify(line).slice(0, 400)}\n`);
       const logFile = process.env.COLD_START_LOG;
       if (logFile !== undefined) writeFileSync(logFile, controller.logs().map((l) => JSON.stringify(l)).join('\n'));
