@@ -1,9 +1,10 @@
 // Where a cold start's time went, from the controller's own log lines (pino
 // objects with epoch-ms `time`): spawn → "watching" (imports, set-up),
 // "watching" → the first sync (the initial lists), and the first sync line's
-// build, render and apply (NGINX start + dynamic push). The first sync is the
-// one that starts NGINX, whatever its result (a superseded start is
-// "reload-queued").
+// build, render and apply (NGINX start + dynamic push), the apply split at
+// the "NGINX started" line into the master's start (its parse of the whole
+// file) and the first push to Lua. The first sync is the one that starts
+// NGINX, whatever its result (a superseded start is "reload-queued").
 
 export interface ColdStartPhases {
   readonly startupMs: number;
@@ -11,6 +12,10 @@ export interface ColdStartPhases {
   readonly buildMs: number;
   readonly renderMs: number;
   readonly applyMs: number;
+  /** Of applyMs: the render's end → "NGINX started" (the master serves the first version). */
+  readonly nginxStartMs: number;
+  /** Of applyMs: "NGINX started" → the first sync's end (the first push: endpoints, certificates, routes). */
+  readonly pushMs: number;
 }
 
 type LogLine = Readonly<Record<string, unknown>>;
@@ -27,13 +32,17 @@ export function coldStartPhases(lines: readonly LogLine[], readyMs: number): Col
   const live = lines.find((l) => l.msg === 'first configuration is live');
   const watching = lines.find((l) => l.msg === 'watching');
   const sync = lines.find((l) => l.msg === 'sync');
+  const nginxStarted = lines.find((l) => l.msg === 'NGINX started');
   const spawnedAt = num(live?.time) - readyMs;
   const syncStartedAt = num(sync?.time) - num(sync?.ms);
+  const renderedAt = syncStartedAt + num(sync?.buildMs) + num(sync?.renderMs);
   return {
     startupMs: num(watching?.time) - spawnedAt,
     listMs: syncStartedAt - num(watching?.time),
     buildMs: num(sync?.buildMs),
     renderMs: num(sync?.renderMs),
     applyMs: num(sync?.applyMs),
+    nginxStartMs: num(nginxStarted?.time) - renderedAt,
+    pushMs: num(sync?.time) - num(nginxStarted?.time),
   };
 }

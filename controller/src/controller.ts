@@ -128,9 +128,6 @@ export async function startController(opts: ControllerOptions, logger: Logger, r
   const builder = createModelBuilder();
   // The sync's preview of added Ingresses (sync/pending-preview.ts) builds them alone: its own caches.
   const previewBuilder = createModelBuilder();
-  // NGINX's HTTPS listener needs a certificate file before it starts; Lua replaces it per SNI.
-  const placeholder = writeSelfSignedDefault(defaultCertificatePaths(opts.nginxPrefix));
-  logger.info({ serial: placeholder.serial }, 'self-signed default certificate written');
 
   let sync: Sync | null = null;
   // A TCP/UDP port NGINX could not bind is left out before the reload (stream-port-check.ts).
@@ -212,7 +209,7 @@ export async function startController(opts: ControllerOptions, logger: Logger, r
     },
     dataplane: {
       started: () => nginx.started(),
-      start: (conf, version) => nginx.start(conf, version).catch(throwAsRefusal),
+      start: (conf, version, options) => nginx.start(conf, version, options).catch(throwAsRefusal),
       reload: (conf, version, options) => nginx.apply(conf, version, options).catch((err: unknown) => {
         throw err instanceof NginxNotRunningError ? new RetryLater(err.message) : asRefusal(err);
       }),
@@ -278,6 +275,12 @@ export async function startController(opts: ControllerOptions, logger: Logger, r
     availability,
     onChange: (kind) => { observability.objectChanged(kind); if (listed) sync.kick(); },
   });
+  // NGINX's HTTPS listener needs a certificate file before it starts; Lua replaces it per SNI.
+  // Made once the list requests are out (~0.2 s of CPU, mostly node-forge's signature), while the
+  // API server answers them, not before them.
+  await new Promise((resolve) => setImmediate(resolve));
+  const placeholder = writeSelfSignedDefault(defaultCertificatePaths(opts.nginxPrefix));
+  logger.info({ serial: placeholder.serial }, 'self-signed default certificate written');
   await store.waitForInitialSync();
   await listReferencedConfigMaps(store, opts);
   // Before the first configuration: readiness waits for both, so neither waits for the other.

@@ -50,6 +50,16 @@ void describe('listAllPages', () => {
     });
   }
 
+  void it('each page\'s work runs once the next page is asked for, on every page once', async () => {
+    const server = pagedServer(10);
+    const seen: string[] = [];
+    const list = await listAllPages(server.listPage, 3, (items) => {
+      seen.push(`page of ${items.map((item) => item.metadata?.name).join(',')} after ${server.pages.length} asked`);
+    });
+    assert.equal(list.items.length, 10);
+    assert.deepEqual(seen, ['page of o0,o1,o2 after 2 asked', 'page of o3,o4,o5 after 3 asked', 'page of o6,o7,o8 after 4 asked', 'page of o9 after 4 asked']);
+  });
+
   void it('a failing page fails the whole list', async () => {
     const server = pagedServer(10);
     let calls = 0;

@@ -29,16 +29,28 @@ export interface ListPage {
 /** Fetches one page of a list. */
 export type ListPageFn = (page: ListPage) => Promise<KubernetesListObject<KubernetesObject>>;
 
-/** Every page of a list, as one list with the first page's metadata (and no continue token). */
-export async function listAllPages(listPage: ListPageFn, limit: number = LIST_PAGE_SIZE): Promise<KubernetesListObject<KubernetesObject>> {
+/**
+ * Every page of a list, as one list with the first page's metadata (and no continue token).
+ * `eachPage` runs on every page's items once the next page is asked for, so its work (the
+ * informer trims and freezes them) overlaps the API server's on the next page.
+ */
+export async function listAllPages(listPage: ListPageFn, limit: number = LIST_PAGE_SIZE,
+  eachPage?: (items: readonly KubernetesObject[]) => void): Promise<KubernetesListObject<KubernetesObject>> {
   const first = await listPage({ limit, continueToken: undefined });
-  let next = first.metadata?._continue;
-  if (!next) return first;
-  const items = [...first.items];
-  while (next) {
-    const page = await listPage({ limit, continueToken: next });
+  const items: KubernetesObject[] = [];
+  let page = first;
+  for (;;) {
+    const next = page.metadata?._continue;
+    const asked = next ? listPage({ limit, continueToken: next }) : null;
+    if (asked !== null && eachPage !== undefined) {
+      asked.catch(() => undefined); // awaited below; a throw of eachPage must not leave it unhandled
+      await new Promise((resolve) => setImmediate(resolve)); // the request is sent before the page's work
+    }
+    eachPage?.(page.items);
+    if (asked === null && page === first) return first;
     for (const item of page.items) items.push(item);
-    next = page.metadata?._continue;
+    if (asked === null) break;
+    page = await asked;
   }
   const { _continue: _token, remainingItemCount: _remaining, ...metadata } = first.metadata ?? {};
   return { ...first, metadata, items };

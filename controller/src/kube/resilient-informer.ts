@@ -18,7 +18,7 @@ import type { BackoffOptions } from './backoff.ts';
 import { BoundedWatch } from './bounded-watch.ts';
 import type { WatchTiming } from './bounded-watch.ts';
 import { cachedObject, collectionPath, decodeWatchObject } from './kinds.ts';
-import { listAllPages } from './paged-list.ts';
+import { listAllPages, type ListPage } from './paged-list.ts';
 import type { KindDescriptor } from './kinds.ts';
 
 /** Options of one resilient informer. */
@@ -83,11 +83,15 @@ export function startResilientInformer(kc: KubeConfig, options: ResilientInforme
   // Nobody may be waiting when stop() rejects it; that is not an error.
   syncedPromise.catch(() => {});
 
+  // Each page is trimmed and frozen while the API server serves the next one (and what the trim
+  // drops, managedFields above all, dies young), not every page after the last.
+  const listPage = (page: ListPage): Promise<KubernetesListObject<KubernetesObject>> => descriptor.list(kc, { namespace, fieldSelector }, page);
+  const cache = (items: readonly KubernetesObject[]): void => {
+    for (const item of items) cachedObject(descriptor, item);
+  };
   const listFn = async (): Promise<KubernetesListObject<KubernetesObject>> => {
-    const pages = listAllPages((page) => descriptor.list(kc, { namespace, fieldSelector }, page), options.listPageSize);
-    const list = await withTimeout(pages, listTimeoutMs, `list ${descriptor.kind}`);
+    const list = await withTimeout(listAllPages(listPage, options.listPageSize, cache), listTimeoutMs, `list ${descriptor.kind}`);
     availability.reached();
-    for (const item of list.items) cachedObject(descriptor, item);
     return list;
   };
   const watch = new BoundedWatch(kc, {

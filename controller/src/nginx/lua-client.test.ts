@@ -6,7 +6,7 @@ import { assertCleanErrorLog, startLuaNginx, type LuaNginx } from '../../../lua/
 import { freePort } from '../../../lua/test/nginx-harness.ts';
 import type { DynamicBackend } from '../model/types.ts';
 import {
-  applyBackends, applyPatch, getBackends, getStatus, LuaClientError, postBackends, waitForWorkers, type LuaClientErrorCode,
+  applyBackends, applyPatch, fullSetTimeouts, getBackends, getStatus, LuaClientError, postBackends, waitForWorkers, type LuaClientErrorCode,
 } from './lua-client.ts';
 
 const backends: DynamicBackend[] = [
@@ -150,6 +150,19 @@ void describe('a push counts as applied only when every live worker holds it', (
         fake.server.closeAllConnections();
         fake.server.close();
       }
+    });
+  }
+});
+
+void describe('a full set may take longer the more backends it holds', () => {
+  const rows: ReadonlyArray<{ name: string; backends: number; timeoutMs: number; withinMs: number }> = [
+    { name: 'none: the defaults', backends: 0, timeoutMs: 10_000, withinMs: 5000 },
+    { name: '10,000 backends', backends: 10_000, timeoutMs: 12_000, withinMs: 7000 },
+    { name: '50,000 backends (each worker decodes all of them)', backends: 50_000, timeoutMs: 20_000, withinMs: 15_000 },
+  ];
+  for (const row of rows) {
+    void it(row.name, () => {
+      assert.deepEqual(fullSetTimeouts(row.backends), { timeoutMs: row.timeoutMs, withinMs: row.withinMs });
     });
   }
 });

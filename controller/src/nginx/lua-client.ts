@@ -170,10 +170,22 @@ export async function waitForWorkers(baseUrl: string, version: number, opts: Wai
   }
 }
 
+/**
+ * How long a full set of `backends` may take, Lua's parse of the POST and then each worker's
+ * apply: the fixed defaults plus 0.2 ms per backend. Every worker decodes every backend of a full
+ * set (1.4–2.7 s for 50,000 on one quiet core, measured; with both workers and the controller on
+ * two busy cores the wait took 5–7.5 s), so a fixed 5 s failed the first push at 50,000 Ingresses.
+ */
+export function fullSetTimeouts(backends: number): { timeoutMs: number; withinMs: number } {
+  const extra = Math.ceil(backends * 0.2);
+  return { timeoutMs: DEFAULT_TIMEOUT_MS + extra, withinMs: 5000 + extra };
+}
+
 /** POSTs the full set, then waits until every live worker holds it; resolves with its version. */
 export async function applyBackends(baseUrl: string, backends: readonly DynamicBackend[], opts: WaitForWorkersOptions = {}): Promise<number> {
-  const version = await postBackends(baseUrl, backends, opts);
-  await waitForWorkers(baseUrl, version, opts);
+  const sized = { ...fullSetTimeouts(backends.length), ...opts };
+  const version = await postBackends(baseUrl, backends, sized);
+  await waitForWorkers(baseUrl, version, sized);
   return version;
 }
 

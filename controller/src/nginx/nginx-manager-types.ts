@@ -66,8 +66,13 @@ export interface ApplyOptions {
 }
 
 export interface NginxManager {
-  /** Validates `conf`, starts the master on it and waits until it serves `version`. */
-  start(conf: string, version: string): Promise<void>;
+  /**
+   * Validates `conf`, starts the master on it and waits until it serves `version`. With
+   * validate: false no `nginx -t` first: the master's own parse is the check (a bad file
+   * stops it), and only a start that failed runs `nginx -t`, so a refusal is the same
+   * NginxConfigError as a validated start's.
+   */
+  start(conf: string, version: string, options?: ApplyOptions): Promise<void>;
   /** Validates `conf` (NginxConfigError), reloads and confirms `version` (NginxReloadError); on failure the old configuration keeps serving. */
   apply(conf: string, version: string, options?: ApplyOptions): Promise<void>;
   /**

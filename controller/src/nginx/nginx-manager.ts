@@ -206,7 +206,7 @@ export function createNginx(options: NginxManagerOptions): NginxManager {
   };
 
   return {
-    start: (conf, version) =>
+    start: (conf, version, options?: ApplyOptions) =>
       serialize(async () => {
         if (lifetime.signal.aborted) throw new NginxNotRunningError('NGINX manager was stopped');
         if (live) throw new Error('NGINX is already started; use apply() to change its configuration');
@@ -215,13 +215,24 @@ export function createNginx(options: NginxManagerOptions): NginxManager {
         await mkdir(dirname(confPath), { recursive: true });
         const accessProblem = workerAccessProblem(prefix);
         if (accessProblem) logger.warn({ prefix }, accessProblem);
-        lastParseMs = (await candidate.validate(conf)).ms;
+        const validate = options?.validate !== false;
+        if (validate) lastParseMs = (await candidate.validate(conf)).ms;
+        else await candidate.stage(conf);
         await candidate.promote();
         // Synchronous last resort: on exit no graceful stop can run, but no NGINX may outlive us.
         process.off('exit', killOnExit);
         process.on('exit', killOnExit);
         const launchedAt = Date.now();
-        const running = await launch(version, conf);
+        const running = await launch(version, conf).catch(async (err: unknown) => {
+          if (validate || !(err instanceof NginxStartError) || lifetime.signal.aborted) throw err;
+          // Whether the text is at fault, and where, is what `nginx -t` says: its refusal is the
+          // error a validated start gave, so the Ingress at fault is found and left out.
+          logger.warn({ version, err: err.message }, 'NGINX did not start without nginx -t; validating its configuration');
+          await candidate.validate(conf).catch((refusal: unknown) => {
+            throw refusal instanceof NginxConfigError ? refusal : err;
+          });
+          throw err;
+        });
         // The master's first parse (init_by_lua included, which `nginx -t` may not run) is a parse too.
         lastParseMs = Math.max(lastParseMs, Date.now() - launchedAt);
         live = { conf, version };

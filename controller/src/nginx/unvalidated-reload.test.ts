@@ -2,6 +2,8 @@
 // the HUP; a configuration the master refuses is never applied (the old
 // workers keep serving, the live file rolls back), the caller gets the
 // NginxConfigError a validated reload throws, and the next apply() validates.
+// start() with validate: false: no `nginx -t` before the master's first parse;
+// a refused start is the NginxConfigError a validated start throws.
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -98,4 +100,42 @@ describe('apply() without nginx -t', () => {
       assert.deepEqual([nginx.stats().validations, nginx.stats().unvalidatedReloads, nginx.stats().reloads], [3, 2, 2]);
     });
   }
+});
+
+describe('start() without nginx -t', () => {
+  async function manager(t: TestContext): Promise<{ nginx: NginxManager; statusPort: number; prefix: string }> {
+    const { prefix, remove } = await tempPrefix();
+    const statusPort = await freePort();
+    const nginx = createNginx({ dataplane: requireDataplane(), prefix, logger: recordingLogger().logger, versionUrl: () => `http://127.0.0.1:${statusPort}/config-version` });
+    t.after(async () => {
+      await nginx.stop();
+      await remove();
+    });
+    return { nginx, statusPort, prefix };
+  }
+
+  it('starts on a good configuration with no nginx -t run: one parse, the master\'s', async (t) => {
+    const { nginx, statusPort } = await manager(t);
+    await nginx.start(testConf({ statusPort, version: 'v1' }), 'v1', { validate: false });
+    assert.equal(await fetchConfigVersion(`http://127.0.0.1:${statusPort}/config-version`, 1_000), 'v1');
+    assert.equal(nginx.stats().validations, 0);
+    assert.equal(nginx.liveVersion(), 'v1');
+  });
+
+  it('a configuration the master refuses fails the start with nginx -t\'s NginxConfigError, and nothing runs', async (t) => {
+    const { nginx, statusPort } = await manager(t);
+    const err = await nginx.start(testConf({ statusPort, version: 'v1', extraHttp: 'bogus_directive on;' }), 'v1', { validate: false }).then(
+      () => assert.fail('start accepted an invalid configuration'),
+      (e: unknown) => e,
+    );
+    assert.ok(err instanceof NginxConfigError, `got ${String(err)}`);
+    assert.match(err.nginxOutput, /unknown directive "bogus_directive"/);
+    assert.equal(err.refused, true);
+    assert.equal(nginx.stats().validations, 1, 'nginx -t ran once, after the failed start');
+    assert.equal(nginx.started(), false);
+    assert.equal(nginx.pid(), null);
+    // The next start (the sync's, without the Ingress at fault) goes through.
+    await nginx.start(testConf({ statusPort, version: 'v2' }), 'v2', { validate: false });
+    assert.equal(nginx.liveVersion(), 'v2');
+  });
 });

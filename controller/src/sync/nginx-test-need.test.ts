@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { DEFAULT_SETTINGS } from '../model/features/parse.ts';
 import type { BackendTlsSecret, Location, Model, SnippetsConfig } from '../model/types.ts';
-import { nginxTestNeeded } from './nginx-test-need.ts';
+import { nginxTestNeeded, nginxTestNeededAtStart } from './nginx-test-need.ts';
 
 const NO_SNIPPETS: SnippetsConfig = { configuration: [], server: [], auth: [], main: [], http: [], everyServer: [], everyLocation: [] };
 
@@ -72,6 +72,20 @@ describe('nginxTestNeeded', () => {
   for (const row of rows) {
     it(`${row.name}: ${row.needed ? 'nginx -t first' : 'the master\'s parse checks it'}`, () => {
       assert.equal(nginxTestNeeded(row.running, row.next), row.needed);
+    });
+  }
+});
+
+describe('nginxTestNeededAtStart', () => {
+  const startRows: readonly { name: string; model: Model; needed: boolean }[] = [
+    { name: 'plain hosts only', model: model([{ host: 'a.test' }, { host: 'b.test', path: '/b' }]), needed: false },
+    { name: 'a configuration-snippet', model: model([{ host: 'a.test' }, { host: 'b.test', snippet: SNIPPET }]), needed: true },
+    { name: 'an http-snippet', model: model([{ host: 'a.test' }], { http: ['map_hash_max_size 4096;'] }), needed: true },
+    { name: 'a proxy-ssl-secret PEM', model: model([{ host: 'a.test' }], { backendTls: [PEM] }), needed: true },
+  ];
+  for (const row of startRows) {
+    it(`${row.name}: ${row.needed ? 'nginx -t first' : 'the master\'s parse checks it'}`, () => {
+      assert.equal(nginxTestNeededAtStart(row.model), row.needed);
     });
   }
 });

@@ -59,3 +59,13 @@ export function nginxTestNeeded(running: Model | null, next: Model): boolean {
   }
   return false;
 }
+
+/**
+ * True when NGINX's first start on `model` should run `nginx -t` first: `model` holds a snippet
+ * or PEM. Else the master's own parse is the check (a bad file stops it; the NGINX manager
+ * validates only then), and the start pays one parse of the whole file instead of two: at
+ * 10,000 Ingresses about a second, at 50,000 several.
+ */
+export function nginxTestNeededAtStart(model: Model): boolean {
+  return textsOf(model).size > 0;
+}

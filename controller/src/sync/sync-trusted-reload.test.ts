@@ -1,7 +1,8 @@
 // The sync with skipNginxTestWhenTrusted: a change built from validated values
 // reloads with no `nginx -t` (none ahead, none before the HUP); a change that
 // brings a snippet NGINX has not accepted yet is validated ahead and reloaded
-// with `nginx -t`. Without the option every reload validates.
+// with `nginx -t`; NGINX's first start validates only a model with a snippet.
+// Without the option every start and reload validates.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { pino } from 'pino';
@@ -25,14 +26,14 @@ function model(paths: readonly string[]): Model {
   };
 }
 
-/** A data plane recording `ahead <version>` and `reload <version> validate=<bool>`. */
+/** A data plane recording `start|reload <version> validate=<bool>` and `ahead <version>`. */
 function recordingDataplane(): DataplaneControl & { log: string[] } {
   let started = false;
   const log: string[] = [];
   return {
     log,
     started: () => started,
-    async start() { started = true; },
+    async start(_conf, version, options) { started = true; log.push(`start ${version} validate=${String(options?.validate ?? true)}`); },
     async reload(_conf, version, options) { log.push(`reload ${version} validate=${String(options?.validate ?? true)}`); },
     async validateAhead(_conf, version) { log.push(`ahead ${version}`); },
     async pushBackends() { /* nothing to record */ },
@@ -41,9 +42,9 @@ function recordingDataplane(): DataplaneControl & { log: string[] } {
   };
 }
 
-async function reloadsFor(skip: boolean | undefined, steps: readonly (readonly string[])[]): Promise<string[]> {
+async function reloadsFor(skip: boolean | undefined, steps: readonly (readonly string[])[], first: readonly string[] = ['/']): Promise<string[]> {
   const dp = recordingDataplane();
-  let state = model(['/']);
+  let state = model(first);
   const sync = createSync({
     steps: {
       snapshot: () => ({ ingresses: [], ingressClasses: [], services: [], endpointSlices: [], secrets: [], configMaps: [] }),
@@ -64,26 +65,31 @@ async function reloadsFor(skip: boolean | undefined, steps: readonly (readonly s
   return dp.log;
 }
 
-const rows: readonly { name: string; skip: boolean | undefined; steps: readonly (readonly string[])[]; log: readonly string[] }[] = [
+const rows: readonly { name: string; skip: boolean | undefined; first?: readonly string[]; steps: readonly (readonly string[])[]; log: readonly string[] }[] = [
   {
-    name: 'by default every reload validates', skip: undefined, steps: [['/', '/a']],
-    log: ['ahead /+/a', 'reload /+/a validate=true'],
+    name: 'by default the start and every reload validate', skip: undefined, steps: [['/', '/a']],
+    log: ['start / validate=true', 'ahead /+/a', 'reload /+/a validate=true'],
   },
   {
-    name: 'trusted: a new plain path reloads without nginx -t', skip: true, steps: [['/', '/a']],
-    log: ['reload /+/a validate=false'],
+    name: 'trusted: NGINX starts on plain paths and reloads a new plain path without nginx -t', skip: true, steps: [['/', '/a']],
+    log: ['start / validate=false', 'reload /+/a validate=false'],
+  },
+  {
+    name: 'trusted: a start with a snippet is validated; a plain change beside it then is not', skip: true, first: ['/', '/snippet'],
+    steps: [['/', '/snippet', '/b']],
+    log: ['start /+/snippet validate=true', 'reload /+/snippet+/b validate=false'],
   },
   {
     name: 'trusted: a new snippet is validated; once live, a plain change beside it is not', skip: true,
     steps: [['/', '/snippet'], ['/', '/snippet', '/b']],
-    log: ['ahead /+/snippet', 'reload /+/snippet validate=true', 'reload /+/snippet+/b validate=false'],
+    log: ['start / validate=false', 'ahead /+/snippet', 'reload /+/snippet validate=true', 'reload /+/snippet+/b validate=false'],
   },
 ];
 
 describe('sync: nginx -t only where a change needs it', () => {
   for (const row of rows) {
     it(row.name, async () => {
-      assert.deepEqual(await reloadsFor(row.skip, row.steps), row.log);
+      assert.deepEqual(await reloadsFor(row.skip, row.steps, row.first), row.log);
     });
   }
 });

@@ -30,8 +30,12 @@ export class ConfigRefused extends Error {
 export interface DataplaneControl {
   /** True once NGINX runs some configuration. */
   started(): boolean;
-  /** Validate, start NGINX and confirm it serves `version`. */
-  start(conf: string, version: string): Promise<void>;
+  /**
+   * Validate, start NGINX and confirm it serves `version`. validate false: no `nginx -t` first
+   * (nothing in the configuration is text NGINX reads unchecked); a start that fails is then
+   * validated, and its refusal thrown as ConfigRefused like any other.
+   */
+  start(conf: string, version: string, options?: { readonly validate?: boolean }): Promise<void>;
   /**
    * Validate, reload and confirm the new workers serve `version`; throws and keeps the old config on failure.
    * validate false: no `nginx -t` before the HUP (the sync found the change carries no text NGINX

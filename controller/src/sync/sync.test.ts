@@ -214,6 +214,19 @@ test('sync: a failed push is retried', async () => {
   await sync.stop();
 });
 
+test('sync: the first push failing after NGINX started is retried as a push, never as a reload to the version NGINX runs', async () => {
+  const logLines: Record<string, unknown>[] = [];
+  const { dp, sync, step } = harness({ logLines });
+  dp.failPush = 1; // e.g. LUA_WORKERS_BEHIND: 250,000 endpoints took the workers longer than the wait
+  await step();
+  // Before: the scheduler learnt of the start only after the push, so the retry diffed against no
+  // running configuration and reloaded NGINX to the version it runs, which nginx-manager.ts refuses.
+  assert.deepEqual(dp.log, ['start /', 'push 1'], 'no reload after the start');
+  assert.ok(sync.running(), 'NGINX runs the first configuration');
+  assert.deepEqual(logLines.filter((l) => l.msg === 'sync').map((l) => [l.result, l.why]), [['dynamic', 'data plane empty']]);
+  await sync.stop();
+});
+
 test('sync: a failing certificate push holds back neither endpoints, routes nor the reload; it is retried', async () => {
   const logLines: Record<string, unknown>[] = [];
   const { dp, sync, step } = harness({ logLines, patch: true });

@@ -12,7 +12,7 @@ import { decideApply } from '../diff/decide.ts';
 import type { BuildResult, Model, Snapshot } from '../model/types.ts';
 import { createDynamicPusher, pushReason } from './dynamic-push.ts';
 import { createIngressIsolation } from './ingress-isolation.ts';
-import { nginxTestNeeded } from './nginx-test-need.ts';
+import { nginxTestNeeded, nginxTestNeededAtStart } from './nginx-test-need.ts';
 import { NO_PENDING, pendingHosts, type DynamicPending } from './pending-hosts.ts';
 import { createPendingPush } from './pending-push.ts';
 import { createPreviewPush } from './preview-push.ts';
@@ -145,16 +145,25 @@ export function createSync(options: SyncOptions): Sync {
     const { conf, version } = steps.render(model);
     detail.renderMs = lap();
     try {
-      await isolation.guard(model, conf, () => dataplane.start(conf, version));
+      // One parse instead of two where nothing in it is text NGINX reads unchecked (nginx-test-need.ts).
+      const validate = options.skipNginxTestWhenTrusted !== true || nginxTestNeededAtStart(model);
+      await isolation.guard(model, conf, () => dataplane.start(conf, version, { validate }));
     } catch (err) {
       if (!(err instanceof Superseded)) throw err;
       queue.kick(); // NGINX starts on the configuration without the Ingresses it refused
       return 'reload-queued';
     }
-    await push();
+    // NGINX runs this configuration now, whatever the push does: a push that fails (250,000
+    // endpoints at 50,000 Ingresses can outlast the workers' wait) is retried as a push of
+    // everything, never as a reload to the version NGINX runs (which the manager refuses).
     scheduler.started(model);
+    try {
+      await push();
+    } finally {
+      // After the push, as after a reload: its Events and metrics do not compete with it.
+      hooks.onReloaded?.(model);
+    }
     detail.applyMs = lap();
-    hooks.onReloaded?.(model);
     return 'reload';
   };
 

@@ -160,3 +160,60 @@ void test('deleting an owner collects its dependents unless orphaned or co-owned
     assert.deepEqual(left, row.wantLeft, row.name);
   }
 });
+
+/** The list as it was before the key index: filter and sort the whole table on every page. */
+function listByFullSort(objects: JsonObject[], opts: { namespace?: string; label?: (o: JsonObject) => boolean; after: string; limit: number }): { keys: string[]; remaining: number } {
+  const all = objects
+    .map((o) => [`${String(meta(o).namespace ?? '')}/${String(meta(o).name)}`, o] as const)
+    .filter(([key, o]) => key > opts.after && (opts.namespace === undefined || meta(o).namespace === opts.namespace) && (opts.label?.(o) ?? true))
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const page = all.slice(0, opts.limit);
+  return { keys: page.map(([key]) => key), remaining: all.length - page.length };
+}
+
+void test('list pages give what a full sort of the table gave, across writes between pages', () => {
+  const rows: { name: string; namespace?: string; labelSelector?: string; label?: (o: JsonObject) => boolean; limit: number }[] = [
+    { name: 'all namespaces', limit: 7 },
+    { name: 'one namespace (its keys are one run of the index)', namespace: 'default', limit: 5 },
+    { name: 'a namespace whose name prefixes another\'s', namespace: 'ns', limit: 3 },
+    { name: 'a label selector (counts what remains)', labelSelector: 'even=true', label: (o) => (meta(o).labels as Record<string, string> | undefined)?.even === 'true', limit: 4 },
+  ];
+  for (const row of rows) {
+    const store = freshStore();
+    for (const ns of ['ns', 'ns-2', 'ns0']) store.create('namespaces', { metadata: { name: ns } });
+    const put = (ns: string, name: string, i: number): void => { store.create('configmaps', { metadata: { name, namespace: ns, labels: { even: String(i % 2 === 0) } } }); };
+    let n = 0;
+    for (const ns of ['default', 'ns', 'ns-2', 'ns0']) for (let i = 0; i < 12; i++) put(ns, `c${(i * 7) % 12}`, n++);
+    let token: string | undefined;
+    let after = '';
+    let pages = 0;
+    do {
+      const page = store.list('configmaps', { namespace: row.namespace, labelSelector: row.labelSelector, limit: row.limit, continue: token });
+      const current = store.list('configmaps').items;
+      const want = listByFullSort(current, { namespace: row.namespace, label: row.label, after, limit: row.limit });
+      const got = page.items.map((o) => `${String(meta(o).namespace)}/${String(meta(o).name)}`);
+      assert.deepEqual(got, want.keys, `${row.name}: page ${pages}`);
+      assert.equal(page.remainingItemCount ?? 0, want.remaining, `${row.name}: remaining after page ${pages}`);
+      assert.equal(page.continue !== undefined, want.remaining > 0, `${row.name}: a continue token while objects remain`);
+      after = got[got.length - 1] ?? after;
+      token = page.continue;
+      // Writes between pages: a key before the token's (not seen), one after it (seen), one deleted ahead.
+      store.create('configmaps', { metadata: { name: `a${pages}`, namespace: 'default', labels: { even: 'true' } } });
+      store.create('configmaps', { metadata: { name: `z${pages}`, namespace: row.namespace ?? 'ns0', labels: { even: 'true' } } });
+      const ahead = current.map((o) => `${String(meta(o).namespace)}/${String(meta(o).name)}`).filter((k) => k > after).sort().at(-1);
+      if (ahead !== undefined && pages % 2 === 0) store.delete('configmaps', ahead.split('/')[0], ahead.split('/')[1]);
+      pages++;
+    } while (token && pages < 100);
+    assert.ok(pages > 2 && pages < 100, `${row.name}: ${pages} pages`);
+  }
+});
+
+void test('a continue token past its resourceVersion window is 410 Gone, however many pages were read', () => {
+  const store = freshStore({ eventWindow: 4 });
+  for (let i = 0; i < 10; i++) store.create('configmaps', cm(`c${i}`));
+  const first = store.list('configmaps', { limit: 3 });
+  const second = store.list('configmaps', { limit: 3, continue: first.continue });
+  assert.deepEqual(second.items.map((o) => meta(o).name), ['c3', 'c4', 'c5']);
+  for (let i = 0; i < 5; i++) store.create('configmaps', cm(`later${i}`));
+  assert.throws(() => store.list('configmaps', { limit: 3, continue: second.continue }), code(410));
+});

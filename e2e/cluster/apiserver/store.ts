@@ -3,6 +3,7 @@
 // here, so in-process users (the simulator) get the same semantics as HTTP.
 import { randomUUID } from 'node:crypto';
 import equal from 'fast-deep-equal';
+import { KeyIndex } from './key-index.ts';
 import { findResource, KINDS, resourceKey, type KindInfo } from './kinds.ts';
 import { applyPatch, isObject, type Json, type JsonObject, type PatchKind } from './patch.ts';
 import { alreadyExists, ApiError, badRequest, conflict, gone, notFound } from './errors.ts';
@@ -31,6 +32,8 @@ const keyOf = (ns: string | undefined, name: string): string => `${ns ?? ''}/${n
 export class Store {
   private rv = 0;
   private readonly objects = new Map<string, Map<string, JsonObject>>();
+  /** Each table's keys in order, for list pages (key-index.ts). */
+  private readonly indexes = new Map<string, KeyIndex>();
   private readonly ips = new ClusterIpAllocator();
   private readonly pending = new Set<NodeJS.Timeout>();
   private readonly namespaceFinalizeMs: number;
@@ -50,13 +53,26 @@ export class Store {
     return table;
   }
 
+  private index(info: KindInfo): KeyIndex {
+    const key = resourceKey(info);
+    let index = this.indexes.get(key);
+    if (!index) { index = new KeyIndex(); this.indexes.set(key, index); }
+    return index;
+  }
+
   private record(info: KindInfo, type: 'ADDED' | 'MODIFIED' | 'DELETED', obj: JsonObject, previous?: JsonObject): JsonObject {
     this.rv++;
     meta(obj).resourceVersion = String(this.rv);
     // Every caller hands over a copy of its own (normalised, merged or cloned): kept as is.
     const frozen = obj;
-    if (type === 'DELETED') this.table(info).delete(keyOf(meta(obj).namespace as string, String(meta(obj).name)));
-    else this.table(info).set(keyOf(meta(obj).namespace as string, String(meta(obj).name)), frozen);
+    const key = keyOf(meta(obj).namespace as string, String(meta(obj).name));
+    const table = this.table(info);
+    if (type === 'DELETED') {
+      if (table.delete(key)) this.index(info).remove(key);
+    } else {
+      if (!table.has(key)) this.index(info).add(key);
+      table.set(key, frozen);
+    }
     this.log.append({ rv: this.rv, resource: resourceKey(info), type, object: frozen, previous });
     return structuredClone(frozen);
   }
@@ -93,20 +109,42 @@ export class Store {
     return structuredClone(obj);
   }
 
+  /**
+   * One page: the objects after the continue token's key, in key order, as they are now.
+   * Costs the page plus a binary search (a namespace's keys are one run of the sorted keys);
+   * only a label or field selector makes it read on to count what remains.
+   */
   list(ref: KindRef, opts: ListOptions = {}): ListResult {
     const info = resolveKind(ref);
-    const matches = objectFilter({ ...opts, namespace: info.namespaced ? opts.namespace || undefined : undefined });
+    const namespace = info.namespaced ? opts.namespace || undefined : undefined;
+    const matches = objectFilter({ ...opts, namespace });
+    const selective = Boolean(opts.labelSelector) || Boolean(opts.fieldSelector);
     const after = opts.continue ? decodeContinue(opts.continue, (rv) => this.log.isResumable(rv)).key : '';
-    const all = [...this.table(info).entries()]
-      .filter(([key, obj]) => key > after && matches(obj))
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    const limit = opts.limit && opts.limit > 0 ? opts.limit : all.length;
-    const page = all.slice(0, limit);
-    const more = all.length > page.length;
+    const table = this.table(info);
+    const index = this.index(info);
+    const keys = index.sorted();
+    let at = index.after(after);
+    let end = keys.length;
+    if (namespace !== undefined) {
+      // Keys are "<namespace>/<name>": the run from "<namespace>/" up to "<namespace>0" ('0' follows '/').
+      at = Math.max(at, index.from(`${namespace}/`));
+      end = index.from(`${namespace}0`);
+    }
+    const limit = opts.limit && opts.limit > 0 ? opts.limit : Number.POSITIVE_INFINITY;
+    const page: [string, JsonObject][] = [];
+    for (; at < end && page.length < limit; at++) {
+      const obj = table.get(keys[at])!;
+      if (matches(obj)) page.push([keys[at], obj]);
+    }
+    let remaining = end - at;
+    if (selective) {
+      remaining = 0;
+      for (let i = at; i < end; i++) if (matches(table.get(keys[i])!)) remaining++;
+    }
     return {
       items: page.map(([, obj]) => structuredClone(obj)),
       resourceVersion: this.resourceVersion,
-      ...(more ? { continue: encodeContinue({ key: page[page.length - 1][0], rv: this.rv }), remainingItemCount: all.length - page.length } : {}),
+      ...(remaining > 0 ? { continue: encodeContinue({ key: page[page.length - 1][0], rv: this.rv }), remainingItemCount: remaining } : {}),
     };
   }
 
