@@ -81,6 +81,15 @@ const rows: readonly Row[] = [
     sources: ['full', 'full'],
   },
   {
+    // A's alias is dropped while B serves alias.example as a host. B's closure does not hold A:
+    // only the record's block (a cross-host feature exists) stops the delta.
+    name: 'an Ingress leaves the host another\'s server-alias names, then comes back: full builds',
+    options: options(),
+    initial: [spec(0, { 'a.example': [to('/', 'web')] }, { [ann('server-alias')]: 'alias.example' }), spec(1, { 'alias.example': [to('/', 'api')] })],
+    changes: [{ kind: 'ingress', slot: 1, spec: null }, replace(1, spec(1, { 'alias.example': [to('/', 'api')] }))],
+    sources: ['full', 'full'],
+  },
+  {
     name: 'a plain Ingress beside a canary\'s host changes its load balancing: incremental',
     options: options(),
     initial: [spec(0, { 'b.example': [to('/', 'db')] }), spec(1, { 'a.example': [to('/', 'web')] }), spec(2, { 'a.example': [to('/', 'api')] }, CANARY)],
