@@ -11,7 +11,8 @@
 import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
 import type { RoutingSource } from './build.ts';
-import { ann, options } from './testdata/fixtures.ts';
+import type { V1ConfigMap } from '@kubernetes/client-node';
+import { ann, configMap, options } from './testdata/fixtures.ts';
 import { replay, type Change, type IngressSpec, type PathSpec } from './testdata/routing-changes.ts';
 import type { BuildOptions } from './types.ts';
 
@@ -44,6 +45,7 @@ interface Row {
   readonly changes: readonly Change[];
   /** How each change's build must get its routing. */
   readonly sources: readonly RoutingSource[];
+  readonly configMaps?: readonly V1ConfigMap[];
 }
 
 const rows: readonly Row[] = [
@@ -90,6 +92,16 @@ const rows: readonly Row[] = [
     sources: ['full', 'full'],
   },
   {
+    // No Ingress is served while the ConfigMap asks for a protection we do not give: the record
+    // holds no Ingress of ours, so a delta would place every one as added.
+    name: 'the ConfigMap fails closed and an Ingress is added: full builds',
+    options: options({ configMap: 'ingress/resty-ingress' }),
+    configMaps: [configMap({ 'enable-modsecurity': 'true' })],
+    initial: [A_WITHOUT_ROOT],
+    changes: [replace(2, B_WITH_ROOT)],
+    sources: ['full'],
+  },
+  {
     name: 'a plain Ingress beside a canary\'s host changes its load balancing: incremental',
     options: options(),
     initial: [spec(0, { 'b.example': [to('/', 'db')] }), spec(1, { 'a.example': [to('/', 'web')] }), spec(2, { 'a.example': [to('/', 'api')] }, CANARY)],
@@ -101,7 +113,7 @@ const rows: readonly Row[] = [
 void describe('incremental routing: named change sequences', () => {
   for (const row of rows) {
     void it(row.name, () => {
-      assert.deepEqual(replay(row.options, row.initial, row.changes), row.sources);
+      assert.deepEqual(replay(row.options, row.initial, row.changes, row.configMaps), row.sources);
     });
   }
 });

@@ -4,7 +4,7 @@
 // namespaces, and a replay that builds every step with one long-lived
 // builder and with a fresh buildModel.
 import { strict as assert } from 'node:assert';
-import type { V1Ingress, V1Service } from '@kubernetes/client-node';
+import type { V1ConfigMap, V1Ingress, V1Service } from '@kubernetes/client-node';
 import { buildModel, createModelBuilder, type RoutingSource } from '../build.ts';
 import { deepFreeze, ingress, path, rule, service, slice, snapshot, svc } from './fixtures.ts';
 import type { BuildOptions, Snapshot } from '../types.ts';
@@ -53,10 +53,11 @@ function serviceOf(name: string, port: number, namespace: string): V1Service {
   return deepFreeze(service(name, [{ name: 'http', port }], namespace));
 }
 
-/** The cluster without Ingresses: every Service with one ready endpoint. */
-export function startSnapshot(): Snapshot {
+/** The cluster without Ingresses: every Service with one ready endpoint, and the given ConfigMaps. */
+export function startSnapshot(configMaps: readonly V1ConfigMap[] = []): Snapshot {
   const namespaces = ['default', 'other'];
   return deepFreeze(snapshot({
+    configMaps: [...configMaps],
     services: [...namespaces.flatMap((ns) => SERVICES.map((name) => serviceOf(name, 80, ns))), serviceOf('fallback', 80, 'default')],
     endpointSlices: [
       ...namespaces.flatMap((ns, n) => SERVICES.map((name, i) => slice(`${name}-1`, name, [{ name: 'http', port: 8080 }], [{ addresses: [`10.0.${n}.${i + 1}`] }], ns))),
@@ -80,12 +81,14 @@ export function apply(snap: Snapshot, slots: (V1Ingress | null)[], step: Change)
 
 /**
  * Builds the initial Ingresses (null: an empty slot) and then every change with one long-lived
- * builder, asserting after each that it equals a fresh buildModel; returns how each build got its
+ * builder (the cluster holding `configMaps` too), asserting after each that it equals a fresh buildModel; returns how each build got its
  * routing.
  */
-export function replay(buildOptions: BuildOptions, initial: readonly (IngressSpec | null)[], changes: readonly Change[]): RoutingSource[] {
+export function replay(
+  buildOptions: BuildOptions, initial: readonly (IngressSpec | null)[], changes: readonly Change[], configMaps: readonly V1ConfigMap[] = [],
+): RoutingSource[] {
   const slots = initial.map((spec, slot) => (spec === null ? null : ingressOf(slot, spec)));
-  let snap: Snapshot = Object.freeze({ ...startSnapshot(), ingresses: Object.freeze(slots.filter((i): i is V1Ingress => i !== null)) });
+  let snap: Snapshot = Object.freeze({ ...startSnapshot(configMaps), ingresses: Object.freeze(slots.filter((i): i is V1Ingress => i !== null)) });
   const builder = createModelBuilder();
   assert.deepEqual(builder.build(snap, buildOptions), buildModel(snap, buildOptions));
   const sources: RoutingSource[] = [];
