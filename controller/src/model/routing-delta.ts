@@ -126,6 +126,10 @@ export function deltaRouting(record: RoutingRecord, previous: Routing, translati
     const root = previous.servers[0]?.locations.find((location) => location.match === 'prefix' && location.path === '/');
     if (reach.names.has(globalName) || root?.ingress !== null) return null;
   }
+  // A guard the checks above already give (routing-delta-scenarios.test.ts shows the case stopped
+  // by them): a canary's main location is the global default's (refused above), or an Ingress's
+  // claim on the backend; that Ingress joins the closure through the backend's name, and is either
+  // on a host of the canary (which then joins: not local) or a rule without host (not local).
   for (const name of reach.names) if (record.inheritSources.has(name)) return null;
 
   // Phase 1 over the closure, in the global order (ranks as a full build gives them).
