@@ -53,7 +53,7 @@ interface Mix {
 
 /** Many hosts, few features that stop a delta: most builds are incremental. */
 const SPREAD: Mix = { hosts: HOSTS, services: SERVICES, catchAll: 1, canary: 1, other: 1 };
-/** As SPREAD, with paths to the --default-backend-service Service too (its Backend is the global default's). */
+/** As SPREAD, with paths to the --default-backend-service Service too (its Backend is the global default's: a change reaching it builds in full, so fewer builds are incremental, 13–21%). */
 const SPREAD_TO_FALLBACK: Mix = { ...SPREAD, services: [...SERVICES, 'fallback'] };
 /** Two hosts, the catch-all and canaries often: every host has its `/`, canaries share main backends. */
 const DENSE: Mix = { hosts: ['a.example', 'b.example'], services: SERVICES, catchAll: 16, canary: 8, other: 0 };
@@ -93,7 +93,7 @@ void describe('incremental routing over random Ingress changes', () => {
   const rows: readonly { readonly name: string; readonly options: BuildOptions; readonly mix: Mix; readonly share: number }[] = [
     { name: 'many hosts', options: options(), mix: SPREAD, share: 0.15 },
     { name: 'many hosts, --default-backend-service and --enable-ssl-passthrough', options: options({ defaultBackendService: 'default/fallback', enableSslPassthrough: true }), mix: SPREAD, share: 0.15 },
-    { name: 'many hosts, paths to the --default-backend-service Service', options: options({ defaultBackendService: 'default/fallback' }), mix: SPREAD_TO_FALLBACK, share: 0.15 },
+    { name: 'many hosts, paths to the --default-backend-service Service', options: options({ defaultBackendService: 'default/fallback' }), mix: SPREAD_TO_FALLBACK, share: 0.08 },
     { name: 'two hosts, catch-all rules and canaries', options: options(), mix: DENSE, share: 0.01 },
     { name: 'two hosts, catch-all rules and canaries, --default-backend-service', options: options({ defaultBackendService: 'default/fallback' }), mix: DENSE, share: 0.01 },
   ];
