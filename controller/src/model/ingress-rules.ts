@@ -89,5 +89,6 @@ export function translateRules(ingress: V1Ingress, ref: IngressRef, features: In
       else candidates.push(outcome);
     });
   });
-  return { hosts: [...hosts], candidates, failures };
+  // candidates at their length: the translation cache keeps them, and push() reserved 17 slots for one path.
+  return { hosts: [...hosts], candidates: candidates.slice(), failures };
 }
