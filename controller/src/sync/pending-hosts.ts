@@ -40,8 +40,8 @@ const BALANCER_PASS = 'proxy_pass http://upstream_balancer';
 
 const servedMemo = new WeakMap<Model, ReadonlySet<string>>();
 
-/** Every name a running server answers (once per running model: endpoint syncs at 10,000 hosts reuse it). */
-function servedNames(model: Model): ReadonlySet<string> {
+/** Every name a server of `model` answers (once per model: endpoint syncs at 10,000 hosts reuse it). */
+export function servedNames(model: Model): ReadonlySet<string> {
   const known = servedMemo.get(model);
   if (known !== undefined) return known;
   const names = new Set<string>();

@@ -21,7 +21,7 @@
 // Its backends go to Lua before the host (only those Lua does not hold).
 import type { V1Ingress } from '@kubernetes/client-node';
 import type { Backend, Model, Snapshot } from '../model/types.ts';
-import { pendingHosts, type DynamicPending } from './pending-hosts.ts';
+import { pendingHosts, servedNames, type DynamicPending } from './pending-hosts.ts';
 
 /** The Ingresses `after` adds to `before`, or null when the change is anything else (an update, a removal, a class or ConfigMap change). */
 export function addedIngresses(before: Snapshot, after: Snapshot): V1Ingress[] | null {
@@ -42,22 +42,6 @@ export interface PendingPreview {
   readonly backends: readonly Backend[];
 }
 
-const namesMemo = new WeakMap<Model, ReadonlySet<string>>();
-
-/** Every name a server of `model` answers (memoized per model). */
-function answeredNames(model: Model): ReadonlySet<string> {
-  const known = namesMemo.get(model);
-  if (known !== undefined) return known;
-  const names = new Set<string>();
-  for (const server of model.servers) {
-    names.add(server.hostname);
-    for (const alias of server.aliases ?? []) names.add(alias);
-    if (server.wwwRedirectFrom !== undefined) names.add(server.wwwRedirectFrom);
-  }
-  namesMemo.set(model, names);
-  return names;
-}
-
 /**
  * The pending set once the hosts of `preview` (the model of the added Ingresses alone) join `held` (what Lua
  * serves as pending now), or null when no new host can be previewed. `running`: the configuration NGINX
@@ -66,7 +50,7 @@ function answeredNames(model: Model): ReadonlySet<string> {
  */
 export function previewPending(running: Model, known: readonly Model[], preview: Model, held: DynamicPending, lua: Model): PendingPreview | null {
   const heldHosts = new Set(held.hosts.map((entry) => entry.host));
-  const isNew = (host: string): boolean => !heldHosts.has(host) && known.every((model) => !answeredNames(model).has(host));
+  const isNew = (host: string): boolean => !heldHosts.has(host) && known.every((model) => !servedNames(model).has(host));
   const fresh = pendingHosts(running, preview).hosts.filter((entry) => isNew(entry.host));
   if (fresh.length === 0) return null;
   const hosts = [...held.hosts, ...fresh].sort((a, b) => (a.host < b.host ? -1 : a.host > b.host ? 1 : 0));
