@@ -26,6 +26,7 @@ import { indexIngress, type RoutingRecord } from './routing-record.ts';
 import { addIngress, type BuildState, type Routing } from './routing-state.ts';
 import { applyServerAliases } from './server-aliases.ts';
 import { ServerTable } from './server-table.ts';
+import { LookedUpServices } from './service-lookups.ts';
 import { PassthroughClaims, passthroughClientAddress, resolvePassthroughTargets, withPassthroughBackendProtocol } from './ssl-passthrough.ts';
 import type { IngressTls } from './tls-hosts.ts';
 import type { BuildOptions, Failure, GlobalSettings, Snapshot } from './types.ts';
@@ -43,7 +44,10 @@ export interface BuiltRouting {
 
 /** Builds the routing of `snapshot` from every Ingress; `keep`: also the record a delta starts from. */
 export function buildRouting(translations: TranslationCache, snapshot: Snapshot, options: BuildOptions, keep: boolean): BuiltRouting {
-  const services = indexServices(snapshot);
+  // A record remembers the Services looked up: a later change to none of them keeps this routing (routing-source.ts).
+  const index = indexServices(snapshot);
+  const looked = keep ? new LookedUpServices(index) : null;
+  const services = looked ?? index;
   const classes = indexIngressClasses(snapshot?.ingressClasses ?? [], options);
   const read = readSettings(snapshot?.configMaps ?? [], options.configMap);
   // proxy-set-headers / add-headers: the data of the ConfigMaps they name, read on every build.
@@ -138,13 +142,13 @@ export function buildRouting(translations: TranslationCache, snapshot: Snapshot,
     // Plain HTTP to a passthrough backend's TLS port speaks TLS too (ssl-passthrough.ts).
     servers: withPassthroughBackendProtocol(servers, passthrough.targets, state.settings), settings: staticSettings(clientAddress.settings), routes: aliased.routes, backends: resolved.backends, tls: state.tls, failures: state.failures,
   };
-  if (kept === null || byBackend === undefined) return { routing, record: null };
+  if (kept === null || byBackend === undefined || looked === null) return { routing, record: null };
   const failures = state.failures;
   blocked ||= failures.some((failure) => failure.reason === 'BackendNameConflict');
   return {
     routing,
     record: {
-      blocked, classes, services, global, settings: config.settings, passthroughEnabled: options.enableSslPassthrough === true,
+      blocked, classes, services: looked, global, settings: config.settings, passthroughEnabled: options.enableSslPassthrough === true,
       ours, ourSet: new Set(ours), hosts: kept.hosts, backends: kept.backends, inheritSources: state.registry.inheritSources(),
       head: failures.slice(0, head), byIngress: kept.byIngress, middle: failures.slice(middle, middleEnd), byBackend,
       afterBackends: failures.slice(afterBackends, afterBackendsEnd), byServer, tail: failures.slice(tail), tlsByIngress: kept.tlsByIngress,

@@ -7,13 +7,14 @@
 // 'full' fails when its fallback is removed (the delta then keeps a stale
 // global default Backend, or a canary Backend's stale affinity); a row
 // expecting 'incremental' shows the fallback does not refuse more than it
-// must.
+// must. The Service rows show a change to a Service no path names keeps the
+// routing, and a miss (a path to a Service not yet created) counts as named.
 import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
 import type { RoutingSource } from './build.ts';
 import type { V1ConfigMap } from '@kubernetes/client-node';
 import { ann, configMap, options } from './testdata/fixtures.ts';
-import { replay, type Change, type IngressSpec, type PathSpec } from './testdata/routing-changes.ts';
+import { replay, SPARE, type Change, type IngressSpec, type PathSpec } from './testdata/routing-changes.ts';
 import type { BuildOptions } from './types.ts';
 
 /** A prefix path to the Service's port 80. */
@@ -37,6 +38,7 @@ const A_WITH_ROOT = spec(1, { 'a.example': [to('/x', 'web'), to('/', 'web')] });
 const B_WITH_ROOT = spec(2, { 'b.example': [to('/', 'api')] });
 const EWMA = { [ann('load-balance')]: 'ewma' };
 const CANARY = { [ann('canary')]: 'true', [ann('canary-weight')]: '30' };
+const CREATE_SPARE: Change = { kind: 'service', name: SPARE, port: 80 };
 
 interface Row {
   readonly name: string;
@@ -107,6 +109,40 @@ const rows: readonly Row[] = [
     initial: [spec(0, { 'b.example': [to('/', 'db')] }), spec(1, { 'a.example': [to('/', 'web')] }), spec(2, { 'a.example': [to('/', 'api')] }, CANARY)],
     changes: [replace(0, spec(0, { 'b.example': [to('/', 'db')] }, EWMA))],
     sources: ['incremental'],
+  },
+  {
+    // As `kubectl apply` of a Service and the Ingress routing to it (in one snapshot, or one after the other).
+    name: 'a Service nothing names is created, then an Ingress routing to it; both at once: the routing stands, then incremental',
+    options: options(),
+    initial: [A_WITHOUT_ROOT, B_WITH_ROOT],
+    changes: [
+      CREATE_SPARE, replace(2, spec(3, { 'c.example': [to('/', SPARE)] })),
+      { kind: 'batch', steps: [{ kind: 'service', name: 'spare2', port: 80 }, replace(3, spec(4, { 'd.example': [to('/', 'spare2')] }))] },
+    ],
+    sources: ['reused', 'incremental', 'incremental'],
+  },
+  {
+    // web in `other`, and `default`'s db, are looked up by no path.
+    name: 'Services nothing routes to change and are deleted: the routing stands',
+    options: options(),
+    initial: [A_WITHOUT_ROOT, B_WITH_ROOT],
+    changes: [{ kind: 'service', name: 'web', namespace: 'other', port: 81 }, { kind: 'service', name: 'db', port: null }],
+    sources: ['reused', 'reused'],
+  },
+  {
+    // A miss is a lookup: the path's "Service not found" becomes a route.
+    name: 'a path routes to a Service not yet created, which is then created, then deleted: full builds',
+    options: options(),
+    initial: [A_WITHOUT_ROOT, spec(2, { 'b.example': [to('/', SPARE)] })],
+    changes: [CREATE_SPARE, { kind: 'service', name: SPARE, port: null }],
+    sources: ['full', 'full'],
+  },
+  {
+    name: 'the --default-backend-service Service changes: a full build',
+    options: FALLBACK,
+    initial: [A_WITHOUT_ROOT],
+    changes: [{ kind: 'service', name: 'fallback', port: 81 }],
+    sources: ['full'],
   },
 ];
 

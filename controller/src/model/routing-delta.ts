@@ -109,7 +109,8 @@ function changedIngresses(record: RoutingRecord, snapshot: Snapshot, options: Bu
 
 /**
  * The routing of `snapshot` from the last one when only the Ingresses changed (the caller checks the
- * other inputs are the same objects and the options equal), or null when a full build is needed.
+ * other inputs are the same objects, the Services those looked up, and the options equal), or null
+ * when a full build is needed.
  * Updates `record` only when it returns a routing.
  */
 export function deltaRouting(record: RoutingRecord, previous: Routing, translations: TranslationCache, snapshot: Snapshot, options: BuildOptions): Routing | null {

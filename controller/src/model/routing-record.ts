@@ -7,10 +7,10 @@
 import type { V1Ingress } from '@kubernetes/client-node';
 import { backendName } from './backend-ref.ts';
 import type { ResolvedBackend } from './backends.ts';
-import type { ServiceIndex } from './cluster-index.ts';
 import type { GlobalDefault } from './default-backends.ts';
 import type { ClassIndex } from './ingress-class.ts';
 import type { IngressTranslation, TranslationCache } from './ingress-translation.ts';
+import type { LookedUpServices } from './service-lookups.ts';
 import type { IngressTls } from './tls-hosts.ts';
 import type { Failure, GlobalSettings, Server } from './types.ts';
 
@@ -22,7 +22,8 @@ export interface RoutingRecord {
   /** A cross-host feature, a tie or a backend name conflict: no delta may start from here. */
   readonly blocked: boolean;
   readonly classes: ClassIndex;
-  readonly services: ServiceIndex;
+  /** The Services, remembering which the routing looked up (routing-source.ts keeps the routing when none of those changed). */
+  readonly services: LookedUpServices;
   readonly global: GlobalDefault;
   readonly settings: GlobalSettings;
   readonly passthroughEnabled: boolean;

@@ -2,8 +2,11 @@
 // IngressClasses, Services and ConfigMaps): the last build's when those
 // inputs are the same objects; the last one updated for the changed Ingresses
 // when only the Ingresses changed (routing-delta.ts); else a full build
-// (routing-build.ts).
+// (routing-build.ts). Changed Services count as unchanged when none of them
+// is one the routing looked up (service-lookups.ts): `kubectl apply` creates a
+// Service before the Ingress that routes to it.
 
+import { indexServices } from './cluster-index.ts';
 import type { TranslationCache } from './ingress-translation.ts';
 import { buildRouting } from './routing-build.ts';
 import { deltaRouting } from './routing-delta.ts';
@@ -51,8 +54,9 @@ function sameRoutingInputs(a: RoutingInputs, b: RoutingInputs): boolean {
 }
 
 /**
- * The last build's routing when its inputs are the same objects; when only the Ingresses changed,
- * that routing updated for the Ingresses the change reaches (routing-delta.ts); else a full build.
+ * The last build's routing when its inputs are the same objects (Services: those it looked up); when
+ * only the Ingresses changed, that routing updated for the Ingresses the change reaches
+ * (routing-delta.ts); else a full build.
  */
 export function routingOf(caches: RoutingCache, snapshot: Snapshot, options: BuildOptions): Routing {
   const inputs = routingInputs(snapshot, options);
@@ -62,7 +66,18 @@ export function routingOf(caches: RoutingCache, snapshot: Snapshot, options: Bui
     return last.routing;
   }
   const record = caches.record;
-  const delta = last !== null && record !== null && sameRoutingInputs(last.inputs, { ...inputs, ingresses: last.inputs.ingresses })
+  if (last === null || record === null) return fullRouting(caches, snapshot, options, inputs);
+  // Other Services than those the routing looked up changed: the record reads the new ones, and the routing stands.
+  const servicesKept = inputs.services !== last.inputs.services
+    && sameRoutingInputs(last.inputs, { ...inputs, ingresses: last.inputs.ingresses, services: last.inputs.services })
+    && record.services.moveTo(indexServices(snapshot));
+  const services = servicesKept ? last.inputs.services : inputs.services;
+  if (servicesKept && inputs.ingresses === last.inputs.ingresses) {
+    caches.source = 'reused';
+    caches.routing = { inputs, routing: last.routing };
+    return last.routing;
+  }
+  const delta = sameRoutingInputs(last.inputs, { ...inputs, ingresses: last.inputs.ingresses, services })
     ? deltaRouting(record, last.routing, caches.translations, snapshot, options)
     : null;
   if (delta !== null) {
@@ -70,6 +85,10 @@ export function routingOf(caches: RoutingCache, snapshot: Snapshot, options: Bui
     caches.routing = { inputs, routing: delta };
     return delta;
   }
+  return fullRouting(caches, snapshot, options, inputs);
+}
+
+function fullRouting(caches: RoutingCache, snapshot: Snapshot, options: BuildOptions, inputs: RoutingInputs): Routing {
   caches.source = 'full';
   const built = buildRouting(caches.translations, snapshot, options, caches.incremental);
   caches.routing = { inputs, routing: built.routing };

@@ -11,6 +11,8 @@ import type { BuildOptions, Snapshot } from '../types.ts';
 
 /** The Services every namespace holds (besides `fallback`, in `default` only: the --default-backend-service of some rows). */
 export const SERVICES = ['web', 'api', 'db', 'cache'] as const;
+/** A Service no namespace holds at the start: paths to it fail until a change creates it. */
+export const SPARE = 'spare';
 
 export interface PathSpec {
   readonly value: string;
@@ -32,10 +34,14 @@ export interface IngressSpec {
   readonly tls: boolean;
 }
 
-/** Replace (or with null, delete) the Ingress in a slot; or change the `default` namespace's Service's port. */
+/**
+ * Replace (or with null, delete) the Ingress in a slot; create or replace a Service with one port
+ * named `http` (null: delete it; namespace `default` unless told); several changes in one snapshot.
+ */
 export type Change =
   | { readonly kind: 'ingress'; readonly slot: number; readonly spec: IngressSpec | null }
-  | { readonly kind: 'service'; readonly name: (typeof SERVICES)[number]; readonly port: 80 | 81 };
+  | { readonly kind: 'service'; readonly name: string; readonly namespace?: string; readonly port: 80 | 81 | null }
+  | { readonly kind: 'batch'; readonly steps: readonly Change[] };
 
 export function ingressOf(slot: number, spec: IngressSpec): V1Ingress {
   const made = ingress(`ing-${slot}`, {
@@ -68,8 +74,13 @@ export function startSnapshot(configMaps: readonly V1ConfigMap[] = []): Snapshot
 
 /** Applies one change as the informer store does: new frozen objects and arrays, the rest shared. */
 export function apply(snap: Snapshot, slots: (V1Ingress | null)[], step: Change): Snapshot {
+  if (step.kind === 'batch') return step.steps.reduce((next, each) => apply(next, slots, each), snap);
   if (step.kind === 'service') {
-    const services = snap.services.map((s) => (s.metadata?.name === step.name && s.metadata.namespace === 'default' ? serviceOf(step.name, step.port, 'default') : s));
+    const namespace = step.namespace ?? 'default';
+    const at = snap.services.findIndex((s) => s.metadata?.name === step.name && s.metadata.namespace === namespace);
+    const services = snap.services.filter((_, i) => i !== at);
+    // A changed Service keeps its place in the store's order; a created one comes last.
+    if (step.port !== null) services.splice(at === -1 ? services.length : at, 0, serviceOf(step.name, step.port, namespace));
     return Object.freeze({ ...snap, services: Object.freeze(services) });
   }
   slots[step.slot] = step.spec === null ? null : ingressOf(step.slot, step.spec);
