@@ -48,7 +48,7 @@ test('bench --smoke: every benchmark completes and writes well-formed results', 
     assert.ok(instructions && typeof instructions.value === 'number' && typeof instructions.reference === 'number', 'proxy: instruction counts measured');
     assert.ok(instructions.value > instructions.reference && instructions.reference > 1000, `proxy: ours ${instructions.value} > native ${instructions.reference} instructions/request`);
     // The canary rows: ours ÷ native of the same requests, with the 1.25× goal, valued only when the metrics log shows the split.
-    // The smoke profile runs one canary route, by header (proxy-path.ts SMOKE_ROUTES: one route of each kind of row).
+    // The smoke profile runs one canary route, by header (proxy-path.ts SMOKE_ROUTES: plain and one canary split).
     const canaryRows = proxy?.metrics.filter((m) => m.name.startsWith('user-space instructions per request, canary by')) ?? [];
     assert.deepEqual(canaryRows.map((m) => m.name.replace(/ \(.*$/, '')), ['user-space instructions per request, canary by header']);
     for (const row of canaryRows) {
