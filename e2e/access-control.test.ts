@@ -13,7 +13,7 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { test } from 'node:test';
 import { promisify } from 'node:util';
-import { appManifest, ingressManifest, startStack, waitFor, yamlDocuments } from './harness/index.ts';
+import { appManifest, ingressManifest, startStack, waitFor, waitUntilSteady, yamlDocuments } from './harness/index.ts';
 
 const run = promisify(execFile);
 const PREFIX = 'nginx.ingress.kubernetes.io';
@@ -48,7 +48,7 @@ test('allow/deny lists and block lists, from different client addresses', async 
   /** Applies `manifest`, then waits until `probe` (from, host) answers `want`. */
   const applyUntil = async (manifest: string, from: string, host: string, want: number): Promise<void> => {
     await cluster.apply(manifest);
-    await waitFor(`${host} from ${from} answers ${want}`, async () => ((await statusFrom(http, from, host)) === want ? true : undefined), { timeoutMs: 15_000 });
+    await waitUntilSteady(`${host} from ${from} answers ${want}`, async () => (await statusFrom(http, from, host)) === want, { timeoutMs: 15_000 });
   };
   await waitFor('the allow list is live', async () => ((await statusFrom(http, '127.0.0.2', HOST)) === 403 ? true : undefined), { timeoutMs: 20_000 });
 

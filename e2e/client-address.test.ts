@@ -24,7 +24,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { promisify } from 'node:util';
 import { createSelfSignedCertificate } from '../controller/src/tls/self-signed.ts';
-import { appManifest, ingressManifest, sleep, startStack, waitFor, yamlDocuments } from './harness/index.ts';
+import { appManifest, ingressManifest, startStack, waitFor, waitUntilSteady, yamlDocuments } from './harness/index.ts';
 
 const run = promisify(execFile);
 const PREFIX = 'nginx.ingress.kubernetes.io';
@@ -118,18 +118,9 @@ test('client address and the headers a backend receives', async (t) => {
   await cluster.apply([configMap({}), appManifest({ name: 'web', replicas: 1 }), secret, site, acl, limited, secure, rewritten].join('---\n'));
   await waitFor('both hosts are served', async () => ((await curl(http, HOST)).status === 200 && (await curl(http, ACL_HOST)).status === 403) || undefined, { timeoutMs: 20_000 });
   /** Applies the ConfigMap, then waits until `probe` holds. */
-  // After a reload NGINX's master signals the old workers 100 ms after forking the new ones, so for a moment
-  // both generations accept: the probe must hold three times over 450 ms before the new settings count as live.
-  const holds = async (probe: () => Promise<boolean>): Promise<boolean> => {
-    for (let i = 0; i < 3; i++) {
-      if (!await probe()) return false;
-      await sleep(150);
-    }
-    return true;
-  };
   const configure = async (data: Record<string, string>, what: string, probe: () => Promise<boolean>): Promise<void> => {
     await cluster.apply(configMap(data));
-    await waitFor(what, async () => (await holds(probe)) || undefined, { timeoutMs: 20_000 });
+    await waitUntilSteady(what, probe, { timeoutMs: 20_000 });
   };
 
   await t.test('defaults over HTTP: ingress-nginx\'s header set; the client\'s forwarded headers only as X-Original-*', async () => {

@@ -10,7 +10,7 @@ import { execFile } from 'node:child_process';
 import { test } from 'node:test';
 import { promisify } from 'node:util';
 import { createSelfSignedCertificate } from '../controller/src/tls/self-signed.ts';
-import { appManifest, ingressManifest, startStack, waitFor, yamlDocuments } from './harness/index.ts';
+import { appManifest, ingressManifest, startStack, waitFor, waitUntilSteady, yamlDocuments } from './harness/index.ts';
 
 const run = promisify(execFile);
 const PREFIX = 'nginx.ingress.kubernetes.io';
@@ -61,9 +61,9 @@ test('CORS: preflights and simple requests, origin lists and wildcards', async (
   /** Applies the Ingress, then waits until a GET with `origin` gets `allowOrigin` (undefined: no header) from the backend. */
   const applyUntil = async (annotations: Record<string, string>, origin: string | null, allowOrigin: string | undefined): Promise<void> => {
     await cluster.apply(corsIngress({ ...base, ...annotations }));
-    await waitFor(`Access-Control-Allow-Origin ${allowOrigin ?? 'absent'}`, async () => {
+    await waitUntilSteady(`Access-Control-Allow-Origin ${allowOrigin ?? 'absent'}`, async () => {
       const answer = await curl(url, 'GET', origin);
-      return answer.status === 200 && answer.backend && answer.headers['access-control-allow-origin'] === allowOrigin ? true : undefined;
+      return answer.status === 200 && answer.backend && answer.headers['access-control-allow-origin'] === allowOrigin;
     }, { timeoutMs: 20_000 });
   };
   await applyUntil({}, null, '*');

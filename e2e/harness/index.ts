@@ -20,6 +20,6 @@ export { appManifest, ingressClassManifest, ingressManifest, yamlDocuments, type
 export { collectLogs, isForbidden, parseLogLine, type LogCollector, type LogEntry, type LogMatcher } from './log-collector.ts';
 export { nginxProcessesOf, listProcesses, mastersOf, signalAll, type ProcessInfo } from './processes.ts';
 export { freePort, freePorts, isPortFree, probeTcp, randomLoopbackPool } from './network.ts';
-export { sleep, waitFor, waitForResponse, runCleanups } from './wait.ts';
+export { sleep, waitFor, waitForResponse, waitUntilSteady, runCleanups } from './wait.ts';
 export { refusingTemplates, REFUSED_DIRECTIVE, REFUSED_PATH, type RefusingTemplates } from './refusing-templates.ts';
 export { webhookArgs, webhookCertificateFiles, webhookConfiguration, type WebhookCertificate } from './webhook.ts';

@@ -32,6 +32,25 @@ export async function waitFor<T>(
   }
 }
 
+/**
+ * Waits until `probe` holds three times in a row, 150 ms apart: after a reload NGINX's master signals
+ * the old workers 100 ms after forking the new ones, so for a moment both generations accept and one
+ * answer from the new configuration does not mean the next request gets it.
+ */
+export async function waitUntilSteady(
+  what: string,
+  probe: () => Promise<boolean>,
+  { timeoutMs = 10_000 }: { timeoutMs?: number } = {},
+): Promise<void> {
+  await waitFor(what, async () => {
+    for (let i = 0; i < 3; i++) {
+      if (!await probe()) return undefined;
+      await sleep(150);
+    }
+    return true;
+  }, { timeoutMs });
+}
+
 /** Runs `cleanups` in reverse order, all of them even when some throw; rethrows the first error. */
 export async function runCleanups(cleanups: ReadonlyArray<() => Promise<unknown> | unknown>): Promise<void> {
   let first: unknown = null;
