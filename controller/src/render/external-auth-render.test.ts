@@ -121,7 +121,7 @@ void describe('external auth in real NGINX', () => {
     const statusPort = await freePort();
     const dataplane = findDataplane();
     const prefix = makePrefix();
-    const rendered = renderConfig(site, { ...goldenOptions(dataplane, prefix), httpPort, statusPort, workerProcesses: 1 });
+    const rendered = renderConfig(site, { ...goldenOptions(dataplane, prefix), httpPort, httpsPort: await freePort(), statusPort, workerProcesses: 1 });
     nginx = await startNginx(dataplane, prefix, rendered.conf, `http://127.0.0.1:${statusPort}/healthz`);
     const push = await fetch(`http://127.0.0.1:${statusPort}/configuration/backends`, {
       method: 'POST',

@@ -149,7 +149,7 @@ void describe('rate limits: served by NGINX', () => {
       limited('/a', 'a', { 'limit-rps': '1', 'limit-burst-multiplier': '2', 'limit-allowlist': '127.0.0.2' }),
       limited('/b', 'b', { 'limit-rps': '1', 'limit-burst-multiplier': '2' }),
     ])], [APP], settings({ reqStatus: 429 }));
-    const rendered = renderConfig(site, { ...goldenOptions(dataplane, prefix), httpPort: port, statusPort, workerProcesses: 1 });
+    const rendered = renderConfig(site, { ...goldenOptions(dataplane, prefix), httpPort: port, httpsPort: await freePort(), statusPort, workerProcesses: 1 });
     nginx = await startNginx(dataplane, prefix, rendered.conf, `http://127.0.0.1:${statusPort}/healthz`);
   });
   after(async () => {
