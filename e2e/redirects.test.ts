@@ -73,6 +73,10 @@ test('redirects: permanent, temporal, relative, app-root, aliases and the HTTPS 
   await waitForResponse(controller.http, { host: 'port.test', path: '/a' }, (r) => r.status === 308);
   await waitForResponse(controller.http, { host: 'bar.test', path: '/' }, (r) => r.status === 200);
   await waitForResponse(controller.http, { host: 'www.tlstwin.test', path: '/' }, (r) => r.status === 308);
+  // The plain hosts above may be served before their reload (pending hosts), and one apply can reach NGINX in
+  // more than one reload: wait for the annotated hosts the first tests ask too.
+  await waitForResponse(controller.http, { host: 'redirect.test', path: '/perm' }, (r) => r.status === 301);
+  await waitForResponse(controller.http, { host: 'approot.test', path: '/' }, (r) => r.status === 302);
 
   const get = async (host: string, path: string, headers: Record<string, string> = {}): Promise<[number, string | undefined]> => {
     const res = await request(controller.http, { host, path, headers });
