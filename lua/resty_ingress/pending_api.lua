@@ -12,7 +12,6 @@
 -- turned into one canonical JSON text, so the store tells "unchanged" by
 -- comparing strings.
 local cjson_safe = require("cjson.safe")
-local json_body = require("resty_ingress.json_body")
 local validate = require("resty_ingress.validate")
 local unknown_field = validate.unknown_field
 
@@ -34,7 +33,6 @@ local HOST_PATTERN = "^[a-z0-9][a-z0-9.-]*$"
 local KEY_PATTERN = "^%S+ %S+ %S+ %S+ %S+ %S+ %S+$"
 local MATCHES = { exact = true, prefix = true }
 
-local DOC_FIELDS = { hosts = true }
 local HOST_FIELDS = { host = true, paths = true }
 local PATH_FIELDS = { path = true, match = true, key = true }
 
@@ -98,27 +96,9 @@ end
 
 -- Returns the canonical JSON of a POST body, or nil and a reason fit for a 400 answer.
 function _M.parse(body)
-    local doc, err = json_body.decode_table(body, "{", 'body must be a JSON object {"hosts":[...]}')
-    if not doc then
-        return nil, err
-    end
-    local extra = unknown_field(doc, DOC_FIELDS)
-    if extra then
-        return nil, "unknown field " .. extra
-    end
-    local list = doc.hosts
-    if not validate.is_sequence(list) then
-        return nil, "hosts must be an array"
-    end
-    local parts, seen = {}, {}
-    for i = 1, #list do
-        local text, reason = check_host(list[i], "hosts[" .. (i - 1) .. "]", seen)
-        if not text then
-            return nil, reason
-        end
-        parts[i] = text
-    end
-    return '{"hosts":[' .. concat(parts, ",") .. "]}"
+    return validate.parse_list_body(body, "hosts", function(item, index, seen)
+        return check_host(item, "hosts[" .. index .. "]", seen)
+    end)
 end
 
 local function longer_first(a, b)

@@ -19,7 +19,6 @@ local unknown_field = validate.unknown_field
 
 local type = type
 local tostring = tostring
-local concat = table.concat
 local str_find = string.find
 local str_format = string.format
 local math_floor = math.floor
@@ -41,7 +40,6 @@ local KEY_PATTERN = "^%S+ %S+ %S+ %S+ %S+ %S+ %S+$"
 -- Anything but an RFC 9110 token character (header and cookie names).
 local NOT_TOKEN = "[^%w!#%$%%&'%*%+%-%.%^_`|~]"
 
-local DOC_FIELDS = { routes = true }
 local ROUTE_FIELDS = { key = true, canary = true }
 local CANARY_FIELDS = {
     backend = true, weight = true, weightTotal = true,
@@ -142,27 +140,7 @@ end
 
 -- Returns the canonical JSON of a POST body, or nil and a reason fit for a 400 answer.
 function _M.parse(body)
-    local doc, err = json_body.decode_table(body, "{", 'body must be a JSON object {"routes":[...]}')
-    if not doc then
-        return nil, err
-    end
-    local extra = unknown_field(doc, DOC_FIELDS)
-    if extra then
-        return nil, "unknown field " .. extra
-    end
-    local list = doc.routes
-    if not validate.is_sequence(list) then
-        return nil, "routes must be an array"
-    end
-    local parts, seen = {}, {}
-    for i = 1, #list do
-        local text, reason = check_route(list[i], i - 1, seen)
-        if not text then
-            return nil, reason
-        end
-        parts[i] = text
-    end
-    return '{"routes":[' .. concat(parts, ",") .. "]}"
+    return validate.parse_list_body(body, "routes", check_route)
 end
 
 -- The stored policies, decoded: { [key] = canary object } (canonical, so no check is needed).

@@ -63,6 +63,32 @@ function _M.unknown_field(object, known)
     return nil
 end
 
+-- A body {"<field>":[item...]} (no other field) as canonical JSON: each item checked by
+-- check(item, index from 0, seen) -> its canonical text, or nil and a reason fit for a 400 answer.
+function _M.parse_list_body(body, field, check)
+    local doc, err = json_body.decode_table(body, "{", 'body must be a JSON object {"' .. field .. '":[...]}')
+    if not doc then
+        return nil, err
+    end
+    local extra = _M.unknown_field(doc, { [field] = true })
+    if extra then
+        return nil, "unknown field " .. extra
+    end
+    local list = doc[field]
+    if not is_sequence(list) then
+        return nil, field .. " must be an array"
+    end
+    local parts, seen = {}, {}
+    for i = 1, #list do
+        local text, reason = check(list[i], i - 1, seen)
+        if not text then
+            return nil, reason
+        end
+        parts[i] = text
+    end
+    return '{"' .. field .. '":[' .. concat(parts, ",") .. "]}"
+end
+
 local function is_name(name)
     return type(name) == "string" and #name > 0 and #name <= MAX_NAME_LEN
            and not str_find(name, "[^A-Za-z0-9._-]")
