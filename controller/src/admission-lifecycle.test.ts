@@ -5,13 +5,13 @@
 // server: e2e/webhook-readiness.test.ts and e2e/webhook-certificate.test.ts.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect } from 'node:tls';
 import { describe, it } from 'node:test';
 import { KubeConfig } from '@kubernetes/client-node';
 import { pino } from 'pino';
+import { freePort } from '../../e2e/harness/network.ts';
 import { startAdmissionLifecycle } from './admission-lifecycle.ts';
 import { parseOptions } from './cli/options.ts';
 import type { Snapshot } from './model/types.ts';
@@ -19,15 +19,6 @@ import { createCa, issueServing } from './webhook-cert/certificates.ts';
 
 const emptySnapshot: Snapshot = { ingresses: [], ingressClasses: [], services: [], endpointSlices: [], secrets: [], configMaps: [] };
 const NAME = 'webhook.test';
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address !== null ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
 
 /** true: a TLS handshake verified against `ca` for NAME; false: nothing verified (refused, or another certificate). */
 function handshake(port: number, ca: string): Promise<boolean> {

@@ -5,6 +5,7 @@ import { describe, it } from 'node:test';
 import type { BuildResult, Model, StreamService } from './model/types.ts';
 import { probeStreamPorts, type StreamPort } from './nginx/stream-port-probe.ts';
 import { createStreamPortCheck } from './stream-port-check.ts';
+import { freePort } from '../../e2e/harness/network.ts';
 
 function service(port: number, protocol: StreamService['protocol'] = 'TCP'): StreamService {
   return { port, protocol, namespace: 'default', service: 'echo', servicePort: 80, proxyProtocol: { decode: false, encode: false }, endpoints: [] };
@@ -65,18 +66,15 @@ void describe('probeStreamPorts', () => {
     await new Promise<void>((done) => tcp.listen(0, '127.0.0.1', done));
     const udp = createSocket('udp4');
     await new Promise<void>((done) => udp.bind(0, '127.0.0.1', done));
-    const free = createServer();
-    await new Promise<void>((done) => free.listen(0, '127.0.0.1', done));
-    const freePort = (free.address() as AddressInfo).port;
-    await new Promise<void>((done) => free.close(() => done()));
+    const unused = await freePort();
     try {
       const failed = probeStreamPorts('127.0.0.1', [
         { protocol: 'TCP', port: (tcp.address() as AddressInfo).port },
         { protocol: 'UDP', port: udp.address().port },
-        { protocol: 'TCP', port: freePort },
+        { protocol: 'TCP', port: unused },
       ]);
       assert.deepEqual([...failed.values()], ['EADDRINUSE', 'EADDRINUSE']);
-      assert.equal(failed.has(`TCP/${freePort}`), false);
+      assert.equal(failed.has(`TCP/${unused}`), false);
     } finally {
       tcp.close();
       udp.close();

@@ -1,30 +1,41 @@
-// Ports, loopback ranges and listener probes. Free ports come from the
-// kernel (listen on 0) and each cluster's pods get their own random
+// Ports, loopback ranges and listener probes. Free ports are random picks
+// below the kernel's ephemeral range (see freePort) and each cluster's pods get their own random
 // 127.X.Y.0/24, so test files running in parallel do not collide. Listeners
 // that exist only once other parts land (HTTPS, /metrics) are probed, so
 // tests and the playground never print a dead address.
 import { connect, createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { randomInt } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 
-/** A TCP port that was free on `host` a moment ago (the kernel picked it). */
+/**
+ * Ports handed out for a later bind (NGINX, kubectl port-forward, a controller)
+ * come from 20000–32767, below the kernel's ephemeral range (32768–60999 by
+ * default): a port the kernel picked and we released can be picked again at
+ * once by any listen(0) or outgoing connection of a test running beside us,
+ * and NGINX's later bind then fails. Below that range only another random
+ * pick can collide, and within this process none does (handed-out ports are
+ * remembered).
+ */
+const PICK_LOW = 20_000;
+const PICK_HIGH = 32_767;
+const handedOut = new Set<number>();
+
+/** A TCP port that was free on `host` a moment ago, never handed out before by this process. */
 export async function freePort(host = '127.0.0.1'): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, host, () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
+  for (let attempt = 0; attempt < 200; attempt++) {
+    const port = randomInt(PICK_LOW, PICK_HIGH + 1);
+    if (handedOut.has(port) || !(await isPortFree(port, host))) continue;
+    handedOut.add(port);
+    return port;
+  }
+  throw new Error(`no free port on ${host} in ${PICK_LOW}–${PICK_HIGH} after 200 tries`);
 }
 
-/** `count` distinct free ports (the kernel may hand the same port out twice in a row). */
+/** `count` distinct free ports. */
 export async function freePorts(count: number, host = '127.0.0.1'): Promise<number[]> {
-  const ports = new Set<number>();
-  while (ports.size < count) ports.add(await freePort(host));
-  return [...ports];
+  const ports: number[] = [];
+  while (ports.length < count) ports.push(await freePort(host));
+  return ports;
 }
 
 /**
