@@ -1,10 +1,12 @@
 // GET /configuration/status inside real NGINX: `applied` is the version every
 // live worker holds whole, and a worker reports a version only once it holds
-// every backend of it. The controller counts a push as applied by `applied`
-// (controller/src/nginx/lua-client.ts, waitForWorkers), so a worker that
-// could not apply a backend must hold it back, also after later pushes that
-// do not touch that backend.
+// every backend of it (its validated text, decoded on first use). The
+// controller counts a push as applied by `applied` (controller/src/nginx/
+// lua-client.ts, waitForWorkers), so a worker that finds a backend it cannot
+// decode must take its report back, also after later pushes that do not
+// touch that backend.
 import assert from 'node:assert/strict';
+import { request as httpRequest } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import { freePort } from './test/nginx-harness.ts';
@@ -59,6 +61,16 @@ void describe('worker status: a version is reported once every worker holds it',
     await Promise.all((echo ?? []).map((b) => b.close()));
   });
 
+  /** One GET for `backend` through the proxy on a new connection (so either worker may answer). */
+  const getFresh = (lua: LuaNginx, backend: string): Promise<{ status: number }> => new Promise((resolve, reject) => {
+    const url = new URL(lua.proxyUrl);
+    const req = httpRequest({ host: url.hostname, port: url.port, path: '/', headers: { 'x-backend': backend }, agent: false }, (res) => {
+      res.resume();
+      res.on('end', () => resolve({ status: res.statusCode ?? 0 }));
+    });
+    req.once('error', reject);
+    req.end();
+  });
   const status = async (): Promise<Status> => (await fetch(`${fixture.statusUrl}/configuration/status`)).json() as Promise<Status>;
   const good = (name = 'ns-web-80'): string =>
     JSON.stringify([{ name, endpoints: [{ address: echo[0].address, port: echo[0].port }], loadBalance: 'round_robin' }]);
@@ -86,12 +98,24 @@ void describe('worker status: a version is reported once every worker holds it',
     assertCleanErrorLog(fixture);
   });
 
-  void it('a backend no worker can apply is not reported, nor after a PATCH that does not touch it; a push without it is', async () => {
+  void it('a backend that does not decode: reported until a request meets it, then taken back; not reported after a PATCH beside it; a push without it is', async () => {
     const held = (await status()).version;
     const broken = Number(await (await fetch(`${testUrl}/store-undecodable`)).text());
     assert.equal(broken, held + 1);
     await settle();
     let now = await status();
+    assert.equal(now.version, broken);
+    // Workers decode a backend on first use (backends.lua): the text is marked, not yet read.
+    assert.equal(now.applied, broken, `no worker has met "broken" yet: ${JSON.stringify(now)}`);
+
+    // Requests for it, each on a new connection, until every worker has met it: 503, and its report goes back.
+    const deadline = Date.now() + 5000;
+    for (;;) {
+      assert.equal((await getFresh(fixture, 'broken')).status, 503);
+      await sleep(10);
+      now = await status();
+      if (Object.values(now.workers).every((version) => version === held) || Date.now() > deadline) break;
+    }
     assert.equal(now.version, broken);
     assert.equal(now.applied, held, `every worker failed on "broken": ${JSON.stringify(now)}`);
     for (const version of Object.values(now.workers)) assert.equal(version, held);
@@ -113,7 +137,7 @@ void describe('worker status: a version is reported once every worker holds it',
     now = await status();
     assert.equal(now.applied, now.version, JSON.stringify(now));
     assert.equal(now.version, broken + 2);
-    // Each worker says so once per version it could not apply (the store version and the PATCH), not per poll.
+    // Each worker says so once per version it could not apply (its first use and the PATCH), not per poll.
     const lines = fixture.nginx.errorLog().slice(fixture.logChecked).split('\n').filter((line) => /applying backend broken/.test(line));
     assert.ok(lines.length >= 2 && lines.length <= 2 * Object.keys(now.workers).length, lines.join('\n'));
     assertCleanErrorLog(fixture, [/applying backend broken/]);

@@ -16,16 +16,14 @@
 -- unbalanced.lua, which still has the client's URI. A route with a pushed
 -- policy (canary.lua) may send a request to its canary backend instead. A
 -- backend with session affinity picks by its cookie (sticky.lua).
--- Backends live in a per-worker table kept in step with the shared dict by
--- worker.lua through sync()/remove(), routes and policies in route.lua. Hot
+-- Backends live in a per-worker table (backends.lua) that worker.lua keeps in
+-- step with the shared dict, each decoded on its first use after it changed;
+-- routes and policies in route.lua. Hot
 -- paths make no closures, no pcall and no strings on a first try.
 local ngx = ngx
 local ngx_balancer = require("ngx.balancer")
-local cjson = require("cjson.safe")
-local round_robin = require("resty_ingress.round_robin")
-local ewma = require("resty_ingress.ewma")
+local worker_backends = require("resty_ingress.backends")
 local sticky = require("resty_ingress.sticky")
-local chash = require("resty_ingress.chash")
 local https_redirect = require("resty_ingress.https_redirect")
 local canary = require("resty_ingress.canary")
 local route = require("resty_ingress.route")
@@ -43,9 +41,8 @@ local str_find = string.find
 local str_match = string.match
 local str_gsub = string.gsub
 local tonumber = tonumber
-local tostring = tostring
 local type = type
-local ipairs = ipairs
+local get_backend = worker_backends.get
 local redirects = https_redirect.redirects
 local chooses_canary = canary.chooses
 local route_of = route.of
@@ -53,12 +50,10 @@ local has_policy = route.has_policy
 local REDIRECT_ERROR = route.REDIRECT_ERROR
 local sticky_choice = sticky.choice
 
-local PICKERS = { round_robin = round_robin, ewma = ewma }
-
 local _M = {}
 
--- name -> { raw, algorithm, count, picker }
-local backends = {}
+-- name -> { raw, algorithm, count, picker }, as decoded so far (backends.lua).
+local backends = worker_backends.decoded
 
 -- The fallback peers ("unix:<path>"), set once by init.lua from the rendered
 -- nginx.conf; https_redirect is nil without the HTTPS listener.
@@ -89,62 +84,10 @@ local function fallback(peer)
     end
 end
 
--- The picker of a backend, chosen as ingress-nginx chooses its balancer:
--- session affinity (sticky.lua) first, then upstream-hash-by (chash.lua),
--- then the load-balance algorithm.
-local function new_picker(decoded, endpoints)
-    if decoded.affinity then
-        return sticky.new(endpoints, decoded, cjson.null)
-    end
-    if type(decoded.hash) == "table" and #endpoints > 0 then
-        return chash.new(endpoints, decoded.hash)
-    end
-    return (PICKERS[decoded.loadBalance] or round_robin).new(endpoints)
-end
-
--- Replaces a backend's picker only when its JSON changed: a no-op push keeps
--- round-robin position and EWMA scores.
-function _M.sync(name, raw)
-    local current = backends[name]
-    if current and current.raw == raw then
-        return true
-    end
-    local decoded, err = cjson.decode(raw)
-    if not decoded then
-        return nil, "backend " .. name .. ": " .. tostring(err)
-    end
-    local endpoints = {}
-    for i, endpoint in ipairs(decoded.endpoints) do
-        -- set_current_peer parses its address as NGINX parses a URL: an IPv6
-        -- address needs its brackets, or its first ":" starts the port.
-        local address = endpoint.address
-        if str_find(address, ":", 1, true) then
-            address = "[" .. address .. "]"
-        end
-        local key = address .. ":" .. endpoint.port
-        endpoints[i] = { address = address, port = endpoint.port, key = key,
-                         needle = " " .. key .. " " }
-    end
-    local picker, picker_err = new_picker(decoded, endpoints)
-    if not picker then
-        return nil, "backend " .. name .. ": " .. tostring(picker_err)
-    end
-    backends[name] = {
-        raw = raw,
-        algorithm = decoded.loadBalance,
-        count = #endpoints,
-        picker = picker,
-    }
-    return true
-end
-
-function _M.remove(name)
-    backends[name] = nil
-end
-
-function _M.get(name)
-    return backends[name]
-end
+-- Decoding and the per-worker table live in backends.lua (decoded on first use).
+_M.sync = worker_backends.sync
+_M.remove = worker_backends.remove
+_M.get = get_backend
 
 -- On a retry, the peers tried so far are in $upstream_addr, separated by ", "
 -- or " : " ("a:1, b:2 : "). Spaces around every entry make a plain search exact.
@@ -181,7 +124,7 @@ end
 
 -- first_try: no earlier try of this request failed; chosen: the route this try takes (route.lua).
 local function balance_try(first_try, chosen)
-    local backend = backends[chosen.backend]
+    local backend = backends[chosen.backend] or get_backend(chosen.backend)
     if not backend or backend.count == 0 then
         return fallback(unavailable_peer)
     end
@@ -209,12 +152,12 @@ end
 -- label) and every retry's route_of(): retries stay on the canary.
 local function pick_route(main)
     local policy = main.policy
-    local canary_backend = backends[policy.backend]
+    local canary_backend = backends[policy.backend] or get_backend(policy.backend)
     if canary_backend == nil then
         return main
     end
     -- A session (affinity cookie) of either backend stays there; else the canary rules decide.
-    local to_canary = sticky_choice(backends[main.backend], canary_backend)
+    local to_canary = sticky_choice(backends[main.backend] or get_backend(main.backend), canary_backend)
     if to_canary == nil then
         to_canary = chooses_canary(policy)
     end
@@ -254,7 +197,7 @@ function _M.log(name)
         -- The request may have gone to the canary: $resty_route says which.
         name = route_of(var.resty_route).backend
     end
-    local backend = backends[name]
+    local backend = backends[name] or get_backend(name)
     if not backend or backend.algorithm ~= "ewma" then
         return
     end

@@ -239,6 +239,12 @@ function _M.backends_json(only)
     return "[" .. concat(parts, ",") .. "]"
 end
 
+-- One backend's canonical text and its stamp; nil when not stored.
+function _M.backend(name)
+    local shared = dict()
+    return shared:get("backend:" .. name), shared:get("stamp:" .. name)
+end
+
 function _M.set_worker_status(id, pid, version)
     return put(dict(), "worker:" .. id, pid .. " " .. version)
 end

@@ -1,18 +1,23 @@
 -- Per-worker poll of the shared dict: every POLL_INTERVAL the worker compares
--- the store version with the one it applied and, when it moved, re-decodes
--- only the backends whose stamp changed (see store.lua for the layout). It
+-- the store version with the one it applied and, when it moved, marks the
+-- backends whose stamp changed (see store.lua for the layout): backends.lua
+-- decodes each on its first use, so a version of 10,000 new backends costs a
+-- worker a stamp read per backend, not 10,000 decodes in one tick. It
 -- compares the stamps of the names the change log gives for the versions it
 -- missed, or of every backend when the log does not cover them (every stamp
 -- on every push was a shared-dict read per backend per push in each worker).
--- A worker reports a version (GET /configuration/status) only once it holds
--- every backend of it: a backend it could not apply is tried again on each
--- later version, and until then the worker reports the last version it held whole.
+-- A worker reports a version (GET /configuration/status) once it holds every
+-- backend of it: the canonical text POST/PATCH validated (validate.lua),
+-- marked for decoding. A text that then does not decode (a store not written
+-- by the API) takes the report back to the version before that text's stamp;
+-- such a backend is decoded again at once on each later version, and until it
+-- decodes the worker reports the last version it held whole.
 -- Route policies share the store version: when their own stamp moved too,
 -- the worker rebuilds every policy (after the backends, which they name) and
 -- hands them to route.lua, which drops its route memo.
 local ngx = ngx
 local store = require("resty_ingress.store")
-local balancer = require("resty_ingress.balancer")
+local worker_backends = require("resty_ingress.backends")
 local route = require("resty_ingress.route")
 local canary = require("resty_ingress.canary")
 local routes_api = require("resty_ingress.routes_api")
@@ -38,7 +43,7 @@ local applied_routes_version = 0 -- nothing pushed = no policy, as the balancer 
 local applied_pending_version = 0 -- nothing pushed = no pending host
 local names = {}
 local stamps = {} -- name -> stamp applied; also the set of backends this worker holds
-local failed = {} -- name -> true: stored, but this worker could not apply it
+local failed = {} -- name -> true: stored, but this worker could not decode it
 
 local function apply_names(dict)
     names = store.split_names(dict:get("names"))
@@ -48,7 +53,7 @@ local function apply_names(dict)
     end
     for name in pairs(stamps) do
         if not present[name] then
-            balancer.remove(name)
+            worker_backends.remove(name)
             stamps[name] = nil
         end
     end
@@ -59,22 +64,45 @@ local function apply_names(dict)
     end
 end
 
--- Re-decodes one backend when its stamp moved; a name no longer stored
--- (removed, or removed by a push still in progress) is left to apply_names.
+-- Marks one backend for decoding when its stamp moved; a name no longer
+-- stored (removed, or removed by a push still in progress) is left to apply_names.
 local function apply_backend(dict, name)
     local stamp = dict:get("stamp:" .. name)
-    if stamp == stamps[name] then
+    if stamp == stamps[name] or stamp == nil then
         return
     end
-    local raw = dict:get("backend:" .. name)
-    if raw then
-        local ok, err = balancer.sync(name, raw)
-        if ok then
-            stamps[name] = stamp
-        else
-            failed[name] = true
-            ngx_log(ERR, "applying ", err)
+    worker_backends.mark(name)
+    stamps[name] = stamp
+end
+
+-- Decodes a backend that failed before, now (the error log says so again when it still fails).
+local function retry_backend(name)
+    if stamps[name] ~= nil then
+        worker_backends.mark(name)
+        worker_backends.load(name)
+    end
+end
+
+-- Backends whose text did not decode on first use: this worker no longer
+-- holds the versions from their stamps on. Returns true when there were any.
+local function note_failures()
+    local lost = worker_backends.take_failures()
+    if lost == nil then
+        return false
+    end
+    for name, stamp in pairs(lost) do
+        failed[name] = true
+        if stamp and stamp - 1 < complete_version then
+            complete_version = stamp - 1
         end
+    end
+    return true
+end
+
+local function report()
+    local ok, err = store.set_worker_status(ngx.worker.id() or 0, ngx.worker.pid(), complete_version)
+    if not ok then
+        ngx_log(ERR, "recording worker status: ", err)
     end
 end
 
@@ -99,6 +127,9 @@ function _M.apply()
     local dict = store.dict()
     local version = dict:get("version") or 0
     if version == applied_version then
+        if note_failures() then
+            report()
+        end
         return version
     end
     local names_version = dict:get("names_version") or 0
@@ -107,18 +138,19 @@ function _M.apply()
         applied_names_version = names_version
     end
     local changed = store.changed_since(applied_version, version) or names
-    -- What failed before is tried again once per version (not per tick: the
-    -- error log says it once), unless this version's changes just tried it.
+    -- What failed before is decoded again once per version (not per tick:
+    -- the error log says it once), at once: a worker that knows of a backend
+    -- it cannot decode does not report a version as held on a guess.
+    note_failures()
     local retry = failed
     failed = {}
     for i = 1, #changed do
         apply_backend(dict, changed[i])
     end
     for name in pairs(retry) do
-        if not failed[name] then
-            apply_backend(dict, name)
-        end
+        retry_backend(name)
     end
+    note_failures()
     local routes_version = dict:get("routes_version") or 0
     local routes_whole = true
     if routes_version ~= applied_routes_version then
@@ -144,10 +176,7 @@ function _M.apply()
     if next(failed) == nil and routes_whole then
         complete_version = version
     end
-    local ok, err = store.set_worker_status(ngx.worker.id() or 0, ngx.worker.pid(), complete_version)
-    if not ok then
-        ngx_log(ERR, "recording worker status: ", err)
-    end
+    report()
     return version
 end
 
