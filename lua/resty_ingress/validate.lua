@@ -96,53 +96,65 @@ end
 -- A backend name as the backends endpoints accept it (routes_api.lua checks canary backends with it).
 _M.is_name = is_name
 
-local function check_endpoint(endpoint, where)
+-- Where a refused value sits ("[3]", "set[0].endpoints[2]"): built only for a
+-- reason, never for a value that passes (a push of 10,000 backends made 60,000).
+local function at(where, index)
+    return where .. "[" .. index .. "]"
+end
+
+-- The endpoint's canonical text, or nil and the reason after its place.
+local function check_endpoint(endpoint)
     if type(endpoint) ~= "table" then
-        return nil, where .. ": must be an object"
+        return nil, ": must be an object"
     end
-    if not ip_address.is_ip(endpoint.address) then
-        return nil, where .. ".address: must be an IPv4 or IPv6 address, got "
-                    .. show(endpoint.address)
+    local address = endpoint.address
+    if not ip_address.is_ip(address) then
+        return nil, ".address: must be an IPv4 or IPv6 address, got " .. show(address)
     end
     local port = endpoint.port
     if type(port) ~= "number" or port ~= math_floor(port) or port < 1 or port > 65535 then
-        return nil, where .. ".port: must be an integer 1..65535, got " .. show(port)
+        return nil, ".port: must be an integer 1..65535, got " .. show(port)
     end
-    return '{"address":"' .. endpoint.address .. '","port":' .. port .. '}'
+    return '{"address":"' .. address .. '","port":' .. port .. '}'
 end
 
-local function check_backend(backend, where)
+-- backend: list[index + 1] of the list at `where` ("" or "set").
+local function check_backend(backend, where, index)
     if type(backend) ~= "table" or is_sequence(backend) and #backend > 0 then
-        return nil, where .. ": must be an object"
+        return nil, at(where, index) .. ": must be an object"
     end
     local name = backend.name
     if not is_name(name) then
-        return nil, where .. ".name: must be 1.." .. MAX_NAME_LEN
+        return nil, at(where, index) .. ".name: must be 1.." .. MAX_NAME_LEN
                     .. " characters of [A-Za-z0-9._-]"
     end
     if not ALGORITHMS[backend.loadBalance] then
-        return nil, where .. ".loadBalance: must be \"round_robin\" or \"ewma\""
+        return nil, at(where, index) .. ".loadBalance: must be \"round_robin\" or \"ewma\""
     end
-    local hash, hash_err = chash.check(backend.hash, where .. ".hash")
-    if not hash then
-        return nil, hash_err
+    local hash = "null"
+    if backend.hash ~= nil then
+        local hash_err
+        hash, hash_err = chash.check(backend.hash, at(where, index) .. ".hash")
+        if not hash then
+            return nil, hash_err
+        end
     end
     local endpoints = backend.endpoints
     if not is_sequence(endpoints) then
-        return nil, where .. ".endpoints: must be an array"
+        return nil, at(where, index) .. ".endpoints: must be an array"
     end
     local parts = {}
     for i = 1, #endpoints do
-        local json, err = check_endpoint(endpoints[i], where .. ".endpoints[" .. (i - 1) .. "]")
+        local json, err = check_endpoint(endpoints[i])
         if not json then
-            return nil, err
+            return nil, at(where, index) .. at(".endpoints", i - 1) .. err
         end
         parts[i] = json
     end
     -- Session affinity (sticky.lua): absent or null = none, and then not written.
     local affinity = ""
     if backend.affinity ~= nil and backend.affinity ~= json_body.null then
-        local json, err = validate_affinity.check(backend.affinity, where, is_sequence)
+        local json, err = validate_affinity.check(backend.affinity, at(where, index), is_sequence)
         if not json then
             return nil, err
         end
@@ -159,14 +171,13 @@ end
 local function check_backends(list, where, seen)
     local result = {}
     for i = 1, #list do
-        local at = where .. "[" .. (i - 1) .. "]"
-        local json, reason = check_backend(list[i], at)
+        local json, reason = check_backend(list[i], where, i - 1)
         if not json then
             return nil, reason
         end
         local name = list[i].name
         if seen[name] then
-            return nil, at .. ".name: duplicate backend " .. name
+            return nil, at(where, i - 1) .. ".name: duplicate backend " .. name
         end
         seen[name] = true
         result[i] = { name = name, json = json }
