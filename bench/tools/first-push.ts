@@ -8,6 +8,7 @@
 //   decode      the configuration server's JSON decode of the body alone
 //   parse       the configuration server's decode + validate + canonical text, without storing
 //   store       store.replace_backends of a full set that changes every backend (after the rest)
+//   apply       then that worker's worker.apply() of it (what its poll does on the version change)
 //   sync        one worker's balancer.sync of every stored backend (decode + picker)
 //   POST        POST /configuration/backends → 201 (read + parse + store)
 //   applied     201 → GET /configuration/status says every worker holds it (polled every 1 ms)
@@ -65,7 +66,10 @@ const benchServer = (port: number): string => `
           local t0 = ngx.now()
           assert(require("resty_ingress.store").replace_backends(parsed))
           ngx.update_time()
-          ngx.print((ngx.now() - t0) * 1000)
+          local t1 = ngx.now()
+          require("resty_ingress.worker").apply()
+          ngx.update_time()
+          ngx.print((t1 - t0) * 1000, " ", (ngx.now() - t1) * 1000)
         }
       }
       location = /sync {
@@ -122,7 +126,7 @@ function assertClean(fixture: LuaNginx): void {
   if (serious.length > 0) throw new Error(`NGINX logged errors:\n${serious.slice(0, 5).join('\n')}`);
 }
 
-type Sample = Record<'serialise' | 'read' | 'decode' | 'parse' | 'store' | 'sync' | 'POST' | 'applied' | 'push' | 'patch', number>;
+type Sample = Record<'serialise' | 'read' | 'decode' | 'parse' | 'store' | 'apply' | 'sync' | 'POST' | 'applied' | 'push' | 'patch', number>;
 
 async function once(count: number, seed: number): Promise<Sample> {
   const backends = backendsOf(count, seed);
@@ -147,14 +151,14 @@ async function once(count: number, seed: number): Promise<Sample> {
       });
       patches.push(ms);
     }
-    const store = Number(await post(`${bench}/store`, JSON.stringify(backendsOf(count, seed + 100))));
+    const [store, apply] = (await post(`${bench}/store`, JSON.stringify(backendsOf(count, seed + 100)))).split(' ').map(Number);
     assertClean(fixture);
     await fixture.nginx.stop();
     const second = await startLuaNginx();
     try {
       const [push] = await timed(() => applyBackends(second.statusUrl, backends));
       assertClean(second);
-      return { serialise, read, decode, parse, store, sync, POST: postMs, applied, push, patch: median(patches) };
+      return { serialise, read, decode, parse, store, apply, sync, POST: postMs, applied, push, patch: median(patches) };
     } finally {
       await second.nginx.stop();
     }
