@@ -1,7 +1,7 @@
 // The backend store's change log (store.lua): each PATCH records the names it
 // set or removed under its version, a POST records none, and changed_since()
 // gives the names of a run of versions only when the log covers all of them.
-// Workers use it to compare a few stamps instead of every backend's. Read
+// Workers use it to mark a few backends for decoding instead of every one. Read
 // through a test location that calls store.changed_since inside real NGINX.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';

@@ -28,8 +28,7 @@ const testLocations = (port: number): string => `
           local dict = ngx.shared.resty_backends
           local version = (dict:get("version") or 0) + 1
           local names = dict:get("names") or ""
-          dict:set("backend:broken", "{not json")
-          dict:set("stamp:broken", version)
+          dict:set("backend:broken", "{not json", 0, version)
           dict:set("names", names == "" and "broken" or names .. "\\nbroken")
           dict:set("names_version", version)
           dict:set("version", version)

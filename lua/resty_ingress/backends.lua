@@ -37,7 +37,7 @@ _M.decoded = decoded
 -- name -> what it decoded before it was marked (false: nothing): the stored
 -- text moved and is decoded on first use.
 local stale = {}
--- name -> stamp of the text that did not decode, for worker.lua.
+-- name -> store version that wrote the text that did not decode, for worker.lua.
 local failures = {}
 
 -- The picker of a backend, chosen as ingress-nginx chooses its balancer:
@@ -140,7 +140,8 @@ function _M.get(name)
     return decoded[name] or load(name)
 end
 
--- Backends whose marked text did not decode since the last call: name -> stamp, or nil for none.
+-- Backends whose marked text did not decode since the last call: name -> store
+-- version that wrote it, or nil for none.
 function _M.take_failures()
     if next(failures) == nil then
         return nil

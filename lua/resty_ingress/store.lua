@@ -1,21 +1,23 @@
 -- The shared-dict layout that carries backends and route policies from the
 -- configuration server (one worker) to every worker. Each backend's canonical
--- JSON sits under its own key with the store version that last changed it, so
--- a worker decodes only the backends whose stamp moved, never one giant
--- document. Route policies are one canonical JSON (routes_api.lua): they
--- change rarely and a worker rebuilds all of them at once.
+-- JSON sits under its own key, never in one giant document, with the store
+-- version that last changed it as the entry's flags: one write per backend
+-- (a separate stamp key doubled the writes of a push of 10,000). Workers
+-- mark the backends a version changed and decode each on first use
+-- (worker.lua, backends.lua). Route policies are one canonical JSON
+-- (routes_api.lua): they change rarely and a worker rebuilds all of them at once.
 --
 --   version            store version, +1 per accepted POST or PATCH of backends
 --                      or POST of routes (0 = nothing pushed since NGINX started)
 --   names              "\n"-joined backend names, in the order posted (a PATCH
 --                      appends new names and drops removed ones)
 --   names_version      store version that last changed `names`
---   backend:<name>     canonical JSON of one backend
---   stamp:<name>       store version that last changed backend:<name>
+--   backend:<name>     canonical JSON of one backend; flags: the store version
+--                      that last changed it (written only when the text changed)
 --   changes:<v>        "\n"-joined names the PATCH of version v set or removed
 --                      (none for a POST); the last CHANGE_LOG_SIZE versions are
---                      kept, so a worker a few versions behind compares the
---                      stamps of those names only, not of every backend
+--                      kept, so a worker a few versions behind marks those
+--                      names only, not every backend
 --   routes             canonical JSON of every route policy ({"routes":[...]})
 --   routes_version     store version that last changed `routes`
 --   pending            canonical JSON of the pending hosts ({"hosts":[...]}, pending_api.lua)
@@ -36,8 +38,7 @@ local CHANGE_LOG_SIZE = 256
 local put = shared_dict.put
 -- The change log entry of a push that changed no backend.
 local NO_CHANGE = {}
-local put_stamped = shared_dict.put_stamped
-local delete_stamped = shared_dict.delete_stamped
+local tostring = tostring
 
 local _M = {}
 
@@ -46,6 +47,23 @@ local function dict()
 end
 _M.dict = dict
 _M.split_names = shared_dict.split_lines
+
+local function backend_key(name)
+    return "backend:" .. name
+end
+
+-- One backend's text, with `version` as its flags, only when the text changed.
+local function put_backend(shared, name, json, version)
+    local key = backend_key(name)
+    if shared:get(key) == json then
+        return true
+    end
+    local ok, err = shared:safe_set(key, json, 0, version)
+    if not ok then
+        return nil, "storing " .. key .. ": " .. tostring(err)
+    end
+    return true
+end
 
 -- The names list and its stamp, written together.
 local function put_names(shared, text, version)
@@ -60,7 +78,7 @@ end
 -- that see the new version find everything under it. `changed`: the names a
 -- PATCH touched, nil for a POST. An entry left by a push that failed before
 -- it published this same version number is replaced or deleted here; without
--- an entry (a POST, or no room for it) workers compare every stamp.
+-- an entry (a POST, or no room for it) workers mark every backend.
 local function publish(shared, version, changed)
     local entry = "changes:" .. version
     if not (changed and put(shared, entry, concat(changed, "\n"))) then
@@ -112,7 +130,7 @@ function _M.replace_backends(parsed)
         local item = parsed[i]
         new_names[i] = item.name
         wanted[item.name] = true
-        local ok, err = put_stamped(shared, "backend:", item.name, item.json, version)
+        local ok, err = put_backend(shared, item.name, item.json, version)
         if not ok then
             return nil, err
         end
@@ -122,7 +140,7 @@ function _M.replace_backends(parsed)
     if old_text ~= new_text then
         for _, name in ipairs(_M.split_names(old_text)) do
             if not wanted[name] then
-                delete_stamped(shared, "backend:", name)
+                shared:delete(backend_key(name))
             end
         end
         local ok, err = put_names(shared, new_text, version)
@@ -150,7 +168,7 @@ function _M.patch_backends(set, remove)
     local added = {}
     for i = 1, #set do
         local item = set[i]
-        local ok, err = put_stamped(shared, "backend:", item.name, item.json, version)
+        local ok, err = put_backend(shared, item.name, item.json, version)
         if not ok then
             return nil, err
         end
@@ -183,7 +201,7 @@ function _M.patch_backends(set, remove)
     end
     -- After the new names list: a worker that already read it stops using these.
     for name in pairs(dropped) do
-        delete_stamped(shared, "backend:", name)
+        shared:delete(backend_key(name))
     end
     return publish(shared, version, changed)
 end
@@ -234,15 +252,14 @@ function _M.backends_json(only)
     local names = only or _M.split_names(shared:get("names"))
     local parts = {}
     for i = 1, #names do
-        parts[#parts + 1] = shared:get("backend:" .. names[i])
+        parts[#parts + 1] = shared:get(backend_key(names[i]))
     end
     return "[" .. concat(parts, ",") .. "]"
 end
 
--- One backend's canonical text and its stamp; nil when not stored.
+-- One backend's canonical text and the store version that wrote it; nil when not stored.
 function _M.backend(name)
-    local shared = dict()
-    return shared:get("backend:" .. name), shared:get("stamp:" .. name)
+    return dict():get(backend_key(name))
 end
 
 function _M.set_worker_status(id, pid, version)

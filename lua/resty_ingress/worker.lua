@@ -1,17 +1,18 @@
 -- Per-worker poll of the shared dict: every POLL_INTERVAL the worker compares
 -- the store version with the one it applied and, when it moved, marks the
--- backends whose stamp changed (see store.lua for the layout): backends.lua
--- decodes each on its first use, so a version of 10,000 new backends costs a
--- worker a stamp read per backend, not 10,000 decodes in one tick. It
--- compares the stamps of the names the change log gives for the versions it
--- missed, or of every backend when the log does not cover them (every stamp
--- on every push was a shared-dict read per backend per push in each worker).
+-- backends that changed (see store.lua for the layout): backends.lua reads
+-- and decodes each on its first use, so a version of 10,000 new backends
+-- costs a worker a table entry per backend, not 10,000 decodes in one tick
+-- (0.25–0.5 s in which it served nothing). It marks the names the change log
+-- gives for the versions it missed, or every backend when the log does not
+-- cover them (a POST): a backend whose text did not change then keeps its
+-- decoded state on first use (backends.lua compares the text).
 -- A worker reports a version (GET /configuration/status) once it holds every
 -- backend of it: the canonical text POST/PATCH validated (validate.lua),
 -- marked for decoding. A text that then does not decode (a store not written
--- by the API) takes the report back to the version before that text's stamp;
--- such a backend is decoded again at once on each later version, and until it
--- decodes the worker reports the last version it held whole.
+-- by the API) takes the report back to the version before the one that wrote
+-- it; such a backend is decoded again at once on each later version, and
+-- until it decodes the worker reports the last version it held whole.
 -- Route policies share the store version: when their own stamp moved too,
 -- the worker rebuilds every policy (after the backends, which they name) and
 -- hands them to route.lua, which drops its route memo.
@@ -42,19 +43,19 @@ local complete_version = 0
 local applied_routes_version = 0 -- nothing pushed = no policy, as the balancer starts
 local applied_pending_version = 0 -- nothing pushed = no pending host
 local names = {}
-local stamps = {} -- name -> stamp applied; also the set of backends this worker holds
+local present = {} -- name -> true for each of `names`: the backends this worker holds
 local failed = {} -- name -> true: stored, but this worker could not decode it
 
 local function apply_names(dict)
     names = store.split_names(dict:get("names"))
-    local present = {}
+    local previous = present
+    present = {}
     for i = 1, #names do
         present[names[i]] = true
     end
-    for name in pairs(stamps) do
+    for name in pairs(previous) do
         if not present[name] then
             worker_backends.remove(name)
-            stamps[name] = nil
         end
     end
     for name in pairs(failed) do
@@ -64,27 +65,23 @@ local function apply_names(dict)
     end
 end
 
--- Marks one backend for decoding when its stamp moved; a name no longer
--- stored (removed, or removed by a push still in progress) is left to apply_names.
-local function apply_backend(dict, name)
-    local stamp = dict:get("stamp:" .. name)
-    if stamp == stamps[name] or stamp == nil then
-        return
+-- Marks one backend for decoding; a name no longer listed (removed) is left to apply_names.
+local function apply_backend(name)
+    if present[name] then
+        worker_backends.mark(name)
     end
-    worker_backends.mark(name)
-    stamps[name] = stamp
 end
 
 -- Decodes a backend that failed before, now (the error log says so again when it still fails).
 local function retry_backend(name)
-    if stamps[name] ~= nil then
+    if present[name] then
         worker_backends.mark(name)
         worker_backends.load(name)
     end
 end
 
 -- Backends whose text did not decode on first use: this worker no longer
--- holds the versions from their stamps on. Returns true when there were any.
+-- holds the versions from the one that wrote that text on. Returns true when there were any.
 local function note_failures()
     local lost = worker_backends.take_failures()
     if lost == nil then
@@ -92,8 +89,10 @@ local function note_failures()
     end
     for name, stamp in pairs(lost) do
         failed[name] = true
-        if stamp and stamp - 1 < complete_version then
-            complete_version = stamp - 1
+        -- No version (flags) on the entry: not written by store.lua, no version is held whole.
+        local held = (stamp or 1) - 1
+        if held < complete_version then
+            complete_version = held
         end
     end
     return true
@@ -145,7 +144,7 @@ function _M.apply()
     local retry = failed
     failed = {}
     for i = 1, #changed do
-        apply_backend(dict, changed[i])
+        apply_backend(changed[i])
     end
     for name in pairs(retry) do
         retry_backend(name)
