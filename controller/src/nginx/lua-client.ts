@@ -172,9 +172,12 @@ export async function waitForWorkers(baseUrl: string, version: number, opts: Wai
 
 /**
  * How long a full set of `backends` may take, Lua's parse of the POST and then each worker's
- * apply: the fixed defaults plus 0.2 ms per backend. Every worker decodes every backend of a full
- * set (1.4–2.7 s for 50,000 on one quiet core, measured; with both workers and the controller on
- * two busy cores the wait took 5–7.5 s), so a fixed 5 s failed the first push at 50,000 Ingresses.
+ * apply: the fixed defaults plus 0.2 ms per backend. Workers once decoded every backend of a full
+ * set before reporting it (1.4–2.7 s for 50,000 on one quiet core; 5–7.5 s on two busy cores), so a
+ * fixed 5 s failed the first push at 50,000 Ingresses. They now mark them and decode each on first
+ * use (lua/resty_ingress/backends.lua: 0.4 s for 50,000 on a busy machine), but the POST's own
+ * parse still grows with the set (2.5–3.5 s for 50,000 there; bench/tools/first-push.ts): the
+ * margin stays for a busy machine, it only costs time when something is wrong.
  */
 export function fullSetTimeouts(backends: number): { timeoutMs: number; withinMs: number } {
   const extra = Math.ceil(backends * 0.2);
