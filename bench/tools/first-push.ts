@@ -18,10 +18,10 @@
 //
 //   node bench/tools/first-push.ts [backends ...] [--runs N]     (default 1000 10000, 5 runs)
 import { setTimeout as sleep } from 'node:timers/promises';
-import { applyBackends } from '../../controller/src/nginx/lua-client.ts';
+import { applyBackends, getStatus } from '../../controller/src/nginx/lua-client.ts';
 import type { DynamicBackend } from '../../controller/src/model/types.ts';
 import { freePort } from '../../lua/test/nginx-harness.ts';
-import { getStatus, startLuaNginx, type LuaNginx } from '../../lua/test/lua-fixture.ts';
+import { startLuaNginx, type LuaNginx } from '../../lua/test/lua-fixture.ts';
 import { median } from '../lib/stats.ts';
 
 const ENDPOINTS = 5;
