@@ -1,7 +1,8 @@
 -- What the two versioned stores (store.lua for backends, certificate_store.lua
 -- for certificates) share: finding their dict, writing without eviction,
--- writing a value together with the store version that last changed it, and
--- the "\n"-joined name lists they keep to find leftovers.
+-- and the "\n"-joined name lists they keep to find leftovers; and, for the
+-- certificates, writing a value together with the store version that last
+-- changed it (store.lua keeps that version in each backend's flags instead).
 local ngx = ngx
 local tostring = tostring
 local str_find = string.find
