@@ -74,6 +74,15 @@ void describe('npm run build', { timeout: 240_000 }, () => {
     }
   });
 
+  void it('the launcher is a file of its own that imports the controller dynamically (after it enabled the compile cache)', () => {
+    const launcher = readFileSync(join(out, config.entry), 'utf8');
+    assert.ok(launcher.length < 10_000, `the launcher holds no more than itself (${launcher.length} bytes)`);
+    const dynamic = (result.imports[config.entry] ?? []).filter((i) => i.kind === 'dynamic-import' && !i.external);
+    assert.equal(dynamic.length, 2, 'the controller and the migrate command, each a chunk');
+    const enabled = /enableCompileCache(?:\?\.)?\(/.exec(launcher)?.index ?? Infinity;
+    assert.ok(enabled < launcher.indexOf('import('), 'the cache is on before the first dynamic import');
+  });
+
   void it('packageFolderOf: the innermost package folder of a bundled file', () => {
     const rows = [
       { input: 'node_modules/pino/pino.js', folder: 'node_modules/pino' },
