@@ -1,28 +1,26 @@
 # syntax=docker/dockerfile:1
-# The resty-ingress image: the controller built to JavaScript (`npm run build`,
-# tsconfig.build.json: the entry script's import closure, no tests), run by
-# the official Node 24 binary on Debian trixie slim, with NGINX + ngx_lua
-# from Debian trixie's own packages. scripts/dockerfile.test.ts checks this
-# file against the code: the package list is the one `npm run setup` uses,
-# every COPY source exists, everything the entry script imports is built and
-# copied, and the paths the controller looks for in the image are where we
-# put them. scripts/image-size.ts estimates the image's size from the same lists.
+# The resty-ingress image: the controller bundled (`npm run build`,
+# scripts/build.ts: the entry script's import closure and the npm packages it
+# uses, as a launcher and a few chunks, no tests), run by the official Node 24
+# binary on Debian trixie slim, with NGINX + ngx_lua from Debian trixie's own
+# packages. scripts/dockerfile.test.ts checks this file against the code: the
+# package list is the one `npm run setup` uses, every COPY source exists, the
+# build's output is what the entrypoint runs, and the paths the controller
+# looks for in the image are where we put them. scripts/image-size.ts estimates
+# the image's size from the same lists.
 
 # Both images are Debian trixie: the Node binary copied from the first runs on the second's libraries.
 ARG NODE_IMAGE=node:24-trixie-slim
 ARG DEBIAN_IMAGE=debian:trixie-slim
 
-# --- build: install everything, build (and so typecheck) the shipped code,
-# then drop the dev dependencies and the files no running program reads
-# (scripts/prune-modules.ts), so the runtime stage copies only what runs.
+# --- build: install everything, type-check and bundle the shipped code. The
+# bundle holds the npm packages it uses, so no node_modules reaches the runtime.
 FROM ${NODE_IMAGE} AS build
 WORKDIR /src
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY . .
-RUN npm run build \
- && npm prune --omit=dev --no-audit --no-fund \
- && node scripts/prune-modules.ts node_modules
+RUN npm run build
 
 # --- runtime: Debian slim plus the node binary alone (the Node image's npm,
 # corepack and C headers are ~80 MB that nothing here runs).
@@ -45,11 +43,9 @@ RUN apt-get update \
 COPY --from=build /usr/local/bin/node /usr/local/bin/node
 
 WORKDIR /app
-# dist/ mirrors the repository (bin/, controller/src/, package.json with
-# "type": "module" and the version --version prints), so the code finds its
-# neighbours as in a checkout.
+# dist/: bin/resty-ingress.js (the launcher), chunks/ (the bundle), package.json
+# ("type": "module") and THIRD-PARTY-NOTICES (the bundled packages' licences).
 COPY --from=build /src/dist/ /app/
-COPY --from=build /src/node_modules /app/node_modules
 # Where controller/src/nginx/dataplane.ts (systemDataplane) and
 # controller/src/controller.ts (templateDir) look when not in a checkout.
 COPY --from=build /src/lua/resty_ingress /etc/nginx/lua/resty_ingress

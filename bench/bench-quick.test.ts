@@ -86,7 +86,7 @@ test('bench --smoke: every benchmark completes and writes well-formed results', 
     assert.equal(stream.find((m) => m.name.startsWith('NGINX reloaded during'))?.value, 0, 'stream: no reload for njs endpoint changes');
     // Controller at scale: the cold start split into its phases, the rebuild measured; no 50,000 row without --scale full.
     const controllerRows = summary.results.find((r) => r.id === 'controller')?.metrics ?? [];
-    for (const prefix of ['cold start to ready', '  initial lists', '  first build', '  first render', '  NGINX start', 'controller RSS at ready', 'rebuild: build + diff']) {
+    for (const prefix of ['cold start to ready', '  start-up: spawn → watching', '  initial lists', '  first build', '  first render', '  NGINX start', 'cold start to ready from the TypeScript sources', '  start-up from the sources', 'controller RSS at ready', 'rebuild: build + diff']) {
       const row = controllerRows.find((m) => m.name.startsWith(prefix));
       assert.ok(typeof row?.value === 'number' && Number.isFinite(row.value) && row.value >= 0, `controller: ${prefix} measured (${row?.value})`);
     }

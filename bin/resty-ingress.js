@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // Launcher for the resty-ingress controller. In a checkout Node 24 runs the
-// TypeScript sources directly (type stripping); the image runs the JavaScript
-// that `npm run build` emits from this file's imports (tsconfig.build.json).
+// TypeScript sources directly (type stripping); the image runs the bundle
+// `npm run build` makes from this file (scripts/build.ts), in which this
+// launcher stays a file of its own and main.ts (or migrate) a chunk it imports
+// dynamically, after it has enabled the compile cache, which then covers them.
 // main.ts parses the command line and starts everything when imported.
 //
 // `resty-ingress migrate ...` is a one-shot report (controller/src/migrate):

@@ -6,11 +6,12 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import { repoRoot } from '../controller/src/nginx/dataplane.ts';
 
-const LAUNCHER = join(repoRoot(), 'bin/resty-ingress.js');
+// RESTY_E2E_LAUNCHER=dist/bin/resty-ingress.js: the bundle's launcher (e2e/harness/controller.ts).
+const LAUNCHER = resolve(repoRoot(), process.env.RESTY_E2E_LAUNCHER ?? 'bin/resty-ingress.js');
 // Preloaded before the launcher, and again after a re-exec: reports which Node runs it.
 const REPORT = `data:text/javascript,process.stderr.write('LAUNCHED '+JSON.stringify({pid:process.pid,execArgv:process.execArgv.filter((a)=>!a.startsWith('--import')&&!a.startsWith('data:'))})+'\\n')`;
 

@@ -1,8 +1,9 @@
 // The Dockerfile checked without a Docker engine: the data-plane package
 // list is the one `npm run setup` unpacks (same file, same filtering), every
-// COPY source exists, the entrypoint exists, everything the controller
-// imports at run time is built and copied (and is a production dependency),
-// and the paths the code looks for in the image are where the Dockerfile puts them.
+// COPY source exists, the entrypoint is the build's launcher and the whole
+// build output is copied (the bundle needs no node_modules: build.test.ts;
+// every package the controller imports is a production dependency), and the
+// paths the code looks for in the image are where the Dockerfile puts them.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -24,7 +25,7 @@ const runtime = stages.at(-1) ?? '';
 const buildDir = lastInStage(instructions, 'build', 'WORKDIR') ?? '';
 const buildConfig = JSON.parse(readFileSync(join(ROOT, 'tsconfig.build.json'), 'utf8')) as { files: string[]; compilerOptions: { outDir: string; rootDir: string } };
 const OUT_DIR = buildConfig.compilerOptions.outDir;
-/** Made inside the build stage, not in the context: npm ci's modules, npm run build's output. */
+/** Made inside the build stage, not in the context: npm ci's modules, npm run build's output (scripts/build.ts). */
 const BUILT_IN_IMAGE = new Set(['node_modules', OUT_DIR]);
 /** Taken from the build stage's base image (the official Node image), not from the context. */
 const FROM_NODE_IMAGE = new Set(['/usr/local/bin/node']);
@@ -94,7 +95,7 @@ void test('the Dockerfile filter and parsePackageList read any list alike', () =
 void test('stages: build in the Node 24 image, run on Debian trixie slim with its node binary, non-root, tini as PID 1', () => {
   assert.deepEqual(stages, ['build', 'runtime']);
   const runs = instructions.filter((i) => i.stage === 'build' && i.keyword === 'RUN').map((i) => i.args).join('\n');
-  for (const step of ['npm ci', 'npm run build', 'npm prune --omit=dev']) assert.ok(runs.includes(step), step);
+  for (const step of ['npm ci', 'npm run build']) assert.ok(runs.includes(step), step);
   const arg = (name: string): string | undefined => instructions.find((i) => i.keyword === 'ARG' && i.args.startsWith(`${name}=`))?.args.slice(name.length + 1);
   assert.equal(arg('NODE_IMAGE'), 'node:24-trixie-slim');
   // The node binary runs on the runtime's glibc and libstdc++: both images must be the same Debian release.
@@ -133,25 +134,29 @@ void test('every COPY source exists and is in the build context', () => {
   for (const copy of copies) for (const source of copy.sources) check(copy, source);
 });
 
-void test('the entrypoint script is the build\'s entry, and everything it imports is built and copied', () => {
+void test('the entrypoint script is the build\'s launcher, the whole build is copied, and no node_modules', () => {
   const entrypoint = argumentList(lastInStage(instructions, runtime, 'ENTRYPOINT') ?? '');
   const script = entrypoint[3];
   assert.ok(script?.startsWith('/'), 'the entrypoint names its script by absolute path');
   const workdir = lastInStage(instructions, runtime, 'WORKDIR') ?? '/';
-  // The build emits <outDir>/<path>.js for each <path>.ts or .js of the entry's import closure
-  // (rootDir '.', so the output mirrors the repository), and package.json as it is.
-  assert.equal(buildConfig.compilerOptions.rootDir, '.');
-  const built = (file: string): string => posix.join(OUT_DIR, file.replace(/\.ts$/, '.js'));
+  // scripts/build.ts writes <outDir>/<entry> (the launcher), <outDir>/chunks/ (the bundle it imports),
+  // package.json and THIRD-PARTY-NOTICES; the runtime stage must have all of it where the launcher is.
   const entry = buildConfig.files[0] ?? '';
   assert.deepEqual(buildConfig.files, [entry], 'the build starts from one entry script');
-  assert.equal(sourceOf(script), built(entry), `${script} is the build of ${entry}`);
-  const { files, packages } = importClosure(ROOT, entry);
-  for (const file of [...files, 'package.json']) {
-    const inImage = posix.join(workdir, file.replace(/\.ts$/, '.js'));
-    assert.equal(sourceOf(inImage), built(file), `${file} is built and copied to ${inImage}`);
+  assert.equal(sourceOf(script), posix.join(OUT_DIR, entry), `${script} is the build's ${entry}`);
+  const appRoot = posix.dirname(posix.dirname(script)); // <app>/bin/resty-ingress.js
+  for (const file of ['chunks/any-chunk.js', 'package.json', 'THIRD-PARTY-NOTICES']) {
+    assert.equal(sourceOf(posix.join(appRoot, file)), posix.join(OUT_DIR, file), `the build's ${file} is copied beside the launcher`);
   }
-  const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
-  for (const name of packages) assert.ok(name in manifest.dependencies, `${name} is a production dependency (npm prune --omit=dev keeps it)`);
+  assert.equal(workdir, appRoot, 'WORKDIR is the build\'s folder');
+  const modules = copies.filter((c) => c.stage === runtime && c.sources.some((source) => source.includes('node_modules')));
+  assert.deepEqual(modules, [], 'the bundle carries its packages: no node_modules in the runtime stage');
+  const buildRuns = instructions.filter((i) => i.stage === 'build' && i.keyword === 'RUN').map((i) => i.args).join('\n');
+  const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string>; dependencies: Record<string, string> };
+  assert.ok(buildRuns.includes('npm run build') && manifest.scripts.build?.includes('node scripts/build.ts'), 'npm run build runs the bundler');
+  // Bundled, a dev dependency would run in the image all the same: the code's imports stay production dependencies.
+  const { packages } = importClosure(ROOT, entry);
+  for (const name of packages) assert.ok(name in manifest.dependencies, `${name} is a production dependency`);
 });
 
 void test('the paths the controller expects in the image are where the Dockerfile puts them', () => {

@@ -1,44 +1,9 @@
-// The image-size estimate's pieces on fixed inputs, the prune rule the
-// Dockerfile and the estimate share, and the estimate itself against the goal
+// The image-size estimate's pieces on fixed inputs, and the estimate itself against the goal
 // (needs `npm run setup`'s apt lists; downloads the ~100 .debs into
 // .cache/image-size/debs on its first run).
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
 import { describe, it } from 'node:test';
 import { estimateImage, GOAL_MB, parseStanzas, simulatedInstalls, slimBytes } from './image-size.ts';
-import { prunable, pruneModules } from './prune-modules.ts';
-
-void describe('prune rule', () => {
-  const rows = [
-    { path: 'node_modules/a/dist/index.js', pruned: false },
-    { path: 'node_modules/a/dist/index.js.map', pruned: true },
-    { path: 'node_modules/a/dist/index.d.ts', pruned: true },
-    { path: 'node_modules/a/dist/index.d.mts', pruned: true },
-    { path: 'node_modules/a/README.md', pruned: true },
-    { path: 'node_modules/a/LICENSE.md', pruned: false },
-    { path: 'node_modules/a/LICENSE', pruned: false },
-    { path: 'node_modules/bare-url/prebuilds/linux-x64/bare-url.bare', pruned: true },
-    { path: 'node_modules/a/build/Release/addon.node', pruned: false },
-    { path: 'node_modules/a/package.json', pruned: false },
-  ];
-  for (const row of rows) void it(`${row.path}: ${row.pruned ? 'deleted' : 'kept'}`, () => assert.equal(prunable(row.path), row.pruned));
-
-  void it('pruneModules deletes exactly the prunable files and counts their bytes', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'prune-'));
-    try {
-      for (const row of rows) {
-        mkdirSync(dirname(join(dir, row.path)), { recursive: true });
-        writeFileSync(join(dir, row.path), 'x'.repeat(10));
-      }
-      assert.equal(pruneModules(dir), 10 * rows.filter((row) => row.pruned).length);
-      for (const row of rows) assert.equal(existsSync(join(dir, row.path)), !row.pruned, row.path);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
-});
 
 void describe('package accounting', () => {
   void it('parseStanzas reads fields, continuation lines and names', () => {

@@ -8,10 +8,10 @@
 //   .cache/image-size/debs once), less what the slim image's dpkg excludes
 //   (documentation but copyright files, manuals, info, locales);
 // - the node binary (the official build, as in the Node image), measured;
-// - node_modules as `npm prune --omit=dev` leaves it (the lockfile's non-dev
-//   entries), less what scripts/prune-modules.ts deletes in the build stage;
-// - our code: the launcher's import closure (sources, an upper bound of the
-//   build), the Lua and the templates.
+// - the controller as `npm run build` bundles it (scripts/build.ts, into a
+//   temporary folder): our code and the npm packages it uses, with their
+//   licences (no node_modules in the image);
+// - the Lua and the templates.
 // Needs `npm run setup` (the private apt lists in .cache/apt). Run:
 //   node scripts/image-size.ts [--json]
 import { execFile } from 'node:child_process';
@@ -20,8 +20,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { importClosure } from './dockerfile-imports.ts';
-import { prunable } from './prune-modules.ts';
+import { buildConfig, bundle } from './build.ts';
 import { aptOptions, parsePackageList } from './setup-dataplane.ts';
 
 const run = promisify(execFile);
@@ -93,25 +92,13 @@ function installedBytes(stanzas: ReadonlyMap<string, Stanza>, names: Iterable<st
   return kib * 1024;
 }
 
-function treeBytes(path: string, keep: (file: string) => boolean = () => true): number {
+function treeBytes(path: string): number {
   const stat = statSync(path);
-  if (!stat.isDirectory()) return keep(path) ? stat.size : 0;
+  if (!stat.isDirectory()) return stat.size;
   let total = 0;
   for (const entry of readdirSync(path, { recursive: true, withFileTypes: true })) {
     const file = join(entry.parentPath, entry.name);
-    if (entry.isFile() && keep(file)) total += statSync(file).size;
-  }
-  return total;
-}
-
-/** node_modules as the image has it: the lockfile's production entries, without prunable files. */
-function productionModulesBytes(): number {
-  const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) as { packages: Record<string, { dev?: boolean; link?: boolean }> };
-  let total = 0;
-  for (const [path, entry] of Object.entries(lock.packages)) {
-    if (!path.startsWith('node_modules/') || entry.dev || entry.link) continue;
-    // A nested entry's folder is counted with its own row: skip its parent's node_modules below.
-    total += treeBytes(join(ROOT, path), (file) => !prunable(file) && !file.slice(join(ROOT, path).length).includes('/node_modules/'));
+    if (entry.isFile()) total += statSync(file).size;
   }
   return total;
 }
@@ -143,16 +130,15 @@ export async function estimateImage(): Promise<ImageEstimate> {
     writeFileSync(status, base.map((name) => `${stanzas.get(name)?.text ?? ''}\nStatus: install ok installed\n`).join('\n'));
     const list = parsePackageList(readFileSync(join(ROOT, 'scripts/dataplane-packages.txt'), 'utf8'));
     const added = simulatedInstalls(await apt(['apt-get', '-s', '-q', 'install', '--no-install-recommends', ...list, 'tini'], status));
-    const entry = JSON.parse(readFileSync(join(ROOT, 'tsconfig.build.json'), 'utf8')) as { files: string[] };
-    const closure = importClosure(ROOT, entry.files[0] ?? '').files;
-    const ours = closure.reduce((sum, file) => sum + statSync(join(ROOT, file)).size, 0)
-      + treeBytes(join(ROOT, 'lua/resty_ingress')) + treeBytes(join(ROOT, 'rootfs/etc/nginx/template'));
+    const { entry } = buildConfig(ROOT);
+    const built = await bundle(ROOT, entry, join(work, 'dist'));
+    const assets = treeBytes(join(ROOT, 'lua/resty_ingress')) + treeBytes(join(ROOT, 'rootfs/etc/nginx/template')) + treeBytes(join(ROOT, 'rootfs/etc/nginx/njs'));
     const parts = [
       { part: 'debian:trixie-slim', bytes: await debBytes(stanzas, base, empty), detail: `${base.length} packages: Priority required and their dependencies (Installed-Size, with documentation: ${megabytes(installedBytes(stanzas, base))})` },
       { part: 'apt-get install (data plane + tini)', bytes: await debBytes(stanzas, added, status), detail: `${added.length} packages (Installed-Size ${megabytes(installedBytes(stanzas, added))}): ${added.join(' ')}` },
       { part: 'node binary', bytes: statSync(join(ROOT, 'node_modules/node/bin/node')).size, detail: `the official Node ${process.version} linux build` },
-      { part: 'node_modules (production, pruned)', bytes: productionModulesBytes(), detail: 'lockfile entries without dev, less what scripts/prune-modules.ts deletes' },
-      { part: 'our code (sources of the build), Lua, templates', bytes: ours, detail: `${closure.length} files from bin/resty-ingress.js, lua/resty_ingress, rootfs/etc/nginx/template` },
+      { part: 'the controller (bundle)', bytes: treeBytes(join(work, 'dist')), detail: `${built.files.length} files: ${built.inputs.filter((f) => !f.includes('node_modules/')).length} sources and ${built.packages.length} npm packages, with their licences` },
+      { part: 'Lua, templates, njs', bytes: assets, detail: 'lua/resty_ingress, rootfs/etc/nginx/template, rootfs/etc/nginx/njs' },
     ];
     return { parts, totalBytes: parts.reduce((sum, p) => sum + p.bytes, 0), added, base };
   } finally {

@@ -1,5 +1,6 @@
-// The real controller as a child process (`node bin/resty-ingress.js`), on
-// free ports, logging pino JSON to a pipe that is parsed as it arrives: ready
+// The real controller as a child process, on free ports, run as it ships
+// (the bundle in dist/, bench/lib/shipped-build.ts) or from the TypeScript
+// sources (`node bin/resty-ingress.js`), logging pino JSON to a pipe that is parsed as it arrives: ready
 // is the "first configuration is live" line; reloads are "NGINX reloaded".
 import { spawn } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
@@ -28,6 +29,8 @@ export interface ControllerProcessOptions {
   readonly workerProcesses?: number;
   readonly readyTimeoutMs?: number;
   readonly extraArgs?: readonly string[];
+  /** The launcher to run: the bundle's (shippedLauncher()) or, by default, the sources' bin/resty-ingress.js. */
+  readonly launcher?: string;
 }
 
 /** Spawns the controller and resolves once its first configuration is live. */
@@ -38,7 +41,7 @@ export async function startControllerProcess(opts: ControllerProcessOptions): Pr
   const prefix = join(opts.workDir, 'controller-nginx');
   mkdirSync(prefix, { recursive: true });
   const args = [
-    join(repoRoot(), 'bin/resty-ingress.js'), '--kubeconfig', opts.kubeconfigPath,
+    opts.launcher ?? join(repoRoot(), 'bin/resty-ingress.js'), '--kubeconfig', opts.kubeconfigPath,
     '--http-port', String(httpPort), '--status-port', String(statusPort), '--healthz-port', String(healthzPort),
     '--bind-address', '127.0.0.1', '--nginx-prefix', prefix, '--worker-processes', String(opts.workerProcesses ?? 2),
     ...(opts.extraArgs?.includes('--https-port') === true ? [] : ['--https-port', String(httpsPort)]),

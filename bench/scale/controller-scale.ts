@@ -1,7 +1,9 @@
 // Benchmark "controller": the controller's own side of scale. Cold start of
-// the real controller against the local API holding N apps (N Ingresses,
+// the real controller as it ships (the bundle `npm run build` writes to dist/,
+// built here when stale) against the local API holding N apps (N Ingresses,
 // N Services, N EndpointSlices of 5 endpoints), split into phases from its
-// log lines; its resident memory at ready; and the rebuild a route change
+// log lines, and the same from the TypeScript sources (ready and start-up
+// only: what the bundle saves); its resident memory at ready; and the rebuild a route change
 // costs (build + diff, no render) in a child process per size. The 50,000
 // rows run only with `--scale full` (minutes, ~1 GB each).
 import { execFile } from 'node:child_process';
@@ -16,6 +18,7 @@ import { cpuSecondsOf } from '../lib/process-cpu.ts';
 import { metric, type BenchResult, type Metric } from '../lib/report.ts';
 import { appName, syntheticCluster } from '../lib/synthetic-cluster.ts';
 import { realSlice } from './real-slices.ts';
+import { shippedLauncher } from '../lib/shipped-build.ts';
 import type { RebuildChildInput, RebuildChildOutput } from './controller-rebuild-child.ts';
 import { coldStartPhases, troubleLines, type ColdStartPhases } from './cold-start-phases.ts';
 
@@ -51,14 +54,16 @@ interface ColdStart extends ColdStartPhases {
   readonly cpuSeconds: number;
   /** The controller's warnings and errors during the start (a list retried, a sync failed). */
   readonly trouble: readonly Readonly<Record<string, unknown>>[];
+  /** The same start from the TypeScript sources (bin/resty-ingress.js): spawn → ready and spawn → "watching". */
+  readonly fromSources: { readonly readyMs: number; readonly startupMs: number };
 }
 
-async function coldStart(ctx: BenchContext, apps: number): Promise<ColdStart> {
+async function coldStart(ctx: BenchContext, apps: number, launcher: string | undefined): Promise<Omit<ColdStart, 'fromSources'>> {
   const cluster = await startLocalCluster(ctx.workDir);
   try {
     const synthetic = syntheticCluster({ apps, endpointsPerApp: ENDPOINTS_PER_APP });
     cluster.load({ ...synthetic, endpointSlices: synthetic.endpointSlices.map((slice, i) => realSlice(slice, appName(i), i)) });
-    const controller = await startControllerProcess({ kubeconfigPath: cluster.kubeconfigPath, workDir: ctx.workDir, readyTimeoutMs: 600_000 });
+    const controller = await startControllerProcess({ kubeconfigPath: cluster.kubeconfigPath, workDir: ctx.workDir, readyTimeoutMs: 600_000, launcher });
     try {
       const cpuSeconds = cpuSecondsOf([controller.pid]);
       const memory = memoryOf(controller.pid, (p) => readFileSync(p, 'utf8'));
@@ -96,6 +101,8 @@ function coldStartMetrics(c: ColdStart): Metric[] {
     metric(`    of which NGINX start (${label(c.apps)})`, 'ms', c.nginxStartMs, null, '—'),
     metric(`    of which first push to Lua (${label(c.apps)})`, 'ms', c.pushMs, null, '—'),
     metric(`  controller CPU, spawn → ready (${label(c.apps)})`, 's', c.cpuSeconds, null, '—'),
+    metric(`cold start to ready from the TypeScript sources (${label(c.apps)})`, 's', c.fromSources.readyMs / 1000, null, '—'),
+    metric(`  start-up from the sources: spawn → watching (${label(c.apps)})`, 'ms', c.fromSources.startupMs, null, '—'),
     metric(`controller RSS at ready (${label(c.apps)})`, 'MB', c.rssMb, rssGoal === null ? null : 1024, rssGoal === null ? '—' : 'goal', rssGoal),
   ];
 }
@@ -118,10 +125,12 @@ async function runControllerScale(ctx: BenchContext): Promise<BenchResult> {
     ctx.log(`rebuild ${apps}: ${r.totalMs.toFixed(0)} ms (build ${r.buildMs.toFixed(0)}, diff ${r.decideMs.toFixed(0)}), first ${r.coldMs.toFixed(0)} ms, peak RSS ${r.peakRssMb.toFixed(0)} MB`);
     rebuilds.push(r);
   }
+  const launcher = await shippedLauncher(ctx.log);
   const colds: ColdStart[] = [];
   for (const apps of params.coldStart) {
-    const c = await coldStart(ctx, apps);
-    ctx.log(`cold start ${apps}: ready ${c.readyMs.toFixed(0)} ms (start-up ${c.startupMs.toFixed(0)}, lists ${c.listMs.toFixed(0)}, build ${c.buildMs.toFixed(0)}, render ${c.renderMs.toFixed(0)}, NGINX start ${c.nginxStartMs.toFixed(0)}, push ${c.pushMs.toFixed(0)}), controller CPU ${c.cpuSeconds.toFixed(1)} s, RSS ${c.rssMb.toFixed(0)} MB, ${c.trouble.length} warnings/errors`);
+    const sources = await coldStart(ctx, apps, undefined);
+    const c = { ...await coldStart(ctx, apps, launcher), fromSources: { readyMs: sources.readyMs, startupMs: sources.startupMs } };
+    ctx.log(`cold start ${apps} (from the sources: ready ${sources.readyMs.toFixed(0)} ms, start-up ${sources.startupMs.toFixed(0)}): ready ${c.readyMs.toFixed(0)} ms (start-up ${c.startupMs.toFixed(0)}, lists ${c.listMs.toFixed(0)}, build ${c.buildMs.toFixed(0)}, render ${c.renderMs.toFixed(0)}, NGINX start ${c.nginxStartMs.toFixed(0)}, push ${c.pushMs.toFixed(0)}), controller CPU ${c.cpuSeconds.toFixed(1)} s, RSS ${c.rssMb.toFixed(0)} MB, ${c.trouble.length} warnings/errors`);
     colds.push(c);
   }
   return {
@@ -130,7 +139,7 @@ async function runControllerScale(ctx: BenchContext): Promise<BenchResult> {
     metrics: [...rebuilds.flatMap(rebuildMetrics), ...colds.flatMap(coldStartMetrics)],
     notes: [
       `rebuild = median of ${params.iterations - 1} warm runs of the long-lived model builder + decideApply over a deep-frozen synthetic snapshot, each a route change (one Ingress path toggles); render is the reload path's (bench scale)`,
-      'cold start: the real controller against the in-process local API server (same machine, same CPUs: the server\'s own work, serializing every page, is part of the list time; controller CPU = the controller process alone); phases from the controller\'s log lines ("watching", the first "sync" line\'s build/render/apply)',
+      'cold start: the real controller as it ships (the bundle in dist/), after one start from the TypeScript sources (the "from the sources" rows), against the in-process local API server (same machine, same CPUs: the server\'s own work, serializing every page, is part of the list time; controller CPU = the controller process alone); phases from the controller\'s log lines ("watching", the first "sync" line\'s build/render/apply)',
       'cold start: the EndpointSlices as the EndpointSlice controller writes them (Pod references, nodes, zones, owner reference, managedFields: bench/scale/real-slices.ts)',
       `every Ingress has its own host; ${ENDPOINTS_PER_APP} endpoints per Service; every tenth Ingress carries annotations; the 50,000 rows only with --scale full`,
     ],

@@ -6,7 +6,9 @@
 // server serving the lists and the Events). On a shared machine the CPU
 // seconds move far less than the wall times. With
 // COLD_START_CPU_PROF=<dir> the controller writes a V8 CPU profile there
-// (--cpu-prof); COLD_START_LOG=<file> keeps its whole log.
+// (--cpu-prof); COLD_START_LOG=<file> keeps its whole log. Each run starts
+// the controller as it ships (the bundle in dist/, built first if stale) and
+// from the TypeScript sources; COLD_START_AS=shipped|sources runs one of them.
 //
 //   node bench/tools/cold-start.ts [apps] [runs]
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -18,6 +20,7 @@ import { cpuSecondsOf, descendantsOf } from '../lib/process-cpu.ts';
 import { appName, syntheticCluster } from '../lib/synthetic-cluster.ts';
 import { coldStartPhases, troubleLines } from '../scale/cold-start-phases.ts';
 import { realSlice } from '../scale/real-slices.ts';
+import { shippedLauncher } from '../lib/shipped-build.ts';
 
 const cpuOfThisProcess = (): number => { const u = process.cpuUsage(); return (u.user + u.system) / 1e6; };
 
@@ -28,7 +31,7 @@ function waitedChildrenCpu(pid: number): number {
   return (Number(fields[13]) + Number(fields[14])) / 100;
 }
 
-async function once(apps: number): Promise<void> {
+async function once(apps: number, as: string, launcher: string | undefined): Promise<void> {
   const workDir = mkdtempSync(join(tmpdir(), 'resty-cold-start-'));
   chmodSync(workDir, 0o755);
   const cluster = await startLocalCluster(workDir);
@@ -38,7 +41,7 @@ async function once(apps: number): Promise<void> {
     const profDir = process.env.COLD_START_CPU_PROF;
     if (profDir !== undefined) process.env.NODE_OPTIONS = `--cpu-prof --cpu-prof-dir=${profDir}`;
     const apiCpuBefore = cpuOfThisProcess();
-    const controller = await startControllerProcess({ kubeconfigPath: cluster.kubeconfigPath, workDir, readyTimeoutMs: 600_000 });
+    const controller = await startControllerProcess({ kubeconfigPath: cluster.kubeconfigPath, workDir, readyTimeoutMs: 600_000, launcher });
     delete process.env.NODE_OPTIONS;
     const apiCpu = cpuOfThisProcess() - apiCpuBefore;
     try {
@@ -48,7 +51,7 @@ async function once(apps: number): Promise<void> {
       const memory = memoryOf(controller.pid, (p) => readFileSync(p, 'utf8'));
       const phases = coldStartPhases(controller.logs(), controller.readyMs);
       const fmt = (ms: number): string => ms.toFixed(0);
-      process.stdout.write(`${apps} apps: ready ${fmt(controller.readyMs)} ms (start-up ${fmt(phases.startupMs)}, lists ${fmt(phases.listMs)}, build ${fmt(phases.buildMs)}, render ${fmt(phases.renderMs)}, NGINX start ${fmt(phases.nginxStartMs)}, push ${fmt(phases.pushMs)}); CPU: controller ${cpu.toFixed(2)} s, nginx -t ${testCpu.toFixed(2)} s, NGINX ${nginxCpu.toFixed(2)} s, API server ${apiCpu.toFixed(2)} s; RSS ${memory.rssMb.toFixed(0)} MB\n`);
+      process.stdout.write(`${apps} apps, ${as}: ready ${fmt(controller.readyMs)} ms (start-up ${fmt(phases.startupMs)}, lists ${fmt(phases.listMs)}, build ${fmt(phases.buildMs)}, render ${fmt(phases.renderMs)}, NGINX start ${fmt(phases.nginxStartMs)}, push ${fmt(phases.pushMs)}); CPU: controller ${cpu.toFixed(2)} s, nginx -t ${testCpu.toFixed(2)} s, NGINX ${nginxCpu.toFixed(2)} s, API server ${apiCpu.toFixed(2)} s; RSS ${memory.rssMb.toFixed(0)} MB\n`);
       for (const line of troubleLines(controller.logs())) process.stdout.write(`  trouble: ${JSON.stringify(line).slice(0, 400)}\n`);
       const logFile = process.env.COLD_START_LOG;
       if (logFile !== undefined) writeFileSync(logFile, controller.logs().map((l) => JSON.stringify(l)).join('\n'));
@@ -63,4 +66,9 @@ async function once(apps: number): Promise<void> {
 
 const apps = Number(process.argv[2] ?? 10_000);
 const runs = Number(process.argv[3] ?? 1);
-for (let i = 0; i < runs; i++) await once(apps);
+const only = process.env.COLD_START_AS;
+const variants = [
+  { as: 'as shipped', launcher: only === 'sources' ? null : await shippedLauncher((line) => process.stdout.write(`${line}\n`)) },
+  { as: 'from sources', launcher: only === 'shipped' ? null : undefined },
+].filter((v) => v.launcher !== null);
+for (let i = 0; i < runs; i++) for (const v of variants) await once(apps, v.as, v.launcher ?? undefined);

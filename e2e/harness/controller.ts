@@ -15,7 +15,9 @@ import { freePorts, probeHttps, probeMetrics } from './network.ts';
 import { runCleanups } from './wait.ts';
 
 export const REPO_ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
-const LAUNCHER = join(REPO_ROOT, 'bin/resty-ingress.js');
+// RESTY_E2E_LAUNCHER=dist/bin/resty-ingress.js runs the e2e tests against the controller as it
+// ships (`npm run build`'s bundle) instead of the TypeScript sources.
+const LAUNCHER = resolve(REPO_ROOT, process.env.RESTY_E2E_LAUNCHER ?? 'bin/resty-ingress.js');
 export const READY_MESSAGE = 'first configuration is live';
 export const RELOADED_MESSAGE = 'NGINX reloaded';
 

@@ -49,9 +49,18 @@ const MODULE_DIR = 'usr/lib/nginx/modules';
 const IMAGE_LUA_DIR = '/etc/nginx/lua';
 const IMAGE_NJS_DIR = '/etc/nginx/njs';
 
-/** The repository root, found from this file's place (controller/src/nginx/). */
+/**
+ * The repository root: the nearest folder above this module that holds lua/resty_ingress. The
+ * module is controller/src/nginx/dataplane.ts in a checkout, but a chunk of the bundle under
+ * dist/chunks/ when the build runs from one (bench: the controller as shipped); in the image
+ * (/app/chunks) no folder above holds it, and the file-relative answer finds no checkout there.
+ */
 export function repoRoot(): string {
-  return resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
+  const here = dirname(fileURLToPath(import.meta.url));
+  for (let dir = here; dirname(dir) !== dir; dir = dirname(dir)) {
+    if (existsSync(join(dir, 'lua/resty_ingress'))) return dir;
+  }
+  return resolve(here, '../../..');
 }
 
 function defaultRoot(): string | null {
