@@ -5,7 +5,7 @@
 // model with one route changed (what a rebuild pays: the server-block cache
 // warm). Each run is a fresh process, so the first render is as cold as the
 // controller's; the model is built before the clock starts. Prints every
-// run, the medians, and the sha256 of the first conf (a change that must not
+// run (wall and CPU time), the medians, and the sha256 of the first conf (a change that must not
 // change the output can be checked against it):
 //
 //   node bench/tools/render-cost.ts [apps=10000] [runs=5] [--cpu-prof]
@@ -29,6 +29,9 @@ import { BENCH_BUILD_OPTIONS } from '../proxy/proxy-model.ts';
 interface RunResult {
   readonly firstMs: number;
   readonly secondMs: number;
+  /** CPU time (user + system) of the same renders: steadier than wall time on a shared machine. */
+  readonly firstCpuMs: number;
+  readonly secondCpuMs: number;
   readonly bytes: number;
   readonly sha256: string;
 }
@@ -63,12 +66,16 @@ async function child(apps: number, profile: string | null): Promise<RunResult> {
     templateDir: join(repoRoot(), 'rootfs/etc/nginx/template'), prefix: tmpdir(), listenAddress: '127.0.0.1',
     httpPort: 18080, httpsPort: 18443, statusPort: 18081, workerProcesses: 2, dataplane: findDataplane(),
   });
-  const t0 = performance.now();
+  const cpuMs = (): number => {
+    const { user, system } = process.cpuUsage();
+    return (user + system) / 1000;
+  };
+  const [t0, c0] = [performance.now(), cpuMs()];
   const first = await profiled(profile, () => renderer.render(models[0] as Model));
-  const t1 = performance.now();
+  const [t1, c1] = [performance.now(), cpuMs()];
   renderer.render(models[1] as Model);
-  const t2 = performance.now();
-  return { firstMs: t1 - t0, secondMs: t2 - t1, bytes: first.conf.length, sha256: createHash('sha256').update(first.conf).digest('hex') };
+  const [t2, c2] = [performance.now(), cpuMs()];
+  return { firstMs: t1 - t0, secondMs: t2 - t1, firstCpuMs: c1 - c0, secondCpuMs: c2 - c1, bytes: first.conf.length, sha256: createHash('sha256').update(first.conf).digest('hex') };
 }
 
 const args = process.argv.slice(2);
@@ -86,10 +93,11 @@ if (args[0] === '--child') {
     if (out.status !== 0 || line === undefined) throw new Error(`render run failed: ${out.stderr.slice(-2000)}`);
     const result = JSON.parse(line) as RunResult;
     results.push(result);
-    console.log(`run ${run + 1}: first ${result.firstMs.toFixed(0)} ms, second ${result.secondMs.toFixed(0)} ms${profile.length ? ' (profiled)' : ''}`);
+    console.log(`run ${run + 1}: first ${result.firstMs.toFixed(0)} ms (CPU ${result.firstCpuMs.toFixed(0)}), second ${result.secondMs.toFixed(0)} ms (CPU ${result.secondCpuMs.toFixed(0)})${profile.length ? ' (profiled)' : ''}`);
   }
   const hashes = new Set(results.map((r) => r.sha256));
   const timed = cpuProf ? results.slice(1) : results;
   console.log(`${appsArg} apps, ${results[0]?.bytes} bytes, sha256 ${[...hashes].join(' / ')}`);
-  console.log(`median of ${timed.length}: first render ${median(timed.map((r) => r.firstMs)).toFixed(0)} ms, second render ${median(timed.map((r) => r.secondMs)).toFixed(0)} ms`);
+  const ms = (pick: (r: RunResult) => number): string => `${median(timed.map(pick)).toFixed(0)} ms`;
+  console.log(`median of ${timed.length}: first render ${ms((r) => r.firstMs)} (CPU ${ms((r) => r.firstCpuMs)}), second render ${ms((r) => r.secondMs)} (CPU ${ms((r) => r.secondCpuMs)})`);
 }

@@ -47,6 +47,15 @@ const CASES: readonly Case[] = [
     runtimeIncludes: 0,
   },
   {
+    name: 'every loop.* field, in nested loops, the outer loop\'s back after the inner one (bindings written without Frame.set)',
+    templates: {
+      'main.njk': '{% for a in [1, 2] %}{% for b in "xyz" | list %}{% include "fields.njk" %}{% endfor %}{{ loop.index }};{% endfor %}',
+      'fields.njk': '{{ loop.index }}{{ loop.index0 }}{{ loop.revindex }}{{ loop.revindex0 }}{{ loop.first }}{{ loop.last }}{{ loop.length }} ',
+    },
+    expected: '1032truefalse3 2121falsefalse3 3210falsetrue3 1;1032truefalse3 2121falsefalse3 3210falsetrue3 2;',
+    runtimeIncludes: 0,
+  },
+  {
     name: 'a {% set %} in an included template in a loop starts afresh in each iteration',
     templates: {
       'main.njk': '{% for item in items %}{% include "item.njk" %}{% endfor %}',

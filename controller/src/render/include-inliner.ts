@@ -44,6 +44,7 @@ interface CompilerBase {
   _compileExpression(node: TemplateNode, frame: unknown): void;
   _compileChildren(node: TemplateNode, frame: unknown): void;
   _withScopedSyntax(body: () => void): void;
+  _emitLoopBindings(node: TemplateNode, arr: string, i: string, len: string): void;
 }
 interface NunjucksInternals {
   readonly compiler: { readonly Compiler: new (name: string, throwOnUndefined: boolean) => CompilerBase };
@@ -109,6 +110,19 @@ class InliningCompiler extends internals.compiler.Compiler {
     super(name, sources.options.throwOnUndefined);
     this.sources = sources;
     this.inlining = [name];
+  }
+
+  /**
+   * The `loop.*` of each iteration, written as Frame.set("loop.index", …) writes them (the
+   * frame's `loop` object, made when missing, then its fields in nunjucks' order) without seven
+   * set() calls that each split the dotted name: at 10k servers those were a tenth of the
+   * templates' own time.
+   */
+  override _emitLoopBindings(_node: TemplateNode, arr: string, i: string, len: string): void {
+    const loop = this._tmpid();
+    this._emitLine(`var ${loop} = frame.variables["loop"] || (frame.variables["loop"] = {});`);
+    this._emitLine(`${loop}.index = ${i} + 1; ${loop}.index0 = ${i}; ${loop}.revindex = ${len} - ${i}; ${loop}.revindex0 = ${len} - ${i} - 1;`);
+    this._emitLine(`${loop}.first = ${i} === 0; ${loop}.last = ${i} === ${len} - 1; ${loop}.length = ${len};`);
   }
 
   override compileInclude(node: IncludeNode, frame: unknown): void {
