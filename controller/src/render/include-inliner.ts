@@ -1,26 +1,27 @@
-// A nunjucks compiler that compiles `{% include %}` into the including
-// template's own code instead of a run-time call. The templates stay split
-// per NGINX context in the source; only the compiled code is one piece.
+// A nunjucks compiler that compiles each `{% include %}` into a plain call:
+// every template a root template includes (transitively) becomes a function
+// in the root's compiled code, called where the include was. The templates
+// stay split per NGINX context in the source; only the compiled code is one
+// module.
 //
 // Why: a run-time include costs a getTemplate, an a-sync-waterfall of three
 // callbacks, a new Context (a copy of every context variable) and a Template
 // render; location.njk includes one partial per feature of every location, so
 // at 10,000 Ingresses that machinery was most of the first render's time.
 //
-// Same output, by construction: an inlined template's code is what nunjucks
-// compiles for it on its own (a fresh compile-time frame, so each name it
-// does not set itself is looked up at run time, as in an include), run in
-// the frame an include gives it, `frame.push(true)`: it reads every variable
-// the includer sees, and its `{% set %}`s stay in that write-isolated frame.
-// Two differences, both unobservable here: the frame is not `topLevel`, so a
-// set does not also land in the context (an include's context is its own
-// copy, thrown away after; only a macro reads the context, see below), and
-// the inlined code shares the includer's context instead of a copy of it.
-// Not inlined (a run-time include, as before): a template that defines a
-// macro, imports, extends or has blocks (they depend on the context or on
-// template identity), a template already being inlined (recursion), a name
-// no file has (nunjucks' own error, at run time as before), and a computed
-// name outside `dynamicIncludes`.
+// Same output, by construction: a partial's code is what nunjucks compiles
+// for it on its own (a fresh compile-time frame, so each name it does not
+// set itself is looked up at run time, as in an include), run in the frame
+// an include gives it, `frame.push(true)`: it reads every variable the
+// includer sees, and its `{% set %}`s stay in that write-isolated frame. Two
+// differences, both unobservable here: the frame is not `topLevel`, so a set
+// does not also land in the context (an include's context is its own copy,
+// thrown away after; only a macro reads the context, see below), and the
+// partial shares the includer's context instead of a copy of it.
+// Left a run-time include, as before: a template that defines a macro,
+// imports, extends or has blocks (they depend on the context or on template
+// identity), a name no file has (nunjucks' own error, at run time as before),
+// and a computed name outside `dynamicIncludes`.
 
 import { createRequire } from 'node:module';
 import nunjucks from 'nunjucks';
@@ -37,7 +38,9 @@ interface IncludeNode extends TemplateNode {
 interface CompilerBase {
   compile(node: TemplateNode, frame?: unknown): void;
   compileInclude(node: IncludeNode, frame: unknown): void;
+  compileRoot(node: TemplateNode, frame: unknown): void;
   getCode(): string;
+  buffer: string | null;
   _emit(code: string): void;
   _emitLine(code: string): void;
   _tmpid(): string;
@@ -72,13 +75,13 @@ export interface ParseOptions {
 export interface InlineOptions {
   readonly parse: ParseOptions;
   readonly throwOnUndefined: boolean;
-  /** Every name a computed `{% include expr %}` is expected to give: each is inlined behind a switch; any other name is a run-time include. */
+  /** Every name a computed `{% include expr %}` is expected to give: each is called behind a switch; any other name is a run-time include. */
   readonly dynamicIncludes: readonly string[];
   /** A template's source, or null when there is no such template. */
   readSource(name: string): string | null;
 }
 
-/** Parses and remembers templates for one set of options; null for a template not inlined. */
+/** Parses and remembers templates for one set of options; null for a template left a run-time include. */
 export class InlineSources {
   readonly options: InlineOptions;
   private readonly parsed = new Map<string, TemplateNode | null>();
@@ -87,7 +90,7 @@ export class InlineSources {
     this.options = options;
   }
 
-  /** The parsed template when it may be inlined, else null. */
+  /** The parsed template when it may be compiled into its includer, else null. */
   inlinable(name: string): TemplateNode | null {
     const cached = this.parsed.get(name);
     if (cached !== undefined) return cached;
@@ -103,13 +106,14 @@ export class InlineSources {
 
 class InliningCompiler extends internals.compiler.Compiler {
   private readonly sources: InlineSources;
-  /** The templates whose code is being emitted, outermost first. */
-  private readonly inlining: string[];
+  /** Template name → the name of its function in the compiled code. */
+  private readonly partials = new Map<string, string>();
+  /** Partials named at an include but not emitted yet. */
+  private readonly pending: string[] = [];
 
   constructor(name: string, sources: InlineSources) {
     super(name, sources.options.throwOnUndefined);
     this.sources = sources;
-    this.inlining = [name];
   }
 
   /**
@@ -128,7 +132,7 @@ class InliningCompiler extends internals.compiler.Compiler {
   override compileInclude(node: IncludeNode, frame: unknown): void {
     const name = node.template.typename === 'Literal' && typeof node.template.value === 'string' ? node.template.value : null;
     if (name !== null) {
-      if (!this.inlineTemplate(name)) super.compileInclude(node, frame);
+      if (!this.callPartial(name)) super.compileInclude(node, frame);
       return;
     }
     // A computed name: a switch over the expected names, the run-time include for any other.
@@ -137,32 +141,53 @@ class InliningCompiler extends internals.compiler.Compiler {
     this._compileExpression(node.template, frame);
     this._emitLine(`;\nswitch (${chosen}) {`);
     for (const candidate of this.sources.options.dynamicIncludes) {
-      this._emitLine(`case ${JSON.stringify(candidate)}: {`);
-      if (!this.inlineTemplate(candidate)) this._withScopedSyntax(() => super.compileInclude(node, frame));
-      this._emitLine('break; }');
+      if (this.sources.inlinable(candidate) === null) continue;
+      this._emitLine(`case ${JSON.stringify(candidate)}:`);
+      this.callPartial(candidate);
+      this._emitLine('break;');
     }
     this._emitLine('default: {');
     this._withScopedSyntax(() => super.compileInclude(node, frame));
     this._emitLine('} }');
   }
 
-  /** Emits `name`'s code in an include's frame; false when it must stay a run-time include. */
-  private inlineTemplate(name: string): boolean {
-    if (this.inlining.includes(name)) return false;
-    const root = this.sources.inlinable(name);
-    if (root === null) return false;
-    this.inlining.push(name);
-    this._emitLine('frame = frame.push(true);');
-    this._withScopedSyntax(() => this._compileChildren(root, new internals.runtime.Frame()));
-    this._emitLine('frame = frame.pop();');
-    this.inlining.pop();
+  /** The compiled code: the root template's, then one function per partial it reaches. */
+  override compileRoot(node: TemplateNode, frame: unknown): void {
+    super.compileRoot(node, frame);
+    // After the root's `return {...}`: function declarations are hoisted, so this is valid and the root's code stays as nunjucks emits it.
+    for (let name = this.pending.shift(); name !== undefined; name = this.pending.shift()) this.emitPartial(name);
+  }
+
+  /** Emits a call of `name`'s function in a frame as an include makes it (a template including itself calls itself); false when it must stay a run-time include. */
+  private callPartial(name: string): boolean {
+    if (this.sources.inlinable(name) === null) return false;
+    let id = this.partials.get(name);
+    if (id === undefined) {
+      id = `partial_${this._tmpid()}`;
+      this.partials.set(name, id);
+      this.pending.push(name);
+    }
+    this._emitLine(`${this.buffer} += ${id}(env, context, frame.push(true), runtime, cb);`);
     return true;
+  }
+
+  /** `name`'s code as a function returning its output; an error leaves it with its own line, as from an include. */
+  private emitPartial(name: string): void {
+    const root = this.sources.inlinable(name);
+    if (root === null) throw new Error(`${name} is not inlinable`);
+    this._emitLine(`function ${this.partials.get(name)}(env, context, frame, runtime, cb) {`);
+    this._emitLine('var lineno = 0;\nvar colno = 0;\nvar output = "";\ntry {');
+    this.buffer = 'output';
+    // A fresh compile-time frame: every name the template does not set itself is looked up at run time, as in an include.
+    this._withScopedSyntax(() => this._compileChildren(root, new internals.runtime.Frame()));
+    this._emitLine('} catch (e) {\nthrow runtime.handleError(e, lineno, colno);\n}\nreturn output;\n}');
+    this.buffer = null;
   }
 }
 
 /**
  * The JavaScript nunjucks would compile for template `name`, with its
- * includes inlined (see the file comment). Throws nunjucks' own
+ * includes compiled in (see the file comment). Throws nunjucks' own
  * TemplateError on a syntax error.
  */
 export function compileInlined(name: string, sources: InlineSources): string {
