@@ -117,6 +117,12 @@ const CASES: readonly Case[] = [
     runtimeIncludes: 2,
   },
   {
+    name: 'a template that extends another, with super() in a block (the transformer still runs where it changes the tree)',
+    templates: { 'main.njk': '{% extends "base.njk" %}{% block b %}child {{ super() }}{% endblock %}', 'base.njk': '[{% block b %}base{% endblock %}]' },
+    expected: '[child base]',
+    runtimeIncludes: 1,
+  },
+  {
     name: 'a template including itself (its function calls itself)',
     templates: { 'main.njk': '{% set depth = 0 %}{% include "rec.njk" %}', 'rec.njk': '{{ depth }}{% if depth < 3 %}{% set depth = depth + 1 %}{% include "rec.njk" %}{% endif %}' },
     expected: '0123',

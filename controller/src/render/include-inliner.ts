@@ -29,9 +29,11 @@ import nunjucks from 'nunjucks';
 /** The parts of nunjucks' undocumented compiler API used here (nunjucks 3.2.x src/compiler.js, nodes.js). */
 interface TemplateNode {
   readonly typename: string;
-  readonly children: readonly TemplateNode[];
-  findAll(type: unknown): TemplateNode[];
+  /** The names of the properties holding its child nodes (or arrays of them). */
+  readonly fields: readonly string[];
 }
+/** A node class of nunjucks' nodes.js. */
+type NodeType = abstract new (...args: never[]) => TemplateNode;
 interface IncludeNode extends TemplateNode {
   readonly template: TemplateNode & { readonly value?: unknown };
 }
@@ -52,18 +54,45 @@ interface CompilerBase {
 interface NunjucksInternals {
   readonly compiler: { readonly Compiler: new (name: string, throwOnUndefined: boolean) => CompilerBase };
   readonly parser: { parse(src: string, extensions: readonly unknown[], options: ParseOptions): TemplateNode };
-  readonly nodes: Readonly<Record<'Literal' | 'Macro' | 'Import' | 'FromImport' | 'Extends' | 'Block', unknown>>;
+  readonly nodes: Readonly<Record<
+    'Node' | 'Macro' | 'Import' | 'FromImport' | 'Extends' | 'Block' | 'IfAsync' | 'AsyncEach' | 'AsyncAll' | 'CallExtensionAsync', NodeType
+  >>;
   readonly runtime: { readonly Frame: new () => unknown };
 }
 const internals = nunjucks as unknown as NunjucksInternals;
-/** What nunjucks' own compile() runs between parse and compile (lifts async filters and super(); none here, kept for parity). */
+/** What nunjucks' own compile() runs between parse and compile: lifts async filters, super() in blocks, and marks the statements around async nodes. */
 const transformer = createRequire(import.meta.url)('nunjucks/src/transformer.js') as {
   transform(root: TemplateNode, asyncFilters: readonly string[]): TemplateNode;
 };
+const { Node, Macro, Import, FromImport, Extends, Block, IfAsync, AsyncEach, AsyncAll, CallExtensionAsync } = internals.nodes;
+/** What makes a template depend on its own context or identity: left a run-time include. */
+const BOUND: readonly NodeType[] = [Macro, Import, FromImport, Extends, Block];
+/** Without these (and without async filters: the Environment has none) the transformer returns the tree unchanged. */
+const TRANSFORMED: readonly NodeType[] = [Block, IfAsync, AsyncEach, AsyncAll, CallExtensionAsync];
 
-/** `source` parsed as nunjucks' compile() parses it (the Environment has no extensions and no async filters). */
-function parseTemplate(source: string, options: ParseOptions): TemplateNode {
-  return transformer.transform(internals.parser.parse(source, [], options), []);
+/** Which of `types` occur in the tree under `root`, found in one pass (as Node.findAll walks: every field). */
+function typesIn(root: TemplateNode, types: readonly NodeType[]): Set<NodeType> {
+  const found = new Set<NodeType>();
+  const visit = (value: unknown): void => {
+    if (Array.isArray(value)) {
+      for (const item of value) visit(item);
+      return;
+    }
+    if (!(value instanceof Node)) return;
+    for (const type of types) if (value instanceof type) found.add(type);
+    for (const field of value.fields) visit((value as unknown as Record<string, unknown>)[field]);
+  };
+  visit(root);
+  return found;
+}
+
+/** `source` parsed as nunjucks' compile() parses it (the Environment has no extensions and no async filters), and the node types in it. */
+function parseTemplate(source: string, options: ParseOptions): { readonly root: TemplateNode; readonly types: Set<NodeType> } {
+  const parsed = internals.parser.parse(source, [], options);
+  const types = typesIn(parsed, [...new Set([...BOUND, ...TRANSFORMED])]);
+  // The transformer walks the subtree of every if and for again (quadratic in nesting): only where it changes something.
+  const root = TRANSFORMED.some((type) => types.has(type)) ? transformer.transform(parsed, []) : parsed;
+  return { root, types };
 }
 
 /** The lexer options that change what a template's text means (the Environment's). */
@@ -95,10 +124,8 @@ export class InlineSources {
     const cached = this.parsed.get(name);
     if (cached !== undefined) return cached;
     const source = this.options.readSource(name);
-    const root = source === null ? null : parseTemplate(source, this.options.parse);
-    const { Macro, Import, FromImport, Extends, Block } = internals.nodes;
-    const bound = root !== null && [Macro, Import, FromImport, Extends, Block].some((type) => root.findAll(type).length > 0);
-    const result = bound ? null : root;
+    const parsed = source === null ? null : parseTemplate(source, this.options.parse);
+    const result = parsed === null || BOUND.some((type) => parsed.types.has(type)) ? null : parsed.root;
     this.parsed.set(name, result);
     return result;
   }
@@ -194,6 +221,6 @@ export function compileInlined(name: string, sources: InlineSources): string {
   const root = sources.options.readSource(name);
   if (root === null) throw new Error(`template not found: ${name}`);
   const compiler = new InliningCompiler(name, sources);
-  compiler.compile(parseTemplate(root, sources.options.parse));
+  compiler.compile(parseTemplate(root, sources.options.parse).root);
   return compiler.getCode();
 }
