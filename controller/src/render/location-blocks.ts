@@ -99,6 +99,10 @@ export function sameLocationContext(a: LocationContext, b: LocationContext): boo
 /** What a location's block needs of its backend: the algorithm. */
 export type BackendLabels = Pick<Backend, 'loadBalance'>;
 
+/** Every partial a location may include (`{% include feature.template %}` in location.njk): compiled into it ahead. */
+export const LOCATION_PARTIALS: readonly string[] = LOCATION_FEATURES.flatMap((feature) =>
+  feature.output.kind === 'location' && feature.output.template !== null ? [feature.output.template] : []);
+
 /** The location features whose global config is off its default: every location prints their partial. */
 export function globallySetFeatures(settings: GlobalSettings): ReadonlySet<FeatureName> {
   // A feature a model's settings do not name (a model from before the feature) is at its defaults.

@@ -7,6 +7,7 @@ import type { Model } from '../model/types.ts';
 import { buildConfigView, type ConfigView } from './config-view.ts';
 import { RenderError } from './nginx-values.ts';
 import { resolveRenderOptions, type RenderOptions } from './render-options.ts';
+import { LOCATION_PARTIALS } from './location-blocks.ts';
 import { createServerBlocks, SERVER_TEMPLATE, type RenderedServerBlocks } from './server-blocks.ts';
 import { ServerViews } from './server-views.ts';
 import { createTemplateEnvironment, hashTemplates } from './template-environment.ts';
@@ -79,7 +80,7 @@ export function assembleConf(renderMain: (serverBlocks: string) => string, block
 export function createConfigRenderer(options: RenderOptions): ConfigRenderer {
   const resolved = resolveRenderOptions(options);
   const templatesHash = hashTemplates(resolved.templateDir);
-  const templates = createTemplateEnvironment(resolved.templateDir);
+  const templates = createTemplateEnvironment(resolved.templateDir, LOCATION_PARTIALS);
   const serverBlocks = createServerBlocks((context) => templates.env.render(SERVER_TEMPLATE, context));
   const serverViews = new ServerViews();
   return {

@@ -6,6 +6,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
 import nunjucks from 'nunjucks';
+import { createInliningLoader } from './inlining-loader.ts';
 import { quoteAddress, quoteMapKey, quoteOriginRegex } from './access-values.ts';
 import { quoteHeaderValue } from './header-settings-view.ts';
 import { checkSnippetLines } from './snippet-view.ts';
@@ -32,7 +33,9 @@ export interface TemplateEnvironment {
 /**
  * Creates the environment: autoescape off (the output is nginx.conf, not
  * HTML; the filters below do the escaping that matters), undefined values
- * throw, block tags leave no blank lines. Filters:
+ * throw, block tags leave no blank lines; includes compiled inline
+ * (include-inliner.ts), `dynamicIncludes` being the names a computed
+ * include (location.njk's feature partials) may give. Filters:
  * - `q`: NGINX double-quoted string; throws on characters that could break out;
  * - `qlit`: as `q`, and also refuses `$` (names NGINX would interpolate);
  * - `num`: non-negative integer; throws on anything else;
@@ -42,13 +45,10 @@ export interface TemplateEnvironment {
  * - `qheader`: a header value, `$` only as a known variable, `""` when empty (header-settings-view.ts);
  * - `snippet`: a snippet's lines, read again by the snippet rules (snippet-view.ts).
  */
-export function createTemplateEnvironment(templateDir: string): TemplateEnvironment {
-  const env = new nunjucks.Environment(new nunjucks.FileSystemLoader(templateDir), {
-    autoescape: false,
-    throwOnUndefined: true,
-    trimBlocks: true,
-    lstripBlocks: true,
-  });
+export function createTemplateEnvironment(templateDir: string, dynamicIncludes: readonly string[] = []): TemplateEnvironment {
+  const parse = { trimBlocks: true, lstripBlocks: true };
+  const loader = createInliningLoader(templateDir, { parse, throwOnUndefined: true, dynamicIncludes });
+  const env = new nunjucks.Environment(loader, { autoescape: false, throwOnUndefined: true, ...parse });
   let filterError: RenderError | null = null;
   const guarded =
     <T>(format: (value: unknown) => T) =>
