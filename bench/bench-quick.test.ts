@@ -3,17 +3,40 @@
 // checks the results are well formed. It asserts shapes, never timings:
 // benchmarks measure, they do not pass or fail.
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { BENCHMARKS } from './benchmarks.ts';
 import type { BenchResult, Metric } from './lib/report.ts';
 
 const RUN = fileURLToPath(new URL('./run.ts', import.meta.url));
+
+/**
+ * Runs bench/run.ts in a process group of its own and returns its stdout. Past `timeoutMs` the
+ * whole group is killed: the controllers, NGINX masters and workers the benchmarks started
+ * would otherwise outlive a killed run.ts and hold ports and CPU for the rest of the suite.
+ */
+function runBench(args: readonly string[], timeoutMs: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [RUN, ...args], { detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString(); });
+    child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
+    const killGroup = (): void => { try { process.kill(-child.pid!, 'SIGKILL'); } catch { /* already gone */ } };
+    const timer = setTimeout(() => { killGroup(); reject(new Error(`bench/run.ts ${args.join(' ')}: no end within ${timeoutMs} ms\n${stderr.slice(-4000)}`)); }, timeoutMs);
+    child.on('error', (err) => { clearTimeout(timer); killGroup(); reject(err); });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      killGroup(); // anything a benchmark left behind
+      if (code === 0) resolve(stdout);
+      else reject(new Error(`bench/run.ts ${args.join(' ')} exited with ${code}\n${stderr.slice(-4000)}`));
+    });
+  });
+}
 
 interface Summary {
   readonly profile: string;
@@ -23,7 +46,7 @@ interface Summary {
 test('bench --smoke: every benchmark completes and writes well-formed results', { timeout: 240_000 }, async () => {
   const out = mkdtempSync(join(tmpdir(), 'resty-bench-smoke-'));
   try {
-    const { stdout } = await promisify(execFile)(process.execPath, [RUN, '--smoke', '--out', out], { maxBuffer: 1 << 24, timeout: 230_000 });
+    const stdout = await runBench(['--smoke', '--out', out], 230_000);
     const summary = JSON.parse(readFileSync(join(out, 'results.json'), 'utf8')) as Summary;
     assert.equal(summary.profile, 'smoke');
     assert.deepEqual(summary.results.map((r) => r.id), BENCHMARKS.map((b) => b.id));
