@@ -102,7 +102,7 @@ export async function handleResource(ctx: HandlerContext, req: IncomingMessage, 
       const rv = query.get('resourceVersion');
       if (query.get('resourceVersionMatch') === 'Exact' && rv && !store.log.isResumable(Number(rv))) throw gone(`too old resource version: ${rv}`);
       const limit = query.get('limit') ? Number(query.get('limit')) : undefined;
-      const result = store.list(stored, { ...selectors, limit, continue: query.get('continue') ?? undefined });
+      const result = store.list(stored, { ...selectors, limit, continue: query.get('continue') ?? undefined }, true);
       const meta = listMeta(result);
       const items = result.items.map(view.fromStorage);
       if (rendering === 'table') sendJson(res, 200, toTable(info, items, meta, Date.now()));

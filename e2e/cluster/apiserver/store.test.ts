@@ -217,3 +217,17 @@ void test('a continue token past its resourceVersion window is 410 Gone, however
   for (let i = 0; i < 5; i++) store.create('configmaps', cm(`later${i}`));
   assert.throws(() => store.list('configmaps', { limit: 3, continue: second.continue }), code(410));
 });
+
+void test('a shared list hands out the stored objects, which a later write replaces instead of changing', () => {
+  const store = freshStore();
+  store.create('configmaps', cm('a'));
+  const shared = store.list('configmaps', { namespace: 'default' }, true).items[0]!;
+  assert.equal(store.list('configmaps', { namespace: 'default' }, true).items[0], shared, 'the same object twice, no copy');
+  const copied = store.list('configmaps', { namespace: 'default' }).items[0]!;
+  assert.notEqual(copied, shared, 'a plain list copies');
+  assert.deepEqual(copied, shared);
+  const before = JSON.stringify(shared);
+  store.update('configmaps', { ...copied, data: { k: 'changed' } }, { namespace: 'default' });
+  assert.equal(JSON.stringify(shared), before, 'the update stored a new object; the one handed out is as it was');
+  assert.deepEqual((store.list('configmaps', { namespace: 'default' }, true).items[0]!.data as JsonObject).k, 'changed');
+});
