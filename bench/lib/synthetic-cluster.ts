@@ -3,6 +3,7 @@
 // objects have the informer's shape (Dates) for buildModel; asJson() gives
 // what the local API server stores.
 import type { V1EndpointSlice, V1Ingress, V1IngressClass, V1Service } from '@kubernetes/client-node';
+import { deepFreeze } from '../../controller/src/kube/kinds.ts';
 import type { Snapshot } from '../../controller/src/model/types.ts';
 import type { JsonObject } from '../../e2e/cluster/apiserver/index.ts';
 
@@ -93,4 +94,16 @@ export function toSnapshot(cluster: SyntheticCluster): Snapshot {
     secrets: [],
     configMaps: [],
   };
+}
+
+/**
+ * `snapshot` with the path of its last Ingress changed, as a rebuild after one edit sees it: a new
+ * frozen Ingress, every other object shared (the builder's identity caches see one change).
+ */
+export function withOneRouteChanged(snapshot: Snapshot): Snapshot {
+  const changed = structuredClone(snapshot.ingresses.at(-1));
+  const path = changed?.spec?.rules?.[0]?.http?.paths[0];
+  if (changed === undefined || path === undefined) return snapshot;
+  path.path = '/changed';
+  return Object.freeze({ ...snapshot, ingresses: Object.freeze([...snapshot.ingresses.slice(0, -1), deepFreeze(changed)]) });
 }

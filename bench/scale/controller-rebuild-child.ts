@@ -11,9 +11,9 @@ import { readFileSync } from 'node:fs';
 import { decideApply } from '../../controller/src/diff/decide.ts';
 import { deepFreeze } from '../../controller/src/kube/kinds.ts';
 import { createModelBuilder } from '../../controller/src/model/index.ts';
-import type { Model, Snapshot } from '../../controller/src/model/types.ts';
+import type { Model } from '../../controller/src/model/types.ts';
 import { median } from '../lib/stats.ts';
-import { syntheticCluster, toSnapshot } from '../lib/synthetic-cluster.ts';
+import { syntheticCluster, toSnapshot, withOneRouteChanged } from '../lib/synthetic-cluster.ts';
 import { BENCH_BUILD_OPTIONS } from '../proxy/proxy-model.ts';
 
 export interface RebuildChildInput {
@@ -34,15 +34,6 @@ export interface RebuildChildOutput {
   readonly peakRssMb: number;
   readonly heapUsedMb: number;
   readonly failures: number;
-}
-
-/** `snapshot` with the path of its last Ingress changed (a new frozen object, the rest shared). */
-function withOneRouteChanged(snapshot: Snapshot): Snapshot {
-  const changed = structuredClone(snapshot.ingresses.at(-1));
-  const path = changed?.spec?.rules?.[0]?.http?.paths[0];
-  if (changed === undefined || path === undefined) return snapshot;
-  path.path = '/changed';
-  return Object.freeze({ ...snapshot, ingresses: Object.freeze([...snapshot.ingresses.slice(0, -1), deepFreeze(changed)]) });
 }
 
 function run(input: RebuildChildInput): RebuildChildOutput {

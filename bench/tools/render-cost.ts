@@ -19,11 +19,11 @@ import { Session } from 'node:inspector/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createModelBuilder } from '../../controller/src/model/index.ts';
-import type { Model, Snapshot } from '../../controller/src/model/types.ts';
+import type { Model } from '../../controller/src/model/types.ts';
 import { findDataplane, repoRoot } from '../../controller/src/nginx/dataplane.ts';
 import { createConfigRenderer } from '../../controller/src/render/index.ts';
 import { median } from '../lib/stats.ts';
-import { syntheticCluster, toSnapshot } from '../lib/synthetic-cluster.ts';
+import { syntheticCluster, toSnapshot, withOneRouteChanged } from '../lib/synthetic-cluster.ts';
 import { BENCH_BUILD_OPTIONS } from '../proxy/proxy-model.ts';
 
 interface RunResult {
@@ -34,15 +34,6 @@ interface RunResult {
   readonly secondCpuMs: number;
   readonly bytes: number;
   readonly sha256: string;
-}
-
-/** `snapshot` with the path of its last Ingress changed, as a rebuild after one edit sees it. */
-function withOneRouteChanged(snapshot: Snapshot): Snapshot {
-  const changed = structuredClone(snapshot.ingresses.at(-1));
-  const path = changed?.spec?.rules?.[0]?.http?.paths[0];
-  if (changed === undefined || path === undefined) return snapshot;
-  path.path = '/changed';
-  return { ...snapshot, ingresses: [...snapshot.ingresses.slice(0, -1), changed] };
 }
 
 /** Profiles `work` when `file` is set (the profiler itself slows the render down: the time printed is not comparable). */
