@@ -23,7 +23,8 @@
 // identity), a name no file has (nunjucks' own error, at run time as before),
 // and a computed name outside `dynamicIncludes`.
 
-import { createRequire } from 'node:module';
+// @ts-expect-error: nunjucks ships no types for its internal modules (the shape is declared below).
+import transformerModule from 'nunjucks/src/transformer.js';
 import nunjucks from 'nunjucks';
 
 /** The parts of nunjucks' undocumented compiler API used here (nunjucks 3.2.x src/compiler.js, nodes.js). */
@@ -60,8 +61,11 @@ interface NunjucksInternals {
   readonly runtime: { readonly Frame: new () => unknown };
 }
 const internals = nunjucks as unknown as NunjucksInternals;
-/** What nunjucks' own compile() runs between parse and compile: lifts async filters, super() in blocks, and marks the statements around async nodes. */
-const transformer = createRequire(import.meta.url)('nunjucks/src/transformer.js') as {
+/**
+ * What nunjucks' own compile() runs between parse and compile: lifts async filters, super() in blocks, and marks the statements around async nodes.
+ * A static import, not createRequire: the image's bundle (scripts/build.ts) only holds what is imported statically.
+ */
+const transformer = transformerModule as {
   transform(root: TemplateNode, asyncFilters: readonly string[]): TemplateNode;
 };
 const { Node, Macro, Import, FromImport, Extends, Block, IfAsync, AsyncEach, AsyncAll, CallExtensionAsync } = internals.nodes;
