@@ -21,6 +21,7 @@ import { excludesUpstreamTimes } from './metrics/index.ts';
 import { createCertificatePusher } from './nginx/certificate-push.ts';
 import { applyPending, postCredentials, postRoutes } from './nginx/lua-routes.ts';
 import { writeSelfSignedDefault } from './tls/default-certificate.ts';
+import { generateKeyPem } from './tls/self-signed.ts';
 import { writeBackendTlsFiles } from './nginx/backend-tls-files.ts';
 import { writeTlsSessionFiles } from './nginx/tls-session-files.ts';
 import { referencedConfigMaps } from './model/fastcgi-params.ts';
@@ -276,10 +277,9 @@ export async function startController(opts: ControllerOptions, logger: Logger, r
     onChange: (kind) => { observability.objectChanged(kind); if (listed) sync.kick(); },
   });
   // NGINX's HTTPS listener needs a certificate file before it starts; Lua replaces it per SNI.
-  // Made once the list requests are out (~0.2 s of CPU, mostly node-forge's signature), while the
-  // API server answers them, not before them.
-  await new Promise((resolve) => setImmediate(resolve));
-  const placeholder = writeSelfSignedDefault(defaultCertificatePaths(opts.nginxPrefix));
+  // Made while the lists are answered: the key on the thread pool, then node-forge's signature
+  // (~40 ms) on the event loop.
+  const placeholder = writeSelfSignedDefault(defaultCertificatePaths(opts.nginxPrefix), await generateKeyPem());
   logger.info({ serial: placeholder.serial }, 'self-signed default certificate written');
   await store.waitForInitialSync();
   await listReferencedConfigMaps(store, opts);

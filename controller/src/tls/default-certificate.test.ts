@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { defaultCertificatePaths } from '../render/render-options.ts';
 import { writeSelfSignedDefault } from './default-certificate.ts';
+import { generateKeyPem } from './self-signed.ts';
 
 void describe('writeSelfSignedDefault', () => {
   void it('writes the pair; only the folder holding the key is private, not the prefix it creates', () => {
@@ -35,6 +36,23 @@ void describe('writeSelfSignedDefault', () => {
       assert.equal(cert.issuer, cert.subject, 'self-signed');
       assert.equal(cert.subjectAltName, 'DNS:ingress.local');
       assert.ok(cert.checkPrivateKey(createPrivateKey(readFileSync(files.key))), 'the key matches');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  void it('certifies the key it is given: generateKeyPem\'s, made off the event loop', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'default-cert-'));
+    try {
+      const keyPem = await generateKeyPem();
+      const files = defaultCertificatePaths(join(dir, 'nginx'));
+      const made = writeSelfSignedDefault(files, keyPem);
+      assert.equal(made.key, keyPem);
+      assert.equal(readFileSync(files.key, 'utf8'), keyPem);
+      const key = createPrivateKey(keyPem);
+      assert.equal(key.asymmetricKeyType, 'rsa');
+      assert.equal(key.asymmetricKeyDetails?.modulusLength, 2048);
+      assert.ok(new X509Certificate(made.cert).checkPrivateKey(key), 'the certificate is for that key');
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

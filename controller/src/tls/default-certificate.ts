@@ -23,9 +23,12 @@ export const DEFAULT_CERTIFICATE_NAME = Object.freeze({
   dnsNames: Object.freeze(['ingress.local']),
 });
 
-/** Makes a fresh self-signed certificate and writes it (key mode 0600); returns it for logs (serial). */
-export function writeSelfSignedDefault(files: CertificateFiles): SelfSignedCertificate {
-  const made = createSelfSignedCertificate(DEFAULT_CERTIFICATE_NAME);
+/**
+ * Makes a self-signed certificate for `keyPem` (default: a fresh key) and writes both (key mode
+ * 0600); returns it for logs (serial).
+ */
+export function writeSelfSignedDefault(files: CertificateFiles, keyPem?: string): SelfSignedCertificate {
+  const made = createSelfSignedCertificate({ ...DEFAULT_CERTIFICATE_NAME, keyPem });
   for (const dir of new Set([dirname(files.certificate), dirname(files.key)])) {
     // Only these folders are private. Made recursively with 0700, the prefix above them would be
     // too, and NGINX's workers (nobody, when started as root) could not enter it for temp files.

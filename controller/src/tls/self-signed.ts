@@ -2,7 +2,7 @@
 // and the certificates tests need. node-forge builds and signs the X.509
 // structure; the RSA key comes from Node's crypto (fast, native).
 
-import { generateKeyPairSync, randomBytes, X509Certificate } from 'node:crypto';
+import { generateKeyPair, generateKeyPairSync, randomBytes, X509Certificate } from 'node:crypto';
 import forge from 'node-forge';
 
 /** What to put in a self-signed certificate. */
@@ -36,6 +36,19 @@ const YEAR_MS = 365 * 24 * HOUR_MS;
 
 function freshKeyPem(): string {
   return generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+}
+
+/**
+ * A fresh RSA 2048 key (PKCS #8 PEM), made on libuv's thread pool: the controller's start goes
+ * on parsing its first lists meanwhile (made inline, the key was ~80 ms of that event loop).
+ */
+export function generateKeyPem(): Promise<string> {
+  return new Promise((resolve, reject) => {
+    generateKeyPair('rsa', { modulusLength: 2048 }, (err, _publicKey, privateKey) => {
+      if (err) reject(err);
+      else resolve(privateKey.export({ type: 'pkcs8', format: 'pem' }).toString());
+    });
+  });
 }
 
 function normaliseSerial(hex: string): string {
