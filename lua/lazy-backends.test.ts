@@ -5,11 +5,10 @@
 // request that needs a marked backend decodes it and routes to the endpoints
 // of the version reported, for a POST and for PATCHes after it.
 import assert from 'node:assert/strict';
-import { request as httpRequest } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { freePort } from './test/nginx-harness.ts';
 import {
-  assertCleanErrorLog, postRaw, startEchoBackends, startLuaNginx, waitAllWorkersApplied,
+  assertCleanErrorLog, postRaw, startLuaSuite, stopLuaSuite, tallyFresh, waitAllWorkersApplied,
   type EchoBackend, type LuaNginx,
 } from './test/lua-fixture.ts';
 
@@ -40,46 +39,16 @@ const testLocations = (port: number): string => `
       }
     }`;
 
-/** One GET for `backend` through the proxy on a new connection, so either worker may answer. */
-function getFresh(lua: LuaNginx, backend: string): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const url = new URL(lua.proxyUrl);
-    const req = httpRequest({ host: url.hostname, port: url.port, path: '/', headers: { 'x-backend': backend }, agent: false }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => { body += chunk; });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-    });
-    req.once('error', reject);
-    req.end();
-  });
-}
-
-/** Answers of `count` requests on new connections: { body or status: hits }. */
-async function tallyFresh(lua: LuaNginx, backend: string, count: number): Promise<Record<string, number>> {
-  const hits: Record<string, number> = {};
-  for (let i = 0; i < count; i++) {
-    const res = await getFresh(lua, backend);
-    const key = res.status === 200 ? res.body : `status ${res.status}`;
-    hits[key] = (hits[key] ?? 0) + 1;
-  }
-  return hits;
-}
-
 void describe('backends are decoded on first use', () => {
   let fixture: LuaNginx;
   let echo: EchoBackend[];
   let testUrl: string;
   before(async () => {
-    echo = await startEchoBackends(['alpha', 'beta', 'gamma']);
     const port = await freePort();
     testUrl = `http://127.0.0.1:${port}`;
-    fixture = await startLuaNginx(testLocations(port));
+    ({ fixture, echo } = await startLuaSuite(['alpha', 'beta', 'gamma'], testLocations(port)));
   });
-  after(async () => {
-    await fixture?.nginx.stop();
-    await Promise.all((echo ?? []).map((b) => b.close()));
-  });
+  after(() => stopLuaSuite(fixture, echo));
 
   const backend = (name: string, ...to: EchoBackend[]): unknown =>
     ({ name, loadBalance: 'round_robin', endpoints: to.map((e) => ({ address: e.address, port: e.port })) });

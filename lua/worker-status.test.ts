@@ -6,12 +6,11 @@
 // decode must take its report back, also after later pushes that do not
 // touch that backend.
 import assert from 'node:assert/strict';
-import { request as httpRequest } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import { freePort } from './test/nginx-harness.ts';
 import {
-  assertCleanErrorLog, postRaw, startEchoBackends, startLuaNginx, tally, waitAllWorkersApplied,
+  assertCleanErrorLog, getFresh, postRaw, singleBackendBody, startLuaSuite, stopLuaSuite, tally, waitAllWorkersApplied,
   type EchoBackend, type LuaNginx,
 } from './test/lua-fixture.ts';
 
@@ -50,29 +49,14 @@ void describe('worker status: a version is reported once every worker holds it',
   let echo: EchoBackend[];
   let testUrl: string;
   before(async () => {
-    echo = await startEchoBackends(['alpha']);
     const port = await freePort();
     testUrl = `http://127.0.0.1:${port}`;
-    fixture = await startLuaNginx(testLocations(port));
+    ({ fixture, echo } = await startLuaSuite(['alpha'], testLocations(port)));
   });
-  after(async () => {
-    await fixture?.nginx.stop();
-    await Promise.all((echo ?? []).map((b) => b.close()));
-  });
+  after(() => stopLuaSuite(fixture, echo));
 
-  /** One GET for `backend` through the proxy on a new connection (so either worker may answer). */
-  const getFresh = (lua: LuaNginx, backend: string): Promise<{ status: number }> => new Promise((resolve, reject) => {
-    const url = new URL(lua.proxyUrl);
-    const req = httpRequest({ host: url.hostname, port: url.port, path: '/', headers: { 'x-backend': backend }, agent: false }, (res) => {
-      res.resume();
-      res.on('end', () => resolve({ status: res.statusCode ?? 0 }));
-    });
-    req.once('error', reject);
-    req.end();
-  });
   const status = async (): Promise<Status> => (await fetch(`${fixture.statusUrl}/configuration/status`)).json() as Promise<Status>;
-  const good = (name = 'ns-web-80'): string =>
-    JSON.stringify([{ name, endpoints: [{ address: echo[0].address, port: echo[0].port }], loadBalance: 'round_robin' }]);
+  const good = (name = 'ns-web-80'): string => singleBackendBody(echo[0]!, name);
   /** Long enough for every worker's 5 ms poll to have run several times. */
   const settle = (): Promise<void> => sleep(100);
 

@@ -67,11 +67,11 @@ export async function startEchoBackends(names: readonly string[], delayMs = 0): 
   );
 }
 
-/** Echo backends `names`, then a Lua NGINX: what most configuration suites start in before(). */
-export async function startLuaSuite(names: readonly string[]): Promise<{ fixture: LuaNginx; echo: EchoBackend[] }> {
+/** Echo backends `names`, then a Lua NGINX (with `extraServers`): what most configuration suites start in before(). */
+export async function startLuaSuite(names: readonly string[], extraServers = ''): Promise<{ fixture: LuaNginx; echo: EchoBackend[] }> {
   const echo = await startEchoBackends(names);
   try {
-    return { fixture: await startLuaNginx(), echo };
+    return { fixture: await startLuaNginx(extraServers), echo };
   } catch (err) {
     await Promise.all(echo.map((b) => b.close()));
     throw err;
@@ -137,16 +137,43 @@ export async function waitAllWorkersApplied(fixture: LuaNginx, timeoutMs = 2000)
   }
 }
 
-/** Sends `count` sequential GETs for `backend`; returns { body or status: hits }. */
-export async function tally(fixture: LuaNginx, backend: string, count: number): Promise<Record<string, number>> {
+/** `count` sequential answers of `answer`: { body or status: hits }. */
+async function countAnswers(count: number, answer: () => Promise<{ status: number; body: string }>): Promise<Record<string, number>> {
   const hits: Record<string, number> = {};
   for (let i = 0; i < count; i++) {
-    const res = await fetch(`${fixture.proxyUrl}/`, { headers: { 'x-backend': backend } });
-    const text = await res.text();
-    const key = res.status === 200 ? text : `status ${res.status}`;
+    const res = await answer();
+    const key = res.status === 200 ? res.body : `status ${res.status}`;
     hits[key] = (hits[key] ?? 0) + 1;
   }
   return hits;
+}
+
+/** Sends `count` sequential GETs for `backend`; returns { body or status: hits }. */
+export function tally(fixture: LuaNginx, backend: string, count: number): Promise<Record<string, number>> {
+  return countAnswers(count, async () => {
+    const res = await fetch(`${fixture.proxyUrl}/`, { headers: { 'x-backend': backend } });
+    return { status: res.status, body: await res.text() };
+  });
+}
+
+/** One GET for `backend` through the proxy on a new connection, so either worker may answer. */
+export function getFresh(fixture: LuaNginx, backend: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const url = new URL(fixture.proxyUrl);
+    const req = httpRequest({ host: url.hostname, port: url.port, path: '/', headers: { 'x-backend': backend }, agent: false }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => { body += chunk; });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.once('error', reject);
+    req.end();
+  });
+}
+
+/** As tally, each request on a new connection (getFresh). */
+export function tallyFresh(fixture: LuaNginx, backend: string, count: number): Promise<Record<string, number>> {
+  return countAnswers(count, () => getFresh(fixture, backend));
 }
 
 const SERIOUS = /\[(error|alert|crit|emerg)\]/;
