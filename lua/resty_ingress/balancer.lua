@@ -43,6 +43,8 @@ local str_gsub = string.gsub
 local tonumber = tonumber
 local type = type
 local get_backend = worker_backends.get
+-- The hot paths read the decoded table first (one lookup) and only a miss calls load.
+local load_backend = worker_backends.load
 local redirects = https_redirect.redirects
 local chooses_canary = canary.chooses
 local route_of = route.of
@@ -124,7 +126,7 @@ end
 
 -- first_try: no earlier try of this request failed; chosen: the route this try takes (route.lua).
 local function balance_try(first_try, chosen)
-    local backend = backends[chosen.backend] or get_backend(chosen.backend)
+    local backend = backends[chosen.backend] or load_backend(chosen.backend)
     if not backend or backend.count == 0 then
         return fallback(unavailable_peer)
     end
@@ -152,12 +154,12 @@ end
 -- label) and every retry's route_of(): retries stay on the canary.
 local function pick_route(main)
     local policy = main.policy
-    local canary_backend = backends[policy.backend] or get_backend(policy.backend)
+    local canary_backend = backends[policy.backend] or load_backend(policy.backend)
     if canary_backend == nil then
         return main
     end
     -- A session (affinity cookie) of either backend stays there; else the canary rules decide.
-    local to_canary = sticky_choice(backends[main.backend] or get_backend(main.backend), canary_backend)
+    local to_canary = sticky_choice(backends[main.backend] or load_backend(main.backend), canary_backend)
     if to_canary == nil then
         to_canary = chooses_canary(policy)
     end
@@ -197,7 +199,7 @@ function _M.log(name)
         -- The request may have gone to the canary: $resty_route says which.
         name = route_of(var.resty_route).backend
     end
-    local backend = backends[name] or get_backend(name)
+    local backend = backends[name] or load_backend(name)
     if not backend or backend.algorithm ~= "ewma" then
         return
     end
