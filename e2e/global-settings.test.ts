@@ -13,7 +13,7 @@ import { test } from 'node:test';
 import { connect } from 'node:tls';
 import { promisify } from 'node:util';
 import { createSelfSignedCertificate } from '../controller/src/tls/self-signed.ts';
-import { appManifest, ingressManifest, request, startStack, waitFor, waitForResponse, yamlDocuments } from './harness/index.ts';
+import { appManifest, ingressManifest, request, startStack, waitFor, waitForResponse, waitUntilSteady, yamlDocuments } from './harness/index.ts';
 
 const run = promisify(execFile);
 
@@ -89,21 +89,29 @@ test('the ConfigMap re-renders NGINX when edited; HTTPS speaks HTTP/2', async (t
 
   await t.test('ssl-session-ticket-key: the controller writes the key file; a ticket outlives a reload, as it does not without the key', async () => {
     const key = randomBytes(80);
+    /**
+     * Applies `data` and waits until only workers of that configuration answer: its HSTS max-age
+     * (`age`, a static setting) marks it. A reload count alone could be met by a reload still
+     * running for an earlier change, and a ticket taken from that configuration's NGINX keys then
+     * does not outlive the next reload.
+     */
+    const applyServed = async (data: Record<string, string>, age: number): Promise<void> => {
+      const reloads = controller.reloadCount();
+      await cluster.apply(configMap({ ...data, 'hsts-max-age': String(age) }));
+      await waitUntilSteady(`HSTS max-age=${age}`, async () => new RegExp(`max-age=${age}\\b`, 'u').test((await curlHttps(port, 'site.test')).headers), { timeoutMs: 15_000 });
+      await waitFor('NGINX reloaded', async () => controller.reloadCount() > reloads || undefined, { timeoutMs: 15_000 });
+    };
     /** Applies `data` with tickets on (no session cache: only a ticket resumes), then a ticket; then a reload; then whether the ticket resumes. */
-    const ticketAfterReload = async (data: Record<string, string>): Promise<boolean> => {
+    const ticketAfterReload = async (data: Record<string, string>, ages: readonly [number, number]): Promise<boolean> => {
       const settings = { 'ssl-session-tickets': 'true', 'ssl-session-cache': 'false', ...data };
-      let reloads = controller.reloadCount();
-      await cluster.apply(configMap(settings));
-      await waitFor('NGINX reloaded with the tickets', async () => controller.reloadCount() > reloads || undefined, { timeoutMs: 15_000 });
+      await applyServed(settings, ages[0]);
       const first = await waitFor('a session ticket', async () => (await handshake(port, 'site.test')).session);
       assert.equal((await handshake(port, 'site.test', first)).reused, true, 'resumed before the reload');
-      reloads = controller.reloadCount();
-      await cluster.apply(configMap({ ...settings, 'hsts-max-age': '601' }));
-      await waitFor('NGINX reloaded', async () => controller.reloadCount() > reloads || undefined, { timeoutMs: 15_000 });
+      await applyServed(settings, ages[1]);
       return (await handshake(port, 'site.test', first)).reused;
     };
-    assert.equal(await ticketAfterReload({}), false, 'NGINX\'s own keys: a reload makes new ones');
-    assert.equal(await ticketAfterReload({ 'ssl-session-ticket-key': key.toString('base64') }), true, 'the ConfigMap\'s key survives the reload');
+    assert.equal(await ticketAfterReload({}, [602, 603]), false, 'NGINX\'s own keys: a reload makes new ones');
+    assert.equal(await ticketAfterReload({ 'ssl-session-ticket-key': key.toString('base64') }, [604, 605]), true, 'the ConfigMap\'s key survives the reload');
     const dir = join(controller.prefix, 'tls-session');
     const files = readdirSync(dir);
     assert.equal(files.length, 1, files.join(' '));
